@@ -1,0 +1,29 @@
+"""trainsteps: how long a training run really is, before it starts.
+
+    >>> import trainsteps
+    >>> s = trainsteps.plan(num_examples=1047, per_device_train_batch_size=10,
+    ...                     gradient_accumulation_steps=8, num_train_epochs=300, transformers="4.49.0")
+    >>> s.banner["Total optimization steps"], s.run.epochs_completed
+    ('3,900', 278.6095)
+"""
+
+from __future__ import annotations
+
+from trainsteps.schedule import RunFacts, Schedule, Trap
+from trainsteps.spec import RunSpec
+
+__version__ = "0.1.0"
+__all__ = ["plan", "RunSpec", "Schedule", "RunFacts", "Trap", "__version__"]
+
+
+def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", **settings) -> Schedule:
+    """Plan a run: pass a `RunSpec`, or its fields as keyword arguments."""
+    if spec is None:
+        spec = RunSpec(**settings)
+    elif settings:
+        raise TypeError("pass either a RunSpec or keyword settings, not both")
+    if framework != "hf":
+        raise ValueError(f"unknown framework {framework!r}")
+    from trainsteps.frameworks.hf import plan as hf_plan
+
+    return hf_plan(spec)

@@ -1,0 +1,1 @@
+"""The `trainsteps` command line: one module per command, one output sink."""

@@ -1,0 +1,72 @@
+"""Entry point. Commands are imported only when run, so `trainsteps plan` stays light."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from trainsteps import __version__
+
+# command name -> "module:attribute"; a new command is one line here and one module beside this file.
+COMMANDS = {
+    "plan": "trainsteps.cli.plan:plan_command",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="trainsteps")
+def cli() -> None:
+    """How long a training run really is: steps, epochs, samples and what the framework will print."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    from trainsteps.cli.output import fail, internal_error
+
+    lang = _lang_from(argv if argv is not None else sys.argv[1:])
+    try:
+        cli.main(args=argv, prog_name="trainsteps", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
+        click.echo(exc.ctx.get_help())
+    except click.UsageError as exc:
+        command = exc.ctx.command_path.split(" ", 1)[-1] if exc.ctx else ""
+        from trainsteps.i18n import message
+
+        fail(exc.format_message(), message("cli.hint.help", lang, command=command if command != "trainsteps" else "").replace("  ", " "), lang)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, no traceback
+        if os.environ.get("TRAINSTEPS_DEBUG") == "1":
+            raise
+        internal_error(exc, lang)
+
+
+def _lang_from(argv: list[str]) -> str:
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1] if argv[i + 1] in ("en", "zh") else "en"
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1] if arg.split("=", 1)[1] in ("en", "zh") else "en"
+    return "en"
+
+
+if __name__ == "__main__":
+    main()

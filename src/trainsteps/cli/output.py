@@ -1,0 +1,48 @@
+"""The single output sink: human text or JSON on stdout; errors as one line plus a hint on stderr, exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+
+import click
+
+from trainsteps.errors import TrainstepsError
+from trainsteps.i18n import label, message
+
+FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["human", "json"]), default="human", show_default=True,
+                             help="Human-readable text or JSON.")
+LANG_OPTION = click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+                           help="Language of every message (English or Chinese).")
+
+
+def emit(fmt: str, data: dict, human: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        click.echo(human)
+
+
+def fail(text: str, hint: str | None, lang: str = "en") -> None:
+    line = f"{label('error', lang)}: {text}"
+    if hint:
+        line += f" ({label('hint', lang)}: {hint})"
+    click.echo(line, err=True)
+    sys.exit(2)
+
+
+@contextmanager
+def user_errors(lang: str = "en"):
+    """Turn errors the user can fix into one line and exit 2; keep tracebacks for TRAINSTEPS_DEBUG=1."""
+    try:
+        yield
+    except TrainstepsError as exc:
+        if os.environ.get("TRAINSTEPS_DEBUG") == "1":
+            raise
+        fail(*exc.render(lang), lang=lang)
+
+
+def internal_error(exc: BaseException, lang: str = "en") -> None:
+    fail(message("cli.error.internal", lang, detail=f"{type(exc).__name__}: {exc}"), message("cli.hint.internal", lang), lang)

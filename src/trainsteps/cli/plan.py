@@ -1,0 +1,93 @@
+"""`trainsteps plan`: the banner and the real run of a training job, before it starts."""
+
+from __future__ import annotations
+
+import click
+
+from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
+from trainsteps.errors import InputError
+
+
+def _steps_value(text: str) -> float:
+    return float(text)
+
+
+@click.command("plan")
+@click.option("--framework", type=click.Choice(["hf"]), default="hf", show_default=True, help="Training framework to model.")
+@click.option("--num-examples", type=int, help="Rows in the training set as the Trainer sees it (after preprocessing/packing).")
+@click.option("--per-device-train-batch-size", type=int, default=8, show_default=True, help="Rows per micro-batch per process.")
+@click.option("--gradient-accumulation-steps", type=int, default=1, show_default=True, help="Micro-batches per optimizer step.")
+@click.option("--world-size", type=int, help="Number of processes (ranks).")
+@click.option("--gpus", type=int, help="GPUs per node (world size = gpus x nodes).")
+@click.option("--nodes", type=int, default=None, help="Nodes (with --gpus).")
+@click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="Tensor-parallel group size.")
+@click.option("--context-parallel-size", type=int, default=1, show_default=True, help="Context-parallel group size.")
+@click.option("--sequence-parallel-size", type=int, default=1, show_default=True, help="Sequence-parallel group size (transformers 5.x).")
+@click.option("--num-train-epochs", type=float, default=None, help="Epochs (fractions allowed). Default 3.")
+@click.option("--max-steps", type=int, default=-1, help="Optimizer steps; overrides epochs.")
+@click.option("--dataloader-drop-last", is_flag=True, help="Drop the incomplete last batch.")
+@click.option("--split-batches", is_flag=True, help="accelerate split_batches.")
+@click.option("--no-even-batches", is_flag=True, help="accelerate even_batches=False.")
+@click.option("--streaming", is_flag=True, help="Iterable dataset without a length (needs --max-steps); --num-examples is one pass.")
+@click.option("--transformers", "transformers_version", help="transformers release to model (default: newest known).")
+@click.option("--resume-from-step", type=int, help="Resume from checkpoint-K.")
+@click.option("--warmup-ratio", type=float, help="Warmup as a fraction of the steps.")
+@click.option("--warmup-steps", type=float, help="Warmup steps (5.x: below 1 is a fraction).")
+@click.option("--logging-strategy", default="steps", show_default=True, help="steps | epoch | no")
+@click.option("--logging-steps", type=float, default=500, show_default=True, help="Log every N steps (below 1: fraction).")
+@click.option("--logging-first-step", is_flag=True, help="Also log step 1.")
+@click.option("--eval-strategy", default="no", show_default=True, help="steps | epoch | no")
+@click.option("--eval-steps", type=float, help="Evaluate every N steps (below 1: fraction).")
+@click.option("--eval-delay", type=float, default=0, show_default=True, help="No evaluation before this step/epoch.")
+@click.option("--save-strategy", default="steps", show_default=True, help="steps | epoch | best | no")
+@click.option("--save-steps", type=float, default=500, show_default=True, help="Save every N steps (below 1: fraction).")
+@click.option("--trainable-parameters", type=int, help="Model's trainable parameters, to print the banner's last line.")
+@click.option("--compare-versions", is_flag=True, help="Show the same settings under every release family side by side.")
+@click.option("--explain", is_flag=True, help="Show where every number comes from.")
+@FORMAT_OPTION
+@LANG_OPTION
+def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, framework: str, **opts) -> None:
+    """Predict the banner and the real run of a Hugging Face Trainer job.
+
+    \b
+    Example (seed 001: 1,047 rows, batch 10, accumulation 8, 300 epochs, 1 GPU):
+      trainsteps plan --num-examples 1047 --per-device-train-batch-size 10 \\
+        --gradient-accumulation-steps 8 --num-train-epochs 300 --transformers 4.49.0
+    """
+    with user_errors(lang):
+        spec = spec_from_options(opts)
+        if compare_versions:
+            from trainsteps.compare import compare_families, render_comparison
+
+            rows = compare_families(spec)
+            emit(fmt, {"comparison": [row.to_dict(lang) for row in rows]}, render_comparison(rows, lang))
+            return
+        from trainsteps import plan
+        from trainsteps.report import render_schedule
+
+        schedule = plan(spec, framework=framework)
+        emit(fmt, schedule.to_dict(lang), render_schedule(schedule, lang, explain))
+
+
+def spec_from_options(opts: dict):
+    from trainsteps.spec import RunSpec
+
+    world = opts.pop("world_size")
+    gpus, nodes = opts.pop("gpus"), opts.pop("nodes")
+    if world is not None and gpus is not None:
+        raise InputError("cli.error.world_twice", "cli.hint.world_twice")
+    if gpus is not None:
+        world = gpus * (nodes or 1)
+    elif nodes is not None:
+        raise InputError("cli.error.nodes_without_gpus", "cli.hint.world_twice")
+    epochs = opts.pop("num_train_epochs")
+    if epochs is not None and opts["max_steps"] > 0:
+        pass  # max_steps overrides epochs, as in transformers
+    even = not opts.pop("no_even_batches")
+    return RunSpec(
+        world_size=1 if world is None else world,
+        num_train_epochs=3.0 if epochs is None else epochs,
+        even_batches=even,
+        transformers=opts.pop("transformers_version"),
+        **opts,
+    )

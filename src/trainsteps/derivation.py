@@ -1,0 +1,107 @@
+"""Provenance: every derived number with its formula, the values put in, and the rounding rule.
+
+A `Derivation` is an ordered list of `Step`s. The same object feeds the human
+report (`--explain`), the JSON output and the web page; only `render` knows about
+languages, and it asks the i18n catalogs for the words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Step:
+    """One derived quantity."""
+
+    key: str
+    """Name of the quantity, as used in the JSON output (e.g. `num_update_steps_per_epoch`)."""
+    value: Any
+    """The result."""
+    formula: str = ""
+    """The rule in symbols, e.g. `ceil(L / GA)`; empty for a value that was given."""
+    substituted: str = ""
+    """The same rule with the numbers put in, e.g. `ceil(105 / 8)`."""
+    why: str | None = None
+    """Message id of the reason (which release does what, which rounding); see `trainsteps.i18n`."""
+    params: dict = field(default_factory=dict)
+    """Parameters of the `why` message."""
+
+    def to_dict(self, lang: str = "en") -> dict:
+        from trainsteps.i18n import message, quantity_name
+
+        return {
+            "key": self.key,
+            "name": quantity_name(self.key, lang),
+            "value": self.value,
+            "formula": self.formula,
+            "substituted": self.substituted,
+            "why": message(self.why, lang, **self.params) if self.why else None,
+            "text": render_step(self, lang),
+        }
+
+
+def render_step(step: Step, lang: str = "en") -> str:
+    """`steps per epoch = ceil(105 / 8) = 14: transformers >= 4.52 rounds up`."""
+    from trainsteps.i18n import message, quantity_name
+
+    parts = [quantity_name(step.key, lang)]
+    if step.formula and step.formula != step.substituted:
+        parts.append(step.formula)
+    if step.substituted:
+        parts.append(step.substituted)
+    parts.append(_fmt(step.value))
+    text = " = ".join(parts)
+    if step.why:
+        text += ": " + message(step.why, lang, **step.params)
+    return text
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+class Derivation:
+    """An ordered record of how each number was reached; later steps may use earlier ones."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+
+    def add(self, key: str, value: Any, formula: str = "", substituted: str = "", why: str | None = None, **params) -> Any:
+        """Record a step and return its value, so arithmetic reads as one line."""
+        self.steps.append(Step(key, value, formula, substituted, why, params))
+        return value
+
+    def given(self, key: str, value: Any, why: str | None = None, **params) -> Any:
+        """Record an input as the user set it (or its default)."""
+        return self.add(key, value, why=why, **params)
+
+    def __getitem__(self, key: str) -> Step:
+        for step in reversed(self.steps):
+            if step.key == key:
+                return step
+        raise KeyError(key)
+
+    def __contains__(self, key: str) -> bool:
+        return any(step.key == key for step in self.steps)
+
+    def __iter__(self):
+        return iter(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def to_list(self, lang: str = "en") -> list[dict]:
+        return [step.to_dict(lang) for step in self.steps]
+
+    def render(self, lang: str = "en") -> list[str]:
+        return [render_step(step, lang) for step in self.steps]

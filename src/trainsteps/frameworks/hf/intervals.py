@@ -1,0 +1,40 @@
+"""Warmup, and the steps where the Trainer logs, evaluates and saves (DefaultFlowCallback)."""
+
+from __future__ import annotations
+
+import math
+
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks.hf.releases import Rules
+
+
+def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | None, steps: float | None) -> int:
+    if rules.warmup == "float_steps" and ratio is not None:
+        raise InputError("hf.error.warmup_ratio_removed", "hf.hint.warmup_ratio_removed", version=str(rules.version))
+    if rules.warmup == "steps_or_ratio":
+        if steps and steps > 0:
+            if steps != int(steps):
+                raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version))
+            return d.add("warmup_steps", int(steps), why="hf.warmup.steps")
+        ratio = ratio or 0.0
+        return d.add("warmup_steps", math.ceil(max_steps * ratio), "ceil(M * warmup_ratio)", f"ceil({max_steps} * {ratio})", "hf.warmup.ratio")
+    value = ratio if ratio is not None else (steps or 0)
+    why = "hf.warmup.ratio_overrides" if ratio is not None else "hf.warmup.float"
+    if value >= 1:
+        return d.add("warmup_steps", int(value), "int(warmup_steps)", f"int({value})", why)
+    return d.add("warmup_steps", math.ceil(max_steps * value), "ceil(M * warmup_steps)", f"ceil({max_steps} * {value})", why)
+
+
+def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:
+    """`*_steps` below 1 is a fraction of the planned steps, rounded up; above 1 it must be whole."""
+    if value < 1:
+        return d.add(key, math.ceil(max_steps * value), f"ceil(M * {key})", f"ceil({max_steps} * {value})", "hf.interval.ratio")
+    if value != int(value):
+        raise InputError("hf.error.interval_not_int", "hf.hint.interval_not_int", name=key, value=value)
+    return d.add(key, int(value), why="hf.interval.given")
+
+
+def multiples(every: int, up_to: int, start: int = 1) -> list[int]:
+    first = max(every, math.ceil(start / every) * every)
+    return list(range(first, up_to + 1, every)) if every > 0 else []

@@ -1,0 +1,107 @@
+"""What the training loop really does: when it steps the optimizer and where it stops.
+
+The loop walks epochs (or passes over a stream) and, within each, decides after every
+micro-batch whether to step. Families differ in three ways (see releases.Family):
+the accumulation counter (cumulative across epochs, or reset per epoch), the 4.46-4.51
+prefetch bug that never reads some batches, and how a resumed epoch is indexed.
+Positions are computed arithmetically per epoch, so a plan costs microseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trainsteps.frameworks.hf.releases import Family
+
+
+@dataclass(slots=True)
+class LoopResult:
+    global_step: int
+    """Optimizer steps at the end (the Trainer's final `state.global_step`)."""
+    epoch_end_steps: list[int] = field(default_factory=list)
+    state_epoch: float | None = 0.0
+    """The Trainer's `state.epoch` at the end: set at every optimizer step to epoch + position / steps_in_epoch."""
+    batches_consumed: int = 0
+    """Micro-batches fed to the model on each rank."""
+    last_batches_consumed: int = 0
+    """How many of those were the (possibly short) last batch of an epoch."""
+    batches_never_read: int = 0
+    """Batches per epoch the 4.46-4.51 prefetch skips."""
+    real_updates: int = 0
+    """Optimizer steps that really changed the parameters (4.30 can step without syncing)."""
+    reached_max_steps: bool = False
+    never_ends: bool = False
+    """The loop can make no progress (a stream shorter than one accumulation window in 4.47+)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopInput:
+    family: Family
+    batches_per_epoch: int
+    """Batches one pass yields on a rank."""
+    steps_in_epoch: int
+    """What the loop believes an epoch holds (`len(dataloader)`, or max_steps * GA for a stream)."""
+    grad_accum: int
+    max_steps: int
+    epochs: int
+    """Epoch-loop iterations available (the printed Num Epochs)."""
+    num_examples: int
+    """`num_examples` as the 4.46-4.51 prefetch uses it (dataset rows, not batches)."""
+    resume_step: int = 0
+    nupe: int = 1
+
+
+def run_loop(inp: LoopInput) -> LoopResult:
+    fam, ga, L = inp.family, inp.grad_accum, inp.steps_in_epoch
+    out = LoopResult(global_step=inp.resume_step)
+    first_epoch, skip = 0, 0
+    if inp.resume_step:
+        first_epoch = inp.resume_step // inp.nupe
+        skip = (inp.resume_step % inp.nupe) * ga
+        out.state_epoch = None  # kept from the checkpoint until the first new step
+    remainder = inp.num_examples % ga or ga
+    counter = 0  # the cumulative accumulation counter (restarts at 0 on resume)
+    for epoch in range(first_epoch, inp.epochs):
+        first = skip if epoch == first_epoch else 0
+        available = inp.batches_per_epoch - first
+        pulled = min(available, ga * (L // ga) + remainder) if fam.chunk_bug else available
+        out.batches_never_read = max(out.batches_never_read, available - pulled)
+        if fam.counter == "per_epoch":
+            start = first if (fam.resume_realigns and epoch == first_epoch) else 0
+            offset = start  # sync positions are counted in step+1 space starting at `start`
+            multiples = (start + pulled) // ga - start // ga
+            extra = 1 if (start + pulled == L and L % ga) else 0
+            base = start // ga
+        else:
+            offset = counter
+            multiples = (counter + pulled) // ga - counter // ga
+            last_forced = L <= ga and first == 0 and pulled == L
+            extra = 1 if (last_forced and (counter + pulled) % ga) else 0
+            base = counter // ga
+        syncs = multiples + extra
+        needed = inp.max_steps - out.global_step
+        if syncs >= needed > 0:
+            # The step that reaches max_steps: the `needed`-th sync of this epoch.
+            position = ga * (base + needed) - offset if needed <= multiples else pulled
+            out.real_updates += needed if fam.extra_sync_updates else min(needed, multiples)
+            out.global_step = inp.max_steps
+            out.batches_consumed += position
+            out.last_batches_consumed += 1 if first + position == inp.batches_per_epoch else 0
+            out.state_epoch = epoch + (first + position) / L
+            out.epoch_end_steps.append(out.global_step)
+            out.reached_max_steps = True
+            return out
+        out.real_updates += syncs if fam.extra_sync_updates else multiples
+        if syncs:
+            last = ga * (base + multiples) - offset if extra == 0 else pulled
+            out.state_epoch = epoch + (first + last) / L
+        out.global_step += syncs
+        out.batches_consumed += pulled
+        out.last_batches_consumed += 1 if first + pulled == inp.batches_per_epoch else 0
+        counter += pulled
+        out.epoch_end_steps.append(out.global_step)
+        if syncs == 0 and fam.counter == "per_epoch" and inp.epochs > 10**9:
+            out.never_ends = True  # a stream that never completes a window: every pass is identical
+            return out
+    out.reached_max_steps = out.global_step >= inp.max_steps
+    return out

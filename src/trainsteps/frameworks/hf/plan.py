@@ -1,0 +1,205 @@
+"""RunSpec -> Schedule for the Hugging Face Trainer: the banner, the loop, the events, the traps."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks.hf import intervals, traps
+from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
+from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
+from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
+from trainsteps.frameworks.hf.releases import Rules, rules_for
+from trainsteps.schedule import RunFacts, Schedule
+from trainsteps.spec import RunSpec
+from trainsteps.validate import validate_trainer_spec
+
+
+def plan(spec: RunSpec) -> Schedule:
+    """Everything transformers `spec.transformers` will print and do for these settings."""
+    validate_trainer_spec(spec)
+    try:
+        rules = rules_for(spec.transformers)
+    except ValueError as exc:
+        raise InputError("hf.error.version", "hf.hint.version", version=spec.transformers, detail=str(exc)) from None
+    d = Derivation()
+    d.given("transformers", str(rules.version), "hf.family.reason", family=rules.family.name)
+    bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
+    dp, banner_ranks = _parallel_layout(d, rules, spec)
+    total_batch = d.add(
+        "total_train_batch_size", bs * ga * banner_ranks, "bs x GA x ranks", f"{bs} x {ga} x {banner_ranks}", "hf.total_batch"
+    )
+    if spec.streaming:
+        return _plan_stream(d, rules, spec, dp, total_batch)
+    shape = loader_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches)
+    L = shape.batches
+    if rules.version.major >= 5 and spec.sequence_parallel_size > 1:
+        L = d.add("batches_per_epoch", L * spec.sequence_parallel_size, "L x sp", f"{L} x {spec.sequence_parallel_size}", "hf.loader.sp")
+    if L == 0:
+        return _plan_empty_loader(d, rules, spec, total_batch)
+    nupe = _update_steps_per_epoch(d, rules, L, ga)
+    max_steps, epochs = _max_steps_and_epochs(d, spec, nupe)
+    loop = run_loop(
+        LoopInput(rules.family, L, L, ga, max_steps, epochs, spec.num_examples, spec.resume_from_step or 0, nupe)
+    )
+    return _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, L)
+
+
+def _parallel_layout(d: Derivation, rules: Rules, spec: RunSpec) -> tuple[int, int]:
+    """(ranks that read different data, ranks counted in the banner's total batch)."""
+    w = d.given("world_size", spec.world_size)
+    tp, cp, sp = spec.tensor_parallel_size, spec.context_parallel_size, spec.sequence_parallel_size
+    if tp == cp == sp == 1:
+        return w, w
+    divisor = 1
+    if "tp" in rules.batch_divisor:
+        divisor *= tp
+    if "cp" in rules.batch_divisor:
+        divisor *= cp * sp
+    ranks = d.add("data_parallel_size", w // divisor, "W / (" + " x ".join(rules.batch_divisor) + ")", f"{w} / {divisor}", "hf.parallel.divisor")
+    return ranks, ranks
+
+
+def _update_steps_per_epoch(d: Derivation, rules: Rules, L: int, ga: int) -> int:
+    if rules.family.rounding == "ceil":
+        return d.add("num_update_steps_per_epoch", max(math.ceil(L / ga), 1), "max(ceil(L / GA), 1)", f"max(ceil({L} / {ga}), 1)", "hf.nupe.ceil")
+    return d.add("num_update_steps_per_epoch", max(L // ga, 1), "max(floor(L / GA), 1)", f"max(floor({L} / {ga}), 1)", "hf.nupe.floor")
+
+
+def _max_steps_and_epochs(d: Derivation, spec: RunSpec, nupe: int) -> tuple[int, int]:
+    if spec.max_steps > 0:
+        m = d.given("max_steps", spec.max_steps, "hf.max_steps.given")
+        epochs = d.add("num_train_epochs", math.ceil(m / nupe), "ceil(max_steps / nupe)", f"ceil({m} / {nupe})", "hf.epochs.from_max_steps")
+        return m, epochs
+    e = spec.num_train_epochs
+    m = d.add("max_steps", math.ceil(e * nupe), "ceil(E x nupe)", f"ceil({_num(e)} x {nupe})", "hf.max_steps.from_epochs")
+    epochs = d.add("num_train_epochs", math.ceil(e), "ceil(E)", f"ceil({_num(e)})", "hf.epochs.ceil")
+    return m, epochs
+
+
+def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batch: int) -> Schedule:
+    if spec.max_steps <= 0:
+        raise InputError("hf.error.stream_needs_max_steps", "hf.hint.stream_needs_max_steps", framework_error=rules.no_length_error)
+    m = d.given("max_steps", spec.max_steps, "hf.stream.max_steps")
+    epochs = d.add("num_train_epochs", sys.maxsize, "sys.maxsize", "", "hf.stream.epochs")
+    d.add("num_examples", total_batch * m, "total_batch x max_steps", f"{total_batch} x {m}", "hf.stream.examples")
+    ga, bs = spec.gradient_accumulation_steps, spec.per_device_train_batch_size
+    shape = None
+    loop = LoopResult(global_step=m, state_epoch=None, reached_max_steps=True, real_updates=m)
+    if spec.num_examples:
+        shape = loader_shape(d, "accelerate", spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches)
+        if shape.batches == 0:
+            raise InputError("hf.error.stream_too_small", "hf.hint.stream_too_small", n=spec.num_examples, bs=bs)
+        loop = run_loop(LoopInput(rules.family, shape.batches, m * ga, ga, m, epochs, total_batch * m, 0, m))
+    return _schedule(d, rules, spec, shape, loop, m, m, epochs, total_batch, m * ga, stream=True)
+
+
+def _plan_empty_loader(d: Derivation, rules: Rules, spec: RunSpec, total_batch: int) -> Schedule:
+    if rules.empty_loader == "crash" or spec.max_steps <= 0:
+        text = intervals_error_text(rules, spec)
+        raise InputError("hf.error.empty_loader", "hf.hint.empty_loader", n=spec.num_examples, bs=spec.per_device_train_batch_size, framework_error=text)
+    raise InputError("hf.error.empty_loader_hangs", "hf.hint.empty_loader", n=spec.num_examples, bs=spec.per_device_train_batch_size, version=str(rules.version))
+
+
+def intervals_error_text(rules: Rules, spec: RunSpec) -> str:
+    from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR
+
+    if rules.empty_loader == "crash":
+        return "the Trainer fails during training (the loader has no batches)"
+    return EMPTY_LOADER_ERROR.format(max_steps=spec.max_steps)
+
+
+def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, steps_in_epoch, stream=False) -> Schedule:
+    bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
+    num_examples = total_batch * max_steps if stream else spec.num_examples
+    values = BannerValues(num_examples, epochs, nupe, bs, bs, total_batch, ga, max_steps, spec.trainable_parameters)
+    pairs = banner_lines(rules.banner_layout, values)
+    warmup = intervals.warmup_steps(d, rules, max_steps, spec.warmup_ratio, spec.warmup_steps)
+    final = loop.global_step
+    start = spec.resume_from_step or 0
+    log_steps = _log_steps(d, spec, loop, max_steps, start)
+    eval_steps = _eval_steps(d, rules, spec, loop, max_steps, start)
+    save_steps = _save_steps(d, rules, spec, loop, max_steps, start)
+    samples = None
+    if shape is not None:
+        samples = loop.batches_consumed * shape.full_rows - loop.last_batches_consumed * (shape.full_rows - shape.last_rows)
+        d.add("samples_seen", samples, "batches x rows per batch (all ranks)", f"{loop.batches_consumed} x {shape.full_rows}", "hf.samples")
+    elif stream:
+        samples = d.add("samples_seen", final * ga * bs * spec.world_size, "steps x GA x bs x W", f"{final} x {ga} x {bs} x {spec.world_size}", "hf.samples.stream")
+    d.add("optimizer_steps", final, why="hf.optimizer_steps", reached=loop.reached_max_steps)
+    if loop.state_epoch is not None:
+        d.add("epochs_completed", round(loop.state_epoch, 4), "epoch + batch / steps_in_epoch", "", "hf.state_epoch")
+    facts = RunFacts(
+        optimizer_steps=final,
+        max_steps=max_steps,
+        epoch_end_steps=loop.epoch_end_steps,
+        epochs_completed=None if loop.state_epoch is None else round(loop.state_epoch, 4),
+        epochs_planned=None if spec.max_steps > 0 else spec.num_train_epochs,
+        samples_seen=samples,
+        warmup_steps=warmup,
+        log_steps=log_steps,
+        eval_steps=eval_steps,
+        save_steps=save_steps,
+        real_optimizer_updates=loop.real_updates if not stream else None,
+        batches_per_epoch=shape.batches if shape else None,
+        samples_per_epoch=(shape.batches - 1) * shape.full_rows + shape.last_rows if shape else None,
+    )
+    found = traps.find(rules, spec, facts, loop, shape, total_batch, stream)
+    return Schedule(
+        framework="hf",
+        version=str(rules.version),
+        family=rules.family.name,
+        family_reason=rules.family.reason,
+        banner=dict(pairs),
+        banner_lines=render_banner(pairs),
+        run=facts,
+        warnings=found,
+        derivation=d,
+        inputs=spec.to_dict(),
+    )
+
+
+def _log_steps(d, spec, loop, max_steps, start) -> list[int]:
+    if spec.logging_strategy == "epoch":
+        return sorted(set(loop.epoch_end_steps))
+    if spec.logging_strategy != "steps":
+        return []
+    every = intervals.interval(d, "logging_steps", spec.logging_steps, max_steps)
+    steps = intervals.multiples(every, loop.global_step, start + 1)
+    if spec.logging_first_step and start == 0 and loop.global_step >= 1 and (not steps or steps[0] != 1):
+        steps.insert(0, 1)
+    return steps
+
+
+def _eval_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
+    if spec.eval_strategy == "epoch":
+        return [step for i, step in enumerate(loop.epoch_end_steps) if i + 1 >= spec.eval_delay]
+    if spec.eval_strategy != "steps":
+        return []
+    every = intervals.interval(d, "eval_steps", spec.eval_steps or spec.logging_steps, max_steps)
+    steps = [s for s in intervals.multiples(every, loop.global_step, start + 1) if s >= spec.eval_delay]
+    if rules.final_step_eval and loop.reached_max_steps and max_steps % every and max_steps >= spec.eval_delay:
+        steps.append(max_steps)
+    return steps
+
+
+def _save_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
+    final = loop.reached_max_steps and spec.save_strategy in rules.final_step_save
+    if spec.save_strategy == "epoch":
+        steps = list(loop.epoch_end_steps)
+        if final:
+            steps.insert(len(steps) - 1, max_steps)
+        return steps
+    if spec.save_strategy != "steps":
+        return []
+    every = intervals.interval(d, "save_steps", spec.save_steps, max_steps)
+    steps = intervals.multiples(every, loop.global_step, start + 1)
+    if final and max_steps % every:
+        steps.append(max_steps)
+    return steps
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)

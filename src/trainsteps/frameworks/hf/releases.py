@@ -1,0 +1,168 @@
+"""transformers releases as data: which rule holds from which release on.
+
+Every difference between releases that changes a number lives here as a
+`Timeline`; the rest of the package asks `rules_for(version)` and never compares
+version numbers itself. Sources: the released wheels' trainer.py / training_args.py,
+checked against recorded runs (tests/fixtures/hf). See docs/hf-trainer-rules.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainsteps.versions import Timeline, Version, as_version
+
+OLDEST = Version(4, 30, 0)
+NEWEST = Version(5, 23, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A regime of releases that count steps the same way."""
+
+    name: str
+    """Release range, e.g. `4.52-4.56`."""
+    reason: str
+    """Message id: what characterises the regime and the change that started it."""
+    loader: str
+    """`distributed_sampler`: the Trainer shards with torch's DistributedSampler (4.30);
+    `accelerate`: accelerate's BatchSamplerShard shards batches (4.31+)."""
+    rounding: str
+    """How steps per epoch are rounded in the plan: `floor` (< 4.52) or `ceil`."""
+    counter: str
+    """Accumulation counter of the loop: `cumulative` (never reset between epochs) or `per_epoch`."""
+    chunk_bug: bool
+    """4.46-4.51 prefetch batches in chunks whose last size is `N % GA`, so some batches are never read."""
+    resume_realigns: bool
+    """4.57+: the resumed epoch keeps its step index, so its final partial window still steps."""
+    extra_sync_updates: bool = True
+    """False in 4.30: a step forced at the end of a short epoch is counted but accelerate skips the update."""
+
+
+FAMILIES = Timeline(
+    "training loop",
+    [
+        ("4.30.0", Family("4.30", "hf.family.v1", "distributed_sampler", "floor", "cumulative", False, False, False)),
+        ("4.31.0", Family("4.31-4.45", "hf.family.v2", "accelerate", "floor", "cumulative", False, False)),
+        ("4.46.0", Family("4.46", "hf.family.v3", "accelerate", "floor", "cumulative", True, False)),
+        ("4.47.0", Family("4.47-4.51", "hf.family.v4", "accelerate", "floor", "per_epoch", True, False)),
+        ("4.52.0", Family("4.52-4.56", "hf.family.v5", "accelerate", "ceil", "per_epoch", False, False)),
+        ("4.57.0", Family("4.57+", "hf.family.v6", "accelerate", "ceil", "per_epoch", False, True)),
+    ],
+)
+
+BANNER_LAYOUT = Timeline(
+    "banner layout",
+    [
+        ("4.30.0", "v4.30"),  # "Instantaneous batch size" prints the (DataParallel-adjusted) loader batch
+        ("4.31.0", "v4.31"),  # prints per_device_train_batch_size, plus a DataParallel line when they differ
+        ("5.3.0", "v5.3"),  # adds "Num update steps per epoch" after "Num Epochs"
+    ],
+)
+
+# The step at max_steps saves a checkpoint even when it is not a multiple of save_steps.
+FINAL_STEP_SAVE = Timeline(
+    "final-step save",
+    [
+        ("4.30.0", frozenset()),
+        ("4.42.0", frozenset({"steps", "epoch", "best"})),  # PR #30160: any strategy but "no"
+        ("4.47.0", frozenset({"steps", "epoch"})),  # not "best"
+        ("4.50.0", frozenset({"steps"})),  # only the steps strategy
+    ],
+)
+
+# The step at max_steps runs an evaluation even when it is not a multiple of eval_steps.
+FINAL_STEP_EVAL = Timeline("final-step eval", [("4.30.0", False), ("5.4.0", True)])
+
+WARMUP = Timeline(
+    "warmup",
+    [
+        ("4.30.0", "steps_or_ratio"),  # warmup_steps (int) if > 0 else ceil(M * warmup_ratio)
+        ("5.0.0", "float_steps_ratio_deprecated"),  # warmup_steps < 1 is a ratio; warmup_ratio overwrites it
+        ("5.15.0", "float_steps"),  # warmup_ratio no longer exists
+    ],
+)
+
+# Ranks that do not count towards "Total train batch size" (they share the same data).
+BATCH_DIVISOR = Timeline(
+    "total batch divisor",
+    [("4.30.0", ("tp_counted",)), ("4.53.0", ("tp",)), ("5.0.0", ("tp", "cp", "sp"))],
+)
+
+NO_LENGTH_ERROR = Timeline(
+    "no-length error",
+    [
+        (
+            "4.30.0",
+            "ValueError: The train_dataset does not implement __len__, max_steps has to be specified. "
+            "The number of steps needs to be known in advance for the learning rate scheduler.",
+        ),
+        (
+            "5.14.0",
+            "ValueError: The train_dataset does not implement __len__, so the number of training steps cannot "
+            "be inferred; max_steps has to be specified. The total number of steps must be known in advance to "
+            "bound the training loop and to configure the learning rate scheduler.",
+        ),
+    ],
+)
+
+# A map-style loader of length 0 (e.g. fewer rows than one batch with drop_last).
+EMPTY_LOADER = Timeline(
+    "empty loader",
+    [
+        ("4.30.0", "crash"),  # the loop divides by the loader length later on
+        ("4.49.0", "no_length_path"),  # `if len_dataloader:` is false: treated like a stream
+    ],
+)
+EMPTY_LOADER_ERROR = "ValueError: args.max_steps must be set to a positive value if dataloader does not have a length, was {max_steps}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every rule in force at one release."""
+
+    version: Version
+    family: Family
+    family_start: Version
+    banner_layout: str
+    final_step_save: frozenset
+    final_step_eval: bool
+    warmup: str
+    batch_divisor: tuple
+    no_length_error: str
+    empty_loader: str
+    newer_than_known: bool
+
+
+def rules_for(version: str | Version | None) -> Rules:
+    """The rules of a release; None means the newest known. Raises ValueError for releases we do not model."""
+    version = NEWEST if version is None else as_version(version)
+    if version < OLDEST:
+        raise ValueError(f"transformers {version} is older than {OLDEST}, the oldest release modelled")
+    family_start, family = FAMILIES.entry(version)
+    return Rules(
+        version=version,
+        family=family,
+        family_start=family_start,
+        banner_layout=BANNER_LAYOUT.at(version),
+        final_step_save=FINAL_STEP_SAVE.at(version),
+        final_step_eval=FINAL_STEP_EVAL.at(version),
+        warmup=WARMUP.at(version),
+        batch_divisor=BATCH_DIVISOR.at(version),
+        no_length_error=NO_LENGTH_ERROR.at(version),
+        empty_loader=EMPTY_LOADER.at(version),
+        newer_than_known=version > NEWEST,
+    )
+
+
+def representative_releases() -> list[Version]:
+    """One release per family (its newest), for `--compare-versions`."""
+    reps = {
+        "4.30": "4.30.2",
+        "4.31-4.45": "4.45.2",
+        "4.46": "4.46.3",
+        "4.47-4.51": "4.51.3",
+        "4.52-4.56": "4.56.2",
+        "4.57+": str(NEWEST),
+    }
+    return [Version.parse(v) for v in reps.values()]

@@ -1,0 +1,46 @@
+"""Warnings with stable codes for runs that will not do what their settings suggest."""
+
+from __future__ import annotations
+
+from trainsteps.frameworks.hf.loader import LoaderShape
+from trainsteps.frameworks.hf.loop import LoopResult
+from trainsteps.frameworks.hf.releases import Rules
+from trainsteps.schedule import RunFacts, Trap
+from trainsteps.spec import RunSpec
+
+
+def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: LoaderShape | None,
+         total_batch: int, stream: bool) -> list[Trap]:
+    found: list[Trap] = []
+    version = str(rules.version)
+    if rules.newer_than_known:
+        found.append(Trap("HF_NEWER_THAN_KNOWN", "hf.trap.newer", {"version": version}))
+    if max(spec.tensor_parallel_size, spec.context_parallel_size, spec.sequence_parallel_size) > 1:
+        found.append(Trap("HF_PARALLEL_NOT_RECORDED", "hf.trap.parallel", {"version": version}))
+    if loop.never_ends:
+        found.append(Trap("HF_STREAM_NEVER_ENDS", "hf.trap.stream_never_ends", {"ga": spec.gradient_accumulation_steps, "batches": shape.batches if shape else 0}))
+        return found
+    if not loop.reached_max_steps:
+        code = "HF_RESUME_LOSES_STEP" if spec.resume_from_step and rules.family.rounding == "ceil" else "HF_NEVER_REACHES_MAX_STEPS"
+        found.append(Trap(code, "hf.trap.short_" + ("resume" if code == "HF_RESUME_LOSES_STEP" else "run"),
+                          {"final": facts.optimizer_steps, "max_steps": facts.max_steps, "version": version}))
+    elif facts.epochs_planned and facts.epochs_completed is not None and facts.epochs_completed < facts.epochs_planned - 1e-9:
+        found.append(Trap("HF_PLAN_LOOP_MISMATCH", "hf.trap.stops_early",
+                          {"epoch": f"{facts.epochs_completed:g}", "planned": f"{facts.epochs_planned:g}", "version": version,
+                           "family": rules.family.name}))
+    if loop.batches_never_read:
+        found.append(Trap("HF_BATCHES_NEVER_READ", "hf.trap.never_read", {"batches": loop.batches_never_read, "version": version}))
+    if facts.real_optimizer_updates is not None and facts.real_optimizer_updates < facts.optimizer_steps:
+        found.append(Trap("HF_STEP_WITHOUT_UPDATE", "hf.trap.no_update",
+                          {"real": facts.real_optimizer_updates, "steps": facts.optimizer_steps}))
+    if spec.num_examples and spec.num_examples < total_batch and not stream:
+        found.append(Trap("HF_FEWER_EXAMPLES_THAN_BATCH", "hf.trap.small_dataset", {"n": spec.num_examples, "batch": total_batch}))
+    if shape and spec.dataloader_drop_last and not stream:
+        dropped = spec.num_examples - shape.batches * shape.full_rows
+        if dropped > 0 and not spec.split_batches:
+            found.append(Trap("HF_DROP_LAST_DISCARDS", "hf.trap.drop_last", {"rows": dropped}))
+    if (shape and not stream and rules.family.counter == "cumulative" and shape.batches > spec.gradient_accumulation_steps
+            and shape.batches % spec.gradient_accumulation_steps):
+        found.append(Trap("HF_WINDOW_CROSSES_EPOCHS", "hf.trap.window_crosses",
+                          {"left": shape.batches % spec.gradient_accumulation_steps}))
+    return found

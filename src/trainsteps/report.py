@@ -1,0 +1,62 @@
+"""Human-readable text of a Schedule, in English or Chinese. Used by the CLI and the web page."""
+
+from __future__ import annotations
+
+from trainsteps.i18n import label, message
+from trainsteps.schedule import Schedule
+
+
+def short_list(values: list[int], lang: str = "en", head: int = 6) -> str:
+    """`14, 28, 42, ..., 4,200 (300 in all)` for long lists."""
+    if not values:
+        return label("none", lang)
+    if len(values) <= head + 2:
+        return ", ".join(f"{v:,}" for v in values)
+    shown = ", ".join(f"{v:,}" for v in values[:head])
+    return f"{shown}, ..., {values[-1]:,} ({label('and_more', lang).format(count=len(values))})"
+
+
+def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    out = [label("banner", lang).format(version=s.version)]
+    out += ["  " + line for line in s.banner_lines]
+    out.append("")
+    out.append(f"{label('family', lang)} {message(s.family_reason, lang, **s.family_params)}")
+    out.append("")
+    out.append(label("run", lang))
+    r = s.run
+    rows = [
+        ("optimizer_steps", f"{r.optimizer_steps:,} / {r.max_steps:,}"),
+        ("epochs_completed", _epochs(r.epochs_completed, r.epochs_planned)),
+        ("epoch_end_steps", short_list(r.epoch_end_steps, lang)),
+        ("samples_seen", "?" if r.samples_seen is None else f"{r.samples_seen:,}"),
+        ("warmup_steps", f"{r.warmup_steps:,}"),
+        ("log_steps", short_list(r.log_steps, lang)),
+        ("eval_steps", short_list(r.eval_steps, lang)),
+        ("save_steps", short_list(r.save_steps, lang)),
+    ]
+    if r.real_optimizer_updates is not None and r.real_optimizer_updates != r.optimizer_steps:
+        rows.insert(1, ("real_optimizer_updates", f"{r.real_optimizer_updates:,}"))
+    width = max(_width(label(k, lang)) for k, _ in rows)
+    for key, value in rows:
+        name = label(key, lang)
+        out.append(f"  {name}{' ' * (width - _width(name))}  {value}")
+    if s.warnings:
+        out.append("")
+        out.append(label("warnings", lang))
+        out += [f"  [{t.code}] {t.message(lang)}" for t in s.warnings]
+    if explain:
+        out.append("")
+        out.append(label("derivation", lang))
+        out += ["  " + line for line in s.derivation.render(lang)]
+    return "\n".join(out)
+
+
+def _epochs(done: float | None, planned: float | None) -> str:
+    if done is None:
+        return "?"
+    return f"{done:g} / {planned:g}" if planned else f"{done:g}"
+
+
+def _width(text: str) -> int:
+    """Display width: CJK characters take two columns."""
+    return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)

@@ -1,0 +1,99 @@
+"""`Schedule`: what a framework will print and what its loop will really do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trainsteps.derivation import Derivation
+
+
+@dataclass(slots=True)
+class Trap:
+    """A warning about a run that will not do what its settings suggest."""
+
+    code: str
+    """Stable identifier, e.g. `HF_PLAN_LOOP_MISMATCH`; safe to match on in scripts."""
+    msg_id: str
+    """Message id in the i18n catalogs."""
+    params: dict = field(default_factory=dict)
+    """Values substituted into the message."""
+
+    def message(self, lang: str = "en") -> str:
+        from trainsteps.i18n import message
+
+        return message(self.msg_id, lang, **self.params)
+
+    def to_dict(self, lang: str = "en") -> dict:
+        return {"code": self.code, "message": self.message(lang)}
+
+
+@dataclass(slots=True)
+class RunFacts:
+    """What the training loop really does."""
+
+    optimizer_steps: int
+    """Optimizer steps actually taken (the final `global_step`)."""
+    max_steps: int
+    """The step count the framework plans for (what the scheduler and the banner use)."""
+    epoch_end_steps: list[int]
+    """`global_step` at the end of each epoch the loop enters (a cut-short last epoch included)."""
+    epochs_completed: float
+    """Epochs actually run, as the framework's own `epoch` counter reads at the end."""
+    epochs_planned: float
+    """Epochs the user asked for (or that max_steps implies)."""
+    samples_seen: int
+    """Rows fed to the model over all ranks, counting rows duplicated to even out ranks."""
+    warmup_steps: int
+    """Optimizer steps of learning-rate warmup."""
+    log_steps: list[int] = field(default_factory=list)
+    """Steps where the loss is logged."""
+    eval_steps: list[int] = field(default_factory=list)
+    """Steps where an evaluation runs."""
+    save_steps: list[int] = field(default_factory=list)
+    """Steps where a checkpoint is saved (a step may appear twice when a release saves twice)."""
+    real_optimizer_updates: int | None = None
+    """Parameter updates actually applied, where they differ from `optimizer_steps`."""
+    batches_per_epoch: int | None = None
+    """Micro-batches per epoch on each rank (`len(train_dataloader)`)."""
+    samples_per_epoch: int | None = None
+    """Rows fed per full epoch over all ranks."""
+
+
+@dataclass(slots=True)
+class Schedule:
+    """The full answer for one run under one framework release."""
+
+    framework: str
+    """`hf`, `megatron`, ... ."""
+    version: str
+    """The release modelled."""
+    family: str
+    """The regime of releases this one belongs to, e.g. `4.52-4.56`."""
+    family_reason: str
+    """Message id explaining the regime."""
+    banner: dict[str, str]
+    """Banner label -> value string exactly as the framework prints it."""
+    banner_lines: list[str]
+    """The banner exactly as printed, in order."""
+    run: RunFacts
+    warnings: list[Trap]
+    derivation: Derivation
+    inputs: dict = field(default_factory=dict)
+    """The settings the schedule was computed from."""
+    family_params: dict = field(default_factory=dict)
+
+    def to_dict(self, lang: str = "en") -> dict:
+        from trainsteps.i18n import message
+
+        run = {name: getattr(self.run, name) for name in RunFacts.__slots__}
+        return {
+            "framework": self.framework,
+            "version": self.version,
+            "family": {"name": self.family, "why": message(self.family_reason, lang, **self.family_params)},
+            "inputs": self.inputs,
+            "banner": dict(self.banner),
+            "banner_lines": list(self.banner_lines),
+            "run": run,
+            "warnings": [trap.to_dict(lang) for trap in self.warnings],
+            "derivation": self.derivation.to_list(lang),
+        }

@@ -1,0 +1,43 @@
+"""Checks on user settings shared by every Trainer-based framework: one clear error each."""
+
+from __future__ import annotations
+
+from trainsteps.errors import InputError
+from trainsteps.spec import RunSpec
+
+_POSITIVE = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size",
+             "tensor_parallel_size", "context_parallel_size", "sequence_parallel_size")
+_STRATEGIES = {"logging_strategy": ("steps", "epoch", "no"), "eval_strategy": ("steps", "epoch", "no"),
+               "save_strategy": ("steps", "epoch", "best", "no")}
+
+
+def validate_trainer_spec(spec: RunSpec) -> None:
+    for name in _POSITIVE:
+        value = getattr(spec, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
+    if spec.num_examples is None:
+        if not spec.streaming:
+            raise InputError("input.num_examples_missing", "input.hint.num_examples_missing")
+    elif not isinstance(spec.num_examples, int) or isinstance(spec.num_examples, bool) or spec.num_examples < (0 if spec.streaming else 1):
+        raise InputError("input.positive_int", "input.hint.positive_int", name="num_examples", value=spec.num_examples)
+    if not isinstance(spec.max_steps, int) or isinstance(spec.max_steps, bool):
+        raise InputError("input.positive_int", "input.hint.positive_int", name="max_steps", value=spec.max_steps)
+    if spec.max_steps <= 0 and not spec.streaming and not spec.num_train_epochs > 0:
+        raise InputError("input.no_length_of_training", "input.hint.no_length_of_training", epochs=spec.num_train_epochs)
+    groups = spec.tensor_parallel_size * spec.context_parallel_size * spec.sequence_parallel_size
+    if spec.world_size % groups:
+        raise InputError("input.parallel_divides", "input.hint.parallel_divides", world=spec.world_size, groups=groups)
+    if spec.split_batches and spec.per_device_train_batch_size % spec.world_size:
+        raise InputError("input.split_batches", "input.hint.split_batches", bs=spec.per_device_train_batch_size, world=spec.world_size)
+    if spec.resume_from_step is not None and spec.resume_from_step < 0:
+        raise InputError("input.positive_int", "input.hint.positive_int", name="resume_from_step", value=spec.resume_from_step)
+    for name, allowed in _STRATEGIES.items():
+        if getattr(spec, name) not in allowed:
+            raise InputError("input.strategy", "input.hint.strategy", name=name, value=getattr(spec, name), allowed=", ".join(allowed))
+    for name in ("warmup_ratio", "warmup_steps", "logging_steps", "save_steps", "eval_steps"):
+        value = getattr(spec, name)
+        if value is not None and value < 0:
+            raise InputError("input.non_negative", "input.hint.non_negative", name=name, value=value)
+    if spec.warmup_ratio is not None and spec.warmup_ratio > 1:
+        raise InputError("input.ratio", "input.hint.ratio", name="warmup_ratio", value=spec.warmup_ratio)

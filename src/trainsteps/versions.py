@@ -1,0 +1,69 @@
+"""Release numbers and timelines: how version differences are stored as data.
+
+A framework rule that changed between releases is a `Timeline`: a list of
+(first release, value) pairs. Looking up a release returns the value of the
+newest entry that starts at or before it, so a new regime is one new row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+_VERSION_RE = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.\-+]?(?:dev|rc|a|b|post)\d*)?(?:\+[\w.]+)?\s*$")
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    """A release number such as 4.52.4, compared numerically."""
+
+    major: int
+    minor: int = 0
+    patch: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> Version:
+        """Parse '4.52', '4.52.4', 'v4.52.4', '4.53.0.dev0'; raise ValueError otherwise."""
+        match = _VERSION_RE.match(str(text))
+        if not match:
+            raise ValueError(f"not a release number: {text!r}")
+        major, minor, patch = (int(part) if part else 0 for part in match.groups())
+        return cls(major, minor, patch)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+def as_version(value: str | Version) -> Version:
+    return value if isinstance(value, Version) else Version.parse(value)
+
+
+class Timeline(Generic[T]):
+    """Values that hold from a given release on; the newest applicable entry wins."""
+
+    def __init__(self, name: str, entries: list[tuple[str, T]]):
+        self.name = name
+        self.entries = sorted(((Version.parse(start), value) for start, value in entries), key=lambda e: e[0])
+
+    def at(self, version: str | Version) -> T:
+        return self.entry(version)[1]
+
+    def entry(self, version: str | Version) -> tuple[Version, T]:
+        """The (first release, value) pair in force at `version`."""
+        version = as_version(version)
+        chosen = None
+        for start, value in self.entries:
+            if start > version:
+                break
+            chosen = (start, value)
+        if chosen is None:
+            raise ValueError(f"{self.name}: no rule before {self.entries[0][0]} (asked for {version})")
+        return chosen
+
+    def next_change(self, version: str | Version) -> Version | None:
+        """The first release after `version` where this rule changes, if any."""
+        version = as_version(version)
+        return next((start for start, _ in self.entries if start > version), None)
