@@ -1,0 +1,37 @@
+"""Axolotl's own step estimate, which it passes to the Trainer as max_steps (v0.10+):
+
+    [2025-09-11 10:38:27,268] [INFO] [axolotl.utils.trainer.calculate_total_num_steps:481] [PID:428] [RANK:0] data_loader_len: 14
+    ... total_num_steps: 14
+    ... total_num_tokens: 8_487_290
+    ... Maximum number of steps set at 14
+"""
+
+from __future__ import annotations
+
+import re
+
+from trainsteps.logs.context import ScanContext
+from trainsteps.logs.text import parse_int
+
+_KEYS = {
+    "total_num_steps": "axolotl_total_num_steps",
+    "data_loader_len": "axolotl_data_loader_len",
+    "total_num_tokens": "axolotl_total_num_tokens",
+    "total_supervised_tokens": "axolotl_total_supervised_tokens",
+}
+_LINE = re.compile(r"\b(total_num_steps|data_loader_len|total_num_tokens|total_supervised_tokens)`?\s*[:=]\s*")
+_MAXIMUM = re.compile(r"Maximum number of steps set at\s+")
+
+
+def scan(line: str, ctx: ScanContext) -> bool:
+    if "_num_" not in line and "data_loader_len" not in line and "total_supervised" not in line and "Maximum number" not in line:
+        return False
+    match = _LINE.search(line) or _MAXIMUM.search(line)
+    if not match:
+        return False
+    parsed = parse_int(line[match.end():])
+    if parsed is None:
+        return False
+    key = _KEYS.get(match.group(1)) if match.re is _LINE else "axolotl_max_steps"
+    ctx.wrapper_value(key, ctx.reading(parsed[0]))
+    return True

@@ -1,0 +1,172 @@
+"""The transformers Trainer: the `***** Running training *****` banner of every release, with any logger prefix,
+and the progress lines that show where a run really stopped.
+
+Labels are compared on their letters only (`letters`), so a prefix such as
+`[INFO|trainer.py:2128] 2024-07-16 10:38:45,444 >>`, lost spaces or markdown `**` do not matter.
+"""
+
+from __future__ import annotations
+
+import re
+
+from trainsteps.logs.context import ScanContext
+from trainsteps.logs.text import letters, parse_float, parse_int
+
+# letters of a label (parenthesised part removed) -> banner key
+LABELS = {
+    "numexamples": "num_examples",
+    "numepochs": "num_epochs",
+    "numupdatestepsperepoch": "update_steps_per_epoch",
+    "instantaneousbatchsizeperdevice": "per_device_batch",
+    "trainingwithdataparallelsobatchsizehasbeenadjustedto": "dataparallel_batch",
+    "totaltrainbatchsize": "total_batch",
+    "gradientaccumulationsteps": "grad_accum",
+    "totaloptimizationsteps": "max_steps",
+    "numberoftrainableparameters": "trainable_parameters",
+}
+_BY_LENGTH = sorted(LABELS, key=len, reverse=True)
+_SOURCE = re.compile(r"\btrainer\.py:(\d+)")
+_LEVEL = re.compile(r"\b(INFO|WARNING|WARN|ERROR|DEBUG)\b")
+_PARENS = re.compile(r"\([^()]*\)")
+_EPOCH = re.compile(r"""['"]epoch['"]\s*:\s*([0-9][0-9.eE+-]*)""")
+_STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*([0-9.]+)""")
+_RUNTIME = re.compile(r"""['"]train_runtime['"]\s*:\s*([0-9.]+)""")
+_CURRENT_STEPS = re.compile(r""""current_steps"\s*:\s*(\d+)\s*,\s*"total_steps"\s*:\s*(\d+)""")
+_TQDM = re.compile(r"(?<![\d/])(\d+)/(\d+) \[")
+_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\b[^\]]*?Epoch\s+([0-9.]+)/(\d+)\s*\]")
+_RESUME_5 = re.compile(r"Resuming training from checkpoint with epoch (\d+) and global step (\d+)")
+_RESUME_STEP = re.compile(r"Continuing training from global step (\d+)")
+_RESUME_EPOCH = re.compile(r"Continuing training from epoch (\d+)")
+_METRIC_EPOCH = re.compile(r"^\s*epoch\s*=\s*([0-9.]+)\s*$")
+
+
+def key_of(label: str) -> str | None:
+    """The banner key a label names, or None. Accepts any prefix before the label."""
+    flat = letters(_PARENS.sub("", label))
+    for known in _BY_LENGTH:
+        if flat.endswith(known):
+            return LABELS[known]
+    return None
+
+
+def scan(line: str, ctx: ScanContext) -> bool:
+    """Read one line; True if it was a line of this format."""
+    if "*****" in line or "Running" in line:
+        if _header(line, ctx):
+            return True
+    if "=" in line or "adjusted to" in line:
+        if _banner_value(line, ctx):
+            return True
+    if "max_steps is given" in line:
+        level = _LEVEL.search(line)
+        ctx.pending_notice = level.group(1) if level else ""
+        return True
+    if ctx.current is not None:
+        return _progress(line, ctx)
+    if "training_args.py:" in line or "trainer.py:" in line:
+        ctx.pending_trainer_lines += 1
+    return False
+
+
+def _header(line: str, ctx: ScanContext) -> bool:
+    if "Running training" in line:
+        run = ctx.start_run("hf")
+        run.header_line = ctx.line_no
+        src = _SOURCE.search(line)
+        run.header_source_line = int(src.group(1)) if src else None
+        return True
+    if re.search(r"\*{3,}\s*Running (Evaluation|Prediction|Evaluate|Predict)", line):
+        ctx.in_other_block = True
+        return True
+    return False
+
+
+def _banner_value(line: str, ctx: ScanContext) -> bool:
+    body = line.replace("**", "").replace("`", "")
+    if "adjusted to" in body and "=" not in body.split("adjusted to", 1)[1][:3]:
+        label, _, rest = body.partition("adjusted to")
+        label += "adjusted to"
+        rest = rest.lstrip(" :")
+    else:
+        label, _, rest = body.partition("=")
+    key = key_of(label)
+    if key is None:
+        return False
+    if ctx.in_other_block:
+        if key == "num_examples":
+            return True  # an evaluation set's size, not the training set's
+        ctx.in_other_block = False
+    parsed = parse_int(rest)
+    run = ctx.current
+    if run is None or run.kind == "trainer_state" or key in run.banner or run.finished:
+        run = ctx.start_run("hf")
+        run.notes.append(("explain.note.no_header", {"line": ctx.line_no}))
+    if parsed is None:
+        run.notes.append(("explain.note.unreadable", {"line": ctx.line_no, "label": label.strip()[-60:]}))
+        return True
+    value, glued = parsed
+    src = _SOURCE.search(label)
+    note, params = _glued_note(glued)
+    if note == "explain.note.cut_number":
+        run.notes.append((note, {"line": ctx.line_no, **params}))
+        return True
+    run.banner[key] = ctx.reading(value, int(src.group(1)) if src else None, note, **params)
+    run.banner_order.append(key)
+    return True
+
+
+def _glued_note(glued: str) -> tuple[str | None, dict]:
+    rest = glued.strip().strip("*`").strip()
+    if not rest or rest.startswith("|") or rest.startswith("of "):
+        return None, {}
+    if re.match(r"^[,.'_ ]\d", glued) or re.match(r"^[,.]\s*$", rest):
+        return "explain.note.cut_number", {"rest": rest[:40]}
+    return "explain.note.glued", {"rest": rest[:40]}
+
+
+def _progress(line: str, ctx: ScanContext) -> bool:
+    run = ctx.current
+    if "epoch" in line:
+        match = _EPOCH.search(line)
+        if match:
+            value = parse_float(match.group(1))
+            if value is not None:
+                run.last_epoch = ctx.reading(value)
+            if "train_runtime" in line:
+                run.finished = True
+                runtime, per_second = _RUNTIME.search(line), _STEPS_PER_SECOND.search(line)
+                if runtime and per_second:
+                    run.runtime_steps = float(runtime.group(1)) * float(per_second.group(1))
+            steps = _CURRENT_STEPS.search(line)
+            if steps:
+                run.last_step = ctx.reading(int(steps.group(1)))
+            return True
+        metric = _METRIC_EPOCH.match(line)
+        if metric:
+            run.last_epoch = ctx.reading(float(metric.group(1)))
+            return True
+    if "Epoch" in line:
+        match = _NOTEBOOK.search(line)
+        if match:
+            run.last_step = ctx.reading(int(match.group(1)))
+            run.last_epoch = ctx.reading(float(match.group(3)))
+            return True
+    if " [" in line and "/" in line:
+        max_steps = run.value("max_steps")
+        for match in _TQDM.finditer(line):
+            if max_steps is not None and int(match.group(2)) == max_steps:
+                run.last_step = ctx.reading(int(match.group(1)))
+        return False
+    if "Training completed" in line:
+        run.finished = True
+        return True
+    if "global step" in line or "from epoch" in line:
+        m5, step, epoch = _RESUME_5.search(line), _RESUME_STEP.search(line), _RESUME_EPOCH.search(line)
+        if m5:
+            run.resume_epoch, run.resume_global_step = int(m5.group(1)), int(m5.group(2))
+        if step:
+            run.resume_global_step = int(step.group(1))
+        if epoch:
+            run.resume_epoch = int(epoch.group(1))
+        return bool(m5 or step or epoch)
+    return False

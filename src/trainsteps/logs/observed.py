@@ -1,0 +1,118 @@
+"""What a log says, before any inference: numbers exactly as printed, with where they were read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Banner quantities, keyed by the names used throughout trainsteps.logs (and frameworks/hf/log_lines.OFFSETS).
+BANNER_KEYS = ("num_examples", "num_epochs", "update_steps_per_epoch", "per_device_batch", "dataparallel_batch",
+               "total_batch", "grad_accum", "max_steps", "trainable_parameters")
+
+
+@dataclass(slots=True)
+class Reading:
+    """One number read from the log."""
+
+    value: int | float
+    """The number."""
+    line: int
+    """1-based line of the input it was read from (per file)."""
+    text: str
+    """The line as read (shortened), for the report."""
+    source_line: int | None = None
+    """The `trainer.py:NNNN` (or other file:line) of the logger prefix, when the log shows one."""
+    note: str | None = None
+    """Message id of a remark about the reading (e.g. text glued after the number)."""
+    note_params: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = {"value": self.value, "line": self.line, "text": self.text}
+        if self.source_line is not None:
+            out["source_line"] = self.source_line
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(slots=True)
+class RunObservation:
+    """Everything read about one training run (one banner and what follows it)."""
+
+    kind: str = "hf"
+    """Who printed the banner: `hf` (transformers Trainer), `unsloth`, `trainer_state` (a trainer_state.json)."""
+    file: str = "-"
+    """The file it was read from (`-` for stdin or pasted text)."""
+    banner: dict[str, Reading] = field(default_factory=dict)
+    """Banner quantities (BANNER_KEYS) as printed."""
+    header_line: int | None = None
+    """Input line of `***** Running training *****`, if present."""
+    header_source_line: int | None = None
+    """trainer.py line of that header, if the logger prefix shows it."""
+    banner_order: list[str] = field(default_factory=list)
+    """Banner keys in the order they were read (to tell which lines a layout has)."""
+    level_of_max_steps_notice: str | None = None
+    """Level (INFO / WARNING) of `max_steps is given, it will override ...`; None if absent."""
+    max_steps_notice_seen: bool = False
+    other_trainer_lines: int = 0
+    """Logger lines from transformers seen before the banner: shows whether the log is complete."""
+    resume_global_step: int | None = None
+    resume_epoch: int | None = None
+    last_epoch: Reading | None = None
+    """The last `epoch` value of a progress/metrics line."""
+    last_step: Reading | None = None
+    """The last global step seen (tqdm bar of the training loop, trainer_state, LLaMA-Factory's trainer_log)."""
+    finished: bool = False
+    """A `train_runtime` summary or `Training completed` line was seen."""
+    runtime_steps: float | None = None
+    """train_runtime x train_steps_per_second, when both are printed (an estimate of the final step)."""
+    wrapper: dict[str, Reading] = field(default_factory=dict)
+    """Numbers from a wrapper's own lines: axolotl_total_num_steps, axolotl_data_loader_len, axolotl_total_num_tokens,
+    deepspeed_train_batch_size, deepspeed_micro_batch, deepspeed_grad_accum, raw_examples (LLaMA-Factory/datasets bars),
+    unsloth_num_gpus, devices_hint."""
+    notes: list[tuple[str, dict]] = field(default_factory=list)
+    """(message id, params) remarks on how the log was read."""
+
+    def value(self, key: str):
+        reading = self.banner.get(key)
+        return None if reading is None else reading.value
+
+    def source_lines(self) -> dict[str, int]:
+        lines = {k: r.source_line for k, r in self.banner.items() if r.source_line is not None}
+        if self.header_source_line is not None:
+            lines["header"] = self.header_source_line
+        return lines
+
+    def has_banner(self) -> bool:
+        return bool(self.banner)
+
+    def to_dict(self) -> dict:
+        out: dict = {"kind": self.kind, "file": self.file,
+                     "banner": {k: r.to_dict() for k, r in self.banner.items()}}
+        if self.header_source_line is not None:
+            out["header_source_line"] = self.header_source_line
+        if self.max_steps_notice_seen:
+            out["max_steps_notice"] = self.level_of_max_steps_notice or True
+        if self.resume_global_step is not None:
+            out["resume"] = {"global_step": self.resume_global_step, "epoch": self.resume_epoch}
+        progress = {}
+        if self.last_epoch is not None:
+            progress["last_epoch"] = self.last_epoch.value
+        if self.last_step is not None:
+            progress["last_step"] = self.last_step.value
+        if self.runtime_steps is not None:
+            progress["runtime_x_steps_per_second"] = round(self.runtime_steps, 2)
+        progress["finished"] = self.finished
+        out["progress"] = progress
+        if self.wrapper:
+            out["wrapper"] = {k: r.to_dict() for k, r in self.wrapper.items()}
+        return out
+
+
+@dataclass(slots=True)
+class LogObservations:
+    """All runs found in the input, in order."""
+
+    runs: list[RunObservation] = field(default_factory=list)
+    lines_read: int = 0
+    bytes_read: int = 0
+    files: list[str] = field(default_factory=list)

@@ -1,0 +1,109 @@
+"""Read a log from a file, a directory, stdin (`-`) or pasted text, line by line in constant memory."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from trainsteps.errors import InputError
+from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, unsloth
+from trainsteps.logs.context import ScanContext
+from trainsteps.logs.observed import LogObservations
+from trainsteps.logs.text import CHUNK, iter_lines, iter_text_lines
+from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
+
+# Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
+PARSERS = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.scan, launch.scan)
+_LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md"}
+
+
+def read_log(path: str | None = None, text: str | None = None) -> LogObservations:
+    """Everything readable in a path (`-` for stdin) or a pasted text."""
+    out = LogObservations()
+    if text is not None:
+        _scan(iter_text_lines(text), "-", out)
+        out.bytes_read += len(text.encode("utf-8", "replace"))
+        return out
+    if path is None or path == "-":
+        _read_stream(sys.stdin.buffer, "-", out)
+        return out
+    p = Path(path)
+    if p.is_dir():
+        files = _log_files(p)
+        if not files:
+            raise InputError("explain.error.empty_dir", "explain.hint.empty_dir", path=str(p))
+        for f in files:
+            _read_file(f, out)
+        return out
+    if not p.exists():
+        raise InputError("explain.error.no_file", "explain.hint.no_file", path=str(p))
+    _read_file(p, out)
+    return out
+
+
+def read_bytes(data: bytes, name: str = "-") -> LogObservations:
+    out = LogObservations()
+    _read_stream(io.BytesIO(data), name, out)
+    return out
+
+
+def _log_files(directory: Path) -> list[Path]:
+    files = sorted(f for f in directory.iterdir() if f.is_file() and (f.suffix in _LOG_SUFFIXES or f.name == "trainer_state.json"))
+    if not any(f.name == "trainer_state.json" for f in files):
+        checkpoints = sorted((c for c in directory.glob("checkpoint-*/trainer_state.json")),
+                             key=lambda c: int(c.parent.name.split("-")[-1]) if c.parent.name.split("-")[-1].isdigit() else -1)
+        files += checkpoints[-1:]
+    return files
+
+
+def _read_file(path: Path, out: LogObservations) -> None:
+    try:
+        with path.open("rb") as stream:
+            _read_stream(stream, str(path), out)
+    except OSError as exc:
+        raise InputError("explain.error.unreadable", "explain.hint.no_file", path=str(path), detail=exc.strerror or str(exc)) from None
+
+
+def _read_stream(stream, name: str, out: LogObservations) -> None:
+    head = stream.read(CHUNK)
+    out.files.append(name)
+    if looks_like_state(head):
+        data = head + stream.read(MAX_BYTES)
+        out.bytes_read += len(data)
+        run = parse_state(data, name)
+        if run is not None:
+            out.runs.append(run)
+            return
+        stream = io.BytesIO(data)
+        head = b""
+    _scan(iter_lines(_Chained(head, stream, out)), name, out)
+
+
+class _Chained(io.RawIOBase):
+    """The bytes already peeked at, then the rest of the stream; counts what was read."""
+
+    def __init__(self, head: bytes, rest, out: LogObservations):
+        self.head, self.rest, self.out = head, rest, out
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            data, self.head = self.head, b""
+        else:
+            data = self.rest.read(size)
+        self.out.bytes_read += len(data)
+        return data
+
+
+def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
+    ctx = ScanContext(file=name, out=out)
+    for number, line in enumerate(lines, 1):
+        ctx.line_no, ctx.line = number, line
+        if not line or line.isspace():
+            continue
+        for parse in PARSERS:
+            if parse(line, ctx):
+                break
+    out.lines_read += ctx.line_no
+    ctx.finish()

@@ -1,0 +1,80 @@
+"""Reading text the way people paste it: any source, any damage, constant memory.
+
+`iter_lines` yields logical lines from bytes read in fixed-size chunks, so a 1 GB log
+costs the same memory as a 1 KB one. tqdm and rich redraw a bar with `\\r`, so `\\r` ends
+a line too. Every line is capped (`MAX_LINE`): a file with no newline at all is still
+read in pieces. Bytes are decoded as UTF-8 with replacement, so binary garbage becomes
+text that simply matches nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+CHUNK = 1 << 20
+MAX_LINE = 8192
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_SPLIT = re.compile(rb"\r\n|\r|\n")
+
+
+def iter_lines(stream: BinaryIO) -> Iterator[str]:
+    """Lines of a binary stream, decoded, without ANSI colour codes, each at most MAX_LINE characters."""
+    pending = b""
+    while True:
+        chunk = stream.read(CHUNK)
+        if not chunk:
+            break
+        pending += chunk
+        parts = _SPLIT.split(pending)
+        pending = parts.pop()
+        for raw in parts:
+            yield clean(raw[:MAX_LINE * 4].decode("utf-8", "replace"))
+        while len(pending) > MAX_LINE * 4:  # no line end in sight: emit in pieces
+            yield clean(pending[:MAX_LINE * 4].decode("utf-8", "replace"))
+            pending = pending[MAX_LINE * 4:]
+    if pending:
+        yield clean(pending.decode("utf-8", "replace"))
+
+
+def iter_text_lines(text: str) -> Iterable[str]:
+    for line in re.split(r"\r\n|\r|\n", text):
+        yield clean(line)
+
+
+def clean(line: str) -> str:
+    line = _ANSI.sub("", line)
+    if "\x00" in line:
+        line = line.replace("\x00", "")
+    return line[:MAX_LINE]
+
+
+# A whole number as a banner prints it, with any one thousands separator used consistently:
+# 1,047  1.047  1 047  1'047  1_047  1 047 (no-break spaces)  or plain 1047.
+_SEPS = ",.' _\u00a0\u202f\u2009\u2019"
+NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:([" + re.escape(_SEPS) + r"])\d{3}(?![\d]))(?:\2\d{3}(?!\d))*|\d+)")
+
+
+def parse_int(text: str) -> tuple[int, str] | None:
+    """The first whole number at the start of `text` (after spaces, `*`, backticks) and whatever follows it.
+
+    Returns (value, rest) or None. `rest` is what was glued after the number, e.g. `.teps = 3,900`."""
+    stripped = text.lstrip(" \t*`\"'")
+    match = NUMBER.match(stripped)
+    if not match:
+        return None
+    digits = re.sub(r"\D", "", match.group(1))
+    if len(digits) > 30:
+        return None
+    return int(digits), stripped[match.end():]
+
+
+def parse_float(text: str) -> float | None:
+    match = re.match(r"\s*[*`]*\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", text)
+    return float(match.group(1)) if match else None
+
+
+def letters(text: str) -> str:
+    """Lower-case letters only: how labels are compared, so damaged spacing does not matter."""
+    return re.sub(r"[^a-z]", "", text.lower())

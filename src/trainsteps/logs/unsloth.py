@@ -1,0 +1,69 @@
+"""Unsloth's own banner (it replaces the Trainer's), old and new layouts:
+
+    ==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1
+       \\\\   /|    Num examples = 1,000 | Num Epochs = 1 | Total steps = 60
+    O^O/ \\_/ \\    Batch size per device = 2 | Gradient accumulation steps = 4
+    \\        /    Data Parallel GPUs = 1 | Total batch size (2 x 4 x 1) = 8
+     "-____-"     Trainable parameters = 39,976,960 of 8,000,000,000 (0.50% trained)
+
+The numbers are the Trainer's own (`num_examples`, `num_train_epochs`, `max_steps`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from trainsteps.logs.context import ScanContext
+from trainsteps.logs.text import letters, parse_int
+
+LABELS = {
+    "numgpus": "unsloth_num_gpus",
+    "numgpusused": "unsloth_num_gpus",
+    "numexamples": "num_examples",
+    "numepochs": "num_epochs",
+    "totalsteps": "max_steps",
+    "batchsizeperdevice": "per_device_batch",
+    "gradientaccumulationsteps": "grad_accum",
+    "dataparallelgpus": "unsloth_dp_gpus",
+    "totalbatchsize": "total_batch",
+    "trainableparameters": "trainable_parameters",
+    "numberoftrainableparameters": "trainable_parameters",
+}
+_BY_LENGTH = sorted(LABELS, key=len, reverse=True)
+_PARENS = re.compile(r"\([^()]*\)")
+BANNER_LINES = 5
+
+
+def scan(line: str, ctx: ScanContext) -> bool:
+    if "Unsloth" in line and "Num GPUs" in line:
+        run = ctx.start_run("unsloth")
+        run.header_line = ctx.line_no
+        _pairs(line, ctx)
+        return True
+    run = ctx.current
+    if run is None or run.kind != "unsloth" or run.header_line is None or ctx.line_no - run.header_line >= BANNER_LINES:
+        return False
+    if "=" not in line:
+        return False
+    return _pairs(line, ctx)
+
+
+def _pairs(line: str, ctx: ScanContext) -> bool:
+    found = False
+    for segment in line.split("|"):
+        label, sep, rest = segment.partition("=")
+        if not sep:
+            continue
+        flat = letters(_PARENS.sub("", label))
+        key = next((LABELS[k] for k in _BY_LENGTH if flat.endswith(k)), None)
+        parsed = parse_int(rest)
+        if key is None or parsed is None:
+            continue
+        reading = ctx.reading(parsed[0])
+        if key.startswith("unsloth_"):
+            ctx.current.wrapper[key] = reading
+        else:
+            ctx.current.banner[key] = reading
+            ctx.current.banner_order.append(key)
+        found = True
+    return found
