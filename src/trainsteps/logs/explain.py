@@ -1,0 +1,223 @@
+"""The explanation of a log: a step-by-step account in English or Chinese, and the JSON form.
+
+All words come from the i18n catalogs (`explain.*` ids); the numbers come from the
+inference (`infer.py`) and from the plan engine's own Derivation for the inferred settings.
+"""
+
+from __future__ import annotations
+
+from trainsteps.i18n import label, message, quantity_name
+from trainsteps.logs.infer import Finding, Hypothesis, Inference, infer
+from trainsteps.logs.observed import LogObservations, RunObservation
+
+# Engine derivation steps worth showing in the account (the rest is in --format json).
+ACCOUNT_KEYS = ("rows_per_rank", "global_batches", "batches_per_epoch", "num_update_steps_per_epoch", "max_steps",
+                "num_train_epochs", "num_examples")
+BANNER_LABELS = {
+    "num_examples": "Num examples", "num_epochs": "Num Epochs", "update_steps_per_epoch": "Num update steps per epoch",
+    "per_device_batch": "Instantaneous batch size per device", "dataparallel_batch": "DataParallel batch",
+    "total_batch": "Total train batch size", "grad_accum": "Gradient Accumulation steps",
+    "max_steps": "Total optimization steps", "trainable_parameters": "Number of trainable parameters",
+}
+
+
+def explain_log(obs: LogObservations, raw_examples: int | None = None) -> list[Inference]:
+    return [infer(run, raw_examples) for run in obs.runs]
+
+
+def say(f: Finding, lang: str) -> str:
+    return message(f.msg_id, lang, **f.params)
+
+
+# ---------------------------------------------------------------- human text
+
+def render(obs: LogObservations, inferences: list[Inference], lang: str = "en") -> str:
+    out = [message("explain.summary", lang, runs=len(inferences), lines=obs.lines_read, files=", ".join(obs.files) or "-")]
+    for i, inf in enumerate(inferences, 1):
+        out.append("")
+        out += render_run(inf, i, len(inferences), lang)
+    return "\n".join(out)
+
+
+def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
+    run = inf.run
+    out = [message("explain.run_title", lang, index=index, count=count, kind=label("explain.kind." + run.kind, lang),
+                   file=run.file, line=run.header_line or _first_line(run))]
+    out.append(label("explain.section.read", lang))
+    out += _read_lines(run, lang)
+    for msg_id, params in run.notes:
+        out.append("  ! " + message(msg_id, lang, **params))
+    out.append(label("explain.section.steps", lang))
+    steps = _account(inf, lang)
+    out += [f"  {n}. {text}" for n, text in enumerate(steps, 1)]
+    if inf.facts:
+        out.append(label("explain.section.facts", lang))
+        out += ["  - " + say(f, lang) for f in inf.facts]
+    best = inf.best
+    if best is not None:
+        warnings = _consequences(inf, lang)
+        if warnings:
+            out.append(label("explain.section.consequences", lang))
+            out += warnings
+        alternatives = _alternatives(inf, lang)
+        if alternatives:
+            out.append(label("explain.section.alternatives", lang))
+            out += alternatives
+    if inf.inferred:
+        out.append(label("explain.section.settings", lang))
+        width = max(len(k) for k in inf.inferred)
+        out += [f"  {k.ljust(width)}  {v.text()}" for k, v in inf.inferred.items()]
+    out.append(label("explain.section.contradictions", lang))
+    if not inf.contradictions:
+        out.append("  " + label("none", lang))
+    for c in inf.contradictions:
+        out.append("  x " + say(c.what, lang))
+        out += [f"     {n}) {say(e, lang)}" for n, e in enumerate(c.explanations, 1)]
+    return out
+
+
+def _first_line(run: RunObservation) -> int:
+    return min((r.line for r in run.banner.values()), default=0)
+
+
+def _read_lines(run: RunObservation, lang: str) -> list[str]:
+    rows = []
+    for key in run.banner_order or run.banner:
+        reading = run.banner.get(key)
+        if reading is None:
+            continue
+        name = BANNER_LABELS.get(key, key)
+        text = f"  {name} = {reading.value:,}" if isinstance(reading.value, int) else f"  {name} = {reading.value}"
+        where = message("explain.at_line", lang, line=reading.line)
+        if reading.source_line is not None:
+            where += f" (trainer.py:{reading.source_line})"
+        if reading.note:
+            where += "; " + message(reading.note, lang, **reading.note_params)
+        rows.append((text, where))
+    for key, reading in run.wrapper.items():
+        rows.append((f"  {label('explain.wrapper.' + key, lang)} = {reading.value:,}" if isinstance(reading.value, int)
+                     else f"  {label('explain.wrapper.' + key, lang)} = {reading.value}", message("explain.at_line", lang, line=reading.line)))
+    if run.last_step is not None:
+        rows.append((f"  {label('explain.last_step', lang)} = {run.last_step.value:,}", message("explain.at_line", lang, line=run.last_step.line)))
+    if run.last_epoch is not None:
+        rows.append((f"  {label('explain.last_epoch', lang)} = {run.last_epoch.value:g}", message("explain.at_line", lang, line=run.last_epoch.line)))
+    if run.finished:
+        rows.append((f"  {label('explain.finished', lang)}", ""))
+    width = max((len(t) for t, _ in rows), default=0)
+    return [f"{t.ljust(width)}  {w}".rstrip() for t, w in rows]
+
+
+def _account(inf: Inference, lang: str) -> list[str]:
+    steps = inf.derivation.render(lang)
+    steps += [say(e, lang) for e in inf.evidence]
+    best = inf.best
+    if best is None:
+        return steps
+    d = best.schedule.derivation
+    for step in d:
+        if step.key in ACCOUNT_KEYS:
+            steps.append(d.__class__.render(_single(step), lang)[0])
+    m = inf.run.value("max_steps")
+    if m is not None:
+        steps.append(message("explain.check", lang, value=f"{m:,}"))
+    contrast = _contrast(inf)
+    if contrast is not None:
+        steps.append(message("explain.contrast", lang, **contrast))
+    return steps
+
+
+def _single(step):
+    from trainsteps.derivation import Derivation
+
+    d = Derivation()
+    d.steps.append(step)
+    return d
+
+
+def _contrast(inf: Inference) -> dict | None:
+    """What a release of the other rounding would print for the same settings."""
+    best = inf.best
+    chosen = {h.family.rounding for h in inf.hypotheses}
+    for h in inf.rejected:
+        if h.family.rounding not in chosen and h.drop_last == best.drop_last and h.mode == best.mode and "max_steps" in h.mismatches:
+            return {"family": h.family.name, "value": h.schedule.banner.get("Total optimization steps", "?"),
+                    "rounding": h.family.rounding, "nupe": _nupe_of(h), "best_nupe": _nupe_of(best)}
+    return None
+
+
+def _nupe_of(h: Hypothesis):
+    d = h.schedule.derivation
+    return d["num_update_steps_per_epoch"].value if "num_update_steps_per_epoch" in d else "?"
+
+
+def _consequences(inf: Inference, lang: str) -> list[str]:
+    lines, seen = [], set()
+    best = inf.best
+    for h in inf.hypotheses:
+        if (h.drop_last, h.mode) != (best.drop_last, best.mode):
+            continue
+        for trap in h.schedule.warnings:
+            text = trap.message(lang)
+            if text not in seen:
+                seen.add(text)
+                lines.append(f"  [{trap.code}] {text}")
+    r = best.schedule.run
+    lines.append("  " + message("explain.run_facts", lang, steps=f"{r.optimizer_steps:,}", max_steps=f"{r.max_steps:,}",
+                                  epochs="?" if r.epochs_completed is None else f"{r.epochs_completed:g}",
+                                  samples="?" if r.samples_seen is None else f"{r.samples_seen:,}", version=best.version))
+    return lines
+
+
+def _alternatives(inf: Inference, lang: str) -> list[str]:
+    best, out = inf.best, []
+    for h in inf.hypotheses[1:]:
+        if h.family is best.family and (h.drop_last, h.mode) == (best.drop_last, best.mode):
+            continue
+        codes = ", ".join(t.code for t in h.schedule.warnings) or label("none", lang)
+        r = h.schedule.run
+        out.append("  - " + message("explain.alternative", lang, family=h.family.name, drop_last=h.drop_last,
+                                    mode=label("explain.mode." + h.mode, lang), steps=f"{r.optimizer_steps:,}",
+                                    epochs="?" if r.epochs_completed is None else f"{r.epochs_completed:g}", warnings=codes))
+    return out[:6]
+
+
+# ---------------------------------------------------------------- JSON
+
+def to_json(obs: LogObservations, inferences: list[Inference], lang: str = "en") -> dict:
+    runs = [run_json(inf, lang) for inf in inferences]
+    out: dict = {"source": {"files": obs.files, "lines_read": obs.lines_read, "bytes_read": obs.bytes_read}, "runs": runs}
+    primary = next((r for r in reversed(runs) if r["observed"]["banner"]), runs[-1] if runs else None)
+    if primary is not None:
+        for key in ("observed", "inferred", "run", "contradictions", "derivation"):
+            out[key] = primary[key]
+    return out
+
+
+def run_json(inf: Inference, lang: str) -> dict:
+    observed = inf.run.to_dict()
+    observed["notes"] = [message(m, lang, **p) for m, p in inf.run.notes]
+    best = inf.best
+    run = None
+    derivation = inf.derivation.to_list(lang)
+    if best is not None:
+        data = best.schedule.to_dict(lang)
+        run = {"version": data["version"], "family": data["family"], **data["run"], "warnings": data["warnings"]}
+        derivation += data["derivation"]
+    return {
+        "observed": observed,
+        "inferred": {k: v.to_json() for k, v in inf.inferred.items()},
+        "run": run,
+        "contradictions": [{"what": say(c.what, lang), "id": c.what.msg_id,
+                            "explanations": [{"id": e.msg_id, "text": say(e, lang)} for e in c.explanations]}
+                           for c in inf.contradictions],
+        "derivation": derivation,
+        "evidence": [{"id": e.msg_id, "text": say(e, lang)} for e in inf.evidence],
+        "facts": [{"id": f.msg_id, "code": f.code, "text": say(f, lang)} for f in inf.facts],
+        "hypotheses": [{"family": h.family.name, "version": h.version, "releases": h.releases, "dataloader_drop_last": h.drop_last,
+                        "mode": h.mode, "num_train_epochs": h.epochs.to_json() if h.epochs else None,
+                        "optimizer_steps": h.schedule.run.optimizer_steps, "epochs_completed": h.schedule.run.epochs_completed,
+                        "warnings": [t.code for t in h.schedule.warnings]} for h in inf.hypotheses],
+    }
+
+
+_ = quantity_name
