@@ -46,7 +46,11 @@ class ScanContext:
         self.pending[key] = reading
 
     def finish(self) -> None:
-        """End of input: numbers still waiting go to the last run (a banner printed before them)."""
+        """End of input: numbers still waiting go to the last run (a banner printed before them),
+        or make a run of their own when the input has no banner (e.g. only Axolotl's lines)."""
+        if self.pending and not any(r.file == self.file for r in self.out.runs):
+            self.start_run("wrapper")
+            return
         if self.pending and self.out.runs:
             last = [r for r in self.out.runs if r.file == self.file]
             if last:

@@ -135,13 +135,24 @@ def _single(step):
 
 
 def _contrast(inf: Inference) -> dict | None:
-    """What a release of the other rounding would print for the same settings."""
+    """What a release of the other rounding (floor before 4.52, ceil after) prints for the same settings."""
+    from dataclasses import replace
+
+    from trainsteps.frameworks.hf.releases import representative_releases, rules_for
+    from trainsteps.logs.infer import _nupe, _plan
+
     best = inf.best
-    chosen = {h.family.rounding for h in inf.hypotheses}
-    for h in inf.rejected:
-        if h.family.rounding not in chosen and h.drop_last == best.drop_last and h.mode == best.mode and "max_steps" in h.mismatches:
-            return {"family": h.family.name, "value": h.schedule.banner.get("Total optimization steps", "?"),
-                    "rounding": h.family.rounding, "nupe": _nupe_of(h), "best_nupe": _nupe_of(best)}
+    if best.mode != "epochs":
+        return None
+    order = representative_releases()
+    for version in (order if best.family.rounding == "floor" else list(reversed(order))):
+        rules = rules_for(version)
+        if rules.family.rounding != best.family.rounding:
+            other = _plan(replace(best.spec, transformers=str(version), resume_from_step=None))
+            if other is None or other.run.max_steps == best.schedule.run.max_steps:
+                return None
+            return {"family": rules.family.name, "value": other.banner.get("Total optimization steps", "?"),
+                    "rounding": rules.family.rounding, "nupe": _nupe(other), "best_nupe": _nupe_of(best)}
     return None
 
 

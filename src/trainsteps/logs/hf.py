@@ -75,7 +75,7 @@ def _header(line: str, ctx: ScanContext) -> bool:
         src = _SOURCE.search(line)
         run.header_source_line = int(src.group(1)) if src else None
         return True
-    if re.search(r"\*{3,}\s*Running (Evaluation|Prediction|Evaluate|Predict)", line):
+    if re.search(r"\*+\s*Running (Evaluation|Prediction|Evaluate|Predict)", line):
         ctx.in_other_block = True
         return True
     return False

@@ -258,7 +258,8 @@ def _search(inf: Inference) -> None:
     n, bs, ga = run.value("num_examples"), run.value("per_device_batch"), run.value("grad_accum")
     epochs, max_steps = run.value("num_epochs"), run.value("max_steps")
     if bs is None or bs < 1:
-        inf.facts.append(Finding("explain.fact.no_batch", {}))
+        if run.kind != "wrapper":
+            inf.facts.append(Finding("explain.fact.no_batch", {}))
         return
     ga = ga or 1
     world = inf.world_size or 1
@@ -292,6 +293,17 @@ def _search(inf: Inference) -> None:
                 if hyp is not None:
                     candidates.append(hyp)
     _rank(inf, candidates)
+    if not inf.hypotheses and world > 1 and bs % world == 0 and not stream:
+        # accelerate split_batches: each loader batch is cut across the processes
+        for _, family in FAMILIES.entries:
+            allowed = [r for r in inf.releases if family_of(r) is family]
+            version = allowed[-1] if allowed else _newest_of(family)
+            for drop_last in (False, True):
+                for mode in modes:
+                    hyp = _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps, split=True)
+                    if hyp is not None:
+                        candidates.append(hyp)
+        _rank(inf, candidates)
     if not inf.hypotheses:
         _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps)
 
@@ -309,11 +321,11 @@ def _plan(spec: RunSpec) -> Schedule | None:
         return None
 
 
-def _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps) -> Hypothesis | None:
+def _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps, split=False) -> Hypothesis | None:
     run = inf.run
     base = RunSpec(num_examples=n, per_device_train_batch_size=bs, gradient_accumulation_steps=ga, world_size=world,
                    dataloader_drop_last=drop_last, transformers=version, resume_from_step=run.resume_global_step,
-                   save_strategy="no", logging_strategy="no")
+                   save_strategy="no", logging_strategy="no", split_batches=split)
     epochs_known = None
     if mode == "stream":
         if not max_steps:
@@ -402,14 +414,18 @@ def _progress_check(run: RunObservation, schedule: Schedule):
     return None
 
 
-def _rank(inf: Inference, candidates: list[Hypothesis]) -> None:
-    def score(h: Hypothesis) -> tuple:
-        fractional = h.mode == "epochs" and not float(h.spec.num_train_epochs).is_integer()
-        return (h.mode == "max_steps", h.drop_last, fractional)
+def tier(h: Hypothesis) -> int:
+    """0: whole epochs (or a stream); 1: max_steps set; 2: fractional epochs. Lower is more common."""
+    if h.mode in ("max_steps", "stream"):
+        return 1
+    if h.mode == "epochs" and not float(h.spec.num_train_epochs).is_integer():
+        return 2
+    return 0
 
+
+def _rank(inf: Inference, candidates: list[Hypothesis]) -> None:
     good = [h for h in candidates if h.consistent and h.allowed]
-    good.sort(key=score)
-    # Keep the simplest explanation per family first, then the alternatives.
+    good.sort(key=lambda h: (tier(h), h.drop_last))
     inf.hypotheses = good
     inf.rejected = [h for h in candidates if not (h.consistent and h.allowed)]
 
@@ -544,13 +560,18 @@ def _settings(inf: Inference) -> None:
     if inf.world_size is not None:
         out["world_size"] = Known(exact=inf.world_size)
     stream = run.value("num_epochs") == MAXSIZE
-    out["streaming"] = Known(exact=stream)
+    empty_loader = stream and any(Version.parse(r) >= Version(4, 49, 0) for r in inf.releases)
+    out["streaming"] = Known(choices=[True, False]) if empty_loader else Known(exact=stream)
+    if empty_loader:
+        inf.facts.append(Finding("explain.fact.empty_loader", {"rows": (run.value("per_device_batch") or 1) * (inf.world_size or 1)}))
     if run.value("num_examples") is not None and not stream:
         out["num_examples"] = Known(exact=run.value("num_examples"))
     if run.resume_global_step is not None:
         out["resume_from_step"] = Known(exact=run.resume_global_step)
     hyps = inf.hypotheses
     if not hyps:
+        if inf.releases and len(inf.releases) < len(all_releases()) and any(e.msg_id == "explain.ev.lines" for e in inf.evidence):
+            out["transformers"] = Known(exact=inf.releases[0]) if len(inf.releases) == 1 else Known(low=inf.releases[0], high=inf.releases[-1])
         return
     if not stream:
         modes = {h.mode for h in hyps}
@@ -566,12 +587,30 @@ def _settings(inf: Inference) -> None:
             out["num_train_epochs"] = _union(epoch_ranges)
         drops = sorted({h.drop_last for h in hyps})
         out["dataloader_drop_last"] = Known(exact=drops[0]) if len(drops) == 1 else Known(choices=drops)
+        splits = sorted({h.spec.split_batches for h in hyps})
+        out["split_batches"] = Known(exact=splits[0]) if len(splits) == 1 else Known(choices=splits)
     else:
         out["max_steps"] = Known(exact=run.value("max_steps"))
     releases = sorted({r for h in hyps for r in h.releases}, key=Version.parse)
     out["transformers"] = Known(exact=releases[0]) if len(releases) == 1 else Known(low=releases[0], high=releases[-1])
-    families = sorted({h.family.name for h in hyps}, key=lambda name: [h.family.name for h in hyps].index(name))
-    inf.facts.insert(0, Finding("explain.fact.releases", {"releases": summarize(releases), "families": ", ".join(families)}))
+    first = tier(hyps[0])
+    primary = [h for h in hyps if tier(h) == first]
+    main = sorted({r for h in primary for r in h.releases}, key=Version.parse)
+    facts = [Finding("explain.fact.releases_" + ("epochs", "max_steps", "fraction")[first],
+                     {"releases": summarize(main), "families": _families(primary)})]
+    others = [h for h in hyps if tier(h) != first and h.family.name not in {p.family.name for p in primary}]
+    if others:
+        extra = sorted({r for h in others for r in h.releases}, key=Version.parse)
+        facts.append(Finding("explain.fact.releases_other", {"releases": summarize(extra), "families": _families(others)}))
+    inf.facts[:0] = facts
+
+
+def _families(hyps: list[Hypothesis]) -> str:
+    names: list[str] = []
+    for h in hyps:
+        if h.family.name not in names:
+            names.append(h.family.name)
+    return ", ".join(names)
 
 
 def _union(ranges: list[Known]) -> Known:
