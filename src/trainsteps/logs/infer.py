@@ -594,11 +594,11 @@ def _settings(inf: Inference) -> None:
     releases = sorted({r for h in hyps for r in h.releases}, key=Version.parse)
     out["transformers"] = Known(exact=releases[0]) if len(releases) == 1 else Known(low=releases[0], high=releases[-1])
     first = tier(hyps[0])
-    primary = [h for h in hyps if tier(h) == first]
+    primary = [h for h in hyps if (tier(h), h.drop_last, h.spec.split_batches) == (first, hyps[0].drop_last, hyps[0].spec.split_batches)]
     main = sorted({r for h in primary for r in h.releases}, key=Version.parse)
     facts = [Finding("explain.fact.releases_" + ("epochs", "max_steps", "fraction")[first],
-                     {"releases": summarize(main), "families": _families(primary)})]
-    others = [h for h in hyps if tier(h) != first and h.family.name not in {p.family.name for p in primary}]
+                     {"releases": summarize(main), "families": _families(primary), "drop_last": hyps[0].drop_last})]
+    others = [h for h in hyps if h.family.name not in {p.family.name for p in primary}]
     if others:
         extra = sorted({r for h in others for r in h.releases}, key=Version.parse)
         facts.append(Finding("explain.fact.releases_other", {"releases": summarize(extra), "families": _families(others)}))
