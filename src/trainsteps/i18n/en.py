@@ -201,6 +201,7 @@ MESSAGES = {
     "explain.fact.deepspeed_differs": "DeepSpeed's batch lines imply {ds} processes, the Trainer banner {world}",
     "explain.fact.no_batch": "the log has no per-device batch size, so no step count can be recomputed",
     "explain.fact.too_little": "without Num examples, the log needs both Num Epochs and Total optimization steps to bound the dataset size",
+    "explain.fact.cut_banner": "the banner stops before Total optimization steps, so the numbers cannot tell the releases apart; each family's prediction is listed",
     "explain.fact.n_range": "transformers {family} (dataloader_drop_last={drop_last}): any dataset of {low:,} to {high:,} rows prints these steps",
     "explain.fact.packed": "the Trainer saw {n:,} rows, the raw data has {raw:,}: packing joined about {ratio} rows per training sequence",
     "explain.fact.fewer_rows": "the Trainer saw {n:,} rows but the raw data has {raw:,} ({ratio}x): packing, filtered/too-long rows, a validation split or max_samples",

@@ -197,6 +197,7 @@ MESSAGES = {
     "explain.fact.deepspeed_differs": "DeepSpeed 的批次配置意味着 {ds} 个进程，Trainer 横幅意味着 {world} 个",
     "explain.fact.no_batch": "日志中没有每设备批次大小，无法重算步数",
     "explain.fact.too_little": "没有 Num examples 时，需要同时有 Num Epochs 和 Total optimization steps 才能限定数据集大小",
+    "explain.fact.cut_banner": "横幅在 Total optimization steps 之前就断了，无法用数字区分版本；下面列出每个版本族的预测",
     "explain.fact.n_range": "transformers {family}（dataloader_drop_last={drop_last}）：{low:,} 到 {high:,} 条样本的数据集都会打印这些步数",
     "explain.fact.packed": "Trainer 看到 {n:,} 条样本，原始数据有 {raw:,} 条：打包（packing）平均把约 {ratio} 条拼成一个训练序列",
     "explain.fact.fewer_rows": "Trainer 看到 {n:,} 条样本，但原始数据有 {raw:,} 条（{ratio} 倍）：打包、过滤掉的过长/无效样本、验证集划分或 max_samples",

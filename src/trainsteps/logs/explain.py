@@ -199,7 +199,7 @@ def to_json(obs: LogObservations, inferences: list[Inference], lang: str = "en")
     out: dict = {"source": {"files": obs.files, "lines_read": obs.lines_read, "bytes_read": obs.bytes_read}, "runs": runs}
     primary = next((r for r in reversed(runs) if r["observed"]["banner"]), runs[-1] if runs else None)
     if primary is not None:
-        for key in ("observed", "inferred", "run", "contradictions", "derivation"):
+        for key in ("observed", "inferred", "run", "contradictions", "derivation", "facts", "evidence", "hypotheses"):
             out[key] = primary[key]
     return out
 

@@ -272,6 +272,8 @@ def _search(inf: Inference) -> None:
         modes = ["epochs"]
     else:
         modes = ["epochs", "max_steps"]
+    if max_steps is None:
+        inf.facts.append(Finding("explain.fact.cut_banner", {}))
     if n is None and not stream:
         _search_unknown_n(inf, bs, ga, world, epochs, max_steps, modes)
         return
@@ -576,7 +578,9 @@ def _settings(inf: Inference) -> None:
     if not stream:
         modes = {h.mode for h in hyps}
         m = run.value("max_steps")
-        if modes == {"epochs"}:
+        if m is None:
+            pass
+        elif modes == {"epochs"}:
             out["max_steps"] = Known(exact=-1)
         elif modes == {"max_steps"}:
             out["max_steps"] = Known(exact=m)

@@ -1,0 +1,74 @@
+"""`trainsteps explain` on files, directories, stdin and pasted text; JSON and Chinese output."""
+
+import json
+
+from click.testing import CliRunner
+
+from trainsteps.cli.main import cli
+
+from .conftest import FIXTURES
+
+SEED_001 = FIXTURES / "seed_001_1047.log"
+
+
+def run(*args, stdin=None):
+    return CliRunner().invoke(cli, ["explain", *args], input=stdin)
+
+
+def test_json_has_the_documented_sections():
+    result = run(str(SEED_001), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {"observed", "inferred", "run", "contradictions", "derivation", "runs"} <= set(data)
+    assert data["inferred"]["world_size"] == 1
+    assert data["inferred"]["num_train_epochs"] == {"min": 299.923077, "max": 300.0, "min_exclusive": True}
+    assert data["run"]["optimizer_steps"] == 3900
+    assert any(step["key"] == "num_update_steps_per_epoch" and step["value"] == 13 for step in data["derivation"])
+
+
+def test_stdin_and_text_give_the_same_answer():
+    text = SEED_001.read_text()
+    from_stdin = json.loads(run("-", "--format", "json", stdin=text).output)
+    from_text = json.loads(run("--text", text, "--format", "json").output)
+    assert from_stdin["inferred"] == from_text["inferred"]
+
+
+def test_directory_with_a_log_and_a_trainer_state(tmp_path):
+    (tmp_path / "train.log").write_text(SEED_001.read_text())
+    state = {"global_step": 3900, "epoch": 278.6095, "max_steps": 3900, "num_train_epochs": 300, "train_batch_size": 10,
+             "log_history": [{"loss": 1.0, "epoch": 0.77, "step": 10}, {"train_runtime": 1.0, "epoch": 278.6095, "step": 3900}]}
+    (tmp_path / "trainer_state.json").write_text(json.dumps(state))
+    result = run(str(tmp_path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    kinds = [r["observed"]["kind"] for r in data["runs"]]
+    assert kinds == ["hf", "trainer_state"]
+    state_run = data["runs"][1]
+    assert any(f["code"] == "HF_PLAN_LOOP_MISMATCH" for f in state_run["facts"])
+
+
+def test_chinese():
+    result = run(str(SEED_001), "--lang", "zh")
+    assert result.exit_code == 0
+    assert "逐步推导" in result.output and "278.61" in result.output
+
+
+def test_processes_differ_from_the_launcher():
+    text = "torchrun --nproc_per_node 4 train.py\n" + SEED_001.read_text()
+    data = json.loads(run("--text", text, "--format", "json").output)
+    assert any(f["code"] == "LOG_PROCESSES_DIFFER" and "1 process(es) were used, not 4" in f["text"] for f in data["facts"])
+
+
+def test_raw_examples_option():
+    data = json.loads(run(str(SEED_001), "--raw-examples", "2000", "--format", "json").output)
+    assert any(f["code"] == "LOG_FEWER_EXAMPLES" for f in data["facts"])
+
+
+def test_path_and_text_together_is_an_error():
+    result = run(str(SEED_001), "--text", "x")
+    assert result.exit_code == 2
+
+
+def test_nothing_found():
+    result = run("--text", "hello world")
+    assert result.exit_code == 2 and "no training banner" in result.output
