@@ -68,3 +68,18 @@ def test_seed_001_explanation_in_both_languages():
     assert {"observed", "inferred", "run", "contradictions", "derivation"} <= set(data)
     assert data["inferred"]["transformers"] == "4.49.0"
     assert data["run"]["epochs_completed"] == 278.6095
+
+
+SUMMARY = "{'train_runtime': 3723.1, 'train_samples_per_second': 84.4, 'train_steps_per_second': 1.048, 'epoch': %s}"
+
+
+def test_where_the_run_stopped_tells_the_release_families_apart():
+    """Without line numbers the banner fits every release before 4.52; the final epoch picks the loop."""
+    banner = "\n".join(line.split(">>", 1)[1] for line in (FIXTURES / "seed_001_1047.log").read_text().splitlines() if ">>" in line)
+    late = infer(read_log(text=banner + "\n" + SUMMARY % "278.61").runs[0])
+    assert {h.family.name for h in late.hypotheses} == {"4.47-4.51"}
+    assert any(e.msg_id == "explain.ev.progress" for e in late.evidence)
+    early = infer(read_log(text=banner + "\n" + SUMMARY % "297.14").runs[0])
+    assert {h.family.name for h in early.hypotheses} == {"4.30", "4.31-4.45", "4.46"}
+    never = infer(read_log(text=banner + "\n" + SUMMARY % "150.0").runs[0])
+    assert never.contradictions and never.contradictions[0].what.msg_id == "explain.contra.progress"

@@ -6,7 +6,8 @@ inference (`infer.py`) and from the plan engine's own Derivation for the inferre
 
 from __future__ import annotations
 
-from trainsteps.i18n import label, message, quantity_name
+from trainsteps.derivation import render_step
+from trainsteps.i18n import label, message
 from trainsteps.logs.infer import Finding, Hypothesis, Inference, infer
 from trainsteps.logs.observed import LogObservations, RunObservation
 
@@ -113,10 +114,7 @@ def _account(inf: Inference, lang: str) -> list[str]:
     best = inf.best
     if best is None:
         return steps
-    d = best.schedule.derivation
-    for step in d:
-        if step.key in ACCOUNT_KEYS:
-            steps.append(d.__class__.render(_single(step), lang)[0])
+    steps += [render_step(step, lang) for step in best.schedule.derivation if step.key in ACCOUNT_KEYS]
     m = inf.run.value("max_steps")
     if m is not None:
         steps.append(message("explain.check", lang, value=f"{m:,}"))
@@ -124,14 +122,6 @@ def _account(inf: Inference, lang: str) -> list[str]:
     if contrast is not None:
         steps.append(message("explain.contrast", lang, **contrast))
     return steps
-
-
-def _single(step):
-    from trainsteps.derivation import Derivation
-
-    d = Derivation()
-    d.steps.append(step)
-    return d
 
 
 def _contrast(inf: Inference) -> dict | None:
@@ -230,5 +220,3 @@ def run_json(inf: Inference, lang: str) -> dict:
                         "warnings": [t.code for t in h.schedule.warnings]} for h in inf.hypotheses],
     }
 
-
-_ = quantity_name

@@ -430,6 +430,15 @@ def _rank(inf: Inference, candidates: list[Hypothesis]) -> None:
     good.sort(key=lambda h: (tier(h), h.drop_last))
     inf.hypotheses = good
     inf.rejected = [h for h in candidates if not (h.consistent and h.allowed)]
+    if good:
+        ruled_out = [h for h in inf.rejected if h.allowed and not h.mismatches and h.progress_mismatch
+                     and (h.drop_last, h.mode) == (good[0].drop_last, good[0].mode) and h.family not in {g.family for g in good}]
+        inf.evidence = [e for e in inf.evidence if e.msg_id != "explain.ev.progress"]
+        for h in ruled_out:
+            what, seen, predicted = h.progress_mismatch
+            reading = inf.run.last_step if what == "step" else inf.run.last_epoch
+            inf.evidence.append(Finding("explain.ev.progress", {"what": what, "seen": _fmt(seen), "line": reading.line if reading else "?",
+                                                                "family": h.family.name, "predicted": _fmt(predicted)}))
 
 
 def _axolotl_set_max_steps(run: RunObservation) -> bool:
