@@ -23,8 +23,7 @@ class ScanContext:
     """Inside an `***** Running Evaluation/Prediction *****` block, whose `Num examples` is not the training set."""
 
     def reading(self, value, source_line: int | None = None, note: str | None = None, **params) -> Reading:
-        text = self.line.strip()
-        return Reading(value, self.line_no, text[:200], source_line, note, params)
+        return Reading(value, self.line_no, self.line[:200].strip(), source_line, note, params)
 
     def start_run(self, kind: str) -> RunObservation:
         run = RunObservation(kind=kind, file=self.file)

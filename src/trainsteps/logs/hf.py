@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from trainsteps.logs.context import ScanContext
-from trainsteps.logs.text import letters, parse_float, parse_int
+from trainsteps.logs.text import letters, parse_int
 
 # letters of a label (parenthesised part removed) -> banner key
 LABELS = {
@@ -129,34 +129,37 @@ def _progress(line: str, ctx: ScanContext) -> bool:
     if "epoch" in line:
         match = _EPOCH.search(line)
         if match:
-            value = parse_float(match.group(1))
-            if value is not None:
-                run.last_epoch = ctx.reading(value)
+            try:
+                run.last_epoch = ctx.reading(float(match.group(1)))
+            except ValueError:
+                pass
             if "train_runtime" in line:
                 run.finished = True
                 runtime, per_second = _RUNTIME.search(line), _STEPS_PER_SECOND.search(line)
                 if runtime and per_second:
                     run.runtime_steps = float(runtime.group(1)) * float(per_second.group(1))
-            steps = _CURRENT_STEPS.search(line)
-            if steps:
-                run.last_step = ctx.reading(int(steps.group(1)))
+            if "current_steps" in line:
+                steps = _CURRENT_STEPS.search(line)
+                if steps:
+                    run.last_step = ctx.reading(int(steps.group(1)))
             return True
         metric = _METRIC_EPOCH.match(line)
         if metric:
             run.last_epoch = ctx.reading(float(metric.group(1)))
             return True
-    if "Epoch" in line:
+    if " [" in line:
+        max_steps = run.value("max_steps")
+        if max_steps is not None and f"/{max_steps} [" in line:
+            for match in _TQDM.finditer(line):
+                if int(match.group(2)) == max_steps:
+                    run.last_step = ctx.reading(int(match.group(1)))
+            return True
+    if "Epoch" in line and "/" in line:
         match = _NOTEBOOK.search(line)
         if match:
             run.last_step = ctx.reading(int(match.group(1)))
             run.last_epoch = ctx.reading(float(match.group(3)))
             return True
-    if " [" in line and "/" in line:
-        max_steps = run.value("max_steps")
-        for match in _TQDM.finditer(line):
-            if max_steps is not None and int(match.group(2)) == max_steps:
-                run.last_step = ctx.reading(int(match.group(1)))
-        return False
     if "Training completed" in line:
         run.finished = True
         return True

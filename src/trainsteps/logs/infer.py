@@ -223,7 +223,7 @@ def _release_evidence(inf: Inference) -> None:
 
 
 def _adjacent(order: list[str], first: str, second: str) -> bool:
-    return any(a == first and b == second for a, b in zip(order, order[1:]))
+    return any(a == first and b == second for a, b in zip(order, order[1:], strict=False))
 
 
 def _line_span(lines: dict[str, int]) -> str:
@@ -278,7 +278,7 @@ def _search(inf: Inference) -> None:
         _search_unknown_n(inf, bs, ga, world, epochs, max_steps, modes)
         return
     candidates = []
-    for start, family in FAMILIES.entries:
+    for _, family in FAMILIES.entries:
         allowed = [r for r in inf.releases if family_of(r) is family]
         version = allowed[-1] if allowed else _newest_of(family)
         for drop_last in (False, True):

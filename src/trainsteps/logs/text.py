@@ -44,7 +44,8 @@ def iter_text_lines(text: str) -> Iterable[str]:
 
 
 def clean(line: str) -> str:
-    line = _ANSI.sub("", line)
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
     if "\x00" in line:
         line = line.replace("\x00", "")
     return line[:MAX_LINE]
