@@ -9,7 +9,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf import intervals, traps
 from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
-from trainsteps.frameworks.hf.loader import loader_shape
+from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
 from trainsteps.frameworks.hf.releases import Rules, rules_for
 from trainsteps.schedule import RunFacts, Schedule
