@@ -281,7 +281,7 @@ def _search(inf: Inference) -> None:
     for _, family in FAMILIES.entries:
         allowed = [r for r in inf.releases if family_of(r) is family]
         version = allowed[-1] if allowed else _newest_of(family)
-        for drop_last in (False, True):
+        for drop_last in (False,) if stream else (False, True):
             for mode in modes:
                 hyp = _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps)
                 if hyp is not None:
@@ -306,6 +306,14 @@ def _search(inf: Inference) -> None:
                     if hyp is not None:
                         candidates.append(hyp)
         _rank(inf, candidates)
+    if not inf.hypotheses and _axolotl_set_max_steps(run) and epochs and max_steps:
+        # Axolotl packs in its sampler: the Trainer's loader length comes from packed batches, not from Num examples.
+        low = math.ceil(max_steps / epochs)
+        high = math.ceil(max_steps / (epochs - 1)) - 1 if epochs > 1 else None
+        inf.facts.append(Finding("explain.fact.axolotl_packed", {"low": low, "high": "..." if high is None else f"{high:,}",
+                                                                 "m": max_steps, "epochs": epochs}))
+        inf.inferred["max_steps"] = Known(exact=max_steps)
+        return
     if not inf.hypotheses:
         _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps)
 
@@ -474,7 +482,7 @@ def _search_unknown_n(inf, bs, ga, world, epochs, max_steps, modes) -> None:
         if hyp.consistent:
             inf.hypotheses.append(hyp)
         inf.facts.append(Finding("explain.fact.n_range", {"low": low, "high": high, "family": family.name,
-                                                          "drop_last": drop_last}))
+                                                          "drop_last": drop_last, "mode": "max_steps" if mode == "max_steps" else "num_train_epochs"}))
     inf.hypotheses.sort(key=lambda h: (h.mode == "max_steps", h.drop_last))
     lows = [r[4][0] for r in ranges]
     highs = [r[4][1] for r in ranges]
