@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,10 +16,20 @@ from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_sta
 
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
 PARSERS = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.scan, launch.scan)
-# Any line a parser could use contains one of these; the rest (most of a long log) is skipped at C speed.
-_USEFUL = re.compile(r"=|[eE]poch|Running|%\||\d \[|Training completed|global step|_num_|data_loader_len|batch_size|gradient_accumulation"
-                     r"|nproc|num[_-]processes|GPU number|CUDA_VISIBLE|Unsloth|adjusted to|max_steps is given|trainer\.py:|training_args\.py:"
-                     r"|Maximum number|total_supervised")
+# Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
+# Plain substring tests: much faster than one alternation regex.
+_NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",
+            "gradient_accumulation", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE", "Unsloth",
+            "adjusted to", "max_steps is given", "trainer.py:", "training_args.py:", "Maximum number", "total_supervised")
+
+
+def _useful(line: str) -> bool:
+    for needle in _NEEDLES:
+        if needle in line:
+            return True
+    return False
+
+
 _LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md"}
 
 
@@ -105,7 +114,7 @@ def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     for number, line in enumerate(lines, 1):
         ctx.line_no, ctx.line = number, line
-        if not _USEFUL.search(line):
+        if not _useful(line):
             continue
         for parse in PARSERS:
             if parse(line, ctx):

@@ -9,6 +9,7 @@ text that simply matches nothing.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
@@ -16,26 +17,31 @@ from typing import BinaryIO
 CHUNK = 1 << 20
 MAX_LINE = 8192
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-_SPLIT = re.compile(rb"\r\n|\r|\n")
 
 
 def iter_lines(stream: BinaryIO) -> Iterator[str]:
     """Lines of a binary stream, decoded, without ANSI colour codes, each at most MAX_LINE characters."""
-    pending = b""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
     while True:
         chunk = stream.read(CHUNK)
-        if not chunk:
-            break
-        pending += chunk
-        parts = _SPLIT.split(pending)
-        pending = parts.pop()
-        for raw in parts:
-            yield clean(raw[:MAX_LINE * 4].decode("utf-8", "replace"))
+        text = pending + decoder.decode(chunk, final=not chunk)
+        lines = text.split("\n")
+        pending = lines.pop() if chunk else ""
+        if "\r" in pending:
+            parts = pending.split("\r")
+            pending = parts.pop()
+            lines += parts
+        for line in lines:
+            if "\r" in line:
+                yield from (clean(part) for part in line.split("\r"))
+            else:
+                yield clean(line)
         while len(pending) > MAX_LINE * 4:  # no line end in sight: emit in pieces
-            yield clean(pending[:MAX_LINE * 4].decode("utf-8", "replace"))
+            yield clean(pending[:MAX_LINE * 4])
             pending = pending[MAX_LINE * 4:]
-    if pending:
-        yield clean(pending.decode("utf-8", "replace"))
+        if not chunk:
+            return
 
 
 def iter_text_lines(text: str) -> Iterable[str]:
