@@ -72,3 +72,19 @@ def test_path_and_text_together_is_an_error():
 def test_nothing_found():
     result = run("--text", "hello world")
     assert result.exit_code == 2 and "no training banner" in result.output
+
+
+def test_every_fixture_renders_in_both_languages_and_json():
+    for path in sorted(FIXTURES.rglob("*.log")):
+        for lang in ("en", "zh"):
+            result = run(str(path), "--lang", lang)
+            assert result.exit_code == 0, (path, result.output)
+        assert json.loads(run(str(path), "--format", "json").output)["runs"]
+
+
+def test_trainer_state_pasted_as_text():
+    state = '{"global_step": 20, "epoch": 1.53, "max_steps": 39, "num_train_epochs": 3, "train_batch_size": 10, "log_history": []}'
+    for lang in ("en", "zh"):
+        result = run("--text", state, "--lang", lang)
+        assert result.exit_code == 0, result.output
+    assert "20 of 39" in run("--text", state).output

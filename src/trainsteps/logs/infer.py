@@ -695,7 +695,7 @@ def _infer_state(inf: Inference) -> None:
                                "ceil(M / E) .. M", f"ceil({m} / {epochs}) .. {m}", "explain.why.state_nupe")
     step, epoch = run.last_step, run.last_epoch
     if step is not None and m and step.value < m:
-        inf.facts.append(Finding("explain.fact.state_short", {"step": step.value, "m": m,
+        inf.facts.append(Finding("explain.fact.state_short", {"step": step.value, "max_steps": m,
                                                               "epoch": _fmt(epoch.value) if epoch else "?"},
                                  code="LOG_STOPPED_EARLY"))
     elif step is not None and m and epoch is not None and epochs and epoch.value < epochs - 1e-9 and epochs != MAXSIZE:

@@ -37,8 +37,13 @@ def read_log(path: str | None = None, text: str | None = None) -> LogObservation
     """Everything readable in a path (`-` for stdin) or a pasted text."""
     out = LogObservations()
     if text is not None:
+        data = text.encode("utf-8", "replace")
+        if looks_like_state(data[:CHUNK]):
+            _read_stream(io.BytesIO(data), "-", out)
+            return out
         _scan(iter_text_lines(text), "-", out)
-        out.bytes_read += len(text.encode("utf-8", "replace"))
+        out.files.append("-")
+        out.bytes_read += len(data)
         return out
     if path is None or path == "-":
         _read_stream(sys.stdin.buffer, "-", out)
