@@ -691,8 +691,11 @@ def _infer_state(inf: Inference) -> None:
     if epochs is not None and epochs != MAXSIZE:
         out["num_train_epochs"] = Known(low=max(epochs - 1, 0), high=epochs, low_open=True)
         if m:
-            inf.derivation.add("num_update_steps_per_epoch", Known(low=math.ceil(m / epochs), high=m).text(),
-                               "ceil(M / E) .. M", f"ceil({m} / {epochs}) .. {m}", "explain.why.state_nupe")
+            high = math.ceil(m / (epochs - 1)) - 1 if epochs > 1 else m
+            formula, numbers = ("ceil(M / E) .. ceil(M / (E - 1)) - 1", f"ceil({m} / {epochs}) .. ceil({m} / {epochs - 1}) - 1") \
+                if epochs > 1 else ("ceil(M / E) .. M", f"ceil({m} / {epochs}) .. {m}")
+            inf.derivation.add("num_update_steps_per_epoch", Known(low=math.ceil(m / epochs), high=high).text(), formula, numbers,
+                               "explain.why.state_nupe")
     step, epoch = run.last_step, run.last_epoch
     if step is not None and m and step.value < m:
         inf.facts.append(Finding("explain.fact.state_short", {"step": step.value, "max_steps": m,

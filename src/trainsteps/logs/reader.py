@@ -92,6 +92,7 @@ def _read_stream(stream, name: str, out: LogObservations) -> None:
         data = head + stream.read(MAX_BYTES)
         out.bytes_read += len(data)
         run = parse_state(data, name)
+        out.lines_read += data.count(b"\n") + 1
         if run is not None:
             out.runs.append(run)
             return
