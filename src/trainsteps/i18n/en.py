@@ -108,7 +108,6 @@ MESSAGES = {
     "hf.error.stream_too_small": "{n} rows make no batch of {bs} with drop_last",
     "hf.hint.stream_too_small": "lower the batch size or turn off --dataloader-drop-last",
     "hf.error.empty_loader": "{n} rows give no batch of {bs}, so training cannot start; transformers: {framework_error}",
-    "hf.error.empty_loader_hangs": "{n} rows give no batch of {bs}: transformers {version} treats the loader as a stream and loops forever without a step",
     "hf.hint.empty_loader": "lower --per-device-train-batch-size or drop --dataloader-drop-last",
     "hf.error.warmup_ratio_removed": "transformers {version} has no warmup_ratio (removed in 5.15)",
     "hf.hint.warmup_ratio_removed": "use --warmup-steps with a value below 1 for a fraction, e.g. --warmup-steps 0.1",
@@ -139,4 +138,7 @@ MESSAGES = {
     "cli.error.world_twice": "give either --world-size or --gpus/--nodes, not both",
     "cli.hint.world_twice": "world size = GPUs per node x nodes",
     "cli.error.nodes_without_gpus": "--nodes needs --gpus (GPUs per node)",
+    'hf.empty.epochs': 'a loader of length 0 takes the no-length path (transformers >= 4.49): sys.maxsize epochs',
+    'hf.loader.stream_dispatch': 'a stream: rank 0 reads the batches and dispatches one to each of the {world} ranks',
+    'hf.trap.empty_loader': '{n} rows give no batch of {bs}: transformers {version} prints a stream-like banner, finds not a single batch in the first epoch and stops at step 0',
 }

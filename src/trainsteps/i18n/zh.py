@@ -104,7 +104,6 @@ MESSAGES = {
     "hf.error.stream_too_small": "{n} 条样本在 drop_last 下凑不出一个大小为 {bs} 的批次",
     "hf.hint.stream_too_small": "减小批次大小或关闭 --dataloader-drop-last",
     "hf.error.empty_loader": "{n} 条样本凑不出一个大小为 {bs} 的批次，训练无法开始；transformers：{framework_error}",
-    "hf.error.empty_loader_hangs": "{n} 条样本凑不出一个大小为 {bs} 的批次：transformers {version} 会把它当作数据流，无限循环且不执行任何一步",
     "hf.hint.empty_loader": "减小 --per-device-train-batch-size 或去掉 --dataloader-drop-last",
     "hf.error.warmup_ratio_removed": "transformers {version} 没有 warmup_ratio（5.15 已移除）",
     "hf.hint.warmup_ratio_removed": "用小于 1 的 --warmup-steps 表示比例，例如 --warmup-steps 0.1",
@@ -135,4 +134,7 @@ MESSAGES = {
     "cli.error.world_twice": "--world-size 与 --gpus/--nodes 只能二选一",
     "cli.hint.world_twice": "进程总数 = 每节点 GPU 数 x 节点数",
     "cli.error.nodes_without_gpus": "--nodes 需要同时给出 --gpus（每节点 GPU 数）",
+    'hf.empty.epochs': '长度为 0 的数据加载器走无长度分支（transformers >= 4.49）：轮数为 sys.maxsize',
+    'hf.loader.stream_dispatch': '数据流：由 0 号进程读取批次并分发给 {world} 个进程各一个',
+    'hf.trap.empty_loader': '{n} 条样本凑不出一个大小为 {bs} 的批次：transformers {version} 打印类似数据流的横幅，第一轮没有任何批次，在第 0 步停止',
 }

@@ -66,3 +66,15 @@ def _accelerate(d: Derivation, n: int, bs: int, dp: int, drop_last: bool, split_
         batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", f"ceil({whole} / {dp})", "hf.loader.shard_even", world=dp)
     # even_batches: short ranks and the short last batch are filled with rows from the start of the data.
     return LoaderShape(batches, bs * dp, bs * dp, dp)
+
+
+def stream_shape(d: Derivation, n: int, bs: int, dp: int, drop_last: bool) -> LoaderShape:
+    """One pass over an iterable dataset of n rows: rank 0 reads and dispatches dp batches at a time.
+
+    Unlike map-style sharding nothing is padded: a pass feeds exactly its rows (fewer with drop_last)."""
+    whole = d.add("global_batches", n // bs if drop_last else ceil_div(n, bs), "floor(N / bs)" if drop_last else "ceil(N / bs)",
+                  f"{'floor' if drop_last else 'ceil'}({n} / {bs})", "hf.loader.drop_last" if drop_last else "hf.loader.keep_last")
+    batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", f"ceil({whole} / {dp})", "hf.loader.stream_dispatch", world=dp)
+    rows = whole * bs if drop_last else n
+    full = bs * dp
+    return LoaderShape(batches, full, rows - (batches - 1) * full, dp)

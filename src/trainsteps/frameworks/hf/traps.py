@@ -10,13 +10,17 @@ from trainsteps.spec import RunSpec
 
 
 def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: LoaderShape | None,
-         total_batch: int, stream: bool) -> list[Trap]:
+         total_batch: int, stream: bool, empty: bool = False) -> list[Trap]:
     found: list[Trap] = []
     version = str(rules.version)
     if rules.newer_than_known:
         found.append(Trap("HF_NEWER_THAN_KNOWN", "hf.trap.newer", {"version": version}))
     if max(spec.tensor_parallel_size, spec.context_parallel_size, spec.sequence_parallel_size) > 1:
         found.append(Trap("HF_PARALLEL_NOT_RECORDED", "hf.trap.parallel", {"version": version}))
+    if empty:
+        found.append(Trap("HF_EMPTY_LOADER", "hf.trap.empty_loader",
+                          {"n": spec.num_examples, "bs": spec.per_device_train_batch_size, "version": version}))
+        return found
     if loop.never_ends:
         found.append(Trap("HF_STREAM_NEVER_ENDS", "hf.trap.stream_never_ends", {"ga": spec.gradient_accumulation_steps, "batches": shape.batches if shape else 0}))
         return found
