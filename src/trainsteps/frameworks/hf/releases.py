@@ -9,6 +9,7 @@ checked against recorded runs (tests/fixtures/hf). See docs/hf-trainer-rules.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from trainsteps.versions import Timeline, Version, as_version
 
@@ -134,6 +135,7 @@ class Rules:
     newer_than_known: bool
 
 
+@lru_cache(maxsize=256)
 def rules_for(version: str | Version | None) -> Rules:
     """The rules of a release; None means the newest known. Raises ValueError for releases we do not model."""
     version = NEWEST if version is None else as_version(version)
