@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 import trainsteps
-from trainsteps.spec import RunSpec
 
 from .conftest import FIXTURES, load_json
 from .hf_compare import assert_engine_matches
-
 
 FILES = sorted((FIXTURES / "hf").glob("transformers-*.json"))
 

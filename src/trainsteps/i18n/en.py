@@ -111,7 +111,7 @@ MESSAGES = {
     "hf.hint.empty_loader": "lower --per-device-train-batch-size or drop --dataloader-drop-last",
     "hf.error.warmup_ratio_removed": "transformers {version} has no warmup_ratio (removed in 5.15)",
     "hf.hint.warmup_ratio_removed": "use --warmup-steps with a value below 1 for a fraction, e.g. --warmup-steps 0.1",
-    "hf.error.warmup_steps_int": "transformers {version} takes a whole number of warmup steps",
+    "hf.error.warmup_steps_int": "transformers {version} takes a whole number of warmup steps; it says: {framework_error}",
     "hf.hint.warmup_steps_int": "use --warmup-ratio for a fraction",
     "hf.error.interval_not_int": "{name} = {value} must be a whole number when it is 1 or more",
     "hf.hint.interval_not_int": "use a whole number of steps, or a value below 1 for a fraction of the run",
@@ -141,4 +141,9 @@ MESSAGES = {
     'hf.empty.epochs': 'a loader of length 0 takes the no-length path (transformers >= 4.49): sys.maxsize epochs',
     'hf.loader.stream_dispatch': 'a stream: rank 0 reads the batches and dispatches one to each of the {world} ranks',
     'hf.trap.empty_loader': '{n} rows give no batch of {bs}: transformers {version} prints a stream-like banner, finds not a single batch in the first epoch and stops at step 0',
+    'hf.loader.shard_uneven': 'accelerate deals the B batches to {world} ranks; with even_batches=False nothing is repeated and rank 0 gets the most (rounds up)',
+    'hf.trap.uneven_batches': "even_batches=False: rank 0 reads {batches} batches per epoch but later ranks read fewer, so their steps fall out of step with rank 0 (DDP can hang at the end of an epoch); figures are rank 0's and not checked by a recorded run",
+    'hf.warmup.fractional_steps': 'transformers < 4.44 takes a float warmup_steps as a number of steps, not a fraction',
+    'hf.loader.stream_shard': '4.30: IterableDatasetShard gives each of the {world} ranks its slice of every global batch, completing the last one from the start',
+    'hf.trap.fractional_warmup': 'transformers {version} takes warmup_steps={value} as {value} steps, not a fraction: the learning rate is already decaying at step 1 and never sits at its peak',
 }

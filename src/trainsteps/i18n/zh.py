@@ -107,7 +107,7 @@ MESSAGES = {
     "hf.hint.empty_loader": "减小 --per-device-train-batch-size 或去掉 --dataloader-drop-last",
     "hf.error.warmup_ratio_removed": "transformers {version} 没有 warmup_ratio（5.15 已移除）",
     "hf.hint.warmup_ratio_removed": "用小于 1 的 --warmup-steps 表示比例，例如 --warmup-steps 0.1",
-    "hf.error.warmup_steps_int": "transformers {version} 的预热步数必须是整数",
+    "hf.error.warmup_steps_int": "transformers {version} 的预热步数必须是整数；其报错为：{framework_error}",
     "hf.hint.warmup_steps_int": "用 --warmup-ratio 表示比例",
     "hf.error.interval_not_int": "{name} = {value} 大于等于 1 时必须是整数",
     "hf.hint.interval_not_int": "给出整数步数，或用小于 1 的值表示训练的比例",
@@ -137,4 +137,9 @@ MESSAGES = {
     'hf.empty.epochs': '长度为 0 的数据加载器走无长度分支（transformers >= 4.49）：轮数为 sys.maxsize',
     'hf.loader.stream_dispatch': '数据流：由 0 号进程读取批次并分发给 {world} 个进程各一个',
     'hf.trap.empty_loader': '{n} 条样本凑不出一个大小为 {bs} 的批次：transformers {version} 打印类似数据流的横幅，第一轮没有任何批次，在第 0 步停止',
+    'hf.loader.shard_uneven': 'accelerate 把 B 个批次分给 {world} 个进程；even_batches=False 时不重复样本，0 号进程拿到的最多（向上取整）',
+    'hf.trap.uneven_batches': 'even_batches=False：0 号进程每轮读取 {batches} 个批次，其余进程更少，各进程的优化步会错位（DDP 可能在轮末卡住）；数字按 0 号进程计算，未经实际运行记录核对',
+    'hf.warmup.fractional_steps': 'transformers < 4.44 把小数 warmup_steps 当作步数，而不是比例',
+    'hf.loader.stream_shard': '4.30：IterableDatasetShard 把每个全局批次切给 {world} 个进程，最后一批用开头的样本补齐',
+    'hf.trap.fractional_warmup': 'transformers {version} 把 warmup_steps={value} 当作 {value} 步而不是比例：第 1 步学习率已在衰减，从未停在峰值',
 }

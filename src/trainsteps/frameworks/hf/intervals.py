@@ -12,10 +12,13 @@ from trainsteps.frameworks.hf.releases import Rules
 def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | None, steps: float | None) -> int:
     if rules.warmup == "float_steps" and ratio is not None:
         raise InputError("hf.error.warmup_ratio_removed", "hf.hint.warmup_ratio_removed", version=str(rules.version))
-    if rules.warmup == "steps_or_ratio":
+    if rules.warmup.startswith("steps_or_ratio"):
         if steps and steps > 0:
             if steps != int(steps):
-                raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version))
+                if rules.warmup == "steps_or_ratio":
+                    raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version),
+                                     framework_error="ValueError: warmup_steps must be of type int and must be 0 or a positive integer.")
+                return d.add("warmup_steps", steps, why="hf.warmup.fractional_steps")
             return d.add("warmup_steps", int(steps), why="hf.warmup.steps")
         ratio = ratio or 0.0
         return d.add("warmup_steps", math.ceil(max_steps * ratio), "ceil(M * warmup_ratio)", f"ceil({max_steps} * {ratio})", "hf.warmup.ratio")

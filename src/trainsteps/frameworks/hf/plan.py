@@ -33,7 +33,8 @@ def plan(spec: RunSpec) -> Schedule:
     )
     if spec.streaming:
         return _plan_stream(d, rules, spec, dp, total_batch)
-    shape = loader_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches)
+    shape = loader_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches,
+                         spec.even_batches)
     L = shape.batches
     if rules.version.major >= 5 and spec.sequence_parallel_size > 1:
         L = d.add("batches_per_epoch", L * spec.sequence_parallel_size, "L x sp", f"{L} x {spec.sequence_parallel_size}", "hf.loader.sp")
@@ -89,7 +90,7 @@ def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batc
     shape = None
     loop = LoopResult(global_step=m, state_epoch=None, reached_max_steps=True, real_updates=m)
     if spec.num_examples:
-        shape = stream_shape(d, spec.num_examples, bs, dp, spec.dataloader_drop_last)
+        shape = stream_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last)
         if shape.batches == 0:
             raise InputError("hf.error.stream_too_small", "hf.hint.stream_too_small", n=spec.num_examples, bs=bs)
         loop = run_loop(LoopInput(rules.family, shape.batches, m * ga, ga, m, epochs, total_batch * m, 0, m))

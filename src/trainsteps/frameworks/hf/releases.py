@@ -78,7 +78,8 @@ FINAL_STEP_EVAL = Timeline("final-step eval", [("4.30.0", False), ("5.4.0", True
 WARMUP = Timeline(
     "warmup",
     [
-        ("4.30.0", "steps_or_ratio"),  # warmup_steps (int) if > 0 else ceil(M * warmup_ratio)
+        ("4.30.0", "steps_or_ratio_unchecked"),  # as below, but a float warmup_steps is taken as a number of steps
+        ("4.44.0", "steps_or_ratio"),  # warmup_steps (int) if > 0 else ceil(M * warmup_ratio)
         ("5.0.0", "float_steps_ratio_deprecated"),  # warmup_steps < 1 is a ratio; warmup_ratio overwrites it
         ("5.15.0", "float_steps"),  # warmup_ratio no longer exists
     ],

@@ -32,6 +32,11 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
         found.append(Trap("HF_PLAN_LOOP_MISMATCH", "hf.trap.stops_early",
                           {"epoch": f"{facts.epochs_completed:g}", "planned": f"{facts.epochs_planned:g}", "version": version,
                            "family": rules.family.name}))
+    uneven_ranks = shape and not stream and not spec.even_batches and spec.world_size > 1 and not spec.split_batches
+    if uneven_ranks and not spec.dataloader_drop_last and (shape.batches - 1) * shape.full_rows + shape.last_rows < shape.batches * shape.full_rows:
+        found.append(Trap("HF_UNEVEN_BATCHES", "hf.trap.uneven_batches", {"batches": shape.batches}))
+    if isinstance(facts.warmup_steps, float) and not facts.warmup_steps.is_integer():
+        found.append(Trap("HF_FRACTIONAL_WARMUP", "hf.trap.fractional_warmup", {"value": facts.warmup_steps, "version": version}))
     if loop.batches_never_read:
         found.append(Trap("HF_BATCHES_NEVER_READ", "hf.trap.never_read", {"batches": loop.batches_never_read, "version": version}))
     if facts.real_optimizer_updates is not None and facts.real_optimizer_updates < facts.optimizer_steps:
