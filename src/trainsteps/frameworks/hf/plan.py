@@ -128,13 +128,15 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
     save_steps = _save_steps(d, rules, spec, loop, max_steps, start)
     samples = None
     if shape is not None:
-        samples = loop.batches_consumed * shape.full_rows - loop.last_batches_consumed * (shape.full_rows - shape.last_rows)
-        d.add("samples_seen", samples, "batches x rows per batch (all ranks)", f"{loop.batches_consumed} x {shape.full_rows}", "hf.samples")
+        samples = _samples_seen(d, loop, shape)
     elif stream:
         samples = d.add("samples_seen", final * ga * bs * spec.world_size, "steps x GA x bs x W", f"{final} x {ga} x {bs} x {spec.world_size}", "hf.samples.stream")
     d.add("optimizer_steps", final, why="hf.optimizer_steps", reached=loop.reached_max_steps)
     if loop.state_epoch is not None:
-        d.add("epochs_completed", round(loop.state_epoch, 4), "epoch + batch / steps_in_epoch", "", "hf.state_epoch")
+        whole = int(loop.state_epoch)
+        batch = round((loop.state_epoch - whole) * steps_in_epoch)
+        d.add("epochs_completed", round(loop.state_epoch, 4), "epochs + batch / steps_in_epoch",
+              f"{whole} + {batch} / {steps_in_epoch}", "hf.state_epoch")
     facts = RunFacts(
         optimizer_steps=final,
         max_steps=max_steps,
@@ -163,6 +165,16 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
         derivation=d,
         inputs=spec.to_dict(),
     )
+
+
+def _samples_seen(d: Derivation, loop: LoopResult, shape: LoaderShape) -> int:
+    short = loop.last_batches_consumed if shape.last_rows != shape.full_rows else 0
+    samples = (loop.batches_consumed - short) * shape.full_rows + short * shape.last_rows
+    if short:
+        return d.add("samples_seen", samples, "full batches x rows + short last batches x rows (all ranks)",
+                     f"{loop.batches_consumed - short} x {shape.full_rows} + {short} x {shape.last_rows}", "hf.samples")
+    return d.add("samples_seen", samples, "batches x rows per batch (all ranks)", f"{loop.batches_consumed} x {shape.full_rows}",
+                 "hf.samples")
 
 
 def _log_steps(d, spec, loop, max_steps, start) -> list[int]:
