@@ -365,12 +365,12 @@ def run_case(case, workdir):
         if isinstance(e, KeyboardInterrupt):
             raise
         msg = str(e)
-        error = f"{type(e).__name__}: {msg}"
-        rec["traceback_tail"] = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-8:])
+        error = f"{type(e).__name__}: {msg}".replace(workdir, "<workdir>")
+        rec["traceback_tail"] = "".join(traceback.format_exception(type(e), e, e.__traceback__)[-8:]).replace(workdir, "<workdir>")
     banner, lines = extract_banner(CAPTURE.records)
     rec["banner"] = banner
     rec["banner_lines"] = lines
-    rec["log_text"] = "\n".join(r[2] for r in CAPTURE.records)
+    rec["log_text"] = "\n".join(r[2] for r in CAPTURE.records).replace(workdir, "<workdir>")
     state = getattr(trainer, "state", None) if trainer is not None else None
     rec["max_steps"] = getattr(state, "max_steps", None) if state is not None else None
     rec["final_global_step"] = getattr(state, "global_step", None) if state is not None else None

@@ -69,7 +69,8 @@ NOTES = {
     "log_steps": "state.global_step at each on_log whose logs contain 'loss'",
     "eval_steps/save_steps/epoch_end_steps": "state.global_step at each on_evaluate / on_save / on_epoch_end callback",
     "log_text": "every record of the 'transformers' logger hierarchy on rank 0 at INFO verbosity, formatted as "
-                "'[%(levelname)s|%(filename)s:%(lineno)s] >> %(message)s' (the HF explicit format without the time)",
+                "'[%(levelname)s|%(filename)s:%(lineno)s] >> %(message)s' (the HF explicit format without the time); "
+                "the temporary directory holding each case's output_dir is written as <workdir>",
     "banner_lines": "the '***** Running training *****' message and the consecutive messages after it that start with "
                     "two spaces (so resume lines are included); banner maps 'label' -> 'value' for lines 'label = value'",
     "error": "'<ExceptionType>: <message>' of what train() or the Trainer/TrainingArguments constructor raised; "
