@@ -34,7 +34,7 @@ def _check_warmup_steps(rules: Rules, steps: float | None) -> None:
     refused = steps != int(steps) or (kind == "zero_or_above_one" and 0 < steps <= 1)
     if refused:
         raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version),
-                         framework_error=framework_error)
+                         value=f"{steps:g}", framework_error=framework_error)
 
 
 def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:
