@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from trainsteps.errors import TrainstepsError
-from trainsteps.i18n import label, message
+from trainsteps.i18n import label
 from trainsteps.spec import RunSpec
 
 
@@ -55,6 +55,5 @@ def render_comparison(rows: list[FamilyRow], lang: str = "en") -> str:
     widths = [max(len(str(row[i])) for row in table) for i in range(len(head) - 1)]
     lines = [label("compare_title", lang)]
     for row in table:
-        lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + str(row[-1]))
-    _ = message
+        lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row[:-1], widths, strict=True)) + "  " + str(row[-1]))
     return "\n".join(lines)

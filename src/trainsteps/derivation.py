@@ -49,7 +49,7 @@ def render_step(step: Step, lang: str = "en") -> str:
     parts = [quantity_name(step.key, lang)]
     if step.formula and step.formula != step.substituted:
         parts.append(step.formula)
-    if step.substituted:
+    if step.substituted and step.substituted not in (str(step.value), _fmt(step.value)):
         parts.append(step.substituted)
     parts.append(_fmt(step.value))
     text = " = ".join(parts)

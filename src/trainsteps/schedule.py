@@ -43,8 +43,8 @@ class RunFacts:
     """Epochs the user asked for (or that max_steps implies)."""
     samples_seen: int
     """Rows fed to the model over all ranks, counting rows duplicated to even out ranks."""
-    warmup_steps: int
-    """Optimizer steps of learning-rate warmup."""
+    warmup_steps: float
+    """Optimizer steps of learning-rate warmup (a fraction only where a release takes a float as steps)."""
     log_steps: list[int] = field(default_factory=list)
     """Steps where the loss is logged."""
     eval_steps: list[int] = field(default_factory=list)

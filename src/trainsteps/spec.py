@@ -7,7 +7,7 @@ global batches and have their own spec classes next to their rules.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 
 
 @dataclass(slots=True)
@@ -96,7 +96,7 @@ class RunSpec:
     """transformers release to model, any version string; None means the newest known."""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {name: getattr(self, name) for name in self.__slots__}
 
     @classmethod
     def field_names(cls) -> list[str]:

@@ -26,9 +26,10 @@ def emit(fmt: str, data: dict, human: str) -> None:
 
 
 def fail(text: str, hint: str | None, lang: str = "en") -> None:
-    line = f"{label('error', lang)}: {text}"
+    colon, opening, closing = ("：", "（", "）") if lang == "zh" else (": ", " (", ")")
+    line = f"{label('error', lang)}{colon}{text}"
     if hint:
-        line += f" ({label('hint', lang)}: {hint})"
+        line += f"{opening}{label('hint', lang)}{colon}{hint}{closing}"
     click.echo(line, err=True)
     sys.exit(2)
 

@@ -8,10 +8,6 @@ from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
 from trainsteps.errors import InputError
 
 
-def _steps_value(text: str) -> float:
-    return float(text)
-
-
 @click.command("plan")
 @click.option("--framework", type=click.Choice(["hf"]), default="hf", show_default=True, help="Training framework to model.")
 @click.option("--num-examples", type=int, help="Rows in the training set as the Trainer sees it (after preprocessing/packing).")
@@ -81,8 +77,6 @@ def spec_from_options(opts: dict):
     elif nodes is not None:
         raise InputError("cli.error.nodes_without_gpus", "cli.hint.world_twice")
     epochs = opts.pop("num_train_epochs")
-    if epochs is not None and opts["max_steps"] > 0:
-        pass  # max_steps overrides epochs, as in transformers
     even = not opts.pop("no_even_batches")
     return RunSpec(
         world_size=1 if world is None else world,

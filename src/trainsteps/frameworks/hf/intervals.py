@@ -13,9 +13,10 @@ def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | Non
     if rules.warmup == "float_steps" and ratio is not None:
         raise InputError("hf.error.warmup_ratio_removed", "hf.hint.warmup_ratio_removed", version=str(rules.version))
     if rules.warmup == "steps_or_ratio":
+        _check_warmup_steps(rules, steps)
         if steps and steps > 0:
             if steps != int(steps):
-                raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version))
+                return d.add("warmup_steps", steps, why="hf.warmup.fractional_steps")
             return d.add("warmup_steps", int(steps), why="hf.warmup.steps")
         ratio = ratio or 0.0
         return d.add("warmup_steps", math.ceil(max_steps * ratio), "ceil(M * warmup_ratio)", f"ceil({max_steps} * {ratio})", "hf.warmup.ratio")
@@ -24,6 +25,16 @@ def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | Non
     if value >= 1:
         return d.add("warmup_steps", int(value), "int(warmup_steps)", f"int({value})", why)
     return d.add("warmup_steps", math.ceil(max_steps * value), "ceil(M * warmup_steps)", f"ceil({max_steps} * {value})", why)
+
+
+def _check_warmup_steps(rules: Rules, steps: float | None) -> None:
+    if rules.warmup_steps_check is None or not steps:
+        return
+    kind, framework_error = rules.warmup_steps_check
+    refused = steps != int(steps) or (kind == "zero_or_above_one" and 0 < steps <= 1)
+    if refused:
+        raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version),
+                         value=f"{steps:g}", framework_error=framework_error)
 
 
 def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:

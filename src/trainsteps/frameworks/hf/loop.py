@@ -61,11 +61,20 @@ def run_loop(inp: LoopInput) -> LoopResult:
         out.state_epoch = None  # kept from the checkpoint until the first new step
     remainder = inp.num_examples % ga or ga
     counter = 0  # the cumulative accumulation counter (restarts at 0 on resume)
-    for epoch in range(first_epoch, inp.epochs):
+    epoch = first_epoch
+    while epoch < inp.epochs:
         first = skip if epoch == first_epoch else 0
         available = inp.batches_per_epoch - first
         pulled = min(available, ga * (L // ga) + remainder) if fam.chunk_bug else available
         out.batches_never_read = max(out.batches_never_read, available - pulled)
+        if first == 0 and epoch + 1 < inp.epochs:
+            jumped = _fast_forward(inp, out, epoch, pulled, counter)
+            if out.never_ends:
+                return out
+            if jumped:
+                epoch += jumped
+                counter += jumped * pulled
+                continue
         if fam.counter == "per_epoch":
             start = first if (fam.resume_realigns and epoch == first_epoch) else 0
             offset = start  # sync positions are counted in step+1 space starting at `start`
@@ -100,8 +109,54 @@ def run_loop(inp: LoopInput) -> LoopResult:
         out.last_batches_consumed += 1 if first + pulled == inp.batches_per_epoch else 0
         counter += pulled
         out.epoch_end_steps.append(out.global_step)
-        if syncs == 0 and fam.counter == "per_epoch" and inp.epochs > 10**9:
-            out.never_ends = True  # a stream that never completes a window: every pass is identical
-            return out
+        epoch += 1
     out.reached_max_steps = out.global_step >= inp.max_steps
     return out
+
+
+def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:
+    """Complete, in one go, the whole epochs from `epoch` on that end before max_steps; return how many.
+
+    Epochs that start at batch 0 repeat: with a per-epoch counter each has the same steps; with the
+    cumulative counter the step count after j epochs is floor((counter + j x pulled) / GA). The epoch in
+    which max_steps is reached, and epochs whose last batch forces a step (L <= GA), go batch-exact in run_loop.
+    """
+    fam, ga, L = inp.family, inp.grad_accum, inp.steps_in_epoch
+    remaining = inp.epochs - epoch
+    full = 1 if pulled == inp.batches_per_epoch else 0
+    gs0 = out.global_step
+    if fam.counter == "per_epoch":
+        multiples = pulled // ga
+        extra = 1 if (pulled == L and L % ga) else 0
+        per_epoch = multiples + extra
+        if per_epoch == 0:
+            if remaining > 10**9:
+                out.never_ends = True  # a stream shorter than one window: every pass is identical
+            return 0
+        k = min(remaining - 1, (inp.max_steps - gs0 - 1) // per_epoch)
+        if k <= 0:
+            return 0
+        out.epoch_end_steps.extend(range(gs0 + per_epoch, gs0 + k * per_epoch + 1, per_epoch))
+        out.global_step = gs0 + k * per_epoch
+        out.real_updates += k * (per_epoch if fam.extra_sync_updates else multiples)
+        last = ga * multiples if extra == 0 else pulled
+        out.state_epoch = epoch + k - 1 + last / L
+    else:
+        if L <= ga and pulled == L or pulled == 0:
+            return 0
+        target = inp.max_steps - gs0 + counter // ga
+        k = min(remaining - 1, (target * ga - counter - 1) // pulled)
+        if k <= 0:
+            return 0
+        base = counter // ga
+        out.epoch_end_steps.extend(gs0 + (counter + j * pulled) // ga - base for j in range(1, k + 1))
+        steps = (counter + k * pulled) // ga - base
+        out.global_step = gs0 + steps
+        out.real_updates += steps
+        if steps:
+            last_sync = ga * ((counter + k * pulled) // ga) - counter  # batches since the jump began
+            j = (last_sync - 1) // pulled
+            out.state_epoch = epoch + j + (last_sync - j * pulled) / L
+    out.batches_consumed += k * pulled
+    out.last_batches_consumed += k * full
+    return k

@@ -9,9 +9,9 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf import intervals, traps
 from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
-from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
+from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape, stream_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
-from trainsteps.frameworks.hf.releases import Rules, rules_for
+from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR, Rules, rules_for
 from trainsteps.schedule import RunFacts, Schedule
 from trainsteps.spec import RunSpec
 from trainsteps.validate import validate_trainer_spec
@@ -33,7 +33,8 @@ def plan(spec: RunSpec) -> Schedule:
     )
     if spec.streaming:
         return _plan_stream(d, rules, spec, dp, total_batch)
-    shape = loader_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches)
+    shape = loader_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches,
+                         spec.even_batches)
     L = shape.batches
     if rules.version.major >= 5 and spec.sequence_parallel_size > 1:
         L = d.add("batches_per_epoch", L * spec.sequence_parallel_size, "L x sp", f"{L} x {spec.sequence_parallel_size}", "hf.loader.sp")
@@ -89,7 +90,7 @@ def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batc
     shape = None
     loop = LoopResult(global_step=m, state_epoch=None, reached_max_steps=True, real_updates=m)
     if spec.num_examples:
-        shape = loader_shape(d, "accelerate", spec.num_examples, bs, dp, spec.dataloader_drop_last, spec.split_batches)
+        shape = stream_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last)
         if shape.batches == 0:
             raise InputError("hf.error.stream_too_small", "hf.hint.stream_too_small", n=spec.num_examples, bs=bs)
         loop = run_loop(LoopInput(rules.family, shape.batches, m * ga, ga, m, epochs, total_batch * m, 0, m))
@@ -97,21 +98,24 @@ def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batc
 
 
 def _plan_empty_loader(d: Derivation, rules: Rules, spec: RunSpec, total_batch: int) -> Schedule:
-    if rules.empty_loader == "crash" or spec.max_steps <= 0:
-        text = intervals_error_text(rules, spec)
-        raise InputError("hf.error.empty_loader", "hf.hint.empty_loader", n=spec.num_examples, bs=spec.per_device_train_batch_size, framework_error=text)
-    raise InputError("hf.error.empty_loader_hangs", "hf.hint.empty_loader", n=spec.num_examples, bs=spec.per_device_train_batch_size, version=str(rules.version))
-
-
-def intervals_error_text(rules: Rules, spec: RunSpec) -> str:
-    from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR
-
+    """No batch at all (fewer rows than one batch with drop_last)."""
+    n, bs = spec.num_examples, spec.per_device_train_batch_size
     if rules.empty_loader == "crash":
-        return "the Trainer fails during training (the loader has no batches)"
-    return EMPTY_LOADER_ERROR.format(max_steps=spec.max_steps)
+        raise InputError("hf.error.empty_loader", "hf.hint.empty_loader", n=n, bs=bs,
+                         framework_error="the Trainer prints its banner, then fails in the loop (TypeError or ZeroDivisionError)")
+    if spec.max_steps <= 0:
+        raise InputError("hf.error.empty_loader", "hf.hint.empty_loader", n=n, bs=bs,
+                         framework_error=EMPTY_LOADER_ERROR.format(max_steps=spec.max_steps))
+    # 4.49+: a length of 0 takes the no-length path; the first epoch yields nothing and the Trainer stops.
+    m = d.given("max_steps", spec.max_steps, "hf.stream.max_steps")
+    epochs = d.add("num_train_epochs", sys.maxsize, "sys.maxsize", "", "hf.empty.epochs")
+    loop = LoopResult(global_step=0, epoch_end_steps=[0], state_epoch=0.0, reached_max_steps=False, real_updates=0)
+    shape = LoaderShape(0, bs * spec.world_size, 0, spec.world_size)
+    return _schedule(d, rules, spec, shape, loop, m, m, epochs, total_batch, m * spec.gradient_accumulation_steps,
+                     stream=True, empty=True)
 
 
-def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, steps_in_epoch, stream=False) -> Schedule:
+def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, steps_in_epoch, stream=False, empty=False) -> Schedule:
     bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
     num_examples = total_batch * max_steps if stream else spec.num_examples
     values = BannerValues(num_examples, epochs, nupe, bs, bs, total_batch, ga, max_steps, spec.trainable_parameters)
@@ -124,13 +128,15 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
     save_steps = _save_steps(d, rules, spec, loop, max_steps, start)
     samples = None
     if shape is not None:
-        samples = loop.batches_consumed * shape.full_rows - loop.last_batches_consumed * (shape.full_rows - shape.last_rows)
-        d.add("samples_seen", samples, "batches x rows per batch (all ranks)", f"{loop.batches_consumed} x {shape.full_rows}", "hf.samples")
+        samples = _samples_seen(d, loop, shape)
     elif stream:
         samples = d.add("samples_seen", final * ga * bs * spec.world_size, "steps x GA x bs x W", f"{final} x {ga} x {bs} x {spec.world_size}", "hf.samples.stream")
     d.add("optimizer_steps", final, why="hf.optimizer_steps", reached=loop.reached_max_steps)
     if loop.state_epoch is not None:
-        d.add("epochs_completed", round(loop.state_epoch, 4), "epoch + batch / steps_in_epoch", "", "hf.state_epoch")
+        whole = int(loop.state_epoch)
+        batch = round((loop.state_epoch - whole) * steps_in_epoch)
+        d.add("epochs_completed", round(loop.state_epoch, 4), "epochs + batch / steps_in_epoch",
+              f"{whole} + {batch} / {steps_in_epoch}", "hf.state_epoch")
     facts = RunFacts(
         optimizer_steps=final,
         max_steps=max_steps,
@@ -142,11 +148,11 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
         log_steps=log_steps,
         eval_steps=eval_steps,
         save_steps=save_steps,
-        real_optimizer_updates=loop.real_updates if not stream else None,
+        real_optimizer_updates=loop.real_updates,
         batches_per_epoch=shape.batches if shape else None,
-        samples_per_epoch=(shape.batches - 1) * shape.full_rows + shape.last_rows if shape else None,
+        samples_per_epoch=(shape.batches - 1) * shape.full_rows + shape.last_rows if shape and shape.batches else None,
     )
-    found = traps.find(rules, spec, facts, loop, shape, total_batch, stream)
+    found = traps.find(rules, spec, facts, loop, shape, total_batch, stream, empty)
     return Schedule(
         framework="hf",
         version=str(rules.version),
@@ -159,6 +165,16 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
         derivation=d,
         inputs=spec.to_dict(),
     )
+
+
+def _samples_seen(d: Derivation, loop: LoopResult, shape: LoaderShape) -> int:
+    short = loop.last_batches_consumed if shape.last_rows != shape.full_rows else 0
+    samples = (loop.batches_consumed - short) * shape.full_rows + short * shape.last_rows
+    if short:
+        return d.add("samples_seen", samples, "full batches x rows + short last batches x rows (all ranks)",
+                     f"{loop.batches_consumed - short} x {shape.full_rows} + {short} x {shape.last_rows}", "hf.samples")
+    return d.add("samples_seen", samples, "batches x rows per batch (all ranks)", f"{loop.batches_consumed} x {shape.full_rows}",
+                 "hf.samples")
 
 
 def _log_steps(d, spec, loop, max_steps, start) -> list[int]:

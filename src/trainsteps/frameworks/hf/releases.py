@@ -9,6 +9,7 @@ checked against recorded runs (tests/fixtures/hf). See docs/hf-trainer-rules.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from trainsteps.versions import Timeline, Version, as_version
 
@@ -77,9 +78,21 @@ FINAL_STEP_EVAL = Timeline("final-step eval", [("4.30.0", False), ("5.4.0", True
 WARMUP = Timeline(
     "warmup",
     [
-        ("4.30.0", "steps_or_ratio"),  # warmup_steps (int) if > 0 else ceil(M * warmup_ratio)
+        ("4.30.0", "steps_or_ratio"),  # warmup_steps if > 0 else ceil(M * warmup_ratio)
         ("5.0.0", "float_steps_ratio_deprecated"),  # warmup_steps < 1 is a ratio; warmup_ratio overwrites it
         ("5.15.0", "float_steps"),  # warmup_ratio no longer exists
+    ],
+)
+
+# What TrainingArguments refuses for warmup_steps, and its words. None: nothing is checked (4.30-4.41 take
+# a float such as 0.1 as a number of steps).
+WARMUP_STEPS_CHECK = Timeline(
+    "warmup_steps check",
+    [
+        ("4.30.0", None),
+        ("4.42.0", ("zero_or_above_one", "ValueError: warmup_steps must be either 0 or > 1")),
+        ("4.44.0", ("whole_number", "ValueError: warmup_steps must be of type int and must be 0 or a positive integer.")),
+        ("5.0.0", None),  # a float below 1 is a fraction
     ],
 )
 
@@ -128,12 +141,14 @@ class Rules:
     final_step_save: frozenset
     final_step_eval: bool
     warmup: str
+    warmup_steps_check: tuple | None
     batch_divisor: tuple
     no_length_error: str
     empty_loader: str
     newer_than_known: bool
 
 
+@lru_cache(maxsize=256)
 def rules_for(version: str | Version | None) -> Rules:
     """The rules of a release; None means the newest known. Raises ValueError for releases we do not model."""
     version = NEWEST if version is None else as_version(version)
@@ -148,6 +163,7 @@ def rules_for(version: str | Version | None) -> Rules:
         final_step_save=FINAL_STEP_SAVE.at(version),
         final_step_eval=FINAL_STEP_EVAL.at(version),
         warmup=WARMUP.at(version),
+        warmup_steps_check=WARMUP_STEPS_CHECK.at(version),
         batch_divisor=BATCH_DIVISOR.at(version),
         no_length_error=NO_LENGTH_ERROR.at(version),
         empty_loader=EMPTY_LOADER.at(version),

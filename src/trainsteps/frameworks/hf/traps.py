@@ -10,13 +10,17 @@ from trainsteps.spec import RunSpec
 
 
 def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: LoaderShape | None,
-         total_batch: int, stream: bool) -> list[Trap]:
+         total_batch: int, stream: bool, empty: bool = False) -> list[Trap]:
     found: list[Trap] = []
     version = str(rules.version)
     if rules.newer_than_known:
         found.append(Trap("HF_NEWER_THAN_KNOWN", "hf.trap.newer", {"version": version}))
     if max(spec.tensor_parallel_size, spec.context_parallel_size, spec.sequence_parallel_size) > 1:
         found.append(Trap("HF_PARALLEL_NOT_RECORDED", "hf.trap.parallel", {"version": version}))
+    if empty:
+        found.append(Trap("HF_EMPTY_LOADER", "hf.trap.empty_loader",
+                          {"n": spec.num_examples, "bs": spec.per_device_train_batch_size, "version": version}))
+        return found
     if loop.never_ends:
         found.append(Trap("HF_STREAM_NEVER_ENDS", "hf.trap.stream_never_ends", {"ga": spec.gradient_accumulation_steps, "batches": shape.batches if shape else 0}))
         return found
@@ -28,6 +32,11 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
         found.append(Trap("HF_PLAN_LOOP_MISMATCH", "hf.trap.stops_early",
                           {"epoch": f"{facts.epochs_completed:g}", "planned": f"{facts.epochs_planned:g}", "version": version,
                            "family": rules.family.name}))
+    uneven_ranks = shape and not stream and not spec.even_batches and spec.world_size > 1 and not spec.split_batches
+    if uneven_ranks and not spec.dataloader_drop_last and (shape.batches - 1) * shape.full_rows + shape.last_rows < shape.batches * shape.full_rows:
+        found.append(Trap("HF_UNEVEN_BATCHES", "hf.trap.uneven_batches", {"batches": shape.batches}))
+    if isinstance(facts.warmup_steps, float) and not facts.warmup_steps.is_integer():
+        found.append(Trap("HF_FRACTIONAL_WARMUP", "hf.trap.fractional_warmup", {"value": facts.warmup_steps, "version": version}))
     if loop.batches_never_read:
         found.append(Trap("HF_BATCHES_NEVER_READ", "hf.trap.never_read", {"batches": loop.batches_never_read, "version": version}))
     if facts.real_optimizer_updates is not None and facts.real_optimizer_updates < facts.optimizer_steps:

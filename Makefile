@@ -1,0 +1,25 @@
+# Two entry points for a fresh machine (Python >= 3.10):
+#   make plan   sets up .venv and plans the 1,047-example run of seed 001 on the release that stops early
+#   make test   sets up .venv with the test tools and runs the test suite
+PY ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+
+$(BIN)/trainsteps: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+.PHONY: setup plan test lint live bench
+setup: $(BIN)/trainsteps
+
+plan: setup
+	$(BIN)/trainsteps plan --num-examples 1047 --per-device-train-batch-size 10 --gradient-accumulation-steps 8 \
+		--num-train-epochs 300 --transformers 4.49.0 --explain
+
+test: setup
+	$(BIN)/ruff check src tests tools bench
+	$(BIN)/pytest
+
+bench: setup
+	$(BIN)/python bench/bench_plan.py

@@ -1,0 +1,36 @@
+import json
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def load_json(path: Path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def run_cli():
+    """Run the real CLI entry point in-process; returns (exit code, stdout, stderr)."""
+    from click.testing import CliRunner
+
+    from trainsteps.cli.main import main
+
+    def _run(*args: str):
+        runner = CliRunner()
+        result = runner.invoke(_Entry(main), list(args), catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+
+    return _run
+
+
+class _Entry:
+    """Adapter so CliRunner can call our `main(argv)` wrapper, which owns error formatting."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = "trainsteps"
+
+    def main(self, args=None, prog_name=None, **kwargs):
+        self.fn(list(args or []))

@@ -1,0 +1,32 @@
+"""Every number carries its formula, the values put in, and the rounding rule."""
+
+import trainsteps
+from trainsteps.derivation import Derivation, render_step
+
+
+def test_a_step_renders_formula_values_result_and_reason():
+    d = Derivation()
+    d.add("num_update_steps_per_epoch", 14, "max(ceil(L / GA), 1)", "max(ceil(105 / 8), 1)", "hf.nupe.ceil")
+    assert render_step(d.steps[0]) == (
+        "optimizer steps per epoch (planned) = max(ceil(L / GA), 1) = max(ceil(105 / 8), 1) = 14: "
+        "transformers >= 4.52 rounds up (PR #37923)"
+    )
+    assert render_step(d.steps[0], "zh").endswith("14: transformers >= 4.52 向上取整（PR #37923）")
+
+
+def test_the_plan_explains_the_rounding_of_its_release():
+    old = trainsteps.plan(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, transformers="4.49.0")
+    new = trainsteps.plan(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, transformers="4.52.4")
+    assert old.derivation["num_update_steps_per_epoch"].substituted == "max(floor(105 / 8), 1)"
+    assert new.derivation["num_update_steps_per_epoch"].substituted == "max(ceil(105 / 8), 1)"
+    assert "rounds down" in old.to_dict()["derivation"][5]["text"] or any(
+        "rounds down" in step["text"] for step in old.to_dict()["derivation"]
+    )
+
+
+def test_every_number_in_the_json_has_a_text_in_both_languages():
+    s = trainsteps.plan(num_examples=1000, per_device_train_batch_size=7, gradient_accumulation_steps=3, warmup_ratio=0.1,
+                        transformers="4.44.2")
+    for lang in ("en", "zh"):
+        for step in s.to_dict(lang)["derivation"]:
+            assert step["text"] and step["name"]

@@ -1,0 +1,42 @@
+"""The engine equals every run of the real Trainer recorded by tools/record_hf.py.
+
+Each fixture file holds one transformers release; each run is the real banner and what the
+real loop did. Regenerate with the command in the file's "regenerate" field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import trainsteps
+
+from .conftest import FIXTURES, load_json
+from .hf_compare import assert_engine_matches
+
+FILES = sorted((FIXTURES / "hf").glob("transformers-*.json"))
+
+
+def _runs():
+    for path in FILES:
+        data = load_json(path)
+        for run in data["runs"]:
+            yield pytest.param(data["transformers"], run, id=f"{data['transformers']}-{run['case']}")
+
+
+def test_fixtures_cover_every_family_with_enough_cases():
+    versions = {load_json(p)["transformers"] for p in FILES}
+    families = {trainsteps.plan(num_examples=10, transformers=v).family for v in versions}
+    assert families >= {"4.30", "4.31-4.45", "4.46", "4.47-4.51", "4.52-4.56", "4.57+"}
+    assert all(len(load_json(p)["runs"]) >= 40 for p in FILES)
+
+
+@pytest.mark.parametrize("version, run", list(_runs()))
+def test_engine_equals_the_recorded_run(version, run):
+    assert_engine_matches(version, run)
+
+
+def test_fixture_files_say_how_to_regenerate_them():
+    for path in FILES:
+        assert "tools/record_hf.py" in load_json(path)["regenerate"], Path(path).name
