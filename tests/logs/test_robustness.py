@@ -46,7 +46,7 @@ def test_any_bytes_read_without_raising(data):
         infer(run)
 
 
-@quick
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**7), st.integers(0, 400), st.integers(0, 64), st.integers(0, 4096), st.integers(0, 64), st.integers(0, 10**6))
 def test_any_banner_numbers_explain_without_raising(n, e, bs, total, ga, m):
     text = BANNER.format(n=f"{n:,}", e=e, bs=bs, total=f"{total:,}", ga=ga, m=f"{m:,}")

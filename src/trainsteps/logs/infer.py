@@ -555,8 +555,20 @@ def _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps) -> None
     inf.contradictions.append(Contradiction(main, explanations))
 
 
+def _could_print(n, bs, ga, world, epochs, max_steps) -> bool:
+    """Cheap arithmetic filter before asking the engine: can any rounding give max_steps at all?"""
+    loader_lengths = {-(-(-(-n // bs)) // world), -(-(-(-n // world)) // bs)}
+    for length in loader_lengths:
+        for nupe in (max(length // ga, 1), max(-(-length // ga), 1)):
+            if math.ceil(float(epochs or 1) * nupe) == max_steps:
+                return True
+    return False
+
+
 def _try(inf, n, bs, ga, world, epochs, max_steps, total_world: int | None = None) -> str | None:
     """The first family whose rules reproduce max_steps from these settings (epochs mode, then max_steps mode)."""
+    if not _could_print(n, bs, ga, world, epochs, max_steps):
+        return None
     for _, family in FAMILIES.entries:
         allowed = [r for r in inf.releases if family_of(r) is family]
         if not allowed:
