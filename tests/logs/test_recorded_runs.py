@@ -26,7 +26,7 @@ CASES = list(_cases())
 
 
 def _contains(known, value) -> bool:
-    if known.low is not None and isinstance(known.low, str):
+    if known.choices is None and known.low is not None and isinstance(known.low, str):
         return Version.parse(known.low) <= Version.parse(value) <= Version.parse(known.high)
     return known.contains(value)
 

@@ -67,7 +67,7 @@ def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
     if inf.inferred:
         out.append(label("explain.section.settings", lang))
         width = max(len(k) for k in inf.inferred)
-        out += [f"  {k.ljust(width)}  {v.text()}" for k, v in inf.inferred.items()]
+        out += [f"  {k.ljust(width)}  {_setting_text(k, v)}" for k, v in inf.inferred.items()]
     out.append(label("explain.section.contradictions", lang))
     if not inf.contradictions:
         out.append("  " + label("none", lang))
@@ -75,6 +75,14 @@ def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
         out.append("  x " + say(c.what, lang))
         out += [f"     {n}) {say(e, lang)}" for n, e in enumerate(c.explanations, 1)]
     return out
+
+
+def _setting_text(key: str, known) -> str:
+    if key == "transformers" and known.choices:
+        from trainsteps.logs.infer import summarize
+
+        return summarize(known.choices)
+    return known.text()
 
 
 def _first_line(run: RunObservation) -> int:

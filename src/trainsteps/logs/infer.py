@@ -103,7 +103,6 @@ class Hypothesis:
     """(what, observed, predicted) when the loop would not stop where the log shows it stopped."""
     allowed: bool = True
     """The release evidence (line numbers, layout) allows this family."""
-    rank: int = 0
 
     @property
     def consistent(self) -> bool:
@@ -247,6 +246,17 @@ def summarize(releases: list[str]) -> str:
     return ", ".join(g[0] if len(g) == 1 else f"{g[0]}-{g[-1]}" for g in groups)
 
 
+def releases_known(releases: list[str]) -> Known:
+    """One release, a contiguous run of releases as {min, max}, or the list when it has holes."""
+    if len(releases) == 1:
+        return Known(exact=releases[0])
+    known = all_releases()
+    positions = sorted(known.index(r) for r in releases if r in known)
+    if positions and positions[-1] - positions[0] + 1 == len(positions):
+        return Known(low=known[positions[0]], high=known[positions[-1]])
+    return Known(choices=sorted(releases, key=Version.parse))
+
+
 def family_of(version: str) -> Family:
     return FAMILIES.at(version)
 
@@ -346,7 +356,7 @@ def _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world
             return None
         spec = replace(base, max_steps=max_steps)
     else:
-        if epochs is not None and epochs > 10**6:
+        if epochs is not None and epochs > 2 * 10**5:  # replaying more epochs than this takes seconds
             return None
         first = float(epochs) if epochs else None
         if first is None:
@@ -542,7 +552,7 @@ def _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps) -> None
     if any(r.note for r in inf.run.banner.values()):
         explanations.append(Finding("explain.expl.damaged"))
     if n and max_steps and world > 1:
-        alt = _try(inf, n, bs, ga, 1, epochs, max_steps, total_world=world)
+        alt = _try(inf, n, bs, ga, 1, epochs, max_steps)
         if alt:
             explanations.append(Finding("explain.expl.unsharded", {"world": world, "family": alt}))
     if n and max_steps:
@@ -557,15 +567,17 @@ def _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps) -> None
 
 def _could_print(n, bs, ga, world, epochs, max_steps) -> bool:
     """Cheap arithmetic filter before asking the engine: can any rounding give max_steps at all?"""
-    loader_lengths = {-(-(-(-n // bs)) // world), -(-(-(-n // world)) // bs)}
+    from trainsteps.frameworks.hf.loader import ceil_div
+
+    loader_lengths = {ceil_div(ceil_div(n, bs), world), ceil_div(ceil_div(n, world), bs)}  # accelerate, DistributedSampler
     for length in loader_lengths:
-        for nupe in (max(length // ga, 1), max(-(-length // ga), 1)):
+        for nupe in (max(length // ga, 1), max(ceil_div(length, ga), 1)):
             if math.ceil(float(epochs or 1) * nupe) == max_steps:
                 return True
     return False
 
 
-def _try(inf, n, bs, ga, world, epochs, max_steps, total_world: int | None = None) -> str | None:
+def _try(inf, n, bs, ga, world, epochs, max_steps) -> str | None:
     """The first family whose rules reproduce max_steps from these settings (epochs mode, then max_steps mode)."""
     if not _could_print(n, bs, ga, world, epochs, max_steps):
         return None
@@ -602,7 +614,7 @@ def _settings(inf: Inference) -> None:
     hyps = inf.hypotheses
     if not hyps:
         if inf.releases and len(inf.releases) < len(all_releases()) and any(e.msg_id == "explain.ev.lines" for e in inf.evidence):
-            out["transformers"] = Known(exact=inf.releases[0]) if len(inf.releases) == 1 else Known(low=inf.releases[0], high=inf.releases[-1])
+            out["transformers"] = releases_known(inf.releases)
         return
     if not stream:
         modes = {h.mode for h in hyps}
@@ -625,7 +637,7 @@ def _settings(inf: Inference) -> None:
     else:
         out["max_steps"] = Known(exact=run.value("max_steps"))
     releases = sorted({r for h in hyps for r in h.releases}, key=Version.parse)
-    out["transformers"] = Known(exact=releases[0]) if len(releases) == 1 else Known(low=releases[0], high=releases[-1])
+    out["transformers"] = releases_known(releases)
     first = tier(hyps[0])
     primary = [h for h in hyps if (tier(h), h.drop_last, h.spec.split_batches) == (first, hyps[0].drop_last, hyps[0].spec.split_batches)]
     main = sorted({r for h in primary for r in h.releases}, key=Version.parse)
