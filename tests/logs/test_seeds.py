@@ -63,6 +63,8 @@ def test_seed_001_explanation_in_both_languages():
     assert "max(floor(105 / 8), 1) = 13" in en and "max(floor(105 / 8), 1) = 13" in zh
     assert "278.61 of 300" in en and "278.61" in zh
     assert "4,200" in en  # what a 4.52+ release would print
+    # the blog's floor(1,047 / 80) = 13 agrees only by chance: the Trainer computes floor(105 / 8)
+    assert "floor(1,047 / 80) = 13 only happens to agree" in en and "floor(105 / 8) = 13" in en
     assert "逐步推导" in zh
     data = to_json(observations, inferences)
     assert {"observed", "inferred", "run", "contradictions", "derivation"} <= set(data)

@@ -202,6 +202,8 @@ MESSAGES = {
     "explain.why.world_deepspeed": "from DeepSpeed's own batch lines",
     "explain.why.state_nupe": "planned steps per epoch that fit max_steps and the epoch count",
     "explain.check": "Total optimization steps = {value}, as in the log",
+    "explain.shortcut_agrees": "the shortcut floor(Num examples / total batch) = floor({n} / {total}) = {short} only happens to agree: the Trainer first splits the data into batches per process (L = {L}), then takes {rule}({L} / {ga}) = {nupe} optimizer steps per epoch",
+    "explain.shortcut_differs": "the shortcut floor(Num examples / total batch) = floor({n} / {total}) = {short} is not what the Trainer computes: it splits the data into batches per process (L = {L}), then takes {rule}({L} / {ga}) = {nupe} optimizer steps per epoch",
     "explain.contrast": "a {rounding}-rounding release ({family}) would print Total optimization steps = {value} for the same settings ({nupe} steps per epoch instead of {best_nupe})",
     "explain.run_facts": "on transformers {version}: {steps} optimizer steps of {max_steps} planned, ending at epoch {epochs}, {samples} samples seen",
     "explain.alternative": "transformers {family}, dataloader_drop_last={drop_last}, {mode}: {steps} steps, ends at epoch {epochs} (warnings: {warnings})",

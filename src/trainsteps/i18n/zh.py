@@ -198,6 +198,8 @@ MESSAGES = {
     "explain.why.world_deepspeed": "来自 DeepSpeed 自己的批次配置行",
     "explain.why.state_nupe": "与 max_steps 和轮数相符的每轮计划步数",
     "explain.check": "Total optimization steps = {value}，与日志一致",
+    "explain.shortcut_agrees": "简便算法 floor(Num examples / 总批次) = floor({n} / {total}) = {short} 只是碰巧一致：Trainer 先把数据分成每个进程的批次（L = {L}），再取 {rule}({L} / {ga}) = {nupe} 作为每轮优化步数",
+    "explain.shortcut_differs": "简便算法 floor(Num examples / 总批次) = floor({n} / {total}) = {short} 不是 Trainer 的算法：它先把数据分成每个进程的批次（L = {L}），再取 {rule}({L} / {ga}) = {nupe} 作为每轮优化步数",
     "explain.contrast": "按 {rounding} 取整的版本（{family}）在相同设置下会打印 Total optimization steps = {value}（每轮 {nupe} 步，而不是 {best_nupe} 步）",
     "explain.run_facts": "在 transformers {version} 上：计划 {max_steps} 步，实际执行 {steps} 个优化步，结束于第 {epochs} 轮，共训练 {samples} 个样本",
     "explain.alternative": "transformers {family}，dataloader_drop_last={drop_last}，{mode}：{steps} 步，结束于第 {epochs} 轮（警告：{warnings}）",

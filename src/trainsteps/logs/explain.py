@@ -123,6 +123,9 @@ def _account(inf: Inference, lang: str) -> list[str]:
     if best is None:
         return steps
     steps += [render_step(step, lang) for step in best.schedule.derivation if step.key in ACCOUNT_KEYS]
+    shortcut = _shortcut(inf)
+    if shortcut is not None:
+        steps.append(message(shortcut[0], lang, **shortcut[1]))
     m = inf.run.value("max_steps")
     if m is not None:
         steps.append(message("explain.check", lang, value=f"{m:,}"))
@@ -130,6 +133,20 @@ def _account(inf: Inference, lang: str) -> list[str]:
     if contrast is not None:
         steps.append(message("explain.contrast", lang, **contrast))
     return steps
+
+
+def _shortcut(inf: Inference) -> tuple[str, dict] | None:
+    """The by-hand shortcut N / total batch per epoch, and why the Trainer's count differs (or agrees by chance)."""
+    run, best = inf.run, inf.best
+    n, total, epochs = run.value("num_examples"), run.value("total_batch"), run.value("num_epochs")
+    d = best.schedule.derivation
+    if not (n and total and epochs) or best.mode != "epochs" or "batches_per_epoch" not in d or best.spec.split_batches:
+        return None
+    nupe = _nupe_of(best)
+    short = n // total
+    params = {"n": f"{n:,}", "total": f"{total:,}", "short": f"{short:,}", "nupe": nupe, "L": f"{d['batches_per_epoch'].value:,}",
+              "ga": best.spec.gradient_accumulation_steps, "rule": best.family.rounding}
+    return ("explain.shortcut_agrees" if short == nupe else "explain.shortcut_differs"), params
 
 
 def _contrast(inf: Inference) -> dict | None:
