@@ -94,3 +94,12 @@ def test_explain_messages_exist_in_both_languages_with_the_same_parameters():
         for key, text in ours_en.items():
             fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
             assert fields == {f for _, f, _, _ in string.Formatter().parse(ours_zh[key]) if f}, key
+
+
+def test_several_runs_in_one_file():
+    first = (FIXTURES / "seed_003_4gpu.log").read_text()
+    second = (FIXTURES / "seed_001_1047.log").read_text()
+    runs = read_log(text=first + "\n{'train_runtime': 10.0, 'epoch': 3.0}\n" + second).runs
+    assert [r.value("max_steps") for r in runs] == [1509, 3900]
+    assert runs[0].finished and not runs[1].finished
+    assert [infer(r).world_size for r in runs] == [4, 1]
