@@ -195,16 +195,22 @@ def _consequences(inf: Inference, lang: str) -> list[str]:
 
 
 def _alternatives(inf: Inference, lang: str) -> list[str]:
-    best, out = inf.best, []
+    """Other consistent explanations; those that end the same way are one line listing their families."""
+    best = inf.best
+    groups: dict[tuple, list[str]] = {}
     for h in inf.hypotheses[1:]:
         if h.family is best.family and (h.drop_last, h.mode) == (best.drop_last, best.mode):
             continue
-        codes = ", ".join(t.code for t in h.schedule.warnings) or label("none", lang)
         r = h.schedule.run
-        out.append("  - " + message("explain.alternative", lang, family=h.family.name, drop_last=h.drop_last,
-                                    mode=label("explain.mode." + h.mode, lang), steps=f"{r.optimizer_steps:,}",
-                                    epochs="?" if r.epochs_completed is None else f"{r.epochs_completed:g}", warnings=codes))
-    return out[:6]
+        key = (h.drop_last, h.mode, r.optimizer_steps, r.epochs_completed, tuple(t.code for t in h.schedule.warnings))
+        groups.setdefault(key, []).append(h.family.name)
+    out = []
+    for (drop_last, mode, steps, epochs, codes), families in groups.items():
+        out.append("  - " + message("explain.alternative", lang, family=", ".join(families), drop_last=drop_last,
+                                    mode=label("explain.mode." + mode, lang), steps=f"{steps:,}",
+                                    epochs="?" if epochs is None else f"{epochs:g}",
+                                    warnings=", ".join(codes) or label("none", lang)))
+    return out[:8]
 
 
 # ---------------------------------------------------------------- JSON

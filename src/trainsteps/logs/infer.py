@@ -445,7 +445,9 @@ def tier(h: Hypothesis) -> int:
 
 def _rank(inf: Inference, candidates: list[Hypothesis]) -> None:
     good = [h for h in candidates if h.consistent and h.allowed]
-    good.sort(key=lambda h: (tier(h), h.drop_last))
+    newest_first = {family.name: -i for i, (_, family) in enumerate(FAMILIES.entries)}
+    # the most common settings first; among releases the log cannot tell apart, the newest (most used today)
+    good.sort(key=lambda h: (tier(h), h.drop_last, h.spec.split_batches, newest_first[h.family.name]))
     inf.hypotheses = good
     inf.rejected = [h for h in candidates if not (h.consistent and h.allowed)]
     if good:
