@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -81,12 +80,8 @@ def main() -> None:
     print(text)
     if args.append:
         with open(args.append, "a", encoding="utf-8") as f:
-            f.write(f"\n## explain: reading a large log ({time.strftime('%Y-%m-%d')})\n\n"
-                    f"`python bench/bench_explain.py --mb {args.mb}` on {platform.python_implementation()} {platform.python_version()}, "
-                    f"{os.cpu_count()} cores (shared):\n\n- {text}\n\n"
-                    "Memory does not grow with the size of the log (lines are read in 1 MB chunks and capped at 8 KB each); "
-                    "run `--mb 1024` to check on 1 GB.\n")
-    _ = resource
+            f.write(f"- {time.strftime('%Y-%m-%d')}, `--mb {args.mb}`, {platform.python_implementation()} {platform.python_version()}, "
+                    f"{os.cpu_count()} cores: {text}\n")
 
 
 if __name__ == "__main__":
