@@ -40,7 +40,9 @@ def test_dataparallel_line():
         "  Total train", "  Training with DataParallel so batch size has been adjusted to: 20\n  Total train")
     run = read_log(text=text).runs[0]
     assert run.value("dataparallel_batch") == 20
-    assert infer(run).world_size == 1  # 160 = 20 x 8 x 1
+    inf = infer(run)
+    assert inf.world_size == 1  # 160 = 20 x 8 x 1
+    assert any(e.msg_id == "explain.ev.dataparallel" for e in inf.evidence)
 
 
 def test_resume_lines_are_used():

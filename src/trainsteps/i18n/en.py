@@ -197,6 +197,7 @@ MESSAGES = {
     "explain.ev.no_upe_line": "no \"Num update steps per epoch\" line after \"Num Epochs\": transformers before 5.3",
     "explain.ev.notice_warning": "\"max_steps is given\" is logged as a WARNING: transformers 4.40-4.46",
     "explain.ev.notice_info": "\"max_steps is given\" is logged as INFO: not transformers 4.40-4.46",
+    "explain.ev.dataparallel": "the banner has the \"Training with DataParallel\" line: transformers 4.31 or later",
     "explain.ev.progress": "the log shows {what} {seen} at the end (line {line}); the {family} loop would end at {predicted}, so those releases are ruled out",
     "explain.why.world": "the processes that read different data (GPUs x nodes)",
     "explain.why.world_deepspeed": "from DeepSpeed's own batch lines",

@@ -193,6 +193,7 @@ MESSAGES = {
     "explain.ev.no_upe_line": "\"Num Epochs\" 之后没有 \"Num update steps per epoch\" 一行：transformers 5.3 之前",
     "explain.ev.notice_warning": "\"max_steps is given\" 以 WARNING 级别输出：transformers 4.40-4.46",
     "explain.ev.notice_info": "\"max_steps is given\" 以 INFO 级别输出：不是 transformers 4.40-4.46",
+    "explain.ev.dataparallel": "横幅中有 \"Training with DataParallel\" 一行：transformers 4.31 或更新",
     "explain.ev.progress": "日志最后显示 {what} 为 {seen}（第 {line} 行）；{family} 的训练循环会在 {predicted} 结束，因此排除这些版本",
     "explain.why.world": "读取不同数据的进程数（GPU 数 x 节点数）",
     "explain.why.world_deepspeed": "来自 DeepSpeed 自己的批次配置行",

@@ -211,6 +211,9 @@ def _release_evidence(inf: Inference) -> None:
     elif run.kind == "hf" and _adjacent(run.banner_order, "num_epochs", "per_device_batch"):
         releases = [r for r in releases if Version.parse(r) < Version(5, 3, 0)]
         inf.evidence.append(Finding("explain.ev.no_upe_line", {}))
+    if run.kind == "hf" and "dataparallel_batch" in run.banner:
+        releases = [r for r in releases if Version.parse(r) >= Version(4, 31, 0)]
+        inf.evidence.append(Finding("explain.ev.dataparallel", {}))
     level = run.level_of_max_steps_notice
     if level in ("WARNING", "WARN"):
         releases = [r for r in releases if Version(4, 40, 0) <= Version.parse(r) < Version(4, 47, 0)]
