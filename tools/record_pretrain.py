@@ -120,10 +120,9 @@ def _interesting(lines: str) -> list[str]:
 def record_mcore() -> None:
     import megatron.core
     import numpy as np
+    import torch.distributed as dist
     from megatron.core.datasets.blended_megatron_dataset_builder import BlendedMegatronDatasetBuilder
     from megatron.core.datasets.gpt_dataset import GPTDataset, GPTDatasetConfig
-
-    import torch.distributed as dist
 
     from trainsteps.data.idx import write_idx_from_lengths
 
@@ -392,7 +391,7 @@ def record_neox(src: str) -> None:
         lens = {"A": lengths_for(4, 1, 500, 400), "B": lengths_for(5, 1, 500, 300)}
         norm, per = weights_fn(weights_in, iters * batch)
         built = []
-        for name, n in zip(names, per):
+        for name, n in zip(names, per, strict=False):
             ds, lines, files = _neox_dataset(ns, "train_" + name, str(tmp / f"blend{name}"), np.arange(len(lens[name])),
                                              np.asarray(lens[name], np.int32), n, None, 128)
             built.append({"num_samples": n, "len": len(ds), "log": lines})

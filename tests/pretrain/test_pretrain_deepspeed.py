@@ -1,11 +1,10 @@
 """DeepSpeed's batch triple, against DeepSpeedConfig 0.19.8 (tests/fixtures/pretrain/deepspeed.json)."""
 
 import pytest
+from conftest import load
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.deepspeed import DeepSpeedSpec, derive_batch, resolve_auto
-
-from conftest import load
 
 CASES = load("deepspeed")["cases"]
 

@@ -1,12 +1,11 @@
 """Window arithmetic, splits and blend sizes against megatron-core 0.16.1 and GPT-NeoX (recorded fixtures)."""
 
 import pytest
+from conftest import load
 from hypothesis import given
 from hypothesis import strategies as st
 
 from trainsteps.frameworks import gptdata
-
-from conftest import load
 
 MCORE = load("mcore")
 NEOX = load("neox")
@@ -22,7 +21,7 @@ def test_mcore_split_ranges_and_window_counts(case):
     lengths = MCORE["datasets"][case["data"][0]]
     ranges = gptdata.split_mcore(case["split"], len(lengths))
     extra = int(case.get("extra", True))
-    for rng, split, size, name in zip(ranges, case["splits"], case["sizes"], ("train", "valid", "test")):
+    for rng, split, size, name in zip(ranges, case["splits"], case["sizes"], ("train", "valid", "test"), strict=False):
         if split is None:
             assert rng is None or size is None
             continue
@@ -50,7 +49,7 @@ def test_neox_weighted_num_samples_has_the_half_percent_surplus(case):
 
 @pytest.mark.parametrize("case", [c for c in MCORE["cases"] if c.get("weights")], ids=lambda c: str(c["weights"]))
 def test_mcore_blend_lengths_and_draws(case):
-    for size, split in zip(case["sizes"], case["splits"]):
+    for size, split in zip(case["sizes"], case["splits"], strict=False):
         targets, built = gptdata.mcore_blend_num_samples(case["weights"], size)
         assert [d["num_samples_requested"] for d in split["datasets"]] == built
         assert split["len"] == sum(targets) == size

@@ -1,13 +1,12 @@
 """Megatron planning against megatron-core 0.16.1 (tests/fixtures/pretrain/mcore.json)."""
 
 import pytest
+from conftest import load
 
+from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.gptdata import SequenceLengths
-from trainsteps.derivation import Derivation
 from trainsteps.frameworks.megatron import MegatronSpec, _dataset_splits, plan_megatron, rampup_schedule
-
-from conftest import load
 
 MCORE = load("mcore")
 SINGLE = [c for c in MCORE["cases"] if len(c["data"]) == 1 and c["sizes"][0] and all(s is None or s % 1 == 0 for s in c["sizes"])]
@@ -37,7 +36,7 @@ def test_every_split_has_the_epochs_and_length_megatron_core_builds(case):
                         drop_last_partial_validation_sequence=case.get("drop_last_valid", True))
     d = Derivation()
     splits = _dataset_splits(spec, SequenceLengths(tuple(MCORE["datasets"][case["data"][0]])), case["sizes"], d, [])
-    for split, recorded in zip(splits, case["splits"]):
+    for split, recorded in zip(splits, case["splits"], strict=False):
         assert (split is None) == (recorded is None)
         if split is not None:
             assert (split.begin, split.end, split.tokens_per_epoch) == (recorded["begin"], recorded["end"], recorded["tokens_per_epoch"])
@@ -51,7 +50,7 @@ def test_split_samples_epochs_and_printed_lines_match_megatron_core(case):
         pytest.skip("targets not reachable with one eval batch size")
     schedule = plan_megatron(spec)
     d = schedule.derivation
-    for name, recorded, target in zip(("train", "valid", "test"), case["splits"], targets):
+    for name, recorded, target in zip(("train", "valid", "test"), case["splits"], targets, strict=False):
         if recorded is None or target is None:
             continue
         assert d[f"{name}.length"].value == recorded["len"]

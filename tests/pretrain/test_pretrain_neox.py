@@ -1,12 +1,11 @@
 """GPT-NeoX planning against NeoX's own code (git ea7aefd8 and v2.0; tests/fixtures/pretrain/neox*.json)."""
 
 import pytest
+from conftest import load
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.gptdata import SequenceLengths
 from trainsteps.frameworks.neox import NeoXSpec, plan_neox
-
-from conftest import load
 
 NEOX = load("neox")
 V2 = load("neox_v2")
@@ -26,7 +25,7 @@ def _spec(run, **extra):
 def test_every_split_has_the_epochs_samples_and_length_neox_builds(run):
     schedule = plan_neox(_spec(run))
     d = schedule.derivation
-    for name, recorded in zip(("train", "valid", "test"), run["splits"]):
+    for name, recorded in zip(("train", "valid", "test"), run["splits"], strict=False):
         if recorded is None:
             assert f"{name}.length" not in d
             continue

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from trainsteps.errors import InputError
 

@@ -97,3 +97,38 @@ def resolve_auto(value, fallback: int | None) -> int | None:
     if value == "auto":
         return fallback
     return value
+
+
+def config_lines(triple: BatchTriple, dp: int) -> list[str]:
+    """The batch lines of `DeepSpeedEngine configuration:` (rank 0), dots as DeepSpeedConfig.print pads them."""
+    values = {"gradient_accumulation_steps": triple.gradient_accumulation_steps, "train_batch_size": triple.train_batch_size,
+              "train_micro_batch_size_per_gpu": triple.micro_batch, "world_size": dp}
+    return [f"  {name} {'.' * (29 - len(name))} {value}" for name, value in sorted(values.items())]
+
+
+@dataclass(slots=True)
+class DeepSpeedPlan:
+    """The derived triple, its provenance and the lines DeepSpeed prints."""
+
+    spec: DeepSpeedSpec
+    triple: BatchTriple
+    derivation: Derivation
+    printed: list[str]
+
+    def to_dict(self, lang: str = "en") -> dict:
+        return {
+            "framework": "deepspeed",
+            "inputs": {name: getattr(self.spec, name) for name in DeepSpeedSpec.__slots__},
+            "batch": {"train_batch_size": self.triple.train_batch_size, "train_micro_batch_size_per_gpu": self.triple.micro_batch,
+                      "gradient_accumulation_steps": self.triple.gradient_accumulation_steps, "data_parallel_size": self.spec.data_parallel_size},
+            "banner_lines": list(self.printed),
+            "derivation": self.derivation.to_list(lang),
+        }
+
+
+def plan_deepspeed(data_parallel_size: int, train_batch_size=None, micro_batch=None, gradient_accumulation_steps=None) -> DeepSpeedPlan:
+    spec = DeepSpeedSpec(data_parallel_size, train_batch_size, micro_batch, gradient_accumulation_steps)
+    d = Derivation()
+    d.given("data_parallel_size", data_parallel_size, "ds.why.world")
+    triple = derive_batch(spec, d)
+    return DeepSpeedPlan(spec, triple, d, config_lines(triple, data_parallel_size))

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks.framework_error import FrameworkRuleError
 from trainsteps.frameworks import gptdata
-from trainsteps.frameworks.windows import SplitFacts, build_split
+from trainsteps.frameworks.framework_error import FrameworkRuleError
+from trainsteps.frameworks.windows import build_split
 from trainsteps.schedule import RunFacts, Schedule, Trap
 
 
@@ -200,7 +200,7 @@ def _dataset_splits(spec: MegatronSpec, ds: gptdata.SequenceTokens, targets, d: 
     extra = int(spec.add_extra_token_to_sequence)
     code = DATASET_CODE[spec.code]
     out = []
-    for i, (name, rng) in enumerate(zip(("train", "valid", "test"), _split_ranges(spec, ds.num_sequences))):
+    for i, (name, rng) in enumerate(zip(("train", "valid", "test"), _split_ranges(spec, ds.num_sequences), strict=False)):
         if rng is None:
             out.append(None)
             continue
@@ -272,7 +272,6 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
     if spec.blend:
         blend_lengths, components = _blend(spec, targets, d, traps)
         train_parts = [c[0] for c in components if c[0] is not None]
-        tokens = sum(p.tokens_per_epoch for p in train_parts)
         per_epoch = d.add("train.samples_per_epoch", sum(p.samples_per_epoch for p in train_parts), "sum_i samples_per_epoch_i", "",
                           "mega.why.blend_epoch")
         splits = [None, None, None]
@@ -282,17 +281,17 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
         splits = _dataset_splits(spec, spec.dataset, targets, d, traps)
         if splits[0] is None:
             raise InputError("mega.error.empty_train", "mega.hint.empty_train", split=spec.split)
-        per_epoch, epochs_built, tokens = splits[0].samples_per_epoch, splits[0].epochs_built, splits[0].tokens_per_epoch
+        per_epoch, epochs_built = splits[0].samples_per_epoch, splits[0].epochs_built
         lines = _printed(spec, targets, splits, it)
     elif spec.train_tokens is not None:
         splits = [build_split(d, "train", spec.train_tokens, S, targets[0], int(spec.add_extra_token_to_sequence), 0,
                               DATASET_CODE[spec.code].printed_offset), None, None]
-        per_epoch, epochs_built, tokens = splits[0].samples_per_epoch, splits[0].epochs_built, splits[0].tokens_per_epoch
+        per_epoch, epochs_built = splits[0].samples_per_epoch, splits[0].epochs_built
         lines = _printed(spec, targets, splits, it)
     else:
         raise InputError("mega.error.no_data", "mega.hint.no_data")
     tokens_seen = d.add("tokens_seen", consumed * S, "consumed samples * seq_length", f"{consumed:,} * {S}", "mega.why.tokens")
-    epochs = d.add("epochs_trained", round(consumed / per_epoch, 4) if per_epoch else 0.0, "consumed samples / samples_per_epoch",
+    epochs = d.add("epochs_trained", round(consumed / per_epoch, 6) if per_epoch else 0.0, "consumed samples / samples_per_epoch",
                    f"{consumed:,} / {per_epoch:,}", "mega.why.epochs_trained")
     if epochs_built > 1:
         traps.append(Trap("MEGATRON_EPOCHS_BUILT", "mega.trap.epochs_built", {"built": epochs_built, "trained": epochs}))
@@ -306,7 +305,7 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
         optimizer_steps=it, max_steps=it, epoch_end_steps=[], epochs_completed=epochs, epochs_planned=epochs_built,
         samples_seen=consumed, warmup_steps=math.ceil(warm),
         log_steps=list(range(spec.log_interval, it + 1, spec.log_interval)) if spec.log_interval else [],
-        eval_steps=list(range(spec.eval_interval, it + 1, spec.eval_interval)) if spec.eval_interval else [],
+        eval_steps=list(range(spec.eval_interval, it + 1, spec.eval_interval)) if spec.eval_interval and spec.eval_iters else [],
         save_steps=list(range(spec.save_interval, it + 1, spec.save_interval)) if spec.save_interval else [],
         samples_per_epoch=per_epoch, tokens_seen=tokens_seen,
     )

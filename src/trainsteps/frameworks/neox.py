@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks.framework_error import FrameworkRuleError
 from trainsteps.frameworks import gptdata
 from trainsteps.frameworks.deepspeed import DeepSpeedSpec, derive_batch
+from trainsteps.frameworks.framework_error import FrameworkRuleError
 from trainsteps.frameworks.windows import SplitFacts, build_split
 from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.versions import Timeline
@@ -197,7 +197,7 @@ def _build_splits(spec: NeoXSpec, requested, d: Derivation, traps: list[Trap]) -
         per = gptdata.neox_weighted_num_samples(weights, requested[0])
         d.add("train.weighted_num_samples", per, "ceil(n * w_i * 1.005)", f"ceil({requested[0]} * w * 1.005)" if requested[0] else "",
               "neox.why.surplus")
-        parts = [build_split(d, f"train_{i}", tokens, S, n, 1, -1, 1) for i, (tokens, n) in enumerate(zip(spec.train_data_tokens, per))]
+        parts = [build_split(d, f"train_{i}", tokens, S, n, 1, -1, 1) for i, (tokens, n) in enumerate(zip(spec.train_data_tokens, per, strict=False))]
         total = d.add("train.blend_length", sum(p.length for p in parts), "sum(len(dataset_i))",
                       " + ".join(f"{p.length:,}" for p in parts), "neox.why.blend_len")
         combined = SplitFacts("train", None, None, sum(p.tokens_per_epoch for p in parts), requested[0],
@@ -243,7 +243,7 @@ def _run_facts(spec: NeoXSpec, d: Derivation, iters: int, B: int, S: int, train:
     samples = d.add("samples_seen", iters * B, "train_iters * train_batch_size", f"{iters:,} * {B}", "neox.why.samples")
     tokens = d.add("tokens_seen", samples * S, "samples * seq_length", f"{samples:,} * {S}", "neox.why.tokens")
     per_epoch = train.samples_per_epoch
-    epochs = d.add("epochs_trained", round(samples / per_epoch, 4) if per_epoch else 0.0, "samples / samples_per_epoch",
+    epochs = d.add("epochs_trained", round(samples / per_epoch, 6) if per_epoch else 0.0, "samples / samples_per_epoch",
                    f"{samples:,} / {per_epoch:,}", "neox.why.epochs_trained")
     max_once = d.add("max_iters_one_epoch", per_epoch // B, "samples_per_epoch // train_batch_size", f"{per_epoch:,} // {B}",
                      "neox.why.one_epoch_iters")
@@ -293,7 +293,7 @@ def _printed_lines(spec: NeoXSpec, version: str, splits, files, iters: int, blen
     train = splits[0]
     if blend_length is None and spec.dataset is not None:
         out.append(" > dataset split:")
-        for name, split in zip(("train", "validation", "test"), splits[:3]):
+        for name, split in zip(("train", "validation", "test"), splits[:3], strict=False):
             b, e = (split.begin, split.end) if split else (None, None)
             out.append(f"    {name}:")
             if split is not None:

@@ -1,0 +1,1 @@
+"""Readers of training logs."""
