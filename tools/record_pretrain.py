@@ -404,7 +404,32 @@ def record_neox(src: str) -> None:
                            "log": [ln for ln in box[0].splitlines() if "elapsed time" not in ln and ln.strip()]})
 
     write("neox", {"framework": "gpt-neox", "version": "ea7aefd8 (main) and v2.0", "lengths": lengths, "splits": splits,
-                   "weights": weights, "runs": results, "seed004": seed_facts, "blends": blend_runs})
+                   "weights": weights, "runs": results, "seed004": seed_facts, "blends": blend_runs, "batch": record_neox_batch(src)})
+
+
+def record_neox_batch(src: str) -> list[dict]:
+    """NeoXArgs.calculate_batch_parameters / check_batch_parameters, with dp computed as calculate_derived does (a float)."""
+    import ast
+
+    tree = ast.parse(Path(src, "megatron/neox_arguments/arguments.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "NeoXArgs")
+    wanted = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name in ("calculate_batch_parameters", "check_batch_parameters")]
+    for fn in wanted:
+        fn.decorator_list = []
+    g: dict = {}
+    exec(compile(ast.Module(body=wanted, type_ignores=[]), "arguments", "exec"), g)
+    cases = [(4, 1, 1, 1024, 4, None), (4, 1, 1, 30, 4, 1), (8, 2, 2, None, 4, 8), (4, 1, 1, 16, 4, None), (16, 2, 1, 1024, 8, None),
+             (8, 1, 1, 64, None, None), (4, 1, 1, None, None, 1), (12, 1, 1, 64, 4, 1)]
+    out = []
+    for gpus, pp, mp, tb, mb, ga in cases:
+        dp = (gpus / pp) / mp
+        try:
+            triple = g["calculate_batch_parameters"](dp, tb, mb, ga)
+            g["check_batch_parameters"](dp, *triple)
+            out.append({"gpus": gpus, "pp": pp, "mp": mp, "tb": tb, "mb": mb, "ga": ga, "result": list(triple), "error": None})
+        except AssertionError as exc:
+            out.append({"gpus": gpus, "pp": pp, "mp": mp, "tb": tb, "mb": mb, "ga": ga, "result": None, "error": str(exc)})
+    return out
 
 
 # ----------------------------------------------------------------------------- DeepSpeed
@@ -460,6 +485,7 @@ def main() -> None:
     elif args.what == "deepspeed":
         record_deepspeed()
     else:
+        sys.path.insert(0, str(Path(__file__).parent))
         from record_pretrain_lightning import record_lightning
 
         record_lightning(OUT)

@@ -99,3 +99,17 @@ def test_neox_prints_the_data_parallel_size_as_a_float_in_batch_errors():
 def test_train_epochs_is_refused_before_it_existed():
     with pytest.raises(InputError):
         plan_neox(NeoXSpec(global_num_gpus=1, train_micro_batch_size_per_gpu=1, train_epochs=1, train_tokens=10**6, version="2.0"))
+
+
+@pytest.mark.parametrize("case", NEOX["batch"], ids=lambda c: f"g{c['gpus']}-pp{c['pp']}-mp{c['mp']}-{c['tb']}-{c['mb']}-{c['ga']}")
+def test_batch_parameters_match_neoxargs(case):
+    spec = NeoXSpec(global_num_gpus=case["gpus"], pipe_parallel_size=case["pp"], model_parallel_size=case["mp"], train_batch_size=case["tb"],
+                    train_micro_batch_size_per_gpu=case["mb"], gradient_accumulation_steps=case["ga"], train_iters=1, train_tokens=10**7)
+    if case["error"] is None:
+        d = plan_neox(spec).derivation
+        assert [d["train_batch_size"].value, case["mb"] or d["train_micro_batch_size_per_gpu"].value,
+                case["ga"] or d["gradient_accumulation_steps"].value] == case["result"]
+    else:
+        with pytest.raises(InputError) as info:
+            plan_neox(spec)
+        assert info.value.framework_error == case["error"]

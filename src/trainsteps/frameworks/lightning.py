@@ -92,6 +92,8 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
     run_batches = d.add("batches_run", full * batches + rest * acc, "full epochs * batches + leftover steps * accumulate",
                         f"{full} * {batches} + {rest} * {acc}", "lit.why.batches_run")
     d.add("global_step", steps, why="lit.why.global_step")
+    d.add("current_epoch", full + (1 if rest else 0), "full epochs (+1 when stopped inside an epoch)", f"{full} + {1 if rest else 0}",
+          "lit.why.current_epoch")
     samples = run_batches * spec.batch_size * spec.world_size
     ends = [per_epoch * (e + 1) for e in range(full)]
     if rest:

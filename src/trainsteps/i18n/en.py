@@ -331,4 +331,5 @@ MESSAGES = {
     "ptlog.deepspeed_bad": "DeepSpeed batch: {tb:,} != micro {mb} x accumulation {ga} x world_size {dp} = {product:,}: DeepSpeed will stop with \"Check batch related parameters\"",
     "ptlog.lightning_bar": "the progress bar counts {batches:,} batches per epoch, not optimizer steps (divide by accumulate_grad_batches, rounding up)",
     "ptlog.nothing": "no sample, epoch, iteration or batch line found",
+    "lit.why.current_epoch": "trainer.current_epoch at the end: the counter also advances when max_steps stops the run inside an epoch",
 }

@@ -327,4 +327,5 @@ MESSAGES = {
     "ptlog.deepspeed_bad": "DeepSpeed 批次：{tb:,} != 微批次 {mb} x 累积 {ga} x world_size {dp} = {product:,}：DeepSpeed 会报错 \"Check batch related parameters\"",
     "ptlog.lightning_bar": "进度条每个 epoch 计 {batches:,} 个批次，而不是优化器步数（除以 accumulate_grad_batches 并向上取整）",
     "ptlog.nothing": "没有找到样本、epoch、迭代或批次相关的行",
+    "lit.why.current_epoch": "结束时的 trainer.current_epoch：即使 max_steps 在 epoch 中途停止训练，计数器也会加一",
 }
