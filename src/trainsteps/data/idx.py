@@ -30,7 +30,8 @@ from trainsteps.errors import InputError
 MAGIC = b"MMIDIDX\x00\x00"
 LEGACY_CACHED_MAGIC = b"TNTIDX\x00\x00"
 HEADER_SIZE = 34
-CHUNK = 1 << 22  # sequences per read: 16 MiB of int32 lengths
+CHUNK = 1 << 22  # sequences per pass step: 16 MiB of int32 lengths
+PERCENTILE_SAMPLE = 1 << 22  # up to this many lengths are counted exactly; larger files use an evenly strided sample
 
 # megatron-core DType codes. GPT-NeoX (fairseq lineage) swaps 6 and 7 (6 float32, 7 float64).
 DTYPE_NAMES = {1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float64", 7: "float32", 8: "uint16"}
@@ -91,7 +92,8 @@ class IdxSummary:
     percentiles: dict[str, int]
     """Sequence-length percentiles p10, p50, p90, p99 (nearest rank)."""
     percentiles_exact: bool
-    """False when some sequence is longer than 2**20 tokens and long lengths were bucketed by powers of two."""
+    """False when the percentiles come from an evenly strided sample of 4,194,304 lengths (larger files) or some
+    sequence is longer than 2**20 tokens (long lengths are then bucketed by powers of two)."""
     bin_bytes: int | None
     """Size of the `.bin` file, if present."""
     chunk_prefix: list[int] = field(default_factory=list, repr=False)
@@ -163,10 +165,10 @@ class IdxReader:
     def num_sequences(self) -> int:
         return self.header.num_sequences
 
-    def _read_int32(self, begin: int, count: int, buffer=None):
+    def _read_int32(self, begin: int, count: int):
         import numpy as np
 
-        out = np.empty(count, dtype=np.int32) if buffer is None else buffer[:count]
+        out = np.empty(count, dtype=np.int32)
         with open(self.header.path, "rb") as stream:
             stream.seek(HEADER_SIZE + 4 * begin)
             got = stream.readinto(memoryview(out).cast("B"))
@@ -210,43 +212,45 @@ class IdxReader:
         return prefix[chunk] + int(partial.sum(dtype=np.int64))
 
     def _summarise(self) -> IdxSummary:
+        import mmap
+
         import numpy as np
 
         h = self.header
         n = h.num_sequences
-        buffer = np.empty(min(CHUNK, max(n, 1)), dtype=np.int32)
-        counts = np.zeros(0, dtype=np.int64)
-        long_counts = np.zeros(64, dtype=np.int64)
         total, low, high = 0, None, 0
         prefix = [0]
-        for begin in range(0, n, CHUNK):
-            part = self._read_int32(begin, min(CHUNK, n - begin), buffer)
-            part_min, part_max = int(part.min()), int(part.max())
-            if part_min < 0:
-                raise InputError("idx.error.negative_length", "idx.hint.corrupt", path=h.path, index=begin + int(np.argmin(part)))
-            total += int(part.sum(dtype=np.int64))
-            prefix.append(total)
-            low = part_min if low is None else min(low, part_min)
-            high = max(high, part_max)
-            if part_max < EXACT_PERCENTILE_LIMIT:
-                hist = np.bincount(part, minlength=counts.size)
-            else:
-                short = part[part < EXACT_PERCENTILE_LIMIT]
-                hist = np.bincount(short, minlength=counts.size)
-                long = part[part >= EXACT_PERCENTILE_LIMIT]
-                long_counts += np.bincount(np.log2(long).astype(np.int64), minlength=64)[:64]
-            if hist.size > counts.size:
-                hist[: counts.size] += counts
-                counts = hist
-            else:
-                counts[: hist.size] += hist
+        step = max(1, -(-n // PERCENTILE_SAMPLE))  # every step-th length goes into the percentile histogram
+        counts = np.zeros(0, dtype=np.int64)
+        long_counts = np.zeros(64, dtype=np.int64)
+        negative = None
+        with open(h.path, "rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            for begin in range(0, n, CHUNK):
+                count = min(CHUNK, n - begin)
+                part = np.frombuffer(mapped, dtype="<i4", count=count, offset=HEADER_SIZE + 4 * begin)
+                part_min, part_max = int(part.min()), int(part.max())
+                if part_min < 0:
+                    negative = begin + int(np.argmin(part))
+                    del part
+                    break
+                total += int(part.sum(dtype=np.int64))
+                prefix.append(total)
+                low = part_min if low is None else min(low, part_min)
+                high = max(high, part_max)
+                first = (-begin) % step
+                counts, long_counts = _histogram(part[first::step], counts, long_counts)
+                del part
+                _release(mapped, HEADER_SIZE + 4 * begin, 4 * count)
+        if negative is not None:
+            raise InputError("idx.error.negative_length", "idx.hint.corrupt", path=h.path, index=negative)
         self._check_document_indices()
         bin_bytes = self._check_bin(total)
-        percentiles = _percentiles(counts, long_counts, n)
+        sampled = int(counts.sum() + long_counts.sum())
         return IdxSummary(
             path_prefix=self.prefix, dtype=h.dtype, num_documents=h.num_documents, num_sequences=n, num_tokens=total,
-            min_length=low or 0, max_length=high, mean_length=total / n if n else 0.0, percentiles=percentiles,
-            percentiles_exact=not long_counts.any(), bin_bytes=bin_bytes, chunk_prefix=prefix,
+            min_length=low or 0, max_length=high, mean_length=total / n if n else 0.0,
+            percentiles=_percentiles(counts, long_counts, sampled),
+            percentiles_exact=step == 1 and not long_counts.any(), bin_bytes=bin_bytes, chunk_prefix=prefix,
         )
 
     def _check_document_indices(self) -> None:
@@ -269,6 +273,36 @@ class IdxReader:
             raise InputError("idx.error.bin_size", "idx.hint.bin_size", path=path, size=size, expected=expected,
                              tokens=total_tokens, dtype=self.header.dtype)
         return size
+
+
+def _histogram(values, counts, long_counts):
+    """Add `values` to an exact histogram of lengths below 2**20 and power-of-two buckets of longer ones."""
+    import numpy as np
+
+    if values.size and int(values.max()) >= EXACT_PERCENTILE_LIMIT:
+        long = values[values >= EXACT_PERCENTILE_LIMIT]
+        long_counts = long_counts + np.bincount(np.log2(long).astype(np.int64), minlength=64)[:64]
+        values = values[values < EXACT_PERCENTILE_LIMIT]
+    hist = np.bincount(values, minlength=counts.size)
+    if hist.size > counts.size:
+        hist[: counts.size] += counts
+        return hist, long_counts
+    counts[: hist.size] += hist
+    return counts, long_counts
+
+
+def _release(mapped, offset: int, length: int) -> None:
+    """Drop the pages just read from this process (they stay in the page cache), so memory does not grow with the file."""
+    import mmap
+
+    if not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    page = mmap.PAGESIZE
+    start = offset - offset % page
+    try:
+        mapped.madvise(mmap.MADV_DONTNEED, start, offset + length - start)
+    except (OSError, ValueError):
+        pass
 
 
 def _percentiles(counts, long_counts, n: int) -> dict[str, int]:
