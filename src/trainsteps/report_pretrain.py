@@ -65,3 +65,13 @@ def _tail(s: Schedule, lang: str, explain: bool) -> list[str]:
     if explain:
         out += ["", label("derivation", lang)] + ["  " + line for line in s.derivation.render(lang)]
     return out
+
+
+def render_idx_summary(summary, lang: str = "en") -> str:
+    """One line per dataset: documents, sequences, tokens, dtype, length percentiles."""
+    p = summary.percentiles
+    pct = ", ".join(f"{k} {v:,}" for k, v in p.items())
+    approx = "" if summary.percentiles_exact else " ~"
+    return label("pt.idx_summary", lang).format(path=summary.path_prefix, documents=summary.num_documents, sequences=summary.num_sequences,
+                                               tokens=summary.num_tokens, dtype=summary.dtype, percentiles=approx + " " + pct,
+                                               min=summary.min_length, max=summary.max_length)

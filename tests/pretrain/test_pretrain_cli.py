@@ -58,3 +58,12 @@ def test_hf_path_is_untouched_by_the_pretraining_options():
                  "--num-train-epochs", "3", "--format", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["framework"] == "hf"
+
+
+def test_planning_imports_neither_numpy_nor_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; import trainsteps.cli.plan, trainsteps.frameworks.neox, trainsteps.frameworks.megatron, "
+            "trainsteps.frameworks.lightning, trainsteps.logs.pretrain; print([m for m in ('numpy', 'torch') if m in sys.modules])")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

@@ -144,7 +144,15 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
             code=opts["megatron_code"],
         )
         schedule = plan_megatron(spec)
-    emit(fmt, schedule.to_dict(lang), render_pretrain(schedule, lang, explain))
+    data = schedule.to_dict(lang)
+    text = render_pretrain(schedule, lang, explain)
+    if readers:
+        from trainsteps.report_pretrain import render_idx_summary
+
+        summaries = [r.summary() for r in readers]
+        data["datasets"] = [s.to_dict() for s in summaries]
+        text = "\n".join(render_idx_summary(s, lang) for s in summaries) + "\n\n" + text
+    emit(fmt, data, text)
 
 
 def _limit(text):

@@ -309,6 +309,7 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
         save_steps=list(range(spec.save_interval, it + 1, spec.save_interval)) if spec.save_interval else [],
         samples_per_epoch=per_epoch, tokens_seen=tokens_seen,
     )
+    lines.append(iteration_line(it, it, consumed, gbs))
     train = splits[0]
     banner = {"total number of samples": str(train.printed_samples), "total number of epochs": str(train.epochs_built)} if train else {}
     inputs = {name: _jsonable(getattr(spec, name)) for name in MegatronSpec.__slots__}
@@ -342,3 +343,9 @@ def _printed(spec: MegatronSpec, targets, splits, it: int) -> list[str]:
     if spec.train_samples is not None:
         out.append(f"setting training iterations to {it}")
     return out
+
+
+def iteration_line(iteration: int, train_iters: int, consumed: int, global_batch: int) -> str:
+    """The start of Megatron-LM's training_log line (timestamp, timings and losses omitted)."""
+    return (f" iteration {iteration:8d}/{train_iters:8d} | consumed samples: {consumed:12d} | ... | "
+            f"global batch size: {global_batch:5d} | ...")

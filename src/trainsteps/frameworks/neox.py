@@ -311,4 +311,5 @@ def _printed_lines(spec: NeoXSpec, version: str, splits, files, iters: int, blen
         out.append(f" > loading sample-idx mapping from {files[1]}")
     if spec.train_epochs is not None:
         out.append(f"Training for a total of {iters} iterations, corresponding to {spec.train_epochs} epochs.")
+    out.append(f" samples/sec: ... | iteration {iters:8d}/{iters:8d} | ...")
     return out

@@ -74,6 +74,7 @@ LABELS = {
     "pt.epochs_built": "epochs built into the index",
     "pt.estimated": "estimated_stepping_batches",
     "pt.batches_per_epoch": "batches per epoch per rank",
+    "pt.idx_summary": "{path}: {documents:,} documents, {sequences:,} sequences, {tokens:,} tokens ({dtype}); sequence length min {min:,}, max {max:,},{percentiles}",
 }
 
 MESSAGES = {

@@ -74,6 +74,7 @@ LABELS = {
     "pt.epochs_built": "索引中构建的 epoch 数",
     "pt.estimated": "estimated_stepping_batches",
     "pt.batches_per_epoch": "每进程每 epoch 的批次数",
+    "pt.idx_summary": "{path}：{documents:,} 个文档，{sequences:,} 个序列，{tokens:,} 个 token（{dtype}）；序列长度 最小 {min:,}，最大 {max:,}，{percentiles}",
 }
 
 MESSAGES = {
