@@ -111,3 +111,19 @@ def test_an_empty_split_with_a_target_is_flagged_because_megatron_core_hangs():
     spec = MegatronSpec(world_size=1, micro_batch_size=1, global_batch_size=8, train_iters=1, eval_interval=1, eval_iters=1, seq_length=64,
                         split="969,30,1", dataset=SequenceLengths(tuple(MCORE["datasets"]["A"])))
     assert "MEGATRON_EMPTY_SPLIT_HANGS" in [t.code for t in plan_megatron(spec).warnings]
+
+
+def test_sample_based_plan_with_rampup_uses_the_ramp():
+    case = MCORE["rampup"][0]
+    spec = MegatronSpec(world_size=case["dp"], micro_batch_size=case["mbs"], global_batch_size=case["gbs"], train_samples=case["train_samples"],
+                        rampup_batch_size=tuple(case["rampup"]), train_tokens=10**12, lr_warmup_iters=10)
+    schedule = plan_megatron(spec)
+    assert schedule.run.optimizer_steps == case["train_iters"]
+    assert schedule.run.samples_seen == case["samples_consumed"]
+    assert "MEGATRON_RAMPUP_ITERS" in [t.code for t in schedule.warnings]
+
+
+def test_rampup_is_refused_for_iteration_based_training():
+    with pytest.raises(InputError):
+        plan_megatron(MegatronSpec(world_size=8, micro_batch_size=1, global_batch_size=64, train_iters=10, rampup_batch_size=(16, 8, 1000),
+                                   train_tokens=10**9))
