@@ -467,7 +467,35 @@ def record_deepspeed() -> None:
                         "error": None})
         except AssertionError as exc:
             out.append({**case, "result": None, "error": str(exc)})
-    write("deepspeed", {"framework": "deepspeed", "version": deepspeed.__version__, "cases": out})
+    write("deepspeed", {"framework": "deepspeed", "version": deepspeed.__version__, "cases": out, "hf_auto": record_hf_auto()})
+
+
+def record_hf_auto() -> dict:
+    """transformers' HfTrainerDeepSpeedConfig filling "auto" batch keys from TrainingArguments-like values."""
+    import types
+
+    import transformers
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    cases = [
+        dict(config={"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto", "train_batch_size": "auto"}, bs=4, ga=8, world=4),
+        dict(config={"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 2}, bs=4, ga=8, world=4),
+        dict(config={"train_batch_size": 64, "train_micro_batch_size_per_gpu": "auto"}, bs=4, ga=8, world=2),
+        dict(config={"train_batch_size": 64, "gradient_accumulation_steps": 8, "train_micro_batch_size_per_gpu": 4}, bs=4, ga=8, world=2),
+        dict(config={"gradient_accumulation_steps": "auto"}, bs=2, ga=3, world=8),
+        dict(config={"train_batch_size": 100, "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto"}, bs=4, ga=8, world=2),
+    ]
+    out = []
+    for case in cases:
+        args = types.SimpleNamespace(world_size=case["world"], per_device_train_batch_size=case["bs"], gradient_accumulation_steps=case["ga"],
+                                     max_grad_norm=1.0, learning_rate=1e-4, adam_beta1=0.9, adam_beta2=0.999, adam_epsilon=1e-8,
+                                     weight_decay=0.0, fp16=False, bf16=False, fp16_full_eval=False, bf16_full_eval=False,
+                                     save_on_each_node=False)
+        hf = HfTrainerDeepSpeedConfig(dict(case["config"]))
+        hf.trainer_config_process(args)
+        batch_keys = ("train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "train_batch_size")
+        out.append({**case, "filled": {k: hf.config[k] for k in batch_keys if k in hf.config}, "mismatches": list(hf.mismatches)})
+    return {"transformers": transformers.__version__, "cases": out}
 
 
 def main() -> None:

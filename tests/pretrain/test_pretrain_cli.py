@@ -67,3 +67,17 @@ def test_planning_imports_neither_numpy_nor_torch():
     code = ("import sys; import trainsteps.cli.plan, trainsteps.frameworks.neox, trainsteps.frameworks.megatron, "
             "trainsteps.frameworks.lightning, trainsteps.logs.pretrain; print([m for m in ('numpy', 'torch') if m in sys.modules])")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_deepspeed_config_with_auto_values_under_the_hf_trainer(tmp_path):
+    case = load("deepspeed")["hf_auto"]["cases"][-1]  # explicit train_batch_size 100 vs 2 x 4 x 8
+    config = tmp_path / "ds_config.json"
+    config.write_text(json.dumps(case["config"]))
+    result = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--per-device-train-batch-size", str(case["bs"]),
+                 "--gradient-accumulation-steps", str(case["ga"]), "--world-size", str(case["world"]))
+    assert result.exit_code == 2
+    assert case["mismatches"][0] in result.output
+    config.write_text(json.dumps({k: "auto" for k in case["config"]}))
+    ok = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--per-device-train-batch-size", "4",
+             "--gradient-accumulation-steps", "8", "--world-size", "4", "--format", "json")
+    assert json.loads(ok.output)["batch"]["train_batch_size"] == load("deepspeed")["hf_auto"]["cases"][0]["filled"]["train_batch_size"]

@@ -4,7 +4,7 @@ import pytest
 from conftest import load
 
 from trainsteps.errors import InputError
-from trainsteps.frameworks.deepspeed import DeepSpeedSpec, derive_batch, resolve_auto
+from trainsteps.frameworks.deepspeed import DeepSpeedSpec, derive_batch, resolve_auto, resolve_hf_batch
 
 CASES = load("deepspeed")["cases"]
 
@@ -33,3 +33,13 @@ def test_a_floor_to_zero_is_explained_with_a_hint():
 def test_auto_takes_the_trainer_value():
     assert resolve_auto("auto", 8) == 8
     assert resolve_auto(4, 8) == 4
+
+
+HF = load("deepspeed")["hf_auto"]["cases"]
+
+
+@pytest.mark.parametrize("case", HF, ids=lambda c: str(c["config"]))
+def test_hf_auto_values_are_filled_and_mismatches_reported_like_transformers(case):
+    filled, mismatches = resolve_hf_batch(case["config"], case["bs"], case["ga"], case["world"])
+    assert filled == case["filled"]
+    assert mismatches == case["mismatches"]

@@ -39,6 +39,8 @@ _OPTIONS = [
     click.option("--neox-version", default="main", show_default=True, help="[neox] 1.0, 2.0 or main."),
     click.option("--megatron-code", type=click.Choice(["core", "legacy"]), default="core", show_default=True,
                  help="[megatron] megatron-core datasets or the legacy megatron/data."),
+    click.option("--deepspeed-config", type=click.Path(dir_okay=False), help="[deepspeed] ds_config.json; \"auto\" values are "
+                 "filled from --per-device-train-batch-size / --gradient-accumulation-steps as the HF Trainer does."),
     click.option("--max-epochs", type=int, help="[lightning] Trainer(max_epochs); None -> 1000 (or -1 with max_steps)."),
     click.option("--limit-train-batches", help="[lightning] int (batches) or float (fraction)."),
 ]
@@ -88,9 +90,12 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
     if framework == "deepspeed":
         from trainsteps.frameworks.deepspeed import plan_deepspeed
 
-        result = plan_deepspeed(_world(opts) // (opts["tensor_parallel_size"] * opts["pipeline_parallel_size"]),
-                                opts.get("train_batch_size"), opts.get("micro_batch_size"),
-                                opts["gradient_accumulation_steps"] if _given("gradient_accumulation_steps") else None)
+        dp = _world(opts) // (opts["tensor_parallel_size"] * opts["pipeline_parallel_size"])
+        tb, mb = opts.get("train_batch_size"), opts.get("micro_batch_size")
+        ga = opts["gradient_accumulation_steps"] if _given("gradient_accumulation_steps") else None
+        if opts.get("deepspeed_config"):
+            tb, mb, ga = _from_ds_config(opts, dp)
+        result = plan_deepspeed(dp, tb, mb, ga)
         emit(fmt, result.to_dict(lang), render_deepspeed(result, lang, explain))
         return
     if framework == "lightning":
@@ -153,6 +158,28 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
         data["datasets"] = [s.to_dict() for s in summaries]
         text = "\n".join(render_idx_summary(s, lang) for s in summaries) + "\n\n" + text
     emit(fmt, data, text)
+
+
+def _from_ds_config(opts: dict, dp: int):
+    """Read the batch keys of a DeepSpeed JSON config; fill "auto" as the HF Trainer integration does."""
+    import json
+
+    from trainsteps.frameworks.deepspeed import HF_MISMATCH_FOOTER, HF_MISMATCH_HEADER, resolve_hf_batch
+    from trainsteps.frameworks.framework_error import FrameworkRuleError
+
+    path = opts["deepspeed_config"]
+    try:
+        with open(path, encoding="utf-8") as stream:
+            config = json.load(stream)
+    except (OSError, ValueError) as exc:
+        raise InputError("ds.error.config", "ds.hint.config", path=path, detail=str(exc)) from None
+    keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    if any(config.get(k) == "auto" for k in keys):
+        config, mismatches = resolve_hf_batch(config, opts["per_device_train_batch_size"], opts["gradient_accumulation_steps"], dp)
+        if mismatches:
+            text = HF_MISMATCH_HEADER + "\n" + "\n".join(mismatches) + "\n" + HF_MISMATCH_FOOTER
+            raise FrameworkRuleError("ds.error.hf_mismatch", "ds.hint.hf_mismatch", framework_error=text, mismatches="; ".join(mismatches))
+    return tuple(config.get(k) for k in keys)
 
 
 def _limit(text):

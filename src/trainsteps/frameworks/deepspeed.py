@@ -99,6 +99,36 @@ def resolve_auto(value, fallback: int | None) -> int | None:
     return value
 
 
+HF_MISMATCH_HEADER = "Please correct the following DeepSpeed config values that mismatch TrainingArguments values:"
+HF_MISMATCH_FOOTER = "The easiest method is to set these DeepSpeed config values to 'auto'."
+
+
+def resolve_hf_batch(config: dict, per_device_train_batch_size: int, gradient_accumulation_steps: int, world_size: int,
+                     auto_find_batch_size: bool = False) -> tuple[dict, list[str]]:
+    """transformers' HfTrainerDeepSpeedConfig.trainer_config_process for the three batch keys.
+
+    "auto" takes the TrainingArguments value (train_batch_size = world x per-device x GA); an explicit value
+    that differs is a mismatch, reported in transformers' words, and training stops with
+    HF_MISMATCH_HEADER + the mismatch lines + HF_MISMATCH_FOOTER. A missing key stays missing.
+    """
+    filled = dict(config)
+    mismatches: list[str] = []
+    rules = [
+        ("train_micro_batch_size_per_gpu", per_device_train_batch_size, "per_device_train_batch_size", not auto_find_batch_size),
+        ("gradient_accumulation_steps", gradient_accumulation_steps, "gradient_accumulation_steps", True),
+        ("train_batch_size", world_size * per_device_train_batch_size * gradient_accumulation_steps, "train_batch_size (calculated)",
+         not auto_find_batch_size),
+    ]
+    for key, hf_value, hf_key, must_match in rules:
+        if key not in filled:
+            continue
+        if filled[key] == "auto":
+            filled[key] = hf_value
+        elif must_match and filled[key] is not None and filled[key] != hf_value:
+            mismatches.append(f"- ds {key}={filled[key]} vs hf {hf_key}={hf_value}")
+    return filled, mismatches
+
+
 def config_lines(triple: BatchTriple, dp: int) -> list[str]:
     """The batch lines of `DeepSpeedEngine configuration:` (rank 0), dots as DeepSpeedConfig.print pads them."""
     values = {"gradient_accumulation_steps": triple.gradient_accumulation_steps, "train_batch_size": triple.train_batch_size,
@@ -130,5 +160,9 @@ def plan_deepspeed(data_parallel_size: int, train_batch_size=None, micro_batch=N
     spec = DeepSpeedSpec(data_parallel_size, train_batch_size, micro_batch, gradient_accumulation_steps)
     d = Derivation()
     d.given("data_parallel_size", data_parallel_size, "ds.why.world")
+    for key, value in (("train_batch_size", train_batch_size), ("train_micro_batch_size_per_gpu", micro_batch),
+                       ("gradient_accumulation_steps", gradient_accumulation_steps)):
+        if value is not None:
+            d.given(key, value)
     triple = derive_batch(spec, d)
     return DeepSpeedPlan(spec, triple, d, config_lines(triple, data_parallel_size))

@@ -333,4 +333,8 @@ MESSAGES = {
     "ptlog.lightning_bar": "the progress bar counts {batches:,} batches per epoch, not optimizer steps (divide by accumulate_grad_batches, rounding up)",
     "ptlog.nothing": "no sample, epoch, iteration or batch line found",
     "lit.why.current_epoch": "trainer.current_epoch at the end: the counter also advances when max_steps stops the run inside an epoch",
+    "ds.error.config": "cannot read the DeepSpeed config {path}: {detail}",
+    "ds.hint.config": "give a JSON file such as ds_config.json",
+    "ds.error.hf_mismatch": "the DeepSpeed config disagrees with the Trainer settings ({mismatches}); transformers stops with \"Please correct the following DeepSpeed config values that mismatch TrainingArguments values\"",
+    "ds.hint.hf_mismatch": "set these DeepSpeed config values to \"auto\", or make them equal to the Trainer's",
 }

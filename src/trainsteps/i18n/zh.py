@@ -329,4 +329,8 @@ MESSAGES = {
     "ptlog.lightning_bar": "进度条每个 epoch 计 {batches:,} 个批次，而不是优化器步数（除以 accumulate_grad_batches 并向上取整）",
     "ptlog.nothing": "没有找到样本、epoch、迭代或批次相关的行",
     "lit.why.current_epoch": "结束时的 trainer.current_epoch：即使 max_steps 在 epoch 中途停止训练，计数器也会加一",
+    "ds.error.config": "无法读取 DeepSpeed 配置 {path}：{detail}",
+    "ds.hint.config": "给出一个 JSON 文件，例如 ds_config.json",
+    "ds.error.hf_mismatch": "DeepSpeed 配置与 Trainer 设置不一致（{mismatches}）；transformers 会报错 \"Please correct the following DeepSpeed config values that mismatch TrainingArguments values\"",
+    "ds.hint.hf_mismatch": "把这些 DeepSpeed 配置值设为 \"auto\"，或与 Trainer 的设置保持一致",
 }
