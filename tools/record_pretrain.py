@@ -18,6 +18,8 @@ Set-up (a scratch virtualenv; nothing here is imported by trainsteps):
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py mcore
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py neox --neox-src /tmp/neox
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py neox-v2 --neox-v2 /tmp/neox_v2.0
+    # legacy Megatron-LM: git -C Megatron-LM archive v2.6 megatron/data | tar -x -C /tmp/mlm26, build helpers the same way
+    PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py legacy --megatron-v26 /tmp/mlm26
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py deepspeed
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py lightning     # spawns 2-rank gloo runs
 
@@ -432,6 +434,91 @@ def record_neox_batch(src: str) -> list[dict]:
     return out
 
 
+# ----------------------------------------------------------------------------- legacy Megatron-LM (v2.6 megatron/data)
+
+
+def _load_legacy(src: str) -> dict:
+    """Execute Megatron-LM v2.6 megatron/data/gpt_dataset.py (and two functions of dataset_utils.py) with small stubs."""
+    import ast
+    import importlib.util
+    import types
+
+    import numpy as np
+    import torch
+
+    for name in [m for m in sys.modules if m == "megatron" or m.startswith("megatron.")]:
+        del sys.modules[name]
+    pkg = types.ModuleType("megatron")
+    pkg.__path__ = []
+    pkg.print_rank_0 = print
+    pkg.mpu = types.SimpleNamespace(get_data_parallel_group=lambda: None, get_pipeline_model_parallel_group=lambda: None,
+                                    get_tensor_model_parallel_group=lambda: None)
+    data_pkg = types.ModuleType("megatron.data")
+    data_pkg.__path__ = []
+    spec = importlib.util.spec_from_file_location("megatron.data.helpers", next(Path(src, "megatron/data").glob("helpers*.so")))
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    utils = types.ModuleType("megatron.data.dataset_utils")
+    tree = ast.parse(Path(src, "megatron/data/dataset_utils.py").read_text())
+    wanted = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in
+              ("get_train_valid_test_split_", "get_datasets_weights_and_num_samples")]
+    exec(compile(ast.Module(body=wanted, type_ignores=[]), "dataset_utils", "exec"), utils.__dict__ | {"math": __import__("math")})
+    g_utils = {"math": __import__("math"), "np": np}
+    exec(compile(ast.Module(body=wanted, type_ignores=[]), "dataset_utils", "exec"), g_utils)
+    utils.get_train_valid_test_split_ = g_utils["get_train_valid_test_split_"]
+    utils.get_datasets_weights_and_num_samples = g_utils["get_datasets_weights_and_num_samples"]
+    blend = types.ModuleType("megatron.data.blendable_dataset")
+    blend.BlendableDataset = object
+    indexed = types.ModuleType("megatron.data.indexed_dataset")
+    indexed.make_dataset = None
+    sys.modules.update({"megatron": pkg, "megatron.data": data_pkg, "megatron.data.helpers": helpers, "megatron.data.dataset_utils": utils,
+                        "megatron.data.blendable_dataset": blend, "megatron.data.indexed_dataset": indexed})
+    pkg.data = data_pkg
+    data_pkg.helpers = helpers
+    fake_torch = types.SimpleNamespace(
+        utils=torch.utils, cuda=types.SimpleNamespace(LongTensor=torch.LongTensor),
+        distributed=types.SimpleNamespace(get_rank=lambda *a, **k: 0, all_reduce=lambda *a, **k: None,
+                                          get_world_size=lambda *a, **k: 1, barrier=lambda *a, **k: None),
+    )
+    g = {"__name__": "megatron.data.gpt_dataset"}
+    exec(compile(Path(src, "megatron/data/gpt_dataset.py").read_text(), "gpt_dataset", "exec"), g)
+    g["torch"] = fake_torch
+    return {"gpt_dataset": g, "split": g_utils["get_train_valid_test_split_"]}
+
+
+def record_legacy(src: str) -> None:
+    import numpy as np
+
+    tmp = Path(tempfile.mkdtemp(prefix="mlm26_"))
+    ns = _load_legacy(src)
+    lengths = lengths_for(1, 1, 300, 1000)
+    sizes = np.asarray(lengths, np.int32)
+    runs = []
+    for i, (split, S, targets) in enumerate([("969,30,1", 128, [1000, 50, 10]), ("969,30,1", 128, [1139, 75, 12]),
+                                              ("949,50,1", 64, [4000, 500, 64]), ("1,1,1", 128, [200, 100, 50])]):
+        bounds = ns["split"](split, len(sizes))
+        out = []
+        for index, name in enumerate(("train", "valid", "test")):
+            if bounds[index + 1] <= bounds[index]:
+                out.append(None)
+                continue
+            with captured_fd_stdout() as box:
+                ds = ns["gpt_dataset"]["GPTDataset"](name, str(tmp / f"r{i}"), np.arange(bounds[index], bounds[index + 1], dtype=np.int32),
+                                                    _Sizes(sizes), targets[index], S, 1234)
+            lines = [ln for ln in box[0].splitlines() if ln.strip() and "elasped time" not in ln and "loaded indexed file" not in ln
+                     and "loading" not in ln]
+            out.append({"len": len(ds), "sample_idx_rows": int(ds.sample_idx.shape[0]), "log": lines})
+        runs.append({"split": split, "S": S, "sizes": targets, "boundaries": [int(b) for b in bounds], "splits": out})
+    seed = ns["gpt_dataset"]["GPTDataset"]
+    with captured_fd_stdout() as box:
+        ds = seed("train", str(tmp / "seed004"), np.arange(16, dtype=np.int32), _Sizes(np.asarray(seed004_lengths(), np.int32)),
+                  24_000_000, 2048, 1234)
+    seed_facts = {"tokens_per_epoch": SEED_004_TOKENS, "num_samples": 24_000_000, "S": 2048, "len": len(ds),
+                  "log": [ln for ln in box[0].splitlines() if "total number" in ln or "epoch" in ln]}
+    write("megatron_legacy", {"framework": "Megatron-LM", "version": "v2.6 (megatron/data)", "lengths": "L1000 of neox.json",
+                              "runs": runs, "seed004": seed_facts})
+
+
 # ----------------------------------------------------------------------------- DeepSpeed
 
 
@@ -500,7 +587,8 @@ def record_hf_auto() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["mcore", "neox", "neox-v2", "deepspeed", "lightning"])
+    parser.add_argument("what", choices=["mcore", "neox", "neox-v2", "legacy", "deepspeed", "lightning"])
+    parser.add_argument("--megatron-v26", default="/tmp/mlm26")
     parser.add_argument("--neox-src", default="/tmp/neox")
     parser.add_argument("--neox-v2", default=None)
     args = parser.parse_args()
@@ -510,6 +598,8 @@ def main() -> None:
         record_neox(args.neox_src)
     elif args.what == "neox-v2":
         record_neox_v2(args.neox_v2)
+    elif args.what == "legacy":
+        record_legacy(args.megatron_v26)
     elif args.what == "deepspeed":
         record_deepspeed()
     else:

@@ -339,9 +339,28 @@ def _printed(spec: MegatronSpec, targets, splits, it: int) -> list[str]:
             out += [f"Build and save the GPTDataset {short} indices", f"> total number of samples: {split.printed_samples}",
                     f"> total number of epochs: {split.epochs_built}"]
         else:
-            out += [f"    total number of samples: {split.printed_samples}", f"    total number of epochs: {split.epochs_built}"]
+            out += legacy_lines(split, spec.seq_length)
     if spec.train_samples is not None:
         out.append(f"setting training iterations to {it}")
+    return out
+
+
+def legacy_lines(split: SplitFacts, seq_length: int) -> list[str]:
+    """What Megatron-LM v2.x's GPTDataset prints while building one split (rank 0)."""
+    n = split.samples_built
+    out = ["    using:", f"     number of documents:       {(split.end - split.begin) if split.begin is not None else '?'}",
+           f"     number of epochs:          {split.epochs_built}", f"     sequence length:           {seq_length}",
+           f"     total number of samples:   {n}"]
+    if split.epochs_built == 1:
+        out.append(" > only one epoch required, setting separate_last_epoch to False")
+    elif split.num_samples_requested is not None:
+        before = ((split.epochs_built - 1) * split.tokens_per_epoch - 1) // seq_length
+        last = split.num_samples_requested - before
+        per_epoch = split.samples_per_epoch
+        word, flag = ("smaller", True) if last < int(0.80 * per_epoch) else ("larger", False)
+        out.append(f" > last epoch number of samples ({last}) is {word} than 80% of number of samples per epoch ({per_epoch}), "
+                   f"setting separate_last_epoch to {flag}")
+    out += [f"    total number of samples: {split.printed_samples}", f"    total number of epochs: {split.epochs_built}"]
     return out
 
 

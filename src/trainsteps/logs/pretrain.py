@@ -31,6 +31,7 @@ _PATTERNS = {
     "neox_arg": re.compile(r"^\s*(train_batch_size|seq_length|train_iters)\s+\.{2,}\s*(\d+)"),
     "lightning_bar": re.compile(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
     "split": re.compile(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
+    "per_epoch_line": re.compile(r"number of samples per epoch \((\d+)\)"),
     "training_for": re.compile(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
 }
 
@@ -63,6 +64,8 @@ class PretrainObserved:
     """Batches per epoch in Lightning's progress bar."""
     splits: list[tuple[int, int]] = field(default_factory=list)
     """NeoX "document indices in [a, b)" ranges."""
+    samples_per_epoch_line: int | None = None
+    """Legacy Megatron's "... number of samples per epoch (N1)": one epoch, stated outright."""
 
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in PretrainObserved.__slots__}
@@ -102,6 +105,8 @@ def parse_pretrain_log(lines) -> dict:
                 seen.seq_length = seen.seq_length or int(m.group(2))
         if m := _PATTERNS["lightning_bar"].search(line):
             seen.lightning_batches = int(m.group(3))
+        if m := _PATTERNS["per_epoch_line"].search(line):
+            seen.samples_per_epoch_line = int(m.group(1))
         if m := _PATTERNS["split"].search(line):
             seen.splits.append((int(m.group(1)), int(m.group(2))))
     if seen.global_batch_size is None and "train_batch_size" in seen.deepspeed:
@@ -159,6 +164,10 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
             n1_low, n1_high = gptdata.samples_per_epoch(low, S), gptdata.samples_per_epoch(high, S)
             facts.update(tokens_per_epoch_min=low, tokens_per_epoch_max=high, samples_per_epoch_min=n1_low, samples_per_epoch_max=n1_high)
             items.append(("ptlog.tokens_per_epoch", {"low": low, "high": high, "built": built, "epochs": epochs, "S": S}))
+            stated = observed.get("samples_per_epoch_line")
+            if stated is not None and n1_low <= stated <= n1_high:
+                n1_low = n1_high = stated  # legacy Megatron prints it: removes any ambiguity
+                facts.update(samples_per_epoch_min=stated, samples_per_epoch_max=stated)
             items.append(("ptlog.samples_per_epoch" if n1_low == n1_high else "ptlog.samples_per_epoch_range",
                           {"n1": n1_low, "n1_high": n1_high, "S": S}))
             if B:
