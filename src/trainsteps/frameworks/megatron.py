@@ -18,7 +18,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import gptdata
 from trainsteps.frameworks.framework_error import FrameworkRuleError
-from trainsteps.frameworks.windows import build_split
+from trainsteps.frameworks.windows import SplitFacts, build_split
 from trainsteps.schedule import RunFacts, Schedule, Trap
 
 
