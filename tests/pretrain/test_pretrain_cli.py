@@ -81,3 +81,15 @@ def test_deepspeed_config_with_auto_values_under_the_hf_trainer(tmp_path):
     ok = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--per-device-train-batch-size", "4",
              "--gradient-accumulation-steps", "8", "--world-size", "4", "--format", "json")
     assert json.loads(ok.output)["batch"]["train_batch_size"] == load("deepspeed")["hf_auto"]["cases"][0]["filled"]["train_batch_size"]
+
+
+def test_lightning_ddp_plan_matches_the_two_rank_run():
+    case = next(c for c in load("lightning")["cases"] if c.get("world") == 2 and not c.get("drop_last"))
+    result = run("--framework", "lightning", "--num-examples", str(case["n"]), "--per-device-train-batch-size", str(case["bs"]),
+                 "--gradient-accumulation-steps", str(case["acc"]), "--world-size", "2",
+                 *(["--max-epochs", str(case["max_epochs"])] if case["max_epochs"] is not None else []),
+                 "--max-steps", str(case["max_steps"]), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["run"]["optimizer_steps"] == case["global_step"]
+    assert data["run"]["batches_per_epoch"] == case["num_training_batches"]

@@ -38,6 +38,10 @@ class LightningSpec:
     """DataLoader(drop_last)."""
 
 
+def _rows_per_rank(spec: LightningSpec) -> int:
+    return -(-spec.num_samples // spec.world_size) if spec.world_size > 1 else spec.num_samples
+
+
 def batches_per_epoch(spec: LightningSpec, d: Derivation) -> int:
     if spec.world_size > 1:
         rows = d.add("rows_per_rank", -(-spec.num_samples // spec.world_size), "ceil(N / world)", f"ceil({spec.num_samples} / {spec.world_size})",
@@ -94,14 +98,16 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
     d.add("global_step", steps, why="lit.why.global_step")
     d.add("current_epoch", full + (1 if rest else 0), "full epochs (+1 when stopped inside an epoch)", f"{full} + {1 if rest else 0}",
           "lit.why.current_epoch")
-    samples = run_batches * spec.batch_size * spec.world_size
+    epoch_rows = min(_rows_per_rank(spec), batches * spec.batch_size)  # the last batch may be short
+    samples = d.add("samples_seen", (full * epoch_rows + min(rest * acc * spec.batch_size, epoch_rows)) * spec.world_size,
+                    "(full epochs * rows per epoch + rows of the cut epoch) * world", "", "lit.why.samples")
     ends = [per_epoch * (e + 1) for e in range(full)]
     if rest:
         ends.append(steps)
     facts = RunFacts(
         optimizer_steps=steps, max_steps=steps, epoch_end_steps=ends,
         epochs_completed=round(run_batches / batches, 4) if batches else 0.0, epochs_planned=max_epochs,
-        samples_seen=samples, warmup_steps=0, batches_per_epoch=batches, samples_per_epoch=batches * spec.batch_size * spec.world_size,
+        samples_seen=samples, warmup_steps=0, batches_per_epoch=batches, samples_per_epoch=epoch_rows * spec.world_size,
     )
     progress = [f"Epoch {e}: 100%|| {batches}/{batches}" for e in range(min(full, 2))]
     if rest:

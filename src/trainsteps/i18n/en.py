@@ -337,4 +337,5 @@ MESSAGES = {
     "ds.hint.config": "give a JSON file such as ds_config.json",
     "ds.error.hf_mismatch": "the DeepSpeed config disagrees with the Trainer settings ({mismatches}); transformers stops with \"Please correct the following DeepSpeed config values that mismatch TrainingArguments values\"",
     "ds.hint.hf_mismatch": "set these DeepSpeed config values to \"auto\", or make them equal to the Trainer's",
+    "lit.why.samples": "rows fed over all ranks, padding rows of the DistributedSampler included",
 }

@@ -333,4 +333,5 @@ MESSAGES = {
     "ds.hint.config": "给出一个 JSON 文件，例如 ds_config.json",
     "ds.error.hf_mismatch": "DeepSpeed 配置与 Trainer 设置不一致（{mismatches}）；transformers 会报错 \"Please correct the following DeepSpeed config values that mismatch TrainingArguments values\"",
     "ds.hint.hf_mismatch": "把这些 DeepSpeed 配置值设为 \"auto\"，或与 Trainer 的设置保持一致",
+    "lit.why.samples": "所有进程读取的行数，包括 DistributedSampler 补齐的行",
 }
