@@ -51,6 +51,7 @@ def run_case(case: dict) -> dict:
             super().__init__()
             self.w = torch.nn.Parameter(torch.zeros(1))
             self.batches = 0
+            self.rows = 0
             self.estimated = None
 
         def on_train_start(self):
@@ -58,6 +59,7 @@ def run_case(case: dict) -> dict:
 
         def training_step(self, batch, _):
             self.batches += 1
+            self.rows += len(batch[0])
             return (self.w * batch[0]).sum()
 
         def configure_optimizers(self):
@@ -75,6 +77,7 @@ def run_case(case: dict) -> dict:
     trainer.fit(model)
     return {**case, "num_training_batches": int(trainer.num_training_batches), "estimated_stepping_batches": int(model.estimated),
             "global_step": int(trainer.global_step), "current_epoch": int(trainer.current_epoch), "batches_run": model.batches,
+            "rows_seen_all_ranks": model.rows * case.get("world", 1),  # every rank reads the same count (DistributedSampler pads)
             "rank": int(trainer.global_rank)}
 
 

@@ -25,6 +25,7 @@ def test_batches_steps_and_epochs_match_lightning(case):
     assert schedule.run.optimizer_steps == case["global_step"]
     assert d["batches_run"].value == case["batches_run"]
     assert d["current_epoch"].value == case["current_epoch"]
+    assert schedule.run.samples_seen == case["rows_seen_all_ranks"]
 
 
 def test_the_partial_accumulation_window_is_flagged():
