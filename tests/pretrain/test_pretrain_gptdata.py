@@ -70,3 +70,10 @@ def test_token_range_inverts_the_sample_count(samples, epochs, seq, extra):
     for tokens in {low, high}:
         if low <= high:
             assert gptdata.samples_built(epochs, tokens, seq, extra) == samples
+
+
+@pytest.mark.parametrize("case", MCORE["cases"], ids=lambda c: f"{c['split']}-{c['sizes']}")
+def test_every_logged_split_matrix(case):
+    line = next(ln for ln in case["log"] if ln.startswith("Let split_matrix"))
+    matrix = [None if m is None else (0 if m[0] == 0 else m[0], m[1]) for m in gptdata.split_matrix(case["split"])]
+    assert line == f"Let split_matrix = {matrix}"

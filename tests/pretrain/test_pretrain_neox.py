@@ -113,3 +113,9 @@ def test_batch_parameters_match_neoxargs(case):
         with pytest.raises(InputError) as info:
             plan_neox(spec)
         assert info.value.framework_error == case["error"]
+
+
+def test_index_map_files_in_train_epochs_mode_carry_none():
+    run = next(r for r in NEOX["runs"] if "train_epochs" in r)
+    lines = plan_neox(_spec(run)).banner_lines
+    assert any(ln.endswith(run["splits"][0]["files"][1]) for ln in lines)

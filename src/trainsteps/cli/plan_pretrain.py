@@ -119,8 +119,7 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
         spec = NeoXSpec(
             global_num_gpus=_world(opts), seq_length=opts.get("seq_length") or 2048, train_batch_size=opts.get("train_batch_size"),
             train_micro_batch_size_per_gpu=opts.get("micro_batch_size"),
-            gradient_accumulation_steps=opts["gradient_accumulation_steps"] if _given("gradient_accumulation_steps") or
-            opts.get("train_batch_size") is None or opts.get("micro_batch_size") is None else None,
+            gradient_accumulation_steps=opts["gradient_accumulation_steps"],  # NeoX's default is 1 too, never None
             pipe_parallel_size=opts["pipeline_parallel_size"], model_parallel_size=opts["tensor_parallel_size"],
             train_iters=opts.get("train_iters"), train_epochs=opts.get("train_epochs"),
             eval_interval=opts.get("eval_interval") or 1000, eval_iters=opts["eval_iters"], split=opts.get("data_split") or "969, 30, 1",
