@@ -57,6 +57,8 @@ class RunFacts:
     """Micro-batches per epoch on each rank (`len(train_dataloader)`)."""
     samples_per_epoch: int | None = None
     """Rows fed per full epoch over all ranks."""
+    tokens_seen: int | None = None
+    """Tokens fed to the model over all ranks (pretraining frameworks: samples x sequence length)."""
 
 
 @dataclass(slots=True)

@@ -5,11 +5,20 @@ from __future__ import annotations
 import click
 
 from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
+
+# ---- pretraining frameworks (neox, megatron, deepspeed, lightning) -------------------------------
+# Their options and the dispatch live in cli/plan_pretrain.py; used below in exactly three places,
+# each marked "pretraining": the --framework choices, the @pretrain_options decorator, the dispatch
+# (which also removes the pretraining options before the Hugging Face path reads the rest).
+from trainsteps.cli.plan_pretrain import PRETRAIN_FRAMEWORKS, drop_pretrain_options, pretrain_options, run_pretrain
 from trainsteps.errors import InputError
+
+# ---- end of the pretraining block ----------------------------------------------------------------
 
 
 @click.command("plan")
-@click.option("--framework", type=click.Choice(["hf"]), default="hf", show_default=True, help="Training framework to model.")
+@click.option("--framework", type=click.Choice(["hf", *PRETRAIN_FRAMEWORKS]), default="hf", show_default=True,  # pretraining
+              help="Training framework to model.")
 @click.option("--num-examples", type=int, help="Rows in the training set as the Trainer sees it (after preprocessing/packing).")
 @click.option("--per-device-train-batch-size", type=int, default=8, show_default=True, help="Rows per micro-batch per process.")
 @click.option("--gradient-accumulation-steps", type=int, default=1, show_default=True, help="Micro-batches per optimizer step.")
@@ -40,6 +49,7 @@ from trainsteps.errors import InputError
 @click.option("--trainable-parameters", type=int, help="Model's trainable parameters, to print the banner's last line.")
 @click.option("--compare-versions", is_flag=True, help="Show the same settings under every release family side by side.")
 @click.option("--explain", is_flag=True, help="Show where every number comes from.")
+@pretrain_options  # pretraining
 @FORMAT_OPTION
 @LANG_OPTION
 def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, framework: str, **opts) -> None:
@@ -51,6 +61,9 @@ def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, fra
         --gradient-accumulation-steps 8 --num-train-epochs 300 --transformers 4.49.0
     """
     with user_errors(lang):
+        if framework in PRETRAIN_FRAMEWORKS:  # pretraining
+            return run_pretrain(framework, opts, fmt, lang, explain)
+        opts = drop_pretrain_options(opts)  # pretraining
         spec = spec_from_options(opts)
         if compare_versions:
             from trainsteps.compare import compare_families, render_comparison

@@ -1,0 +1,1 @@
+"""Readers of tokenized datasets (numpy behind the `data` extra)."""

@@ -1,0 +1,199 @@
+"""Read and explain the lines GPT-NeoX, Megatron, DeepSpeed and Lightning print about data and steps.
+
+`parse_pretrain_log(lines)` collects what the log states; `explain_pretrain(observed, lang)` turns it
+into sentences with their arithmetic. The key fact: the "total number of samples" printed while the
+index maps are built counts windows over EVERY epoch built ("total number of epochs"), and
+GPT-NeoX / legacy Megatron print one more than the windows built (`sample_idx.shape[0]`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from trainsteps.frameworks import gptdata
+
+_PATTERNS = {
+    # GPT-NeoX and legacy Megatron, Python: sample_idx.shape[0] = N + 1 (4-space indent)
+    "python_samples": re.compile(r"^\s{4}total number of samples:\s+([\d,]+)\s*$"),
+    # megatron-core: N
+    "mcore_samples": re.compile(r"^\s*>\s*total number of samples:\s+([\d,]+)\s*$"),
+    # the C++ helper (NeoX, legacy Megatron): exact N, 5-space indent and aligned value
+    "cpp_samples": re.compile(r"^\s{5}total number of samples:\s+([\d,]+)\s*$"),
+    "epochs": re.compile(r"total number of epochs:\s+(\d+)"),
+    "cpp_epochs": re.compile(r"^\s*number of epochs:\s+(\d+)"),
+    "seq_length": re.compile(r"^\s*sequence length:\s+(\d+)"),
+    "index_map": re.compile(r"_indexmap_(\d+|None)ns_(\d+)sl_(\d+)s"),
+    "iteration": re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)"),
+    "consumed": re.compile(r"consumed samples:\s+(\d+)"),
+    "global_batch": re.compile(r"global batch size:\s+(\d+)"),
+    "ds_value": re.compile(r"^\s*(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps|world_size)\s+\.*\s*(\d+)\s*$"),
+    "neox_arg": re.compile(r"^\s*(train_batch_size|seq_length|train_iters)\s+\.{2,}\s*(\d+)"),
+    "lightning_bar": re.compile(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
+    "split": re.compile(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
+    "per_epoch_line": re.compile(r"number of samples per epoch \((\d+)\)"),
+    "training_for": re.compile(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
+}
+
+
+@dataclass(slots=True)
+class PretrainObserved:
+    """What a pretraining log states (None where it says nothing)."""
+
+    samples_line: int | None = None
+    """The value of the last "total number of samples" line."""
+    samples_line_kind: str | None = None
+    """`python` (NeoX/legacy Megatron, N + 1), `mcore` (N) or `cpp` (N)."""
+    epochs_built: int | None = None
+    """"total number of epochs"."""
+    seq_length: int | None = None
+    """From the helper's "sequence length" line, the index-map name or the argument dump."""
+    requested_samples: int | None = None
+    """The `ns` of an index-map file name."""
+    global_batch_size: int | None = None
+    """From an iteration line, the NeoX argument dump or DeepSpeed's configuration."""
+    iteration: int | None = None
+    """Last iteration seen."""
+    train_iters: int | None = None
+    """Total iterations from the iteration line."""
+    consumed_samples: int | None = None
+    """Megatron's consumed samples at the last iteration line."""
+    deepspeed: dict = field(default_factory=dict)
+    """Batch values of `DeepSpeedEngine configuration`."""
+    lightning_batches: int | None = None
+    """Batches per epoch in Lightning's progress bar."""
+    splits: list[tuple[int, int]] = field(default_factory=list)
+    """NeoX "document indices in [a, b)" ranges."""
+    samples_per_epoch_line: int | None = None
+    """Legacy Megatron's "... number of samples per epoch (N1)": one epoch, stated outright."""
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in PretrainObserved.__slots__}
+
+
+def _int(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def parse_pretrain_log(lines) -> dict:
+    """Collect the facts a NeoX / Megatron / DeepSpeed / Lightning log prints. `lines`: an iterable of str."""
+    seen = PretrainObserved()
+    for raw in lines:
+        line = raw.rstrip("\n")
+        _match_samples(line, seen)
+        for key in ("epochs", "cpp_epochs"):
+            m = _PATTERNS[key].search(line)
+            if m:
+                seen.epochs_built = int(m.group(1))
+        if m := _PATTERNS["seq_length"].search(line):
+            seen.seq_length = int(m.group(1))
+        if m := _PATTERNS["index_map"].search(line):
+            seen.requested_samples = None if m.group(1) == "None" else int(m.group(1))
+            seen.seq_length = seen.seq_length or int(m.group(2))
+        if m := _PATTERNS["iteration"].search(line):
+            seen.iteration, seen.train_iters = int(m.group(1)), int(m.group(2))
+        if m := _PATTERNS["consumed"].search(line):
+            seen.consumed_samples = int(m.group(1))
+        if m := _PATTERNS["global_batch"].search(line):
+            seen.global_batch_size = int(m.group(1))
+        if m := _PATTERNS["ds_value"].search(line):
+            seen.deepspeed[m.group(1)] = int(m.group(2))
+        if m := _PATTERNS["neox_arg"].search(line):
+            if m.group(1) == "train_batch_size":
+                seen.global_batch_size = seen.global_batch_size or int(m.group(2))
+            elif m.group(1) == "seq_length":
+                seen.seq_length = seen.seq_length or int(m.group(2))
+        if m := _PATTERNS["lightning_bar"].search(line):
+            seen.lightning_batches = int(m.group(3))
+        if m := _PATTERNS["per_epoch_line"].search(line):
+            seen.samples_per_epoch_line = int(m.group(1))
+        if m := _PATTERNS["split"].search(line):
+            seen.splits.append((int(m.group(1)), int(m.group(2))))
+    if seen.global_batch_size is None and "train_batch_size" in seen.deepspeed:
+        seen.global_batch_size = seen.deepspeed["train_batch_size"]
+    return seen.to_dict()
+
+
+def _match_samples(line: str, seen: PretrainObserved) -> None:
+    for kind in ("cpp", "python", "mcore"):
+        m = _PATTERNS[f"{kind}_samples"].match(line)
+        if m:
+            # the Python line (N + 1) comes after the C++ one (N); keep the one printed last
+            seen.samples_line, seen.samples_line_kind = _int(m.group(1)), kind
+            return
+
+
+@dataclass(slots=True)
+class Explanation:
+    """Sentences about a pretraining log, each with a message id so it renders in any language."""
+
+    facts: dict
+    """Derived numbers (JSON)."""
+    items: list[tuple[str, dict]]
+    """(message id, parameters) in reading order."""
+
+    def lines(self, lang: str = "en") -> list[str]:
+        from trainsteps.i18n import message
+
+        return [message(msg_id, lang, **params) for msg_id, params in self.items]
+
+    def to_dict(self, lang: str = "en") -> dict:
+        return {"facts": dict(self.facts), "explanation": self.lines(lang)}
+
+
+def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = None, global_batch_size: int | None = None,
+                     flavor: str | None = None) -> Explanation:
+    """Explain the sample/epoch/iteration lines. `flavor` (`neox`, `legacy`, `core`) overrides the guess from the line format."""
+    S = seq_length or observed.get("seq_length")
+    B = global_batch_size or observed.get("global_batch_size")
+    items: list[tuple[str, dict]] = []
+    facts: dict = {}
+    printed = observed.get("samples_line")
+    epochs = observed.get("epochs_built")
+    kind = observed.get("samples_line_kind")
+    if printed is not None:
+        offset = 1 if (flavor in ("neox", "legacy") or (flavor is None and kind == "python")) else 0
+        built = printed - offset
+        facts.update(printed_samples=printed, samples_built=built)
+        items.append(("ptlog.samples_line", {"printed": printed, "built": built}) if offset else ("ptlog.samples_line_exact", {"built": built}))
+        if epochs:
+            facts["epochs_built"] = epochs
+            items.append(("ptlog.epochs_line", {"epochs": epochs}))
+        if epochs and S:
+            low, high = gptdata.tokens_range_from_samples(built, epochs, S, 1)
+            n1_low, n1_high = gptdata.samples_per_epoch(low, S), gptdata.samples_per_epoch(high, S)
+            facts.update(tokens_per_epoch_min=low, tokens_per_epoch_max=high, samples_per_epoch_min=n1_low, samples_per_epoch_max=n1_high)
+            items.append(("ptlog.tokens_per_epoch", {"low": low, "high": high, "built": built, "epochs": epochs, "S": S}))
+            stated = observed.get("samples_per_epoch_line")
+            if stated is not None and n1_low <= stated <= n1_high:
+                n1_low = n1_high = stated  # legacy Megatron prints it: removes any ambiguity
+                facts.update(samples_per_epoch_min=stated, samples_per_epoch_max=stated)
+            items.append(("ptlog.samples_per_epoch" if n1_low == n1_high else "ptlog.samples_per_epoch_range",
+                          {"n1": n1_low, "n1_high": n1_high, "S": S}))
+            if B:
+                it_low, it_high = n1_low // B, n1_high // B
+                facts.update(iterations_per_epoch=it_low if it_low == it_high else [it_low, it_high])
+                items.append(("ptlog.iterations_per_epoch", {"iters": it_low, "B": B, "n1": n1_low}))
+                if epochs > 1:
+                    naive = printed * S // (B * S)
+                    facts["naive_iterations"] = naive
+                    items.append(("ptlog.naive", {"naive": naive, "printed": printed, "epochs": epochs, "iters": it_low}))
+        if observed.get("requested_samples"):
+            ns = observed["requested_samples"]
+            facts["requested_samples"] = ns
+            items.append(("ptlog.requested", {"ns": ns}))
+    if observed.get("consumed_samples") is not None and facts.get("samples_per_epoch_min"):
+        trained = observed["consumed_samples"] / facts["samples_per_epoch_min"]
+        facts["epochs_trained"] = round(trained, 4)
+        items.append(("ptlog.epochs_trained", {"consumed": observed["consumed_samples"], "epochs": round(trained, 4)}))
+    ds = observed.get("deepspeed") or {}
+    if {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size"} <= set(ds):
+        product = ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * ds["world_size"]
+        items.append(("ptlog.deepspeed_ok" if product == ds["train_batch_size"] else "ptlog.deepspeed_bad",
+                      {"tb": ds["train_batch_size"], "mb": ds["train_micro_batch_size_per_gpu"], "ga": ds["gradient_accumulation_steps"],
+                       "dp": ds["world_size"], "product": product}))
+    if observed.get("lightning_batches") is not None:
+        items.append(("ptlog.lightning_bar", {"batches": observed["lightning_batches"]}))
+    if not items:
+        items.append(("ptlog.nothing", {}))
+    return Explanation(facts, items)

@@ -1,0 +1,77 @@
+"""Human-readable text for the pretraining frameworks (GPT-NeoX, Megatron, DeepSpeed, Lightning)."""
+
+from __future__ import annotations
+
+from trainsteps.i18n import label, message
+from trainsteps.report import short_list
+from trainsteps.schedule import Schedule
+
+
+def _rows(rows: list[tuple[str, str]], lang: str) -> list[str]:
+    names = [label(k, lang) for k, _ in rows]
+    width = max(len(n) for n in names) if names else 0
+    return [f"  {name}{' ' * (width - len(name))}  {value}" for name, (_, value) in zip(names, rows, strict=False)]
+
+
+def render_pretrain(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    r = s.run
+    out = [label("pt.printed", lang).format(framework=s.framework, version=message(s.family_reason, lang, **s.family_params))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    rows = [
+        ("pt.iterations", f"{r.optimizer_steps:,}"),
+        ("samples_seen", f"{r.samples_seen:,}"),
+        ("pt.tokens", "?" if r.tokens_seen is None else f"{r.tokens_seen:,}"),
+        ("pt.samples_per_epoch", "?" if r.samples_per_epoch is None else f"{r.samples_per_epoch:,}"),
+        ("pt.epochs_trained", f"{r.epochs_completed:g}"),
+        ("pt.epochs_built", f"{r.epochs_planned:g}"),
+        ("warmup_steps", f"{r.warmup_steps:,}"),
+        ("eval_steps", short_list(r.eval_steps, lang)),
+        ("save_steps", short_list(r.save_steps, lang)),
+    ]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_lightning(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    r = s.run
+    out = [label("pt.lightning", lang)]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    rows = [
+        ("pt.estimated", s.banner["estimated_stepping_batches"]),
+        ("optimizer_steps", f"{r.optimizer_steps:,}"),
+        ("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+        ("epochs_completed", f"{r.epochs_completed:g} / {r.epochs_planned:g}"),
+        ("epoch_end_steps", short_list(r.epoch_end_steps, lang)),
+        ("samples_seen", f"{r.samples_seen:,}"),
+    ]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_deepspeed(plan, lang: str = "en", explain: bool = False) -> str:
+    out = [label("pt.deepspeed", lang)]
+    out += ["  " + line for line in plan.printed]
+    if explain:
+        out += ["", label("derivation", lang)] + ["  " + line for line in plan.derivation.render(lang)]
+    return "\n".join(out)
+
+
+def _tail(s: Schedule, lang: str, explain: bool) -> list[str]:
+    out = []
+    if s.warnings:
+        out += ["", label("warnings", lang)] + [f"  [{t.code}] {t.message(lang)}" for t in s.warnings]
+    if explain:
+        out += ["", label("derivation", lang)] + ["  " + line for line in s.derivation.render(lang)]
+    return out
+
+
+def render_idx_summary(summary, lang: str = "en") -> str:
+    """One line per dataset: documents, sequences, tokens, dtype, length percentiles."""
+    p = summary.percentiles
+    pct = ", ".join(f"{k} {v:,}" for k, v in p.items())
+    approx = "" if summary.percentiles_exact else " ~"
+    return label("pt.idx_summary", lang).format(path=summary.path_prefix, documents=summary.num_documents, sequences=summary.num_sequences,
+                                               tokens=summary.num_tokens, dtype=summary.dtype, percentiles=approx + " " + pct,
+                                               min=summary.min_length, max=summary.max_length)

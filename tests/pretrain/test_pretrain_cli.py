@@ -1,0 +1,95 @@
+"""`trainsteps plan --framework neox|megatron|deepspeed|lightning` end to end."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import load
+
+from trainsteps.cli.main import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["plan", *args])
+
+
+def test_megatron_plans_from_an_idx_file(tmp_path):
+    pytest.importorskip("numpy")
+    from trainsteps.data.idx import write_idx_from_lengths
+
+    lengths = load("mcore")["datasets"]["L1000"]
+    prefix = write_idx_from_lengths(str(tmp_path / "corpus"), lengths)
+    result = run("--framework", "megatron", "--data-prefix", prefix, "--seq-length", "128", "--global-batch-size", "1000",
+                 "--micro-batch-size", "1", "--world-size", "8", "--train-samples", "1139", "--eval-interval", "1", "--eval-iters", "1",
+                 "--eval-global-batch-size", "25", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    recorded = load("mcore")["cases"][2]["splits"][0]
+    assert f"> total number of samples: {recorded['len']}" in data["banner_lines"]  # the train target 1139 needs 2 epochs
+    assert f"> total number of epochs: {recorded['epochs']}" in data["banner_lines"]
+    assert data["run"]["optimizer_steps"] == 1
+    assert recorded["tokens_per_epoch"] == next(s["value"] for s in data["derivation"] if s["key"] == "train.tokens_per_epoch")
+
+
+def test_neox_seed004_in_chinese():
+    result = run("--framework", "neox", "--train-tokens", "32017905665", "--seq-length", "2048", "--train-batch-size", "1000",
+                 "--micro-batch-size", "1000", "--train-iters", "24000", "--lang", "zh")
+    assert result.exit_code == 0, result.output
+    assert "    total number of samples: 31267487" in result.output
+    assert "实际训练的 epoch 数" in result.output
+
+
+def test_deepspeed_triple_and_its_error():
+    ok = run("--framework", "deepspeed", "--train-batch-size", "1024", "--micro-batch-size", "4", "--world-size", "32")
+    assert ok.exit_code == 0 and "gradient_accumulation_steps .. 8" in ok.output
+    bad = run("--framework", "deepspeed", "--train-batch-size", "16", "--micro-batch-size", "4", "--world-size", "8")
+    assert bad.exit_code == 2
+    assert "Gradient accumulation steps: 0 has to be greater than 0" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_lightning_needs_the_dataset_size():
+    result = run("--framework", "lightning", "--per-device-train-batch-size", "4")
+    assert result.exit_code == 2 and "--num-examples" in result.output
+
+
+def test_hf_path_is_untouched_by_the_pretraining_options():
+    result = run("--num-examples", "1047", "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8",
+                 "--num-train-epochs", "3", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["framework"] == "hf"
+
+
+def test_planning_imports_neither_numpy_nor_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; import trainsteps.cli.plan, trainsteps.frameworks.neox, trainsteps.frameworks.megatron, "
+            "trainsteps.frameworks.lightning, trainsteps.logs.pretrain; print([m for m in ('numpy', 'torch') if m in sys.modules])")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_deepspeed_config_with_auto_values_under_the_hf_trainer(tmp_path):
+    case = load("deepspeed")["hf_auto"]["cases"][-1]  # explicit train_batch_size 100 vs 2 x 4 x 8
+    config = tmp_path / "ds_config.json"
+    config.write_text(json.dumps(case["config"]))
+    result = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--per-device-train-batch-size", str(case["bs"]),
+                 "--gradient-accumulation-steps", str(case["ga"]), "--world-size", str(case["world"]))
+    assert result.exit_code == 2
+    assert case["mismatches"][0] in result.output
+    config.write_text(json.dumps({k: "auto" for k in case["config"]}))
+    ok = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--per-device-train-batch-size", "4",
+             "--gradient-accumulation-steps", "8", "--world-size", "4", "--format", "json")
+    assert json.loads(ok.output)["batch"]["train_batch_size"] == load("deepspeed")["hf_auto"]["cases"][0]["filled"]["train_batch_size"]
+
+
+def test_lightning_ddp_plan_matches_the_two_rank_run():
+    case = next(c for c in load("lightning")["cases"] if c.get("world") == 2 and not c.get("drop_last"))
+    result = run("--framework", "lightning", "--num-examples", str(case["n"]), "--per-device-train-batch-size", str(case["bs"]),
+                 "--gradient-accumulation-steps", str(case["acc"]), "--world-size", "2",
+                 *(["--max-epochs", str(case["max_epochs"])] if case["max_epochs"] is not None else []),
+                 "--max-steps", str(case["max_steps"]), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["run"]["optimizer_steps"] == case["global_step"]
+    assert data["run"]["batches_per_epoch"] == case["num_training_batches"]
