@@ -76,9 +76,10 @@ NOTES = {
     "error": "'<ExceptionType>: <message>' of what train() or the Trainer/TrainingArguments constructor raised; "
              "'harness: ...' errors are the recorder's own guards (forward-pass/epoch limits, a killed hang); "
              "traceback_tail holds the last frames",
-    "harness_patches": "listed per run when used: torch.load is wrapped so that map_location 'cpu:N' (passed by "
-                       "older releases as args.device when resuming under torch.distributed on CPU, which torch 2.13 "
-                       "rejects) becomes 'cpu'; it does not touch the Trainer's step bookkeeping",
+    "harness_patches": "listed per run when used: torch.load is wrapped so that map_location 'cpu:N' (passed as "
+                       "args.device by releases that load the optimizer state that way, when resuming under "
+                       "torch.distributed on CPU; torch 2.13 rejects it with \"don't know how to restore data location\") "
+                       "becomes 'cpu'; it does not touch the Trainer's step bookkeeping",
     "env": "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1, OMP_NUM_THREADS=1, CUDA_VISIBLE_DEVICES='' in the recorded processes",
 }
 
