@@ -20,6 +20,10 @@ def test_translations_use_the_same_parameters():
     assert mismatched == []
 
 
+# Messages that are only a name or a parameter read the same in both languages.
+SAME_IN_BOTH = {"cli.error.bad_value", "neox.family", "lit.why.estimated"}
+
+
 def test_chinese_messages_are_translated():
-    same = [k for k in en.MESSAGES if en.MESSAGES[k] == zh.MESSAGES[k] and _fields(en.MESSAGES[k]) != {"detail"}]
+    same = [k for k in en.MESSAGES if en.MESSAGES[k] == zh.MESSAGES[k] and k not in SAME_IN_BOTH]
     assert same == []
