@@ -13,6 +13,9 @@ def _steps_value(text: str) -> float:
 
 
 @click.command("plan")
+@click.argument("configs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--launch", help='Launch command line, for the process count: "torchrun --nproc_per_node 4 train.py".')
+@click.option("--framework-version", help="Release of the wrapper read from the config (LLaMA-Factory, TRL, Axolotl, ms-swift).")
 @click.option("--framework", type=click.Choice(["hf"]), default="hf", show_default=True, help="Training framework to model.")
 @click.option("--num-examples", type=int, help="Rows in the training set as the Trainer sees it (after preprocessing/packing).")
 @click.option("--per-device-train-batch-size", type=int, default=8, show_default=True, help="Rows per micro-batch per process.")
@@ -46,8 +49,14 @@ def _steps_value(text: str) -> float:
 @click.option("--explain", is_flag=True, help="Show where every number comes from.")
 @FORMAT_OPTION
 @LANG_OPTION
-def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, framework: str, **opts) -> None:
+@click.pass_context
+def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare_versions: bool, framework: str,
+                 configs: tuple[str, ...], launch: str | None, framework_version: str | None, **opts) -> None:
     """Predict the banner and the real run of a Hugging Face Trainer job.
+
+    CONFIG files (LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or YAML, DeepSpeed JSON,
+    accelerate config, a checkpoint's trainer_state.json) are read first; options typed on the command line
+    override them.
 
     \b
     Example (seed 001: 1,047 rows, batch 10, accumulation 8, 300 epochs, 1 GPU):
@@ -55,6 +64,11 @@ def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, fra
         --gradient-accumulation-steps 8 --num-train-epochs 300 --transformers 4.49.0
     """
     with user_errors(lang):
+        if configs or launch:
+            from trainsteps.cli.plan_configs import plan_from_configs
+
+            plan_from_configs(ctx, fmt, lang, explain, list(configs), launch, framework_version, opts)
+            return
         spec = spec_from_options(opts)
         if compare_versions:
             from trainsteps.compare import compare_families, render_comparison
