@@ -1,6 +1,7 @@
 """Write the small made-up datasets under examples/ (deterministic; rerun to regenerate).
 
-    python tools/make_example_data.py
+    python tools/make_example_data.py          # examples/
+    python tools/make_example_data.py --e2e    # the LLaMA-Factory cases of tests/fixtures/wrappers/lf_e2e/
 """
 
 from __future__ import annotations
@@ -58,5 +59,68 @@ def main() -> None:
     (data / "dataset_info.json").write_text(json.dumps(info, indent=2) + "\n")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "--e2e" not in __import__("sys").argv:
     main()
+
+
+E2E_CASES = {
+    "sft_plain": {
+        "data": {"alpaca_a": ("alpaca", 300, 4)},
+        "config": {"stage": "sft", "dataset": "alpaca_a", "max_samples": 250, "val_size": 0.1, "cutoff_len": 128,
+                   "per_device_train_batch_size": 4, "gradient_accumulation_steps": 3, "num_train_epochs": 2.0},
+    },
+    "sft_mix_sharegpt": {
+        "data": {"alpaca_b": ("alpaca", 120, 0), "chat_b": ("sharegpt", 200, 3)},
+        "config": {"stage": "sft", "dataset": "alpaca_b,chat_b", "val_size": 0.2, "cutoff_len": 128,
+                   "per_device_train_batch_size": 2, "gradient_accumulation_steps": 4, "num_train_epochs": 1.0},
+    },
+    "sft_interleave": {
+        "data": {"alpaca_c": ("alpaca", 150, 0), "chat_c": ("sharegpt", 90, 0)},
+        "config": {"stage": "sft", "dataset": "alpaca_c,chat_c", "mix_strategy": "interleave_under", "interleave_probs": "0.3,0.7",
+                   "cutoff_len": 128, "per_device_train_batch_size": 4, "gradient_accumulation_steps": 2, "num_train_epochs": 1.0},
+    },
+    "sft_packing": {
+        "data": {"chat_d": ("sharegpt", 400, 0)},
+        "config": {"stage": "sft", "dataset": "chat_d", "packing": True, "cutoff_len": 96,
+                   "per_device_train_batch_size": 2, "gradient_accumulation_steps": 2, "num_train_epochs": 1.0},
+        "record": {"lengths_run": {"packing": False, "cutoff_len": 95}},
+    },
+    "pt_blocks": {
+        "data": {"corpus_e": ("text", 600, 0)},
+        "config": {"stage": "pt", "dataset": "corpus_e", "cutoff_len": 128, "preprocessing_batch_size": 250,
+                   "per_device_train_batch_size": 4, "gradient_accumulation_steps": 2, "num_train_epochs": 1.0},
+        "record": {"lengths_run": {"packing": False, "cutoff_len": 100000}},
+    },
+}
+
+
+def write_e2e_cases() -> None:
+    import yaml
+
+    base = ROOT.parent / "tests" / "fixtures" / "wrappers" / "lf_e2e"
+    for seed, (name, case) in enumerate(E2E_CASES.items(), 10):
+        folder = base / name
+        (folder / "data").mkdir(parents=True, exist_ok=True)
+        info = {}
+        for dataset, (kind, n, broken) in case["data"].items():
+            if kind == "alpaca":
+                rows = alpaca(n, seed, broken)
+                info[dataset] = {"file_name": f"{dataset}.json"}
+            elif kind == "sharegpt":
+                rows = sharegpt(n, seed, broken)
+                info[dataset] = {"file_name": f"{dataset}.json", "formatting": "sharegpt"}
+            else:
+                rng = random.Random(seed)
+                rows = [{"text": sentence(rng, rng.randint(5, 120))} for _ in range(n)]
+                info[dataset] = {"file_name": f"{dataset}.json", "columns": {"prompt": "text"}}
+            (folder / "data" / f"{dataset}.json").write_text(json.dumps(rows, separators=(",", ":")))
+        (folder / "data" / "dataset_info.json").write_text(json.dumps(info, indent=2) + "\n")
+        config = {"model_name_or_path": "tiny-llama", "do_train": True, "finetuning_type": "full", "template": "default",
+                  "dataset_dir": "data", "output_dir": "out", "logging_steps": 1, "learning_rate": 1.0e-4, **case["config"]}
+        (folder / "config.yaml").write_text("# LLaMA-Factory case recorded by tools/record_wrappers.py llamafactory\n" + yaml.safe_dump(config, sort_keys=False))
+        if "record" in case:
+            (folder / "record.json").write_text(json.dumps(case["record"]) + "\n")
+
+
+if __name__ == "__main__" and "--e2e" in __import__("sys").argv:
+    write_e2e_cases()

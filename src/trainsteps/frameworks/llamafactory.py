@@ -35,8 +35,9 @@ PACK_CAPACITY_OFFSET = Timeline(
 SFT_PACKING = Timeline("llamafactory.sft_packing", [("0.6.0", "concat_blocks"), ("0.8.0", "greedy_knapsack")])
 """SFT packing algorithm: fixed blocks of the concatenated tokens before 0.8.0, greedy knapsack after."""
 
-PT_BLOCK_DECREMENT = Timeline("llamafactory.pt_block", [("0.6.0", False), ("0.9.3", True)])
-"""Whether an explicit `packing: true` shortens the pretraining block to cutoff_len - 1."""
+CUTOFF_DECREMENT_IN_ARGS = Timeline("llamafactory.pt_block", [("0.6.0", False), ("0.9.3", True)])
+"""Whether `DataArguments.__post_init__` does `cutoff_len -= 1` when `packing` is set (0.9.3+): it shortens
+the packed SFT rows and the pretraining blocks, but only when `packing` is written in the config."""
 
 MIX_STRATEGIES = Timeline(
     "llamafactory.mix_strategy",
@@ -132,13 +133,13 @@ def pt_blocks(lengths_with_eos: Sequence[int], block: int, batch_size: int = 100
 def pack_capacity(version: str, cutoff_len: int, packing_set_explicitly: bool) -> int:
     """Tokens per packed SFT row for this release."""
     offset = PACK_CAPACITY_OFFSET.at(version)
-    if offset and not packing_set_explicitly and PT_BLOCK_DECREMENT.at(version):
+    if offset and not packing_set_explicitly and CUTOFF_DECREMENT_IN_ARGS.at(version):
         offset = 0  # 0.9.3+: the decrement lives in DataArguments and only fires when `packing` is set
     return cutoff_len + offset
 
 
 def pt_block_size(version: str, cutoff_len: int, packing_set_explicitly: bool) -> int:
-    return cutoff_len - 1 if packing_set_explicitly and PT_BLOCK_DECREMENT.at(version) else cutoff_len
+    return cutoff_len - 1 if packing_set_explicitly and CUTOFF_DECREMENT_IN_ARGS.at(version) else cutoff_len
 
 
 # ---- sampling, splitting, mixing ---------------------------------------------------------------------------

@@ -1,0 +1,248 @@
+"""Record fixtures from the fine-tuning wrappers' own code, at pinned releases.
+
+Three parts, each writing JSON under tests/fixtures/wrappers/:
+
+  functions  LLaMA-Factory's `greedy_knapsack` and `DataArguments` (cutoff_len default, the packing decrement)
+             loaded straight from the source files of each pinned wheel (no install needed):
+                 for v in 0.8.3 0.9.0 0.9.1 0.9.2 0.9.3 0.9.4 0.9.5; do
+                     pip download --no-deps llamafactory==$v -d /tmp/lfw/$v && (cd /tmp/lfw/$v && unzip -qo *.whl); done
+                 python tools/record_wrappers.py functions --wheels /tmp/lfw
+  datasets   `datasets` train_test_split / interleave_datasets / batched map, the calls LLaMA-Factory makes:
+                 python tools/record_wrappers.py datasets          (any env with datasets + numpy)
+  llamafactory  real LLaMA-Factory 0.9.5 runs on CPU with a tiny Llama model and a tiny word-level tokenizer built
+             here, for each case folder in tests/fixtures/wrappers/lf_e2e/: the data pipeline (`get_dataset`) and a
+             full `llamafactory-cli train`, whose banner is parsed:
+                 python -m venv /tmp/lfenv && /tmp/lfenv/bin/pip install llamafactory==0.9.5 torch==2.13.0
+                 /tmp/lfenv/bin/pip uninstall -y torchvision torchaudio   # no builds for torch 2.13.0
+                 /tmp/lfenv/bin/python tools/record_wrappers.py llamafactory
+             (LLaMA-Factory imports torchaudio at module level; an empty stand-in module is put on the path, no audio is used.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OUT = ROOT / "tests" / "fixtures" / "wrappers"
+E2E = OUT / "lf_e2e"
+LF_VERSIONS = ("0.8.3", "0.9.0", "0.9.1", "0.9.2", "0.9.3", "0.9.4", "0.9.5")
+
+
+# ---- part 1: LLaMA-Factory functions from each wheel -----------------------------------------------------------
+
+
+def _load(path: pathlib.Path, name: str, functions_only: bool = False):
+    """Execute one source file of a wheel on its own: package-relative imports are dropped (the functions
+    recorded here use only the standard library), everything else runs as written."""
+    import ast
+    import types
+
+    tree = ast.parse(path.read_text())
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.ImportFrom) and node.level > 0)]
+    if functions_only:  # the module's own top-level code may need torch/PIL; its pure functions do not
+        tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+                     or (isinstance(node, (ast.Import, ast.ImportFrom)) and all(a.name in ("bisect", "Optional", "Any", "TYPE_CHECKING", "Sequence") for a in node.names))]
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # dataclasses looks the module up
+    exec(compile(tree, str(path), "exec"), module.__dict__)
+    return module
+
+
+def _knapsack_inputs() -> list[dict]:
+    rng = random.Random(7)
+    cases = [{"lengths": [4, 4, 4, 4], "capacity": 7}, {"lengths": [4, 4, 4, 4], "capacity": 8},
+             {"lengths": [7, 6, 5, 4, 3, 2, 1], "capacity": 8}]
+    for n, cap in ((50, 64), (300, 256), (1000, 2047), (777, 1023)):
+        cases.append({"lengths": [rng.randint(1, cap) for _ in range(n)], "capacity": cap})
+    cases.append({"lengths": [rng.choice([10, 100, 500, 1000]) for _ in range(400)], "capacity": 1023})
+    return cases
+
+
+def record_functions(wheels: pathlib.Path) -> dict:
+    out = {"generated_by": "python tools/record_wrappers.py functions --wheels DIR", "versions": {}}
+    for version in LF_VERSIONS:
+        base = wheels / version / "llamafactory"
+        if not base.is_dir():
+            print(f"skip {version}: {base} missing", file=sys.stderr)
+            continue
+        record = {}
+        utils = base / "data" / "processor" / "processor_utils.py"
+        if not utils.is_file():
+            utils = base / "data" / "processors" / "processor_utils.py"
+        if utils.is_file() and "def greedy_knapsack" in utils.read_text():
+            module = _load(utils, f"lf_utils_{version.replace('.', '_')}", functions_only=True)
+            record["greedy_knapsack"] = [dict(case, bins=len(module.greedy_knapsack(list(case["lengths"]), case["capacity"])))
+                                         for case in _knapsack_inputs()]
+        data_args = _load(base / "hparams" / "data_args.py", f"lf_data_args_{version.replace('.', '_')}")
+        default = data_args.DataArguments()
+        packed = data_args.DataArguments(packing=True, cutoff_len=1024)
+        record["data_args"] = {"cutoff_len_default": default.cutoff_len, "cutoff_len_1024_with_packing_true": packed.cutoff_len,
+                               "packing_default": default.packing}
+        out["versions"][version] = record
+    return out
+
+
+# ---- part 2: datasets calls ------------------------------------------------------------------------------------
+
+
+def record_datasets() -> dict:
+    import datasets
+    import numpy as np
+
+    out = {"generated_by": "python tools/record_wrappers.py datasets", "datasets": datasets.__version__, "numpy": np.__version__,
+           "train_test_split": [], "interleave": [], "map_batches": []}
+    for n in (1, 7, 100, 1047, 3047):
+        for val in (0.01, 0.05, 0.07, 0.1, 0.2, 0.5, 3, 50):
+            if val >= n:
+                continue
+            ds = datasets.Dataset.from_dict({"i": list(range(n))})
+            try:
+                split = ds.train_test_split(test_size=int(val) if val > 1 else val, seed=42)
+            except ValueError as exc:  # datasets refuses an empty side
+                out["train_test_split"].append({"n": n, "val_size": val, "seed": 42, "error": str(exc)})
+                continue
+            out["train_test_split"].append({"n": n, "val_size": val, "seed": 42, "train": len(split["train"]), "test": len(split["test"]),
+                                            "train_indices_head": split["train"]["i"][:20]})
+    for sizes, probs, strategy in (([100, 300], None, "first_exhausted"), ([100, 300], None, "all_exhausted"),
+                                   ([100, 300], [0.5, 0.5], "first_exhausted"), ([100, 300], [0.5, 0.5], "all_exhausted"),
+                                   ([1000, 200], [0.8, 0.2], "first_exhausted"), ([1000, 200], [0.8, 0.2], "all_exhausted"),
+                                   ([250, 120], [0.3, 0.7], "first_exhausted")):
+        parts = [datasets.Dataset.from_dict({"i": list(range(s))}) for s in sizes]
+        mixed = datasets.interleave_datasets(parts, probabilities=probs, seed=42, stopping_strategy=strategy)
+        out["interleave"].append({"sizes": sizes, "probabilities": probs, "seed": 42, "stopping": strategy, "rows": len(mixed)})
+    for n, batch, procs in ((2500, 1000, None), (2500, 1000, 4), (2500, 1000, 3), (1047, 1000, 16), (999, 128, 2)):
+        ds = datasets.Dataset.from_dict({"i": list(range(n))})
+        got = ds.map(lambda b: {"n": [[len(b["i"]), b["i"][0]]] * len(b["i"])}, batched=True, batch_size=batch, num_proc=procs)
+        spans = sorted({(first, first + size) for size, first in got["n"]})
+        out["map_batches"].append({"n": n, "batch_size": batch, "num_proc": procs, "batches": [list(s) for s in spans]})
+    return out
+
+
+# ---- part 3: real LLaMA-Factory runs ---------------------------------------------------------------------------
+
+
+def build_tiny_model(folder: pathlib.Path, words: list[str]) -> None:
+    """A 1-layer Llama and a word-level tokenizer over `words`, saved with save_pretrained (no download)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    specials = ["<unk>", "<s>", "</s>", "<pad>"]
+    vocab = {tok: i for i, tok in enumerate(specials + sorted(set(words)))}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=core, unk_token="<unk>", bos_token="<s>", eos_token="</s>", pad_token="<pad>")
+    tok.save_pretrained(folder)
+    config = LlamaConfig(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         num_key_value_heads=1, max_position_embeddings=4096, bos_token_id=1, eos_token_id=2, pad_token_id=3)
+    LlamaForCausalLM(config).save_pretrained(folder)
+
+
+def _vocabulary(case_dirs: list[pathlib.Path]) -> list[str]:
+    words = set()
+    for case in case_dirs:
+        for path in (case / "data").glob("*.json*"):
+            words |= set(re.findall(r"[A-Za-z]+", path.read_text()))
+    return sorted(words | {"Human", "Assistant"})
+
+
+def _case_args(case: pathlib.Path, model: pathlib.Path, output: pathlib.Path) -> dict:
+    import yaml
+
+    args = yaml.safe_load((case / "config.yaml").read_text())
+    args.update(model_name_or_path=str(model), dataset_dir=str(case / "data"), output_dir=str(output), report_to="none",
+                overwrite_output_dir=True, overwrite_cache=True, save_strategy="no", bf16=False, fp16=False)
+    return args
+
+
+def _pipeline_counts(args: dict) -> dict:
+    """Run LLaMA-Factory's own data pipeline: rows of train/eval, and each train row's length."""
+    from llamafactory.data import get_dataset, get_template_and_fix_tokenizer
+    from llamafactory.hparams import get_train_args
+    from llamafactory.model import load_tokenizer
+
+    model_args, data_args, training_args, finetuning_args, _ = get_train_args(dict(args))
+    tokenizer_module = load_tokenizer(model_args)
+    template = get_template_and_fix_tokenizer(tokenizer_module["tokenizer"], data_args)
+    module = get_dataset(template, model_args, data_args, training_args, finetuning_args.stage, **tokenizer_module)
+    train = module["train_dataset"]
+    evaluation = module.get("eval_dataset")
+    return {"train_rows": len(train), "eval_rows": None if evaluation is None else len(evaluation),
+            "train_lengths": [len(x) for x in train["input_ids"]]}
+
+
+def _train_banner(args: dict, workdir: pathlib.Path) -> dict:
+    """`llamafactory-cli train` on CPU; returns the numbers of the Trainer's banner."""
+    import yaml
+
+    cfg = workdir / "run.yaml"
+    cfg.write_text(yaml.safe_dump(args))
+    env = dict(os.environ, PYTHONPATH=str(workdir / "stubs"), CUDA_VISIBLE_DEVICES="", DISABLE_VERSION_CHECK="1",
+               TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1")
+    cli = pathlib.Path(sys.executable).with_name("llamafactory-cli")
+    proc = subprocess.run([str(cli), "train", str(cfg)], env=env, capture_output=True, text=True, timeout=1800)
+    log = proc.stdout + proc.stderr
+    if proc.returncode:
+        raise RuntimeError(log[-3000:])
+    banner = {}
+    for key in ("Num examples", "Num Epochs", "Total optimization steps", "Total train batch size (w. parallel, distributed & accumulation)",
+                "Gradient Accumulation steps", "Instantaneous batch size per device"):
+        match = re.search(re.escape(key) + r" = ([\d,]+)", log)
+        banner[key] = match.group(1) if match else None
+    steps = re.findall(r"'epoch': ([\d.]+)", log)
+    banner["final_epoch"] = steps[-1] if steps else None
+    return banner
+
+
+def record_llamafactory(only: list[str]) -> None:
+    import llamafactory
+    import transformers
+
+    cases = sorted(p for p in E2E.iterdir() if (p / "config.yaml").is_file() and (not only or p.name in only))
+    with tempfile.TemporaryDirectory(prefix="lf_e2e_") as tmp:
+        work = pathlib.Path(tmp)
+        (work / "stubs" / "torchaudio").mkdir(parents=True)
+        (work / "stubs" / "torchaudio" / "__init__.py").write_text("")
+        sys.path.insert(0, str(work / "stubs"))
+        build_tiny_model(work / "tiny", _vocabulary(cases))
+        for case in cases:
+            print(f"case {case.name}", file=sys.stderr)
+            args = _case_args(case, work / "tiny", work / "out" / case.name)
+            result = {"generated_by": f"tools/record_wrappers.py llamafactory (case {case.name})",
+                      "llamafactory": llamafactory.__version__ if hasattr(llamafactory, "__version__") else "0.9.5",
+                      "transformers": transformers.__version__, "pipeline": _pipeline_counts(args)}
+            options = json.loads((case / "record.json").read_text()) if (case / "record.json").is_file() else {}
+            if "lengths_run" in options:  # the rows before packing, as LLaMA-Factory tokenized and truncated them
+                result["unpacked"] = _pipeline_counts({**args, **options["lengths_run"]})
+            if options.get("train", True):
+                result["banner"] = _train_banner(args, work)
+            (case / "expected.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="part", required=True)
+    f = sub.add_parser("functions")
+    f.add_argument("--wheels", type=pathlib.Path, required=True)
+    sub.add_parser("datasets")
+    lf = sub.add_parser("llamafactory")
+    lf.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    if a.part == "functions":
+        (OUT / "lf_functions.json").write_text(json.dumps(record_functions(a.wheels), indent=1) + "\n")
+    elif a.part == "datasets":
+        (OUT / "datasets_functions.json").write_text(json.dumps(record_datasets(), indent=1) + "\n")
+    else:
+        record_llamafactory(a.cases)
+
+
+if __name__ == "__main__":
+    main()
