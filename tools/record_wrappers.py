@@ -9,6 +9,10 @@ Three parts, each writing JSON under tests/fixtures/wrappers/:
                  python tools/record_wrappers.py functions --wheels /tmp/lfw
   datasets   `datasets` train_test_split / interleave_datasets / batched map, the calls LLaMA-Factory makes:
                  python tools/record_wrappers.py datasets          (any env with datasets + numpy)
+  axolotl    Axolotl 0.19.0 `calculate_total_num_steps` on datasets of known token lengths:
+                 python -m venv /tmp/axoenv && echo /tmp/lfenv/lib/python3.11/site-packages > /tmp/axoenv/lib/python3.11/site-packages/lf.pth
+                 /tmp/axoenv/bin/pip install --no-deps axolotl==0.19.0 addict numba llvmlite
+                 /tmp/axoenv/bin/python tools/record_wrappers.py axolotl
   llamafactory  real LLaMA-Factory 0.9.5 runs on CPU with a tiny Llama model and a tiny word-level tokenizer built
              here, for each case folder in tests/fixtures/wrappers/lf_e2e/: the data pipeline (`get_dataset`) and a
              full `llamafactory-cli train`, whose banner is parsed:
@@ -226,18 +230,66 @@ def record_llamafactory(only: list[str]) -> None:
             (case / "expected.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
+# ---- part 4: Axolotl's step estimate -----------------------------------------------------------------------------
+
+
+AXOLOTL_CASES = [
+    # name, lengths (kind, n, a, b), cfg
+    ("plain", ("same", 2500, 600, 0), {"micro_batch_size": 2, "gradient_accumulation_steps": 4, "world": 2, "num_epochs": 3}),
+    ("plain_fraction_epochs", ("same", 1047, 300, 0), {"micro_batch_size": 10, "gradient_accumulation_steps": 8, "world": 1, "num_epochs": 2.5}),
+    ("eff_est", ("same", 2500, 600, 0), {"micro_batch_size": 1, "gradient_accumulation_steps": 8, "world": 1, "num_epochs": 3,
+                                         "sample_packing": True, "sample_packing_eff_est": 0.98, "sequence_len": 2048}),
+    ("sampler_equal", ("same", 2500, 600, 0), {"micro_batch_size": 1, "gradient_accumulation_steps": 8, "world": 1, "num_epochs": 3,
+                                               "sample_packing": True, "sequence_len": 2048, "attn_implementation": "flash_attention_2"}),
+    ("sampler_random", ("random", 3000, 100, 2048), {"micro_batch_size": 1, "gradient_accumulation_steps": 4, "world": 1, "num_epochs": 2,
+                                                     "sample_packing": True, "sequence_len": 2048, "attn_implementation": "flash_attention_2"}),
+]
+
+
+def record_axolotl() -> dict:
+    """Call Axolotl's `calculate_total_num_steps` on datasets of known lengths (needs axolotl --no-deps, numba, addict)."""
+    import importlib.metadata
+
+    import datasets
+    from axolotl.utils.dict import DictDefault
+    from axolotl.utils.trainer import calculate_total_num_steps
+
+    out = {"generated_by": "python tools/record_wrappers.py axolotl", "axolotl": importlib.metadata.version("axolotl"), "cases": []}
+    for name, (kind, n, a, b), cfg in AXOLOTL_CASES:
+        rng = random.Random(5)
+        lengths = [a] * n if kind == "same" else [rng.randint(a, b) for _ in range(n)]
+        ds = datasets.Dataset.from_dict({"input_ids": [[1] * x for x in lengths], "labels": [[1] * x for x in lengths], "length": lengths})
+        world = cfg["world"]
+        full = DictDefault({k: v for k, v in cfg.items() if k != "world"})
+        full.batch_size = cfg["micro_batch_size"] * cfg["gradient_accumulation_steps"] * world  # normalize_config
+        full.sequence_len = full.sequence_len or 512
+        full.sample_packing_group_size = 100_000
+        full.sample_packing_bin_size = 200
+        attn = {"attn_supports_packing": str(cfg.get("attn_implementation", "")).startswith("flash_attention")}
+        runs = []
+        for _ in range(3 if kind == "random" else 1):
+            run_cfg = DictDefault({**full, **attn})
+            runs.append(calculate_total_num_steps(run_cfg, ds, update=True))  # a fresh cfg each time
+        out["cases"].append({"name": name, "lengths": {"kind": kind, "n": n, "a": a, "b": b, "seed": 5}, "cfg": cfg,
+                             "total_tokens": sum(lengths), "total_num_steps": runs})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="part", required=True)
     f = sub.add_parser("functions")
     f.add_argument("--wheels", type=pathlib.Path, required=True)
     sub.add_parser("datasets")
+    sub.add_parser("axolotl")
     lf = sub.add_parser("llamafactory")
     lf.add_argument("cases", nargs="*")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if a.part == "functions":
         (OUT / "lf_functions.json").write_text(json.dumps(record_functions(a.wheels), indent=1) + "\n")
+    elif a.part == "axolotl":
+        (OUT / "axolotl_steps.json").write_text(json.dumps(record_axolotl(), indent=1) + "\n")
     elif a.part == "datasets":
         (OUT / "datasets_functions.json").write_text(json.dumps(record_datasets(), indent=1) + "\n")
     else:

@@ -43,6 +43,8 @@ class ImportedRun:
     """(code, message id, params) of wrapper behaviours worth a warning."""
     state_max_steps: int | None = None
     """max_steps recorded in a checkpoint's trainer_state.json, to check against the plan."""
+    steps_range: tuple[int, int] | None = None
+    """(low, high) of a max_steps the wrapper computes from unknown token lengths (Axolotl)."""
 
 
 def detect_kind(cfg: ConfigFile) -> str:
@@ -171,7 +173,7 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
     if "world_size" not in settings.values:
         notes.append(("CONFIG_WORLD_ASSUMED", "configs.note.world_assumed", {}))
     return ImportedRun(framework, version, spec, settings, [f"{f.path} ({f.kind})" for f in files], derivation, estimate, notes,
-                       settings.get("state_max_steps"))
+                       settings.get("state_max_steps"), outcome.max_steps_range if outcome else None)
 
 
 _INT_FIELDS = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size", "max_steps", "num_examples", "resume_from_step")

@@ -40,6 +40,8 @@ class Outcome:
     """(code, message id, params) of wrapper behaviours worth a warning."""
     max_steps: int | None = None
     """A max_steps the wrapper passes to the Trainer itself (Axolotl)."""
+    max_steps_range: tuple[int, int] | None = None
+    """(low, high) of that max_steps when it depends on unknown token lengths."""
 
 
 def read(cfg: ConfigFile, settings: Settings) -> None:

@@ -35,6 +35,7 @@ def imported_to_dict(imported, lang: str, ranges, check) -> dict:
         "framework_version": imported.framework_version,
         "files": imported.files,
         "estimate": None if imported.estimate is None else {"num_examples": list(imported.estimate), "at_ends": ranges},
+        "max_steps_estimate": None if imported.steps_range is None else list(imported.steps_range),
         "derivation": imported.derivation.to_list(lang),
         "notes": [{"code": code, "message": message(msg, lang, **params)} for code, msg, params in imported.notes],
         "trainer_state_mismatch": check,
@@ -60,6 +61,9 @@ def render_imported(imported, lang: str, ranges, check, explain: bool = False) -
         if ranges and "low" in ranges and "high" in ranges:
             steps = message("configs.estimate.steps", lang, low=ranges["low"]["max_steps"], high=ranges["high"]["max_steps"])
         out.append(message("configs.estimate", lang, low=lo, high=hi, value=imported.spec.num_examples) + steps)
+    if imported.steps_range is not None:
+        out.append(message("configs.estimate.max_steps", lang, low=imported.steps_range[0], high=imported.steps_range[1],
+                           value=imported.spec.max_steps, framework=imported.framework))
     for c in s.conflicts:
         out.append(message("configs.conflict", lang, key=c.key, used=c.kept.value, used_from=c.kept.origin, other=c.other.value, other_from=c.other.origin))
     for c in s.overridden:

@@ -27,6 +27,12 @@ QUANTITIES = {
     'rows_packed': 'rows after packing',
     'block_size': 'pretraining block (tokens)',
     'pack_capacity': 'tokens per packed row',
+    # --- configs: Axolotl (axolotl.) ---
+    'axolotl': 'Axolotl release',
+    'axolotl.batch_size': 'Axolotl batch_size',
+    'axolotl.total_num_steps': 'Axolotl total_num_steps',
+    'rows': 'rows on disk',
+    'rows_kept': 'rows kept by the length filter',
 }
 
 LABELS = {
@@ -224,4 +230,22 @@ MESSAGES = {
     'llamafactory.note.tokenized_path': 'tokenized_path {path} exists: LLaMA-Factory loads it and ignores dataset, cutoff_len, packing, max_samples and val_size ("Loading dataset from disk will ignore other data arguments."); the counts above describe the YAML, not that folder',
     'llamafactory.note.interleave': "mix_strategy {strategy}: the row count follows the datasets' interleave rules, not the sum of the datasets",
     'llamafactory.note.pt_packs': 'stage pt packs by default: Num examples counts cutoff_len blocks, not documents (set `packing: false` for one row per document)',
+    # --- configs: Axolotl (axolotl.) ---
+    'configs.estimate.max_steps': '{framework} computes max_steps from token lengths: {value:,} is an ESTIMATE (range {low:,} to {high:,})',
+    'axolotl.version': 'rules of this Axolotl release',
+    'axolotl.batch_size': 'normalize_config: micro_batch_size x gradient_accumulation_steps x data-parallel ranks',
+    'axolotl.val': 'val_set_size takes {val} rows (train_test_split, no shuffle)',
+    'axolotl.steps.plain': 'without sample_packing Axolotl rounds the whole run up once (HF would round each epoch)',
+    'axolotl.steps.eff_est': 'sample_packing_eff_est set in the YAML: steps from the token count',
+    'axolotl.steps.sampler': 'sample_packing: multipack sampler batches (first-fit in random order, min of several passes) per optimizer step',
+    'axolotl.warmup.ratio': 'Axolotl sets warmup itself and rounds down',
+    'axolotl.warmup.default': 'no warmup setting: Axolotl uses 3% of the steps, at most 100',
+    'axolotl.max_steps': 'Axolotl (0.10+) passes its total_num_steps to the Trainer as max_steps; HF back-computes Num Epochs from it',
+    'axolotl.rows': 'rows in the local dataset files',
+    'axolotl.drop_long.estimate': 'rows longer than sequence_len are dropped; with lengths estimated from characters this is a range',
+    'axolotl.note.packing_random': "sample_packing bins are counted over unseeded random orders: Axolotl's own count varies from run to run by a few bins",
+    'axolotl.error.stream_max_steps': 'Axolotl says: max_steps must be set when using streaming datasets.',
+    'axolotl.hint.stream_max_steps': 'set max_steps in the YAML',
+    'axolotl.error.dataset_not_local': 'dataset path {path!r} is not a local file or folder, so its rows cannot be counted offline',
+    'axolotl.hint.dataset_not_local': "give --num-examples N (rows after Axolotl's filters, the `Num examples` of a previous run)",
 }

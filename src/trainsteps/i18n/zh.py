@@ -27,6 +27,12 @@ QUANTITIES = {
     'rows_packed': '打包后的行数',
     'block_size': '预训练块长度 (token)',
     'pack_capacity': '每个打包行的 token 数',
+    # --- configs: Axolotl (axolotl.) ---
+    'axolotl': 'Axolotl 版本',
+    'axolotl.batch_size': 'Axolotl batch_size',
+    'axolotl.total_num_steps': 'Axolotl total_num_steps',
+    'rows': '磁盘上的行数',
+    'rows_kept': '长度过滤后保留的行数',
 }
 
 LABELS = {
@@ -220,4 +226,22 @@ MESSAGES = {
     'llamafactory.note.tokenized_path': 'tokenized_path {path} 已存在: LLaMA-Factory 会直接加载它并忽略 dataset、cutoff_len、packing、max_samples 和 val_size; 以上计数描述的是 YAML 而非该目录',
     'llamafactory.note.interleave': 'mix_strategy {strategy}: 行数遵循 interleave 规则, 而不是各数据集之和',
     'llamafactory.note.pt_packs': 'stage pt 默认打包: Num examples 统计的是 cutoff_len 块而不是文档 (设 `packing: false` 则每个文档一行)',
+    # --- configs: Axolotl (axolotl.) ---
+    'configs.estimate.max_steps': '{framework} 根据 token 长度计算 max_steps: {value:,} 是估计值 (范围 {low:,} 到 {high:,})',
+    'axolotl.version': '按此 Axolotl 版本的规则',
+    'axolotl.batch_size': 'normalize_config: micro_batch_size x gradient_accumulation_steps x 数据并行进程数',
+    'axolotl.val': 'val_set_size 取出 {val} 行 (train_test_split, 不打乱)',
+    'axolotl.steps.plain': '不使用 sample_packing 时 Axolotl 对整个训练只向上取整一次 (HF 按每个 epoch 取整)',
+    'axolotl.steps.eff_est': 'YAML 中设置了 sample_packing_eff_est: 按 token 数计算步数',
+    'axolotl.steps.sampler': 'sample_packing: multipack 采样器批次 (随机顺序 first-fit, 多次取最小) 除以每步批次',
+    'axolotl.warmup.ratio': 'Axolotl 自行设置 warmup 并向下取整',
+    'axolotl.warmup.default': '未设置 warmup: Axolotl 使用 3% 的步数, 最多 100',
+    'axolotl.max_steps': 'Axolotl (0.10+) 把 total_num_steps 作为 max_steps 传给 Trainer; HF 据此反推 Num Epochs',
+    'axolotl.rows': '本地数据文件中的行数',
+    'axolotl.drop_long.estimate': '超过 sequence_len 的行会被丢弃; 按字符估计长度时这是一个范围',
+    'axolotl.note.packing_random': 'sample_packing 的装箱基于未设种子的随机顺序: Axolotl 自己的计数每次运行都会相差几个箱',
+    'axolotl.error.stream_max_steps': 'Axolotl 报错: max_steps must be set when using streaming datasets. (流式数据集必须设置 max_steps)',
+    'axolotl.hint.stream_max_steps': '在 YAML 中设置 max_steps',
+    'axolotl.error.dataset_not_local': '数据集路径 {path!r} 不是本地文件或目录, 离线无法计数',
+    'axolotl.hint.dataset_not_local': '请给出 --num-examples N (Axolotl 过滤后的行数, 即以前运行的 `Num examples`)',
 }
