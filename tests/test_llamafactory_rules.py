@@ -73,8 +73,8 @@ def test_val_size_cuts_packed_rows_up_to_0_9_3_and_raw_rows_from_0_9_4():
     from trainsteps.derivation import Derivation
 
     rows = lf.Rows(2500, lengths=[600] * 2500)
-    old = lf.train_examples(lf.PipelineInput([lf.DatasetRows("a", rows)], version="0.9.3", packing=True, cutoff_len=1024, val_size=0.1), Derivation())
-    new = lf.train_examples(lf.PipelineInput([lf.DatasetRows("a", rows)], version="0.9.4", packing=True, cutoff_len=1024, val_size=0.1), Derivation())
-    assert old.value == lf.train_test_sizes(lf.sft_packed_rows([600] * 2500, 1023), 0.1)[0]
-    assert new.value == lf.sft_packed_rows([600] * 2250, 1023)
+    old = lf.train_examples(lf.PipelineInput([lf.DatasetRows("a", rows)], version="0.9.3", packing=True, cutoff_len=2048, val_size=0.1), Derivation())
+    new = lf.train_examples(lf.PipelineInput([lf.DatasetRows("a", rows)], version="0.9.4", packing=True, cutoff_len=2048, val_size=0.1), Derivation())
+    assert old.value == lf.train_test_sizes(lf.sft_packed_rows([600] * 2500, 2047), 0.1)[0]
+    assert new.value == lf.sft_packed_rows([600] * 2250, 2047)
     assert old.value != new.value
