@@ -13,6 +13,8 @@ Three parts, each writing JSON under tests/fixtures/wrappers/:
                  python -m venv /tmp/axoenv && echo /tmp/lfenv/lib/python3.11/site-packages > /tmp/axoenv/lib/python3.11/site-packages/lf.pth
                  /tmp/axoenv/bin/pip install --no-deps axolotl==0.19.0 addict numba llvmlite
                  /tmp/axoenv/bin/python tools/record_wrappers.py axolotl
+  trl        TRL's `pack_dataset` and GRPO's RepeatSampler/GRPOConfig (the TRL that LLaMA-Factory 0.9.5 installs, 0.24.0):
+                 PYTHONPATH=<stub dir with torchaudio> /tmp/lfenv/bin/python tools/record_wrappers.py trl
   llamafactory  real LLaMA-Factory 0.9.5 runs on CPU with a tiny Llama model and a tiny word-level tokenizer built
              here, for each case folder in tests/fixtures/wrappers/lf_e2e/: the data pipeline (`get_dataset`) and a
              full `llamafactory-cli train`, whose banner is parsed:
@@ -275,6 +277,46 @@ def record_axolotl() -> dict:
     return out
 
 
+# ---- part 5: TRL packing and GRPO sampling ----------------------------------------------------------------------
+
+
+def record_trl() -> dict:
+    """TRL's own `pack_dataset` on rows of known lengths, and GRPO's RepeatSampler + GRPOConfig batch settings."""
+    import importlib.metadata
+
+    import datasets
+    import torch
+    from trl.data_utils import pack_dataset
+    from trl.trainer.grpo_config import GRPOConfig
+    from trl.trainer.utils import RepeatSampler
+
+    out = {"generated_by": "python tools/record_wrappers.py trl", "trl": importlib.metadata.version("trl"), "pack": [], "grpo": []}
+    rng = random.Random(11)
+    inputs = [("docstring", [5, 2, 3, 1], 4), ("six", [6, 5, 4, 3, 2, 1], 7), ("mixed", [3000, 1500, 600, 600], 2048),
+              ("equal", [600] * 2500, 2048), ("random", [rng.randint(1, 3000) for _ in range(2100)], 1024)]
+    for name, lengths, seq in inputs:
+        ds = datasets.Dataset.from_dict({"input_ids": [[1] * x for x in lengths]})
+        for strategy in ("bfd", "wrapped"):
+            for procs in (None, 4):
+                if procs and len(lengths) < 1000:
+                    continue
+                packed = pack_dataset(ds, seq, strategy=strategy, map_kwargs={"num_proc": procs} if procs else {})
+                out["pack"].append({"name": name, "lengths": lengths, "max_length": seq, "strategy": strategy, "num_proc": procs,
+                                    "rows": len(packed)})
+    for prompts, generations, bs, ga, iterations in ((1000, 8, 8, 1, 1), (1000, 8, 4, 4, 1), (999, 6, 3, 4, 2), (50, 16, 8, 2, 1)):
+        args = GRPOConfig(output_dir=tempfile.mkdtemp(), per_device_train_batch_size=bs, gradient_accumulation_steps=ga,
+                          num_generations=generations, num_iterations=iterations, report_to=[], use_cpu=True)
+        sampler = RepeatSampler(data_source=list(range(prompts)), mini_repeat_count=generations,
+                                batch_size=args.generation_batch_size // generations, repeat_count=iterations * args.steps_per_generation,
+                                shuffle=True, seed=42)
+        loader = torch.utils.data.DataLoader(list(range(prompts)), sampler=sampler, batch_size=bs * args.steps_per_generation)
+        out["grpo"].append({"prompts": prompts, "num_generations": generations, "per_device_train_batch_size": bs,
+                            "gradient_accumulation_steps": ga, "num_iterations": iterations, "world_size": 1,
+                            "steps_per_generation": args.steps_per_generation, "generation_batch_size": args.generation_batch_size,
+                            "sampler_len": len(sampler), "loader_len": len(loader)})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="part", required=True)
@@ -282,12 +324,15 @@ def main() -> None:
     f.add_argument("--wheels", type=pathlib.Path, required=True)
     sub.add_parser("datasets")
     sub.add_parser("axolotl")
+    sub.add_parser("trl")
     lf = sub.add_parser("llamafactory")
     lf.add_argument("cases", nargs="*")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if a.part == "functions":
         (OUT / "lf_functions.json").write_text(json.dumps(record_functions(a.wheels), indent=1) + "\n")
+    elif a.part == "trl":
+        (OUT / "trl_functions.json").write_text(json.dumps(record_trl()) + "\n")
     elif a.part == "axolotl":
         (OUT / "axolotl_steps.json").write_text(json.dumps(record_axolotl(), indent=1) + "\n")
     elif a.part == "datasets":

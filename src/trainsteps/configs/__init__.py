@@ -45,6 +45,8 @@ class ImportedRun:
     """max_steps recorded in a checkpoint's trainer_state.json, to check against the plan."""
     steps_range: tuple[int, int] | None = None
     """(low, high) of a max_steps the wrapper computes from unknown token lengths (Axolotl)."""
+    banner_num_examples: int | None = None
+    """`Num examples` the banner prints when the engine is given `loader_rows` instead (GRPO, ms-swift)."""
 
 
 def detect_kind(cfg: ConfigFile) -> str:
@@ -101,7 +103,7 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
         settings.force(key, value, "--" + key.replace("_", "-"))
     version = framework_version or reader.NEWEST_VERSION
     outcome = None
-    if "num_examples" not in flags and main is not None:
+    if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
         outcome = reader.outcome(main, settings, version, lengths_provider) if framework == "llamafactory" else reader.outcome(main, settings, version)
     return _finish(framework, version, settings, files, outcome)
 
@@ -149,20 +151,18 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
     fields = {name: settings.get(name) for name in RunSpec.field_names() if name in settings}
     estimate = None
     derivation = outcome.derivation if outcome else Derivation()
+    banner_n = None
     if outcome is not None and outcome.num_examples is not None:
         fields["num_examples"] = outcome.num_examples.value
         if not outcome.num_examples.exact:
             estimate = (outcome.num_examples.low, outcome.num_examples.high)
+        if outcome.loader_rows is not None:
+            banner_n, fields["num_examples"] = outcome.num_examples.value, outcome.loader_rows
     if outcome is not None and outcome.max_steps is not None and "max_steps" not in settings.values:
         fields["max_steps"] = outcome.max_steps
     for name, value in getattr(_main_reader(framework), "DEFAULTS", {}).items():
         fields.setdefault(name, value)
     fields.setdefault("world_size", 1)
-    if framework == "swift" and "gradient_accumulation_steps" not in settings.values:
-        from trainsteps.frameworks import swift
-
-        fields["gradient_accumulation_steps"] = swift.default_gradient_accumulation(
-            derivation, fields.get("per_device_train_batch_size", 1), fields["world_size"])
     spec = RunSpec(**_coerce(fields))
     ds_total = settings.get("deepspeed_train_batch_size")
     notes = list(outcome.notes) if outcome else []
@@ -173,7 +173,7 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
     if "world_size" not in settings.values:
         notes.append(("CONFIG_WORLD_ASSUMED", "configs.note.world_assumed", {}))
     return ImportedRun(framework, version, spec, settings, [f"{f.path} ({f.kind})" for f in files], derivation, estimate, notes,
-                       settings.get("state_max_steps"), outcome.max_steps_range if outcome else None)
+                       settings.get("state_max_steps"), outcome.max_steps_range if outcome else None, banner_n)
 
 
 _INT_FIELDS = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size", "max_steps", "num_examples", "resume_from_step")

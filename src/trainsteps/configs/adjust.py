@@ -1,12 +1,19 @@
-"""Wrapper effects on the Trainer's own output that `RunSpec` cannot carry (e.g. ms-swift's sampler)."""
+"""Wrapper effects on the Trainer's own output that `RunSpec` cannot carry.
+
+GRPO and ms-swift feed the Trainer a loader whose length is not ceil(N / batch) of the rows it prints; the
+engine is planned with rows that give the wrapper's loader length, and the banner's `Num examples` is put back.
+"""
 
 from __future__ import annotations
+
+import dataclasses
 
 
 def adjust_schedule(imported, schedule):
     """Return the schedule as the wrapper's run will print it."""
-    if imported.framework == "swift":
-        from trainsteps.frameworks import swift
-
-        return swift.restore_num_examples(imported, schedule)
-    return schedule
+    if imported.banner_num_examples is None or "Num examples" not in schedule.banner:
+        return schedule
+    shown = f"{imported.banner_num_examples:,}"
+    banner = dict(schedule.banner, **{"Num examples": shown})
+    lines = [f"  Num examples = {shown}" if line.strip().startswith("Num examples =") else line for line in schedule.banner_lines]
+    return dataclasses.replace(schedule, banner=banner, banner_lines=lines)

@@ -42,6 +42,9 @@ class Outcome:
     """A max_steps the wrapper passes to the Trainer itself (Axolotl)."""
     max_steps_range: tuple[int, int] | None = None
     """(low, high) of that max_steps when it depends on unknown token lengths."""
+    loader_rows: int | None = None
+    """Rows to give the Trainer engine so its loader length matches the wrapper's own sampler (GRPO, ms-swift),
+    when that differs from the `Num examples` the banner prints."""
 
 
 def read(cfg: ConfigFile, settings: Settings) -> None:

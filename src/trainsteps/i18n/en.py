@@ -33,6 +33,10 @@ QUANTITIES = {
     'axolotl.total_num_steps': 'Axolotl total_num_steps',
     'rows': 'rows on disk',
     'rows_kept': 'rows kept by the length filter',
+    # --- configs: TRL (trl.) ---
+    'trl': 'TRL release',
+    'prompts': 'prompts in the dataset',
+    'generation_batch_size': 'generation batch (completions)',
 }
 
 LABELS = {
@@ -248,4 +252,19 @@ MESSAGES = {
     'axolotl.hint.stream_max_steps': 'set max_steps in the YAML',
     'axolotl.error.dataset_not_local': 'dataset path {path!r} is not a local file or folder, so its rows cannot be counted offline',
     'axolotl.hint.dataset_not_local': "give --num-examples N (rows after Axolotl's filters, the `Num examples` of a previous run)",
+    # --- configs: TRL (trl.) ---
+    'trl.version': 'rules of this TRL release',
+    'trl.rows': 'rows in the dataset; without packing each row is one training example',
+    'trl.rows.given': '--num-examples: taken as the rows the Trainer sees (after packing)',
+    'trl.pack.estimate': 'TRL {version} packs with {strategy} on each map batch; token lengths ESTIMATED from characters, so this is a range',
+    'trl.grpo.prompts': "GRPO: the banner's Num examples counts prompts",
+    'trl.grpo.generation_batch': 'completions generated at once (steps_per_generation defaults to gradient_accumulation_steps)',
+    'trl.grpo.loader': 'RepeatSampler: each prompt {generations} times, whole generation batches only, each reused num_iterations x steps_per_generation times',
+    'trl.note.grpo': 'GRPO samples every prompt {generations} times: an epoch takes about num_generations times more steps than N / total batch',
+    'trl.error.old_packing': 'TRL {version} packs with ConstantLengthDataset, whose row count depends on characters per token and a buffer: not modelled',
+    'trl.hint.old_packing': 'give --num-examples with the Num examples of a run, or plan a release from 0.15',
+    'trl.error.generation_batch': 'generation_batch_size {batch} is not divisible by num_generations {generations}; TRL refuses this config',
+    'trl.hint.generation_batch': 'pick per_device_train_batch_size x processes x steps_per_generation as a multiple of num_generations',
+    'trl.error.dataset_not_local': 'dataset_name {name!r} is not a local file or folder, so its rows cannot be counted offline',
+    'trl.hint.dataset_not_local': 'give --num-examples N (rows; for GRPO the number of prompts)',
 }

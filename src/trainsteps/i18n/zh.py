@@ -33,6 +33,10 @@ QUANTITIES = {
     'axolotl.total_num_steps': 'Axolotl total_num_steps',
     'rows': '磁盘上的行数',
     'rows_kept': '长度过滤后保留的行数',
+    # --- configs: TRL (trl.) ---
+    'trl': 'TRL 版本',
+    'prompts': '数据集中的提示数',
+    'generation_batch_size': '生成批次 (补全数)',
 }
 
 LABELS = {
@@ -244,4 +248,19 @@ MESSAGES = {
     'axolotl.hint.stream_max_steps': '在 YAML 中设置 max_steps',
     'axolotl.error.dataset_not_local': '数据集路径 {path!r} 不是本地文件或目录, 离线无法计数',
     'axolotl.hint.dataset_not_local': '请给出 --num-examples N (Axolotl 过滤后的行数, 即以前运行的 `Num examples`)',
+    # --- configs: TRL (trl.) ---
+    'trl.version': '按此 TRL 版本的规则',
+    'trl.rows': '数据集行数; 不打包时每行是一个训练样本',
+    'trl.rows.given': '--num-examples: 视为 Trainer 看到的行数 (打包后)',
+    'trl.pack.estimate': 'TRL {version} 在每个 map 批次上用 {strategy} 打包; token 长度按字符估计, 因此是范围',
+    'trl.grpo.prompts': 'GRPO: 横幅中的 Num examples 统计的是提示数',
+    'trl.grpo.generation_batch': '一次生成的补全数 (steps_per_generation 默认等于 gradient_accumulation_steps)',
+    'trl.grpo.loader': 'RepeatSampler: 每个提示重复 {generations} 次, 只取完整的生成批次, 每批复用 num_iterations x steps_per_generation 次',
+    'trl.note.grpo': 'GRPO 对每个提示采样 {generations} 次: 一个 epoch 的步数约为 N / 总批次 的 num_generations 倍',
+    'trl.error.old_packing': 'TRL {version} 用 ConstantLengthDataset 打包, 行数取决于每 token 字符数和缓冲区: 未建模',
+    'trl.hint.old_packing': '请用 --num-examples 给出某次运行的 Num examples, 或按 0.15 及以后的版本规划',
+    'trl.error.generation_batch': 'generation_batch_size {batch} 不能被 num_generations {generations} 整除; TRL 会拒绝该配置',
+    'trl.hint.generation_batch': '使 per_device_train_batch_size x 进程数 x steps_per_generation 为 num_generations 的倍数',
+    'trl.error.dataset_not_local': 'dataset_name {name!r} 不是本地文件或目录, 离线无法计数',
+    'trl.hint.dataset_not_local': '请给出 --num-examples N (行数; GRPO 为提示数)',
 }
