@@ -89,6 +89,13 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
         cfg.kind = detect_kind(cfg) if not (kind and not files) else kind
         files.append(cfg)
     main = next((f for f in files if f.kind in MAIN_KINDS), None)
+    if main is None and launch:
+        from trainsteps.configs.swift import from_command_line
+
+        swift_args = from_command_line(launch)
+        if swift_args is not None:  # the `swift sft --key value ...` line is the config
+            main = ConfigFile(pathlib.Path("launch line"), swift_args, {}, "swift")
+            files.insert(0, main)
     framework = FRAMEWORK_OF[main.kind] if main else "hf"
     reader = _main_reader(framework)
     if main is not None:

@@ -37,6 +37,9 @@ QUANTITIES = {
     'trl': 'TRL release',
     'prompts': 'prompts in the dataset',
     'generation_batch_size': 'generation batch (completions)',
+    # --- configs: ms-swift (swift.) ---
+    'swift': 'ms-swift release',
+    'rows_used': 'rows the sampler uses',
 }
 
 LABELS = {
@@ -267,4 +270,20 @@ MESSAGES = {
     'trl.hint.generation_batch': 'pick per_device_train_batch_size x processes x steps_per_generation as a multiple of num_generations',
     'trl.error.dataset_not_local': 'dataset_name {name!r} is not a local file or folder, so its rows cannot be counted offline',
     'trl.hint.dataset_not_local': 'give --num-examples N (rows; for GRPO the number of prompts)',
+    # --- configs: ms-swift (swift.) ---
+    'swift.version': 'rules of this ms-swift release',
+    'swift.default_ga': 'gradient_accumulation_steps not set: ms-swift aims at a global batch of 16 ("Setting args.gradient_accumulation_steps")',
+    'swift.split': '--split_dataset_ratio takes {val} rows of {name} for validation (floor, at least 1)',
+    'swift.sampler': "ms-swift's BatchSamplerShard gives each rank N // W rows; {dropped} rows are never used",
+    'swift.rows': 'rows of {name} on disk',
+    'swift.rows.given': "--num-examples: rows of the training set after ms-swift's processing",
+    'swift.concat': 'datasets are concatenated',
+    'swift.note.packing': "--packing: Num examples counts packs, which depend on token lengths and the installed binpacking release; give --num-examples from a run's `train_dataset` log line",
+    'swift.note.delete': 'truncation_strategy delete (the default) drops rows longer than max_length ({max_length}): compare with "Dataset filtered, origin length" in the log',
+    'swift.note.max_epochs': '--max_epochs {max_epochs} stops training early; the learning-rate schedule still spans num_train_epochs / max_steps',
+    'swift.note.max_epochs_stop': 'with --max_epochs {max_epochs} training stops at step {step:,} of the {max_steps:,} the banner and the scheduler plan for',
+    'swift.error.stream_max_steps': 'ms-swift streaming needs --max_steps (the Trainer says: the train_dataset does not implement __len__, max_steps has to be specified)',
+    'swift.hint.stream_max_steps': 'add --max_steps N, and --max_epochs to stop after whole passes',
+    'swift.error.dataset_not_local': 'dataset {name!r} is not a local file, so its rows cannot be counted offline',
+    'swift.hint.dataset_not_local': "give --num-examples N (the num_rows of `train_dataset` in a run's log)",
 }

@@ -37,6 +37,9 @@ QUANTITIES = {
     'trl': 'TRL 版本',
     'prompts': '数据集中的提示数',
     'generation_batch_size': '生成批次 (补全数)',
+    # --- configs: ms-swift (swift.) ---
+    'swift': 'ms-swift 版本',
+    'rows_used': '采样器实际使用的行数',
 }
 
 LABELS = {
@@ -263,4 +266,20 @@ MESSAGES = {
     'trl.hint.generation_batch': '使 per_device_train_batch_size x 进程数 x steps_per_generation 为 num_generations 的倍数',
     'trl.error.dataset_not_local': 'dataset_name {name!r} 不是本地文件或目录, 离线无法计数',
     'trl.hint.dataset_not_local': '请给出 --num-examples N (行数; GRPO 为提示数)',
+    # --- configs: ms-swift (swift.) ---
+    'swift.version': '按此 ms-swift 版本的规则',
+    'swift.default_ga': '未设置 gradient_accumulation_steps: ms-swift 以全局批次 16 为目标 ("Setting args.gradient_accumulation_steps")',
+    'swift.split': '--split_dataset_ratio 从 {name} 取 {val} 行做验证 (向下取整, 至少 1)',
+    'swift.sampler': 'ms-swift 的 BatchSamplerShard 每个进程取 N // W 行; {dropped} 行从不使用',
+    'swift.rows': '{name} 在磁盘上的行数',
+    'swift.rows.given': '--num-examples: ms-swift 处理后的训练行数',
+    'swift.concat': '数据集直接拼接',
+    'swift.note.packing': '--packing: Num examples 统计的是打包数, 取决于 token 长度和安装的 binpacking 版本; 请用运行日志中 train_dataset 的行数作为 --num-examples',
+    'swift.note.delete': 'truncation_strategy 为 delete (默认) 时会丢弃超过 max_length ({max_length}) 的行: 请对照日志中的 "Dataset filtered, origin length"',
+    'swift.note.max_epochs': '--max_epochs {max_epochs} 会提前结束训练; 学习率调度仍按 num_train_epochs / max_steps 计算',
+    'swift.note.max_epochs_stop': '设置 --max_epochs {max_epochs} 时, 训练在第 {step:,} 步停止, 而横幅和调度器按 {max_steps:,} 步规划',
+    'swift.error.stream_max_steps': 'ms-swift 流式训练需要 --max_steps (Trainer 报错: train_dataset does not implement __len__, max_steps has to be specified)',
+    'swift.hint.stream_max_steps': '添加 --max_steps N, 需要按完整轮次停止时再加 --max_epochs',
+    'swift.error.dataset_not_local': '数据集 {name!r} 不是本地文件, 离线无法计数',
+    'swift.hint.dataset_not_local': '请给出 --num-examples N (运行日志中 train_dataset 的 num_rows)',
 }
