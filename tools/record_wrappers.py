@@ -45,14 +45,14 @@ LF_VERSIONS = ("0.8.3", "0.9.0", "0.9.1", "0.9.2", "0.9.3", "0.9.4", "0.9.5")
 # ---- part 1: LLaMA-Factory functions from each wheel -----------------------------------------------------------
 
 
-def _load(path: pathlib.Path, name: str, functions_only: bool = False):
+def _load(path: pathlib.Path, name: str, functions_only: bool = False, drop_from: tuple[str, ...] = ()):
     """Execute one source file of a wheel on its own: package-relative imports are dropped (the functions
     recorded here use only the standard library), everything else runs as written."""
     import ast
     import types
 
     tree = ast.parse(path.read_text())
-    tree.body = [node for node in tree.body if not (isinstance(node, ast.ImportFrom) and node.level > 0)]
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").split(".")[0] in drop_from))]
     if functions_only:  # the module's own top-level code may need torch/PIL; its pure functions do not
         tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)
                      or (isinstance(node, (ast.Import, ast.ImportFrom)) and all(a.name in ("bisect", "Optional", "Any", "TYPE_CHECKING", "Sequence") for a in node.names))]
@@ -317,6 +317,28 @@ def record_trl() -> dict:
     return out
 
 
+# ---- part 6: ms-swift's train sampler -----------------------------------------------------------------------------
+
+
+def record_swift(wheel_dir: pathlib.Path) -> dict:
+    """len() of ms-swift's BatchSamplerShard for several ranks, executed from the wheel's source (torch needed).
+        pip download --no-deps ms-swift==4.6.0 -d DIR && (cd DIR && unzip -qo *.whl)
+        /tmp/lfenv/bin/python tools/record_wrappers.py swift --wheel DIR"""
+    source = wheel_dir / "swift" / "dataloader" / "shard.py"
+    module = _load(source, "swift_shard", drop_from=("swift",))  # only `to_device` is imported from the package
+    out = {"generated_by": "python tools/record_wrappers.py swift --wheel DIR", "source": "ms_swift 4.6.0 swift/dataloader/shard.py", "sampler": []}
+    for n, bs, world, drop_last in ((10, 1, 4, False), (3465, 2, 4, False), (1047, 10, 3, False), (1047, 10, 3, True), (7, 4, 2, False)):
+        cls = module.BatchSamplerShard
+        original = cls.world_size
+        cls.world_size = property(lambda self, w=world: w)  # what dist.get_world_size() // tp_size returns on `world` ranks
+        try:
+            sampler = cls(n, batch_size=bs, shuffle=True, drop_last=drop_last, data_seed=42)
+            out["sampler"].append({"n": n, "batch_size": bs, "world_size": world, "drop_last": drop_last, "len": len(sampler)})
+        finally:
+            cls.world_size = original
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="part", required=True)
@@ -325,12 +347,16 @@ def main() -> None:
     sub.add_parser("datasets")
     sub.add_parser("axolotl")
     sub.add_parser("trl")
+    sw = sub.add_parser("swift")
+    sw.add_argument("--wheel", type=pathlib.Path, required=True)
     lf = sub.add_parser("llamafactory")
     lf.add_argument("cases", nargs="*")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if a.part == "functions":
         (OUT / "lf_functions.json").write_text(json.dumps(record_functions(a.wheels), indent=1) + "\n")
+    elif a.part == "swift":
+        (OUT / "swift_sampler.json").write_text(json.dumps(record_swift(a.wheel), indent=1) + "\n")
     elif a.part == "trl":
         (OUT / "trl_functions.json").write_text(json.dumps(record_trl()) + "\n")
     elif a.part == "axolotl":

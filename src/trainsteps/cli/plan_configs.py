@@ -11,21 +11,24 @@ from trainsteps.cli.output import emit
 _RENAMED = {"transformers_version": "transformers"}
 
 
-def typed_flags(ctx: click.Context, opts: dict) -> dict:
-    """RunSpec values of the options the user actually typed (not click defaults)."""
+def typed_flags(ctx: click.Context, opts: dict) -> tuple[dict, dict]:
+    """RunSpec values of the options the user actually typed (not click defaults), and the option each came from."""
     typed = {name for name in opts if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)}
-    flags = {}
+    flags, names = {}, {}
     for name in typed:
         value = opts[name]
         if name == "gpus":
             flags["world_size"] = value * (opts.get("nodes") or 1)
+            names["world_size"] = "--gpus" + (" --nodes" if opts.get("nodes") else "")
         elif name == "nodes":
             continue
         elif name == "no_even_batches":
             flags["even_batches"] = not value
+            names["even_batches"] = "--no-even-batches"
         else:
             flags[_RENAMED.get(name, name)] = value
-    return flags
+            names[_RENAMED.get(name, name)] = "--" + name.replace("_version", "").replace("_", "-")
+    return flags, names
 
 
 def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_version, opts) -> None:
@@ -34,7 +37,8 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
     from trainsteps.configs.report import imported_to_dict, range_schedules, render_imported, state_check
     from trainsteps.report import render_schedule
 
-    imported = import_run(configs, launch=launch, flags=typed_flags(ctx, opts), framework_version=framework_version,
+    flags, names = typed_flags(ctx, opts)
+    imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
                           lengths_provider=_lengths_provider())
     schedule = plan(imported.spec)
     from trainsteps.configs.adjust import adjust_schedule

@@ -74,8 +74,9 @@ def detect_kind(cfg: ConfigFile) -> str:
 
 
 def import_run(paths: list[str], *, launch: str | None = None, flags: dict | None = None, kind: str | None = None,
-               framework_version: str | None = None, lengths_provider=None) -> ImportedRun:
-    """Read config files (+ a launch line) and apply `flags` (RunSpec field -> value the user typed) on top."""
+               framework_version: str | None = None, lengths_provider=None, flag_names: dict | None = None) -> ImportedRun:
+    """Read config files (+ a launch line) and apply `flags` (RunSpec field -> value the user typed) on top;
+    `flag_names` gives the option a field came from when it is not `--field-name` (e.g. --gpus)."""
     from trainsteps.configs import launch as launch_mod
 
     flags = dict(flags or {})
@@ -107,7 +108,7 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
     if launched and launched.world_size is not None:
         settings.put("world_size", launched.world_size, f"launch: {launch}")
     for key, value in flags.items():
-        settings.force(key, value, "--" + key.replace("_", "-"))
+        settings.force(key, value, (flag_names or {}).get(key) or "--" + key.replace("_", "-"))
     version = framework_version or reader.NEWEST_VERSION
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
@@ -124,8 +125,6 @@ def _main_reader(framework: str):
 
 def _read_deepspeed_key(main: ConfigFile | None, files: list[ConfigFile], settings: Settings) -> None:
     """`deepspeed: ds_config.json` in the training config: merge that file too, if it can be found."""
-    from trainsteps.configs.deepspeed import read_deepspeed
-
     name = settings.get("deepspeed_file")
     if not name or not isinstance(name, str) or main is None:
         return
@@ -135,8 +134,7 @@ def _read_deepspeed_key(main: ConfigFile | None, files: list[ConfigFile], settin
             if not any(candidate.resolve() == f.path.resolve() for f in files):
                 cfg = read_config(candidate)
                 cfg.kind = "deepspeed"
-                files.append(cfg)
-                read_deepspeed(cfg, settings)
+                files.append(cfg)  # read with the other auxiliary files
             return
     settings.ignored.append(("deepspeed", settings.origin("deepspeed_file") + " (file not found)"))
 

@@ -56,7 +56,8 @@ def read_hf_file(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def read_trainer_state(cfg: ConfigFile, settings: Settings) -> None:
-    """A checkpoint's state: resume from its global step; its max_steps and batch size are checked against the plan."""
+    """A checkpoint's state: resume from its global step; its max_steps and batch size are checked against the plan.
+    Its logging/eval/save steps are absolute values computed from the fractions of the config, so they are not read."""
     data = cfg.data
     if isinstance(data.get("global_step"), int):
         settings.put("resume_from_step", data["global_step"], cfg.where("global_step"))
@@ -64,9 +65,6 @@ def read_trainer_state(cfg: ConfigFile, settings: Settings) -> None:
         settings.put("state_max_steps", data["max_steps"], cfg.where("max_steps"))
     if isinstance(data.get("train_batch_size"), int):
         settings.put("per_device_train_batch_size", data["train_batch_size"], cfg.where("train_batch_size"))
-    for key in ("logging_steps", "eval_steps", "save_steps"):
-        if isinstance(data.get(key), (int, float)) and not isinstance(data.get(key), bool):
-            settings.put(key, data[key], cfg.where(key))
 
 
 def looks_like_trainer_state(data: dict) -> bool:
