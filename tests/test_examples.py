@@ -17,6 +17,8 @@ RUNS = {
     "trl_grpo": (["trl/grpo.yaml", "--num-examples", "1000"], "trl"),
     "trl_sft": (["trl/sft_packing.yaml", "--launch", "accelerate launch --num_processes 2 -m trl.cli sft"], "trl"),
     "swift_line": ([], "swift"),
+    "lf_pt_stream": (["llamafactory/pt_streaming.yaml", "--launch", "NPROC_PER_NODE=4 llamafactory-cli train x.yaml"], "llamafactory"),
+    "lf_pt_packing": (["llamafactory/pt_packing.yaml"], "llamafactory"),
 }
 
 
@@ -77,3 +79,16 @@ def test_swift_drops_the_rows_that_do_not_divide_across_ranks(run_cli):
     used = next(s for s in data["config"]["derivation"] if s["key"] == "rows_used")["value"]
     assert used == n - n % data["inputs"]["world_size"]
     assert any(note["code"] == "SWIFT_MAX_EPOCHS_STOP" for note in data["config"]["notes"])
+
+
+def test_streaming_shows_max_steps_times_the_total_batch_and_no_real_epoch_count(run_cli):
+    data = plan(run_cli, "lf_pt_stream")
+    total_batch = 8 * 6 * 4
+    assert data["banner"]["Num examples"] == f"{1500 * total_batch:,}"
+    assert data["banner"]["Num Epochs"] == "9,223,372,036,854,775,807"
+
+
+def test_pretraining_packs_by_default_and_says_so(run_cli):
+    data = plan(run_cli, "lf_pt_packing")
+    assert any(note["code"] == "LF_PT_PACKS" for note in data["config"]["notes"])
+    assert data["config"]["estimate"] is not None
