@@ -22,6 +22,8 @@ Three parts, each writing JSON under tests/fixtures/wrappers/:
                  /tmp/lfenv/bin/pip uninstall -y torchvision torchaudio   # no builds for torch 2.13.0
                  /tmp/lfenv/bin/python tools/record_wrappers.py llamafactory
              (LLaMA-Factory imports torchaudio at module level; an empty stand-in module is put on the path, no audio is used.)
+             The same with llamafactory==0.9.3 in another env records the release before the val_size change.
+             Each case gets expected_lf<release>.json.
 """
 
 from __future__ import annotations
@@ -208,7 +210,8 @@ def _train_banner(args: dict, workdir: pathlib.Path) -> dict:
 
 
 def record_llamafactory(only: list[str]) -> None:
-    import llamafactory
+    import importlib.metadata
+
     import transformers
 
     cases = sorted(p for p in E2E.iterdir() if (p / "config.yaml").is_file() and (not only or p.name in only))
@@ -222,14 +225,14 @@ def record_llamafactory(only: list[str]) -> None:
             print(f"case {case.name}", file=sys.stderr)
             args = _case_args(case, work / "tiny", work / "out" / case.name)
             result = {"generated_by": f"tools/record_wrappers.py llamafactory (case {case.name})",
-                      "llamafactory": llamafactory.__version__ if hasattr(llamafactory, "__version__") else "0.9.5",
+                      "llamafactory": importlib.metadata.version("llamafactory"),
                       "transformers": transformers.__version__, "pipeline": _pipeline_counts(args)}
             options = json.loads((case / "record.json").read_text()) if (case / "record.json").is_file() else {}
             if "lengths_run" in options:  # the rows before packing, as LLaMA-Factory tokenized and truncated them
                 result["unpacked"] = _pipeline_counts({**args, **options["lengths_run"]})
             if options.get("train", True):
                 result["banner"] = _train_banner(args, work)
-            (case / "expected.json").write_text(json.dumps(result, indent=1) + "\n")
+            (case / f"expected_lf{result['llamafactory']}.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
 # ---- part 4: Axolotl's step estimate -----------------------------------------------------------------------------
