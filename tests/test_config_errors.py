@@ -105,3 +105,11 @@ def test_a_top_level_list_is_not_a_config(run_cli, tmp_path):
     code, _, err = run_cli("plan", cfg)
     assert code == 2
     assert "mapping" in err
+
+
+def test_val_size_next_to_an_eval_dataset_repeats_llamafactorys_error(run_cli, tmp_path):
+    folder = lf_copy(tmp_path)
+    cfg = folder / "sft_lora.yaml"
+    cfg.write_text(cfg.read_text() + "val_size: 0.1\neval_dataset: demo_chat\n")
+    code, _, err = run_cli("plan", cfg, cwd=folder)
+    assert code == 2 and "Cannot specify `val_size` if `eval_dataset` is not None." in err

@@ -68,6 +68,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     if g("tokenized_path") and _has_tokenized(cfg, g("tokenized_path")):
         notes.append(("LF_TOKENIZED_PATH", "llamafactory.note.tokenized_path", {"path": g("tokenized_path")}))
     stage = g("stage", "sft")
+    _check_data_args(g)
     if g("streaming"):
         _check_streaming(settings, g)
         return Outcome(None, d, notes)
@@ -103,6 +104,15 @@ def _names(value) -> list[str]:
     if isinstance(value, str):
         return [n.strip() for n in value.split(",") if n.strip()]
     return [str(n).strip() for n in value]
+
+
+def _check_data_args(g) -> None:
+    """The checks of LLaMA-Factory's DataArguments.__post_init__ that stop a run before it starts."""
+    val = float(g("val_size", 0) or 0)
+    if val > 1e-6 and g("eval_dataset") is not None:
+        raise InputError("configs.error.lf_val_and_eval", "configs.hint.lf_val_and_eval")
+    if g("interleave_probs") is not None and g("mix_strategy", "concat") == "concat":
+        raise InputError("configs.error.lf_probs_concat", "configs.hint.lf_probs_concat")
 
 
 def _check_streaming(settings: Settings, g) -> None:

@@ -286,4 +286,9 @@ MESSAGES = {
     'swift.hint.stream_max_steps': 'add --max_steps N, and --max_epochs to stop after whole passes',
     'swift.error.dataset_not_local': 'dataset {name!r} is not a local file, so its rows cannot be counted offline',
     'swift.hint.dataset_not_local': "give --num-examples N (the num_rows of `train_dataset` in a run's log)",
+    # --- configs: LLaMA-Factory argument checks ---
+    'configs.error.lf_val_and_eval': 'LLaMA-Factory says: Cannot specify `val_size` if `eval_dataset` is not None.',
+    'configs.hint.lf_val_and_eval': 'keep one of val_size and eval_dataset',
+    'configs.error.lf_probs_concat': 'LLaMA-Factory says: `interleave_probs` is only valid for interleaved mixing.',
+    'configs.hint.lf_probs_concat': 'set mix_strategy to interleave_under or interleave_over, or remove interleave_probs',
 }

@@ -282,4 +282,9 @@ MESSAGES = {
     'swift.hint.stream_max_steps': '添加 --max_steps N, 需要按完整轮次停止时再加 --max_epochs',
     'swift.error.dataset_not_local': '数据集 {name!r} 不是本地文件, 离线无法计数',
     'swift.hint.dataset_not_local': '请给出 --num-examples N (运行日志中 train_dataset 的 num_rows)',
+    # --- configs: LLaMA-Factory argument checks ---
+    'configs.error.lf_val_and_eval': 'LLaMA-Factory 报错: Cannot specify `val_size` if `eval_dataset` is not None. (设置了 eval_dataset 时不能再设 val_size)',
+    'configs.hint.lf_val_and_eval': 'val_size 与 eval_dataset 只保留一个',
+    'configs.error.lf_probs_concat': 'LLaMA-Factory 报错: `interleave_probs` is only valid for interleaved mixing. (interleave_probs 只用于交错混合)',
+    'configs.hint.lf_probs_concat': '将 mix_strategy 设为 interleave_under 或 interleave_over, 或删除 interleave_probs',
 }
