@@ -107,3 +107,13 @@ def test_a_swift_command_line_is_read_as_the_config():
     assert run.spec.world_size == 2 and run.spec.per_device_train_batch_size == 4
     assert run.spec.gradient_accumulation_steps == 2  # ms-swift's default: ceil(16 / 4 / 2)
     assert run.spec.num_examples == 1000 and run.banner_num_examples == 1001
+
+
+@pytest.mark.parametrize("dump", sorted((ROOT / "tests" / "fixtures" / "wrappers" / "training_args").glob("*.json")), ids=lambda p: p.stem)
+def test_a_training_args_json_written_by_transformers_is_read_without_conflicts(dump):
+    """Files written by `TrainingArguments.to_json_string()` (tools/record_wrappers.py training-args)."""
+    version = dump.stem.removeprefix("training_args_")
+    run = import_run([dump], flags={"num_examples": 1000, "transformers": version})
+    assert run.settings.conflicts == [] and run.settings.ignored == []
+    assert (run.spec.per_device_train_batch_size, run.spec.gradient_accumulation_steps, run.spec.num_train_epochs) == (4, 2, 2)
+    assert run.spec.logging_steps == 10

@@ -2,6 +2,7 @@
 
 Reads the dataclass fields of the frameworks' argument classes from their source files (no import):
     python tools/gen_known_keys.py TRANSFORMERS_TRAINING_ARGS.py [...] --llamafactory LF_HPARAMS_DIR
+(generated from transformers 4.36.2, 4.52.4, 5.3.0, 5.23.0 and LLaMA-Factory 0.9.5)
 The lists only decide whether a key is reported as "unknown" (a likely typo) or as "does not affect the step count".
 """
 

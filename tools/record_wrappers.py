@@ -342,6 +342,21 @@ def record_swift(wheel_dir: pathlib.Path) -> dict:
     return out
 
 
+# ---- part 7: TrainingArguments dumps -------------------------------------------------------------------------------
+
+
+def record_training_args(out_dir: pathlib.Path) -> None:
+    """`TrainingArguments(...).to_json_string()` of the running transformers, as `training_args.json` files look:
+        for v in 4.52.4 5.23.0; do /tmp/hfenv/$v/bin/python tools/record_wrappers.py training-args; done"""
+    import transformers
+    from transformers import TrainingArguments
+
+    args = TrainingArguments(output_dir=tempfile.mkdtemp(), per_device_train_batch_size=4, gradient_accumulation_steps=2,
+                             num_train_epochs=2, logging_steps=10, report_to=[])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"training_args_{transformers.__version__}.json").write_text(args.to_json_string())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="part", required=True)
@@ -350,6 +365,7 @@ def main() -> None:
     sub.add_parser("datasets")
     sub.add_parser("axolotl")
     sub.add_parser("trl")
+    sub.add_parser("training-args")
     sw = sub.add_parser("swift")
     sw.add_argument("--wheel", type=pathlib.Path, required=True)
     lf = sub.add_parser("llamafactory")
@@ -360,6 +376,8 @@ def main() -> None:
         (OUT / "lf_functions.json").write_text(json.dumps(record_functions(a.wheels), indent=1) + "\n")
     elif a.part == "swift":
         (OUT / "swift_sampler.json").write_text(json.dumps(record_swift(a.wheel), indent=1) + "\n")
+    elif a.part == "training-args":
+        record_training_args(OUT / "training_args")
     elif a.part == "trl":
         (OUT / "trl_functions.json").write_text(json.dumps(record_trl()) + "\n")
     elif a.part == "axolotl":

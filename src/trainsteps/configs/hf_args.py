@@ -25,7 +25,9 @@ def read_training_arguments(cfg: ConfigFile, settings: Settings, extra_known: fr
     rest = []
     for key, value in cfg.data.items():
         name = ALIASES.get(key, key)
-        if name in STEP_KEYS:
+        if value is None and (name in STEP_KEYS or key in TRAINING_ARGUMENTS):  # a dump's "unset" (per_gpu_train_batch_size: null)
+            settings.unused.append((key, cfg.where(key)))
+        elif name in STEP_KEYS:
             settings.put(name, _clean(name, value), cfg.where(key))
         elif key == "accelerator_config" and isinstance(value, dict):
             for sub in ("split_batches", "even_batches"):
