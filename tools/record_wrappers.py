@@ -13,8 +13,9 @@ Three parts, each writing JSON under tests/fixtures/wrappers/:
                  python -m venv /tmp/axoenv && echo /tmp/lfenv/lib/python3.11/site-packages > /tmp/axoenv/lib/python3.11/site-packages/lf.pth
                  /tmp/axoenv/bin/pip install --no-deps axolotl==0.19.0 addict numba llvmlite
                  /tmp/axoenv/bin/python tools/record_wrappers.py axolotl
-  trl        TRL's `pack_dataset` and GRPO's RepeatSampler/GRPOConfig (the TRL that LLaMA-Factory 0.9.5 installs, 0.24.0):
-                 PYTHONPATH=<stub dir with torchaudio> /tmp/lfenv/bin/python tools/record_wrappers.py trl
+  trl        TRL's `pack_dataset` and GRPO's RepeatSampler/GRPOConfig: 0.24.0 (what LLaMA-Factory 0.9.5 installs) and,
+             with `pip install --no-deps trl==V` in a venv that sees the same site-packages, 0.18.2 and 0.27.0:
+                 /tmp/lfenv/bin/python tools/record_wrappers.py trl
   llamafactory  real LLaMA-Factory 0.9.5 runs on CPU with a tiny Llama model and a tiny word-level tokenizer built
              here, for each case folder in tests/fixtures/wrappers/lf_e2e/: the data pipeline (`get_dataset`) and a
              full `llamafactory-cli train`, whose banner is parsed:
@@ -286,12 +287,11 @@ def record_axolotl() -> dict:
 def record_trl() -> dict:
     """TRL's own `pack_dataset` on rows of known lengths, and GRPO's RepeatSampler + GRPOConfig batch settings."""
     import importlib.metadata
+    import inspect
 
     import datasets
     import torch
     from trl.data_utils import pack_dataset
-    from trl.trainer.grpo_config import GRPOConfig
-    from trl.trainer.utils import RepeatSampler
 
     out = {"generated_by": "python tools/record_wrappers.py trl", "trl": importlib.metadata.version("trl"), "pack": [], "grpo": []}
     rng = random.Random(11)
@@ -299,13 +299,20 @@ def record_trl() -> dict:
               ("equal", [600] * 2500, 2048), ("random", [rng.randint(1, 3000) for _ in range(2100)], 1024)]
     for name, lengths, seq in inputs:
         ds = datasets.Dataset.from_dict({"input_ids": [[1] * x for x in lengths]})
-        for strategy in ("bfd", "wrapped"):
+        has_strategy = "strategy" in inspect.signature(pack_dataset).parameters  # before 0.19 there is only "wrapped"
+        for strategy in ("bfd", "wrapped") if has_strategy else ("wrapped",):
             for procs in (None, 4):
                 if procs and len(lengths) < 1000:
                     continue
-                packed = pack_dataset(ds, seq, strategy=strategy, map_kwargs={"num_proc": procs} if procs else {})
+                options = {"strategy": strategy} if has_strategy else {}
+                packed = pack_dataset(ds, seq, map_kwargs={"num_proc": procs} if procs else {}, **options)
                 out["pack"].append({"name": name, "lengths": lengths, "max_length": seq, "strategy": strategy, "num_proc": procs,
                                     "rows": len(packed)})
+    try:
+        from trl.trainer.grpo_config import GRPOConfig
+        from trl.trainer.utils import RepeatSampler
+    except ImportError:
+        return out
     for prompts, generations, bs, ga, iterations in ((1000, 8, 8, 1, 1), (1000, 8, 4, 4, 1), (999, 6, 3, 4, 2), (50, 16, 8, 2, 1)):
         args = GRPOConfig(output_dir=tempfile.mkdtemp(), per_device_train_batch_size=bs, gradient_accumulation_steps=ga,
                           num_generations=generations, num_iterations=iterations, report_to=[], use_cpu=True)
@@ -379,7 +386,9 @@ def main() -> None:
     elif a.part == "training-args":
         record_training_args(OUT / "training_args")
     elif a.part == "trl":
-        (OUT / "trl_functions.json").write_text(json.dumps(record_trl()) + "\n")
+        import importlib.metadata
+
+        (OUT / f"trl_functions_{importlib.metadata.version('trl')}.json").write_text(json.dumps(record_trl()) + "\n")
     elif a.part == "axolotl":
         (OUT / "axolotl_steps.json").write_text(json.dumps(record_axolotl(), indent=1) + "\n")
     elif a.part == "datasets":
