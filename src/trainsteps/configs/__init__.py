@@ -50,7 +50,7 @@ class ImportedRun:
 
 
 def detect_kind(cfg: ConfigFile) -> str:
-    from trainsteps.configs import axolotl, deepspeed, hf_args, launch, llamafactory, swift, trl
+    from trainsteps.configs import axolotl, deepspeed, hf_args, llamafactory, swift, trl
 
     data = cfg.data
     if hf_args.looks_like_trainer_state(data):
@@ -69,7 +69,6 @@ def detect_kind(cfg: ConfigFile) -> str:
         return "trl"
     if hf_args.looks_like_training_arguments(data):
         return "hf_args"
-    del launch
     raise InputError("configs.error.unknown_kind", "configs.hint.unknown_kind", path=str(cfg.path), keys=", ".join(list(data)[:6]))
 
 

@@ -121,11 +121,7 @@ def _rows(cfg: ConfigFile, datasets: list) -> tuple[list, list[int] | None, list
         for file in files:
             for row in lf_data.read_rows(file):
                 rows.append(row)
-                texts = [v for v in (row.values() if isinstance(row, dict) else []) if isinstance(v, str)]
-                for v in (row.values() if isinstance(row, dict) else []):
-                    if isinstance(v, list):
-                        texts += [str(m.get("value", m.get("content", ""))) for m in v if isinstance(m, dict)]
-                lo, hi = lf_data._token_range(texts)
+                lo, hi = lf_data.token_range(lf_data.row_texts(row))
                 lows.append(lo)
                 highs.append(hi)
     return rows, lows, highs

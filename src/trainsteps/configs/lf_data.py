@@ -131,7 +131,7 @@ def row_facts(rows: list, entry: dict, stage: str) -> RowFacts:
         if stage == "pt":
             ok = True  # pretraining keeps every row's text
         valid.append(ok)
-        lo, hi = _token_range(texts)
+        lo, hi = token_range(texts)
         low.append(lo)
         high.append(hi)
     return RowFacts(valid, low, high)
@@ -176,7 +176,8 @@ def _sharegpt(row: dict, columns: dict, tags: dict, ranking: bool) -> tuple[bool
     return (len(messages) > 0) if not ranking else True, texts
 
 
-def _token_range(texts: list[str]) -> tuple[int, int]:
+def token_range(texts: list[str]) -> tuple[int, int]:
+    """(low, high) token estimate of some texts from their characters, plus chat-template tokens per turn."""
     ascii_chars = cjk = 0
     for text in texts:
         for ch in text:
@@ -188,3 +189,14 @@ def _token_range(texts: list[str]) -> tuple[int, int]:
     low = ascii_chars * ASCII_TOKENS_PER_CHAR[0] + cjk * CJK_TOKENS_PER_CHAR[0] + turns * TEMPLATE_TOKENS_PER_TURN[0]
     high = ascii_chars * ASCII_TOKENS_PER_CHAR[1] + cjk * CJK_TOKENS_PER_CHAR[1] + turns * TEMPLATE_TOKENS_PER_TURN[1]
     return max(int(low), 1), max(int(high + 0.999), 1)
+
+
+def row_texts(row) -> list[str]:
+    """The strings of a row of any layout: top-level strings and the contents of message lists."""
+    if not isinstance(row, dict):
+        return []
+    texts = [v for v in row.values() if isinstance(v, str)]
+    for value in row.values():
+        if isinstance(value, list):
+            texts += [str(m.get("content", m.get("value", ""))) for m in value if isinstance(m, dict)]
+    return texts

@@ -101,11 +101,7 @@ def _rows(cfg: ConfigFile, settings: Settings, g):
     lows, highs = [], []
     for file in files:
         for row in lf_data.read_rows(file):
-            texts = [v for v in row.values() if isinstance(v, str)] if isinstance(row, dict) else []
-            for v in row.values() if isinstance(row, dict) else []:
-                if isinstance(v, list):
-                    texts += [str(m.get("content", m.get("value", ""))) for m in v if isinstance(m, dict)]
-            lo, hi = lf_data._token_range(texts)
+            lo, hi = lf_data.token_range(lf_data.row_texts(row))
             lows.append(lo)
             highs.append(hi)
     return lows, highs
