@@ -78,3 +78,10 @@ def test_val_size_cuts_packed_rows_up_to_0_9_3_and_raw_rows_from_0_9_4():
     assert old.value == lf.train_test_sizes(lf.sft_packed_rows([600] * 2500, 2047), 0.1)[0]
     assert new.value == lf.sft_packed_rows([600] * 2250, 2047)
     assert old.value != new.value
+
+
+def test_the_default_transformers_is_the_newest_each_release_accepts():
+
+    for version, metadata in (("0.9.3", "transformers!=4.46.*,!=4.47.*,!=4.48.0,!=4.52.0,<=4.52.4,>=4.45.0"),
+                              ("0.9.5", "transformers!=4.52.0,!=4.57.0,<=5.6.0,>=4.55.0")):  # Requires-Dist of the wheels
+        assert f"<={lf.TRANSFORMERS_CEILING.at(version)}," in metadata

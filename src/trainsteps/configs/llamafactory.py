@@ -65,6 +65,9 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     d.given("llamafactory", version, "llamafactory.version")
     notes: list[tuple[str, str, dict]] = []
     g = lambda key, default=None: settings.get(f"lf.{key}", default)  # noqa: E731
+    ceiling = lf.TRANSFORMERS_CEILING.at(version)
+    if ceiling and "transformers" not in settings:
+        settings.put("transformers", ceiling, f"default: newest transformers LLaMA-Factory {version} installs")
     if g("tokenized_path") and _has_tokenized(cfg, g("tokenized_path")):
         notes.append(("LF_TOKENIZED_PATH", "llamafactory.note.tokenized_path", {"path": g("tokenized_path")}))
     stage = g("stage", "sft")

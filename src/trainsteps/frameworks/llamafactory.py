@@ -46,6 +46,12 @@ MIX_STRATEGIES = Timeline(
 )
 """Values `mix_strategy` accepts."""
 
+TRANSFORMERS_CEILING = Timeline(
+    "llamafactory.transformers",
+    [("0.8.0", None), ("0.9.0", "4.45.0"), ("0.9.1", "4.46.1"), ("0.9.2", "4.49.0"), ("0.9.3", "4.52.4"), ("0.9.4", "4.57.1"), ("0.9.5", "5.6.0")],
+)
+"""Newest transformers each release accepts (its `Requires-Dist`), the default release to model for it."""
+
 STOPPING = {"interleave_under": "first_exhausted", "interleave_over": "all_exhausted",
             "interleave_once": "all_exhausted_without_replacement"}
 
