@@ -213,11 +213,10 @@ def _train_banner(args: dict, workdir: pathlib.Path) -> dict:
 def record_llamafactory(only: list[str]) -> None:
     import importlib.metadata
 
-    import transformers
-
     cases = sorted(p for p in E2E.iterdir() if (p / "config.yaml").is_file() and (not only or p.name in only))
     with tempfile.TemporaryDirectory(prefix="lf_e2e_") as tmp:
         work = pathlib.Path(tmp)
+        os.environ["HF_DATASETS_CACHE"] = str(work / "datasets_cache")  # a private cache: no result of another release or config reused
         (work / "stubs" / "torchaudio").mkdir(parents=True)
         (work / "stubs" / "torchaudio" / "__init__.py").write_text("")
         sys.path.insert(0, str(work / "stubs"))
@@ -227,7 +226,7 @@ def record_llamafactory(only: list[str]) -> None:
             args = _case_args(case, work / "tiny", work / "out" / case.name)
             result = {"generated_by": f"tools/record_wrappers.py llamafactory (case {case.name})",
                       "llamafactory": importlib.metadata.version("llamafactory"),
-                      "transformers": transformers.__version__, "pipeline": _pipeline_counts(args)}
+                      "transformers": importlib.metadata.version("transformers"), "pipeline": _pipeline_counts(args)}
             options = json.loads((case / "record.json").read_text()) if (case / "record.json").is_file() else {}
             if "lengths_run" in options:  # the rows before packing, as LLaMA-Factory tokenized and truncated them
                 result["unpacked"] = _pipeline_counts({**args, **options["lengths_run"]})

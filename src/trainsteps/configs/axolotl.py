@@ -5,12 +5,12 @@ from __future__ import annotations
 import pathlib
 
 from trainsteps.configs.files import ConfigFile
-from trainsteps.configs.llamafactory import Outcome
+from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import axolotl as ax
-from trainsteps.frameworks.llamafactory import Count
+from trainsteps.frameworks.count import Count
 
 NEWEST_VERSION = ax.NEWEST
 _SPEC_KEYS = {"micro_batch_size": "per_device_train_batch_size", "gradient_accumulation_steps": "gradient_accumulation_steps",

@@ -8,11 +8,11 @@ repository root as well as from elsewhere.
 from __future__ import annotations
 
 import pathlib
-from dataclasses import dataclass, field
 
 from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.known_keys import LLAMAFACTORY
+from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
@@ -26,25 +26,6 @@ MARKERS = ("stage", "finetuning_type", "template", "dataset", "cutoff_len", "lor
 
 def looks_like_llamafactory(data: dict) -> bool:
     return sum(k in data for k in MARKERS) >= 2 and "datasets" not in data
-
-
-@dataclass(slots=True)
-class Outcome:
-    """What a wrapper decided before the Trainer starts."""
-
-    num_examples: lf.Count | None
-    """`len(train_dataset)`; None for a stream (max_steps decides)."""
-    derivation: Derivation
-    """How `num_examples` was reached."""
-    notes: list[tuple[str, str, dict]] = field(default_factory=list)
-    """(code, message id, params) of wrapper behaviours worth a warning."""
-    max_steps: int | None = None
-    """A max_steps the wrapper passes to the Trainer itself (Axolotl)."""
-    max_steps_range: tuple[int, int] | None = None
-    """(low, high) of that max_steps when it depends on unknown token lengths."""
-    loader_rows: int | None = None
-    """Rows to give the Trainer engine so its loader length matches the wrapper's own sampler (GRPO, ms-swift),
-    when that differs from the `Num examples` the banner prints."""
 
 
 def read(cfg: ConfigFile, settings: Settings) -> None:

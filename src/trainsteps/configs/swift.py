@@ -7,12 +7,12 @@ import shlex
 
 from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
-from trainsteps.configs.llamafactory import Outcome
+from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import swift
-from trainsteps.frameworks.llamafactory import Count
+from trainsteps.frameworks.count import Count
 
 NEWEST_VERSION = swift.NEWEST
 RULE_KEYS = ("dataset", "split_dataset_ratio", "max_epochs", "packing", "max_length", "truncation_strategy", "streaming", "val_dataset",

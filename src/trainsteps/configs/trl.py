@@ -6,12 +6,12 @@ import pathlib
 
 from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
-from trainsteps.configs.llamafactory import Outcome
+from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import trl
-from trainsteps.frameworks.llamafactory import Count
+from trainsteps.frameworks.count import Count
 
 NEWEST_VERSION = trl.NEWEST
 RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dataset_num_proc", "dataset_name", "dataset_train_split",

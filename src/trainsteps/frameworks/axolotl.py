@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from trainsteps.derivation import Derivation
-from trainsteps.frameworks.llamafactory import Count
+from trainsteps.frameworks.count import Count
 from trainsteps.versions import Timeline
 
 NEWEST = "0.19.0"

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
+from trainsteps.frameworks.count import Count
 from trainsteps.versions import Timeline
 
 NEWEST = "0.9.5"
@@ -54,31 +55,6 @@ TRANSFORMERS_CEILING = Timeline(
 
 STOPPING = {"interleave_under": "first_exhausted", "interleave_over": "all_exhausted",
             "interleave_once": "all_exhausted_without_replacement"}
-
-
-@dataclass(frozen=True, slots=True)
-class Count:
-    """A number of rows: exact, or an estimate with a range when it depends on unknown token lengths."""
-
-    value: int
-    """The exact count, or the central estimate."""
-    low: int | None = None
-    """Lower end of the range (None when exact)."""
-    high: int | None = None
-    """Upper end of the range (None when exact)."""
-
-    @property
-    def exact(self) -> bool:
-        return self.low is None
-
-    @classmethod
-    def of(cls, value: int) -> Count:
-        return cls(value)
-
-    def scaled(self, fn) -> Count:
-        if self.exact:
-            return Count(fn(self.value))
-        return Count(fn(self.value), fn(self.low), fn(self.high))
 
 
 # ---- datasets.map batching --------------------------------------------------------------------------------
