@@ -18,8 +18,11 @@ def name(path):
 
 def plan_json(run_cli, recording):
     recorded = json.loads(recording.read_text())
+    launch = []
+    if recorded.get("nproc_per_node", 1) > 1:  # the run was started the way users start several ranks
+        launch = ["--launch", f"FORCE_TORCHRUN=1 NPROC_PER_NODE={recorded['nproc_per_node']} llamafactory-cli train config.yaml"]
     code, out, err = run_cli("plan", "config.yaml", "--transformers", recorded["transformers"], "--framework-version", recorded["llamafactory"],
-                             "--format", "json", cwd=recording.parent)
+                             "--format", "json", *launch, cwd=recording.parent)
     assert code == 0, err
     return recorded, json.loads(out)
 

@@ -91,6 +91,12 @@ E2E_CASES = {
                    "per_device_train_batch_size": 4, "gradient_accumulation_steps": 2, "num_train_epochs": 1.0},
         "record": {"lengths_run": {"packing": False, "cutoff_len": 100000}},
     },
+    "sft_two_ranks": {
+        "data": {"alpaca_f": ("alpaca", 301, 3)},
+        "config": {"stage": "sft", "dataset": "alpaca_f", "val_size": 0.1, "cutoff_len": 128, "ddp_backend": "gloo",
+                   "per_device_train_batch_size": 4, "gradient_accumulation_steps": 3, "num_train_epochs": 2.0},
+        "record": {"nproc_per_node": 2},
+    },
 }
 
 
@@ -98,7 +104,7 @@ def write_e2e_cases() -> None:
     import yaml
 
     base = ROOT.parent / "tests" / "fixtures" / "wrappers" / "lf_e2e"
-    for seed, (name, case) in enumerate(E2E_CASES.items(), 10):
+    for seed, (name, case) in enumerate(E2E_CASES.items(), 10):  # append new cases at the end: the seeds of the others stay
         folder = base / name
         (folder / "data").mkdir(parents=True, exist_ok=True)
         info = {}

@@ -187,14 +187,18 @@ def _pipeline_counts(args: dict) -> dict:
             "train_lengths": [len(x) for x in train["input_ids"]]}
 
 
-def _train_banner(args: dict, workdir: pathlib.Path) -> dict:
-    """`llamafactory-cli train` on CPU; returns the numbers of the Trainer's banner."""
+def _train_banner(args: dict, workdir: pathlib.Path, nproc_per_node: int = 1) -> dict:
+    """`llamafactory-cli train` on CPU (several ranks through LLaMA-Factory's own torchrun launch, gloo);
+    returns the numbers of the Trainer's banner."""
     import yaml
 
     cfg = workdir / "run.yaml"
     cfg.write_text(yaml.safe_dump(args))
     env = dict(os.environ, PYTHONPATH=str(workdir / "stubs"), CUDA_VISIBLE_DEVICES="", DISABLE_VERSION_CHECK="1",
                TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1")
+    if nproc_per_node > 1:
+        env.update(FORCE_TORCHRUN="1", NPROC_PER_NODE=str(nproc_per_node), MASTER_PORT="29631",
+                   PATH=f"{pathlib.Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")  # LLaMA-Factory runs `torchrun`
     cli = pathlib.Path(sys.executable).with_name("llamafactory-cli")
     proc = subprocess.run([str(cli), "train", str(cfg)], env=env, capture_output=True, text=True, timeout=1800)
     log = proc.stdout + proc.stderr
@@ -226,12 +230,14 @@ def record_llamafactory(only: list[str]) -> None:
             args = _case_args(case, work / "tiny", work / "out" / case.name)
             result = {"generated_by": f"tools/record_wrappers.py llamafactory (case {case.name})",
                       "llamafactory": importlib.metadata.version("llamafactory"),
-                      "transformers": importlib.metadata.version("transformers"), "pipeline": _pipeline_counts(args)}
+                      "transformers": importlib.metadata.version("transformers"),
+                      "pipeline": _pipeline_counts({k: v for k, v in args.items() if k != "ddp_backend"})}  # one process here
             options = json.loads((case / "record.json").read_text()) if (case / "record.json").is_file() else {}
             if "lengths_run" in options:  # the rows before packing, as LLaMA-Factory tokenized and truncated them
-                result["unpacked"] = _pipeline_counts({**args, **options["lengths_run"]})
+                result["unpacked"] = _pipeline_counts({**{k: v for k, v in args.items() if k != "ddp_backend"}, **options["lengths_run"]})
             if options.get("train", True):
-                result["banner"] = _train_banner(args, work)
+                result["banner"] = _train_banner(args, work, options.get("nproc_per_node", 1))
+                result["nproc_per_node"] = options.get("nproc_per_node", 1)
             (case / f"expected_lf{result['llamafactory']}.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
