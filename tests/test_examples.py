@@ -25,7 +25,7 @@ RUNS = {
 def plan(run_cli, name):
     args, _ = RUNS[name]
     if name == "swift_line":
-        args = ["--launch", (EX / "swift" / "sft.sh").read_text().split("\n", 1)[1].replace("\\\n", " ")]
+        args = ["--launch", (EX / "swift" / "sft.sh").read_text().split("\n", 1)[1]]  # as `$(tail -n +2 sft.sh)` passes it
     code, out, err = run_cli("plan", *args, "--format", "json", cwd=EX)
     assert code == 0, err
     return json.loads(out)

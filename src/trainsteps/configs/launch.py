@@ -30,9 +30,14 @@ class Launch:
     """YAML/JSON files named on the line (the training config, an accelerate --config_file)."""
 
 
+def join_continued_lines(line: str) -> str:
+    """A script's `\\`-continued lines as one line, as the shell reads them."""
+    return line.replace("\\\r\n", " ").replace("\\\n", " ")
+
+
 def parse_launch(line: str) -> Launch:
     try:
-        words = shlex.split(line)
+        words = shlex.split(join_continued_lines(line))
     except ValueError as exc:
         raise InputError("configs.error.launch", "configs.hint.launch", line=line, detail=str(exc)) from None
     env, options, files = {}, {}, []

@@ -6,6 +6,7 @@ import pathlib
 import shlex
 
 from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.launch import join_continued_lines
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
@@ -28,7 +29,7 @@ def looks_like_swift(data: dict) -> bool:
 
 def from_command_line(line: str) -> dict | None:
     """`swift sft --model M --dataset a.jsonl#500 b --per_device_train_batch_size 2` -> {key: value}; None if not swift."""
-    words = shlex.split(line)
+    words = shlex.split(join_continued_lines(line))
     if "swift" not in [pathlib.Path(w).name for w in words]:
         return None
     data: dict = {}
