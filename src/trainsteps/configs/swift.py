@@ -6,8 +6,8 @@ import pathlib
 import shlex
 
 from trainsteps.configs.files import ConfigFile
-from trainsteps.configs.launch import join_continued_lines
 from trainsteps.configs.hf_args import read_training_arguments
+from trainsteps.configs.launch import join_continued_lines
 from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
