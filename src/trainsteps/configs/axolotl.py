@@ -89,7 +89,12 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
         max_steps = d.add("max_steps", total.value, "total_num_steps", "", "axolotl.max_steps")
         _defaults_from_total(d, settings, total.value, epochs, g)
     steps_range = None if total.exact else (total.low, total.high)
-    return Outcome(n, d, notes, max_steps, steps_range)
+    loader_rows = None
+    if bins is not None:  # the Trainer's loader is Axolotl's multipack sampler: one item per bin (or per mbs bins)
+        per_rank = (bins.value if flash else bins.value // mbs) // world
+        loader_rows = d.add("batches_per_epoch", max(per_rank, 1), "floor(sampler batches / W)", f"floor({bins.value} / {world})",
+                            "axolotl.loader") * mbs * world
+    return Outcome(n, d, notes, max_steps, steps_range, loader_rows)
 
 
 def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) -> None:

@@ -291,4 +291,6 @@ MESSAGES = {
     'configs.hint.lf_val_and_eval': 'keep one of val_size and eval_dataset',
     'configs.error.lf_probs_concat': 'LLaMA-Factory says: `interleave_probs` is only valid for interleaved mixing.',
     'configs.hint.lf_probs_concat': 'set mix_strategy to interleave_under or interleave_over, or remove interleave_probs',
+    # --- configs: Axolotl loader ---
+    'axolotl.loader': "with sample_packing the Trainer's loader is Axolotl's multipack sampler, so HF's Num Epochs comes from the bins, while Num examples stays the raw row count",
 }

@@ -287,4 +287,6 @@ MESSAGES = {
     'configs.hint.lf_val_and_eval': 'val_size 与 eval_dataset 只保留一个',
     'configs.error.lf_probs_concat': 'LLaMA-Factory 报错: `interleave_probs` is only valid for interleaved mixing. (interleave_probs 只用于交错混合)',
     'configs.hint.lf_probs_concat': '将 mix_strategy 设为 interleave_under 或 interleave_over, 或删除 interleave_probs',
+    # --- configs: Axolotl loader ---
+    'axolotl.loader': '使用 sample_packing 时 Trainer 的 loader 是 Axolotl 的 multipack 采样器, HF 的 Num Epochs 按装箱数计算, 而 Num examples 仍为原始行数',
 }
