@@ -27,3 +27,17 @@ def test_the_remainder_of_n_over_world_size_is_dropped_not_padded():
 def test_split_ratio_default_changed_in_3_6():
     assert swift.SPLIT_RATIO_DEFAULT.at("3.5.0") == 0.01
     assert swift.SPLIT_RATIO_DEFAULT.at("3.6.0") == 0.0
+
+
+ARGS = load_fixture("wrappers", "swift_args.json")
+
+
+@pytest.mark.parametrize("case", ARGS["default_gradient_accumulation"], ids=lambda c: f"bs{c['per_device_train_batch_size']}")
+def test_the_default_accumulation_aims_at_a_global_batch_of_16(case):
+    got = swift.default_gradient_accumulation(Derivation(), case["per_device_train_batch_size"], case["world_size"])
+    assert got == case["gradient_accumulation_steps"]
+
+
+@pytest.mark.parametrize("case", ARGS["split"], ids=lambda c: f"n{c['rows']}-s{c['sample']}-r{c['ratio']}")
+def test_split_dataset_ratio_takes_a_floor_share_of_each_dataset(case):
+    assert swift.split_rows(Derivation(), "d", case["rows"], case["sample"], case["ratio"]) == case["train"]

@@ -369,6 +369,31 @@ def record_training_args(out_dir: pathlib.Path) -> None:
     (out_dir / f"training_args_{transformers.__version__}.json").write_text(args.to_json_string())
 
 
+def record_swift_args() -> dict:
+    """ms-swift 4.6.0's own TrainingArguments default accumulation and BaseDatasetLoader.post_process split (one process):
+        python -m venv /tmp/swiftenv && echo /tmp/lfenv/lib/python3.11/site-packages > /tmp/swiftenv/lib/python3.11/site-packages/lf.pth
+        /tmp/swiftenv/bin/pip install --no-deps ms-swift==4.6.0 json_repair
+        PYTHONPATH=<dir with an empty torchaudio package> /tmp/swiftenv/bin/python tools/record_wrappers.py swift-args"""
+    import importlib.metadata
+
+    import datasets
+    import numpy as np
+    from swift.dataset.dataset_meta import BaseDatasetLoader
+    from swift.trainers.arguments import Seq2SeqTrainingArguments
+
+    out = {"generated_by": "tools/record_wrappers.py swift-args", "ms_swift": importlib.metadata.version("ms-swift"),
+           "default_gradient_accumulation": [], "split": []}
+    for bs in (1, 2, 3, 4, 5, 8, 16, 32):
+        args = Seq2SeqTrainingArguments(output_dir=tempfile.mkdtemp(), per_device_train_batch_size=bs, report_to=[])
+        out["default_gradient_accumulation"].append({"per_device_train_batch_size": bs, "world_size": 1,
+                                                     "gradient_accumulation_steps": args.gradient_accumulation_steps})
+    for n, sample, ratio in ((1047, None, 0.01), (1047, 1000, 0.01), (2500, None, 0.01), (50, None, 0.01), (300, 500, 0.05), (999, None, 0.1)):
+        ds = datasets.Dataset.from_dict({"i": list(range(n))})
+        train, val = BaseDatasetLoader.post_process(ds, dataset_sample=sample, split_dataset_ratio=ratio, random_state=np.random.RandomState(42))
+        out["split"].append({"rows": n, "sample": sample, "ratio": ratio, "train": len(train), "val": 0 if val is None else len(val)})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="part", required=True)
@@ -378,6 +403,7 @@ def main() -> None:
     sub.add_parser("axolotl")
     sub.add_parser("trl")
     sub.add_parser("training-args")
+    sub.add_parser("swift-args")
     sw = sub.add_parser("swift")
     sw.add_argument("--wheel", type=pathlib.Path, required=True)
     lf = sub.add_parser("llamafactory")
@@ -388,6 +414,8 @@ def main() -> None:
         (OUT / "lf_functions.json").write_text(json.dumps(record_functions(a.wheels), indent=1) + "\n")
     elif a.part == "swift":
         (OUT / "swift_sampler.json").write_text(json.dumps(record_swift(a.wheel), indent=1) + "\n")
+    elif a.part == "swift-args":
+        (OUT / "swift_args.json").write_text(json.dumps(record_swift_args(), indent=1) + "\n")
     elif a.part == "training-args":
         record_training_args(OUT / "training_args")
     elif a.part == "trl":
