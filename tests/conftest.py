@@ -1,13 +1,19 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def load_json(path: Path):
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def load_fixture(*parts) -> dict:
+    return load_json(FIXTURES.joinpath(*parts))
 
 
 @pytest.fixture
@@ -17,9 +23,14 @@ def run_cli():
 
     from trainsteps.cli.main import main
 
-    def _run(*args: str):
-        runner = CliRunner()
-        result = runner.invoke(_Entry(main), list(args), catch_exceptions=False)
+    def _run(*args, cwd=None):
+        old = os.getcwd()
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            result = CliRunner().invoke(_Entry(main), [str(a) for a in args], catch_exceptions=False)
+        finally:
+            os.chdir(old)
         return result.exit_code, result.stdout, result.stderr
 
     return _run

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import load
+from .conftest import load
 
 from trainsteps.cli.main import cli
 

@@ -1,7 +1,7 @@
 """Window arithmetic, splits and blend sizes against megatron-core 0.16.1 and GPT-NeoX (recorded fixtures)."""
 
 import pytest
-from conftest import load
+from .conftest import load
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,7 +1,7 @@
 """Megatron planning against megatron-core 0.16.1 (tests/fixtures/pretrain/mcore.json)."""
 
 import pytest
-from conftest import load
+from .conftest import load
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError

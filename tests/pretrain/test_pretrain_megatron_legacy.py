@@ -1,7 +1,7 @@
 """Legacy Megatron-LM (v2.6 megatron/data) against its own code (tests/fixtures/pretrain/megatron_legacy.json)."""
 
 import pytest
-from conftest import load
+from .conftest import load
 
 from trainsteps.derivation import Derivation
 from trainsteps.frameworks import gptdata

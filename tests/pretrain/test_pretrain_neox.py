@@ -1,7 +1,7 @@
 """GPT-NeoX planning against NeoX's own code (git ea7aefd8 and v2.0; tests/fixtures/pretrain/neox*.json)."""
 
 import pytest
-from conftest import load
+from .conftest import load
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.gptdata import SequenceLengths

@@ -17,6 +17,9 @@ from trainsteps.errors import InputError
 
 
 @click.command("plan")
+@click.argument("configs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--launch", help='Launch command line, for the process count: "torchrun --nproc_per_node 4 train.py".')
+@click.option("--framework-version", help="Release of the wrapper read from the config (LLaMA-Factory, TRL, Axolotl, ms-swift).")
 @click.option("--framework", type=click.Choice(["hf", *PRETRAIN_FRAMEWORKS]), default="hf", show_default=True,  # pretraining
               help="Training framework to model.")
 @click.option("--num-examples", type=int, help="Rows in the training set as the Trainer sees it (after preprocessing/packing).")
@@ -52,8 +55,14 @@ from trainsteps.errors import InputError
 @pretrain_options  # pretraining
 @FORMAT_OPTION
 @LANG_OPTION
-def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, framework: str, **opts) -> None:
+@click.pass_context
+def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare_versions: bool, framework: str,
+                 configs: tuple[str, ...], launch: str | None, framework_version: str | None, **opts) -> None:
     """Predict the banner and the real run of a Hugging Face Trainer job.
+
+    CONFIG files (LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or YAML, DeepSpeed JSON,
+    accelerate config, a checkpoint's trainer_state.json) are read first; options typed on the command line
+    override them.
 
     \b
     Example (seed 001: 1,047 rows, batch 10, accumulation 8, 300 epochs, 1 GPU):
@@ -64,6 +73,11 @@ def plan_command(fmt: str, lang: str, explain: bool, compare_versions: bool, fra
         if framework in PRETRAIN_FRAMEWORKS:  # pretraining
             return run_pretrain(framework, opts, fmt, lang, explain)
         opts = drop_pretrain_options(opts)  # pretraining
+        if configs or launch:
+            from trainsteps.cli.plan_configs import plan_from_configs
+
+            plan_from_configs(ctx, fmt, lang, explain, list(configs), launch, framework_version, opts)
+            return
         spec = spec_from_options(opts)
         if compare_versions:
             from trainsteps.compare import compare_families, render_comparison

@@ -1,0 +1,61 @@
+"""`trainsteps plan CONFIG...`: read the user's files, let flags they typed override them, plan, report."""
+
+from __future__ import annotations
+
+import click
+from click.core import ParameterSource
+
+from trainsteps.cli.output import emit
+
+# CLI option name -> RunSpec field, where they differ
+_RENAMED = {"transformers_version": "transformers"}
+
+
+def typed_flags(ctx: click.Context, opts: dict) -> tuple[dict, dict]:
+    """RunSpec values of the options the user actually typed (not click defaults), and the option each came from."""
+    typed = {name for name in opts if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)}
+    flags, names = {}, {}
+    for name in typed:
+        value = opts[name]
+        if name == "gpus":
+            flags["world_size"] = value * (opts.get("nodes") or 1)
+            names["world_size"] = "--gpus" + (" --nodes" if opts.get("nodes") else "")
+        elif name == "nodes":
+            continue
+        elif name == "no_even_batches":
+            flags["even_batches"] = not value
+            names["even_batches"] = "--no-even-batches"
+        else:
+            flags[_RENAMED.get(name, name)] = value
+            names[_RENAMED.get(name, name)] = "--" + name.replace("_version", "").replace("_", "-")
+    return flags, names
+
+
+def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_version, opts) -> None:
+    from trainsteps import plan
+    from trainsteps.configs import import_run
+    from trainsteps.configs.report import imported_to_dict, range_schedules, render_imported, state_check
+    from trainsteps.report import render_schedule
+
+    flags, names = typed_flags(ctx, opts)
+    imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
+                          lengths_provider=_lengths_provider())
+    schedule = plan(imported.spec)
+    from trainsteps.configs.adjust import adjust_schedule
+
+    schedule = adjust_schedule(imported, schedule)
+    ranges = range_schedules(imported, plan, adjust_schedule)
+    check = state_check(imported, schedule)
+    data = schedule.to_dict(lang)
+    data["config"] = imported_to_dict(imported, lang, ranges, check)
+    human = render_imported(imported, lang, ranges, check, explain) + "\n\n" + render_schedule(schedule, lang, explain)
+    emit(fmt, data, human)
+
+
+def _lengths_provider():
+    """Token lengths from `trainsteps.data` when that package offers them; otherwise estimates from characters."""
+    try:
+        from trainsteps.data import llamafactory_lengths  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return llamafactory_lengths

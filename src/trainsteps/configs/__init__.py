@@ -1,0 +1,208 @@
+"""Importers for the files users already have: training YAML/JSON of each framework, DeepSpeed and accelerate
+configs, a checkpoint's trainer_state.json and a launch command line. One module per format.
+
+`import_run(paths, launch=..., flags=...)` reads them all, merges them with provenance (flags override files,
+disagreeing files are reported), lets the framework's wrapper rules count the training rows, and returns an
+`ImportedRun` whose `spec` feeds the Trainer engine.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from dataclasses import dataclass, field
+
+from trainsteps.configs.files import ConfigFile, read_config
+from trainsteps.configs.settings import Settings
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.spec import RunSpec
+
+MAIN_KINDS = ("llamafactory", "axolotl", "trl", "swift", "hf_args")
+FRAMEWORK_OF = {"llamafactory": "llamafactory", "axolotl": "axolotl", "trl": "trl", "swift": "swift", "hf_args": "hf"}
+
+
+@dataclass(slots=True)
+class ImportedRun:
+    """Everything read from the user's files, ready for the Trainer engine."""
+
+    framework: str
+    """hf, llamafactory, axolotl, trl or swift."""
+    framework_version: str | None
+    """Release of the wrapper the rules model."""
+    spec: RunSpec
+    """Settings for the Trainer engine."""
+    settings: Settings
+    """Every value with its origin, conflicts, overridden and ignored keys."""
+    files: list[str]
+    """The files read, with their detected kind."""
+    derivation: Derivation
+    """How the wrapper reached `num_examples` (and max_steps, where it sets it)."""
+    estimate: tuple[int, int] | None = None
+    """(low, high) of `num_examples` when it depends on unknown token lengths."""
+    notes: list[tuple[str, str, dict]] = field(default_factory=list)
+    """(code, message id, params) of wrapper behaviours worth a warning."""
+    state_max_steps: int | None = None
+    """max_steps recorded in a checkpoint's trainer_state.json, to check against the plan."""
+    steps_range: tuple[int, int] | None = None
+    """(low, high) of a max_steps the wrapper computes from unknown token lengths (Axolotl)."""
+    banner_num_examples: int | None = None
+    """`Num examples` the banner prints when the engine is given `loader_rows` instead (GRPO, ms-swift)."""
+
+
+def detect_kind(cfg: ConfigFile) -> str:
+    from trainsteps.configs import axolotl, deepspeed, hf_args, llamafactory, swift, trl
+
+    data = cfg.data
+    if hf_args.looks_like_trainer_state(data):
+        return "trainer_state"
+    if "compute_environment" in data or ("distributed_type" in data and "num_processes" in data):
+        return "accelerate"
+    if deepspeed.looks_like_deepspeed(data):
+        return "deepspeed"
+    if axolotl.looks_like_axolotl(data):
+        return "axolotl"
+    if llamafactory.looks_like_llamafactory(data):
+        return "llamafactory"
+    if swift.looks_like_swift(data):
+        return "swift"
+    if trl.looks_like_trl(data):
+        return "trl"
+    if hf_args.looks_like_training_arguments(data):
+        return "hf_args"
+    raise InputError("configs.error.unknown_kind", "configs.hint.unknown_kind", path=str(cfg.path), keys=", ".join(list(data)[:6]))
+
+
+def import_run(paths: list[str], *, launch: str | None = None, flags: dict | None = None, kind: str | None = None,
+               framework_version: str | None = None, lengths_provider=None, flag_names: dict | None = None) -> ImportedRun:
+    """Read config files (+ a launch line) and apply `flags` (RunSpec field -> value the user typed) on top;
+    `flag_names` gives the option a field came from when it is not `--field-name` (e.g. --gpus)."""
+    from trainsteps.configs import launch as launch_mod
+
+    flags = dict(flags or {})
+    settings = Settings()
+    files: list[ConfigFile] = []
+    launched = launch_mod.parse_launch(launch) if launch else None
+    for path in list(paths) + [p for p in (launched.configs if launched else ()) if pathlib.Path(p).is_file()]:
+        if any(pathlib.Path(path).resolve() == f.path.resolve() for f in files):
+            continue
+        cfg = read_config(path)
+        cfg.kind = detect_kind(cfg) if not (kind and not files) else kind
+        files.append(cfg)
+    main = next((f for f in files if f.kind in MAIN_KINDS), None)
+    if main is None and launch:
+        from trainsteps.configs.swift import from_command_line
+
+        swift_args = from_command_line(launch)
+        if swift_args is not None:  # the `swift sft --key value ...` line is the config
+            main = ConfigFile(pathlib.Path("launch line"), swift_args, {}, "swift")
+            files.insert(0, main)
+    framework = FRAMEWORK_OF[main.kind] if main else "hf"
+    reader = _main_reader(framework)
+    if main is not None:
+        reader.read(main, settings)
+    _read_deepspeed_key(main, files, settings)
+    for cfg in files:
+        if cfg is not main:
+            _read_aux(cfg, settings)
+    if launched and launched.world_size is not None:
+        settings.put("world_size", launched.world_size, f"launch: {launch}")
+    for key, value in flags.items():
+        settings.force(key, value, (flag_names or {}).get(key) or "--" + key.replace("_", "-"))
+    version = framework_version or reader.NEWEST_VERSION
+    outcome = None
+    if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
+        outcome = reader.outcome(main, settings, version, lengths_provider) if framework == "llamafactory" else reader.outcome(main, settings, version)
+    return _finish(framework, version, settings, files, outcome)
+
+
+def _main_reader(framework: str):
+    import importlib
+
+    module = {"hf": "hf_reader", "llamafactory": "llamafactory", "axolotl": "axolotl", "trl": "trl", "swift": "swift"}[framework]
+    return importlib.import_module(f"trainsteps.configs.{module}")
+
+
+def _read_deepspeed_key(main: ConfigFile | None, files: list[ConfigFile], settings: Settings) -> None:
+    """`deepspeed: ds_config.json` in the training config: merge that file too, if it can be found."""
+    name = settings.get("deepspeed_file")
+    if not name or not isinstance(name, str) or main is None:
+        return
+    for base in (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent):
+        candidate = base / name
+        if candidate.is_file():
+            if not any(candidate.resolve() == f.path.resolve() for f in files):
+                cfg = read_config(candidate)
+                cfg.kind = "deepspeed"
+                files.append(cfg)  # read with the other auxiliary files
+            return
+    settings.ignored.append(("deepspeed", settings.origin("deepspeed_file") + " (file not found)"))
+
+
+def _read_aux(cfg: ConfigFile, settings: Settings) -> None:
+    from trainsteps.configs import deepspeed, hf_args, launch
+
+    if cfg.kind == "deepspeed":
+        deepspeed.read_deepspeed(cfg, settings)
+    elif cfg.kind == "accelerate":
+        launch.read_accelerate(cfg, settings)
+    elif cfg.kind == "trainer_state":
+        hf_args.read_trainer_state(cfg, settings)
+    else:  # a second main config: its step keys may conflict with the first
+        hf_args.read_hf_file(cfg, settings)
+
+
+def _finish(framework, version, settings: Settings, files, outcome) -> ImportedRun:
+    fields = {name: settings.get(name) for name in RunSpec.field_names() if name in settings}
+    estimate = None
+    derivation = outcome.derivation if outcome else Derivation()
+    banner_n = None
+    if outcome is not None and outcome.num_examples is not None:
+        fields["num_examples"] = outcome.num_examples.value
+        if not outcome.num_examples.exact:
+            estimate = (outcome.num_examples.low, outcome.num_examples.high)
+        if outcome.loader_rows is not None:
+            banner_n, fields["num_examples"] = outcome.num_examples.value, outcome.loader_rows
+    if outcome is not None and outcome.max_steps is not None and "max_steps" not in settings.values:
+        fields["max_steps"] = outcome.max_steps
+    for name, value in getattr(_main_reader(framework), "DEFAULTS", {}).items():
+        fields.setdefault(name, value)
+    fields.setdefault("world_size", 1)
+    spec = RunSpec(**_coerce(fields))
+    ds_total = settings.get("deepspeed_train_batch_size")
+    notes = list(outcome.notes) if outcome else []
+    if ds_total is not None and ds_total != spec.per_device_train_batch_size * spec.gradient_accumulation_steps * spec.world_size:
+        notes.append(("DS_TRAIN_BATCH_SIZE", "configs.note.ds_train_batch", {
+            "total": ds_total, "bs": spec.per_device_train_batch_size, "ga": spec.gradient_accumulation_steps, "world": spec.world_size,
+            "origin": settings.origin("deepspeed_train_batch_size")}))
+    if "world_size" not in settings.values:
+        notes.append(("CONFIG_WORLD_ASSUMED", "configs.note.world_assumed", {}))
+    return ImportedRun(framework, version, spec, settings, [f"{f.path} ({f.kind})" for f in files], derivation, estimate, notes,
+                       settings.get("state_max_steps"), outcome.max_steps_range if outcome else None, banner_n)
+
+
+_INT_FIELDS = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size", "max_steps", "num_examples", "resume_from_step")
+_FLOAT_FIELDS = ("num_train_epochs", "logging_steps", "save_steps", "eval_steps", "warmup_ratio", "warmup_steps", "eval_delay")
+
+
+def _coerce(fields: dict) -> dict:
+    """YAML gives `3.0e-5`-style strings and ints where floats are meant; bring each value to its field's type."""
+    out = dict(fields)
+    for name in _INT_FIELDS:
+        value = out.get(name)
+        if isinstance(value, str) or (isinstance(value, float) and value.is_integer()):
+            out[name] = _number(name, value, int)
+    for name in _FLOAT_FIELDS:
+        value = out.get(name)
+        if isinstance(value, str):
+            out[name] = _number(name, value, float)
+    for name in ("dataloader_drop_last", "logging_first_step", "streaming", "split_batches", "even_batches"):
+        if isinstance(out.get(name), str):
+            out[name] = out[name].strip().lower() in ("true", "1", "yes")
+    return out
+
+
+def _number(name: str, value, kind):
+    try:
+        return kind(float(value)) if kind is int else kind(value)
+    except (TypeError, ValueError):
+        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=name, value=value) from None

@@ -1,0 +1,144 @@
+"""Axolotl YAML (`axolotl train cfg.yml`) -> settings, rows and Axolotl's own max_steps."""
+
+from __future__ import annotations
+
+import pathlib
+
+from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.outcome import Outcome
+from trainsteps.configs.settings import Settings
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks import axolotl as ax
+from trainsteps.frameworks.count import Count
+
+NEWEST_VERSION = ax.NEWEST
+_SPEC_KEYS = {"micro_batch_size": "per_device_train_batch_size", "gradient_accumulation_steps": "gradient_accumulation_steps",
+              "num_epochs": "num_train_epochs", "max_steps": "max_steps", "dataloader_drop_last": "dataloader_drop_last",
+              "logging_steps": "logging_steps", "eval_steps": "eval_steps", "save_steps": "save_steps", "eval_strategy": "eval_strategy",
+              "save_strategy": "save_strategy"}
+_RULE_KEYS = ("batch_size", "sample_packing", "sample_packing_eff_est", "sequence_len", "val_set_size", "evals_per_epoch",
+              "saves_per_epoch", "warmup_steps", "warmup_ratio", "datasets", "flash_attention", "attn_implementation",
+              "multipack_real_batches", "streaming", "pretraining_dataset", "total_num_tokens", "tensor_parallel_size", "context_parallel_size")
+_KNOWN = ("base_model", "model_type", "tokenizer_type", "load_in_8bit", "load_in_4bit", "adapter", "lora_r", "lora_alpha", "lora_dropout",
+          "lora_target_modules", "lora_target_linear", "output_dir", "learning_rate", "optimizer", "lr_scheduler", "bf16", "fp16", "tf32",
+          "gradient_checkpointing", "dataset_prepared_path", "wandb_project", "wandb_entity", "wandb_name", "wandb_watch", "wandb_log_model",
+          "special_tokens", "pad_to_sequence_len", "train_on_inputs", "group_by_length", "weight_decay", "deepspeed", "fsdp", "fsdp_config",
+          "chat_template", "hub_model_id", "strict", "xformers_attention", "sdp_attention", "resume_from_checkpoint", "local_rank",
+          "early_stopping_patience", "seed", "shuffle_merged_datasets", "sample_packing_eval", "eval_sample_packing", "lora_model_dir",
+          "max_grad_norm", "base_model_config", "trust_remote_code", "plugins", "liger_rope", "liger_rms_norm", "tokenizer_config")
+
+
+def looks_like_axolotl(data: dict) -> bool:
+    return ("base_model" in data or "micro_batch_size" in data) and ("datasets" in data or "num_epochs" in data or "sequence_len" in data)
+
+
+def read(cfg: ConfigFile, settings: Settings) -> None:
+    for key, value in cfg.data.items():
+        if key in _SPEC_KEYS:
+            settings.put(_SPEC_KEYS[key], value, cfg.where(key))
+        elif key in _RULE_KEYS:
+            settings.put(f"axolotl.{key}", value, cfg.where(key))
+        elif key in _KNOWN:
+            settings.unused.append((key, cfg.where(key)))
+        else:
+            settings.ignored.append((key, cfg.where(key)))
+
+
+def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
+    d = Derivation()
+    d.given("axolotl", version, "axolotl.version")
+    g = lambda key, default=None: settings.get(f"axolotl.{key}", default)  # noqa: E731
+    notes = []
+    mbs = int(settings.get("per_device_train_batch_size", ax.DEFAULTS["micro_batch_size"]))
+    settings.put("per_device_train_batch_size", mbs, "default (Axolotl micro_batch_size)")
+    world = int(settings.get("world_size", 1))
+    ga = settings.get("gradient_accumulation_steps")
+    if ga is None:
+        ga = int(g("batch_size", mbs)) // mbs  # normalize_config: GA from batch_size
+        settings.put("gradient_accumulation_steps", ga, settings.origin("axolotl.batch_size") or "default (Axolotl)")
+    epochs = float(settings.get("num_train_epochs", ax.DEFAULTS["num_epochs"]))
+    settings.put("num_train_epochs", epochs, "default (Axolotl num_epochs)")
+    if g("streaming") or g("pretraining_dataset"):
+        if int(settings.get("max_steps", -1) or -1) <= 0:
+            raise InputError("axolotl.error.stream_max_steps", "axolotl.hint.stream_max_steps")
+        return Outcome(None, d, notes)
+    rows, lows, highs = _rows(cfg, g("datasets") or [])
+    seq = int(g("sequence_len", ax.DEFAULTS["sequence_len"]))
+    kept = _drop_long(d, rows, lows, highs, seq)
+    n = kept.scaled(lambda r: ax.rows_after_val(Derivation(), r, float(g("val_set_size", 0) or 0)))
+    if kept.exact:
+        n = Count.of(ax.rows_after_val(d, kept.value, float(g("val_set_size", 0) or 0)))
+    batch = ax.batch_size(d, mbs, int(ga), world, int(g("tensor_parallel_size", 1) or 1), int(g("context_parallel_size", 1) or 1))
+    packing = bool(g("sample_packing", False))
+    flash = bool(g("flash_attention")) or str(g("attn_implementation", "")).startswith("flash_attention")
+    bins = None
+    if packing and not g("sample_packing_eff_est"):
+        cap = mbs * seq if flash and not g("multipack_real_batches") else seq
+        bins = ax.bins_estimate(lows or [seq] * len(rows), highs or [seq] * len(rows), cap) if rows else Count(1, 1, 1)
+        notes.append(("AXOLOTL_PACKING_RANDOM", "axolotl.note.packing_random", {}))
+    tokens = None
+    if g("sample_packing_eff_est"):
+        tokens = Count.of(int(g("total_num_tokens"))) if g("total_num_tokens") else Count((sum(lows) + sum(highs)) // 2, sum(lows), sum(highs))
+    total = ax.total_num_steps(d, n.value, epochs, batch, sample_packing=packing, eff_est=g("sample_packing_eff_est"), total_tokens=tokens,
+                               sequence_len=seq, micro_batch_size=mbs, bins=bins, flash_packing=flash,
+                               drop_last=bool(settings.get("dataloader_drop_last", False)))
+    given_max = int(settings.get("max_steps", -1) or -1)
+    max_steps = None
+    if ax.MAX_STEPS_TO_TRAINER.at(version) and given_max <= 0:
+        max_steps = d.add("max_steps", total.value, "total_num_steps", "", "axolotl.max_steps")
+        _defaults_from_total(d, settings, total.value, epochs, g)
+    steps_range = None if total.exact else (total.low, total.high)
+    loader_rows = None
+    if bins is not None:  # the Trainer's loader is Axolotl's multipack sampler: one item per bin (or per mbs bins)
+        per_rank = (bins.value if flash else bins.value // mbs) // world
+        loader_rows = d.add("batches_per_epoch", max(per_rank, 1), "floor(sampler batches / W)", f"floor({bins.value} / {world})",
+                            "axolotl.loader") * mbs * world
+    return Outcome(n, d, notes, max_steps, steps_range, loader_rows)
+
+
+def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) -> None:
+    warm = ax.warmup_steps(d, total, g("warmup_steps"), g("warmup_ratio"))
+    settings.put("warmup_steps", float(warm), "Axolotl warmup rule")
+    if "logging_steps" not in settings:
+        settings.put("logging_steps", ax.logging_steps(total), "Axolotl logging rule")
+    if g("saves_per_epoch") and "save_steps" not in settings:
+        fraction = ax.per_epoch_fraction(float(g("saves_per_epoch")), epochs)
+        if fraction is not None:
+            settings.put("save_steps", fraction, settings.origin("axolotl.saves_per_epoch"))
+    if g("evals_per_epoch") and g("val_set_size") and "eval_steps" not in settings:
+        fraction = ax.per_epoch_fraction(float(g("evals_per_epoch")), epochs)
+        if fraction is not None:
+            settings.put("eval_steps", fraction, settings.origin("axolotl.evals_per_epoch"))
+            settings.put("eval_strategy", "steps", settings.origin("axolotl.evals_per_epoch"))
+
+
+def _rows(cfg: ConfigFile, datasets: list) -> tuple[list, list[int] | None, list[int] | None]:
+    from trainsteps.configs import lf_data
+
+    rows, lows, highs = [], [], []
+    for entry in datasets:
+        path = entry.get("path") if isinstance(entry, dict) else None
+        local = next((base / path for base in (pathlib.Path.cwd(), cfg.path.parent) if path and (base / path).exists()), None)
+        if local is None:
+            raise InputError("axolotl.error.dataset_not_local", "axolotl.hint.dataset_not_local", path=path)
+        files = sorted(p for p in local.rglob("*") if p.is_file()) if local.is_dir() else [local]
+        for file in files:
+            for row in lf_data.read_rows(file):
+                rows.append(row)
+                lo, hi = lf_data.token_range(lf_data.row_texts(row))
+                lows.append(lo)
+                highs.append(hi)
+    return rows, lows, highs
+
+
+def _drop_long(d: Derivation, rows: list, lows: list[int], highs: list[int], seq: int) -> Count:
+    """`excess_length_strategy: drop` (default) removes rows longer than sequence_len (or shorter than 2 tokens)."""
+    n = len(rows)
+    most = n - sum(1 for x in lows if x > seq or x < 2)
+    least = n - sum(1 for x in highs if x > seq or x < 2)
+    d.given("rows", n, "axolotl.rows")
+    if most == least:
+        return Count.of(most)
+    d.add("rows_kept", f"{least}..{most}", "rows with 2 <= tokens <= sequence_len", f"sequence_len = {seq}", "axolotl.drop_long.estimate")
+    return Count((least + most) // 2, least, most)

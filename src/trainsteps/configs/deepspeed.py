@@ -1,0 +1,27 @@
+"""A DeepSpeed JSON config merged into the run: its batch keys, when they are numbers and not "auto".
+
+HF Trainer fills "auto" from TrainingArguments and refuses a number that disagrees; a disagreement between
+the DeepSpeed file and the training config is therefore reported as a conflict with both sources.
+"""
+
+from __future__ import annotations
+
+from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.settings import Settings
+
+_MAP = {"train_micro_batch_size_per_gpu": "per_device_train_batch_size", "gradient_accumulation_steps": "gradient_accumulation_steps"}
+
+
+def read_deepspeed(cfg: ConfigFile, settings: Settings) -> None:
+    for key, field in _MAP.items():
+        value = cfg.data.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            settings.put(field, value, cfg.where(key))
+    total = cfg.data.get("train_batch_size")
+    if isinstance(total, int) and not isinstance(total, bool):
+        settings.put("deepspeed_train_batch_size", total, cfg.where("train_batch_size"))
+
+
+def looks_like_deepspeed(data: dict) -> bool:
+    return any(k in data for k in ("zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size", "fp16", "bf16")) and \
+        not any(k in data for k in ("per_device_train_batch_size", "output_dir", "model_name_or_path"))

@@ -1,0 +1,160 @@
+"""LLaMA-Factory training YAML (`llamafactory-cli train cfg.yaml`) -> settings + the number of training rows.
+
+`dataset_dir` is resolved the way LLaMA-Factory does (relative to the directory it is launched from), then,
+failing that, next to the YAML and its parent folders, so `trainsteps plan examples/x.yaml` works from the
+repository root as well as from elsewhere.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.hf_args import read_training_arguments
+from trainsteps.configs.known_keys import LLAMAFACTORY
+from trainsteps.configs.outcome import Outcome
+from trainsteps.configs.settings import Settings
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks import llamafactory as lf
+
+DATA_KEYS = ("stage", "dataset", "eval_dataset", "dataset_dir", "cutoff_len", "max_samples", "val_size", "packing", "neat_packing",
+             "streaming", "buffer_size", "mix_strategy", "interleave_probs", "preprocessing_num_workers", "preprocessing_batch_size",
+             "tokenized_path", "seed", "template")
+MARKERS = ("stage", "finetuning_type", "template", "dataset", "cutoff_len", "lora_target")
+
+
+def looks_like_llamafactory(data: dict) -> bool:
+    return sum(k in data for k in MARKERS) >= 2 and "datasets" not in data
+
+
+def read(cfg: ConfigFile, settings: Settings) -> None:
+    rest = read_training_arguments(cfg, settings)
+    for key in rest:
+        if key in DATA_KEYS:
+            settings.put(f"lf.{key}", cfg.data[key], cfg.where(key))
+        elif key in LLAMAFACTORY or key in ("do_train", "do_eval", "do_predict"):
+            settings.unused.append((key, cfg.where(key)))
+        else:
+            settings.ignored.append((key, cfg.where(key)))
+    if cfg.data.get("streaming"):
+        settings.put("streaming", True, cfg.where("streaming"))
+
+
+def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
+    d = Derivation()
+    d.given("llamafactory", version, "llamafactory.version")
+    notes: list[tuple[str, str, dict]] = []
+    g = lambda key, default=None: settings.get(f"lf.{key}", default)  # noqa: E731
+    ceiling = lf.TRANSFORMERS_CEILING.at(version)
+    if ceiling and "transformers" not in settings:
+        settings.put("transformers", ceiling, f"default: newest transformers LLaMA-Factory {version} installs")
+    if g("tokenized_path") and _has_tokenized(cfg, g("tokenized_path")):
+        notes.append(("LF_TOKENIZED_PATH", "llamafactory.note.tokenized_path", {"path": g("tokenized_path")}))
+    stage = g("stage", "sft")
+    _check_data_args(g)
+    if g("streaming"):
+        _check_streaming(settings, g)
+        return Outcome(None, d, notes)
+    names = _names(g("dataset"))
+    if not names:
+        raise InputError("configs.error.lf_no_dataset", "configs.hint.lf_no_dataset", path=str(cfg.path))
+    mix = g("mix_strategy", "concat")
+    if mix not in lf.MIX_STRATEGIES.at(version):
+        raise InputError("configs.error.lf_mix", "configs.hint.lf_mix", value=mix, version=version, allowed=", ".join(lf.MIX_STRATEGIES.at(version)))
+    probs = g("interleave_probs")
+    if isinstance(probs, str):
+        probs = [float(x) for x in probs.split(",")]
+    pipeline = lf.PipelineInput(
+        datasets=_datasets(cfg, names, g("dataset_dir", "data"), stage, lengths_provider),
+        stage=stage, version=version, cutoff_len=g("cutoff_len"), max_samples=g("max_samples"), val_size=float(g("val_size", 0) or 0),
+        packing=g("packing"), neat_packing=bool(g("neat_packing", False)), mix_strategy=mix, interleave_probs=probs,
+        seed=int(g("seed", settings.get("seed", 42)) or 42), preprocessing_batch_size=int(g("preprocessing_batch_size", 1000) or 1000),
+        preprocessing_num_workers=g("preprocessing_num_workers"),
+    )
+    if probs is not None and len(probs) != len(names):
+        raise InputError("configs.error.lf_probs", "configs.hint.lf_probs", probs=len(probs), datasets=len(names))
+    count = lf.train_examples(pipeline, d)
+    if mix != "concat":
+        notes.append(("LF_INTERLEAVE", "llamafactory.note.interleave", {"strategy": mix}))
+    if lf._packing_on(pipeline) and stage == "pt" and g("packing") is None:
+        notes.append(("LF_PT_PACKS", "llamafactory.note.pt_packs", {}))
+    return Outcome(count, d, notes)
+
+
+def _names(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [n.strip() for n in value.split(",") if n.strip()]
+    return [str(n).strip() for n in value]
+
+
+def _check_data_args(g) -> None:
+    """The checks of LLaMA-Factory's DataArguments.__post_init__ that stop a run before it starts."""
+    val = float(g("val_size", 0) or 0)
+    if val > 1e-6 and g("eval_dataset") is not None:
+        raise InputError("configs.error.lf_val_and_eval", "configs.hint.lf_val_and_eval")
+    if g("interleave_probs") is not None and g("mix_strategy", "concat") == "concat":
+        raise InputError("configs.error.lf_probs_concat", "configs.hint.lf_probs_concat")
+
+
+def _check_streaming(settings: Settings, g) -> None:
+    if settings.get("max_steps", -1) in (None, -1) or settings.get("max_steps", -1) <= 0:
+        raise InputError("configs.error.lf_stream_max_steps", "configs.hint.lf_stream_max_steps")
+    if g("max_samples") is not None:
+        raise InputError("configs.error.lf_stream_max_samples", "configs.hint.lf_stream_max_samples")
+    val = g("val_size", 0) or 0
+    if 0 < float(val) < 1:
+        raise InputError("configs.error.lf_stream_val", "configs.hint.lf_stream_val", value=val)
+
+
+def _has_tokenized(cfg: ConfigFile, path: str) -> bool:
+    return any((base / path).is_dir() for base in (pathlib.Path.cwd(), cfg.path.parent))
+
+
+def resolve_dataset_dir(cfg: ConfigFile, dataset_dir: str) -> pathlib.Path:
+    """LLaMA-Factory opens `dataset_dir` relative to where it runs; try there, then next to the YAML and upwards."""
+    candidates = [pathlib.Path(dataset_dir)]
+    if not pathlib.Path(dataset_dir).is_absolute():
+        parent = cfg.path.resolve().parent
+        for _ in range(4):
+            candidates.append(parent / dataset_dir)
+            parent = parent.parent
+    for candidate in candidates:
+        if (candidate / "dataset_info.json").is_file():
+            return candidate
+    raise InputError("configs.error.lf_no_dataset_info", "configs.hint.lf_no_dataset_info", path=str(pathlib.Path(dataset_dir) / "dataset_info.json"))
+
+
+def _datasets(cfg: ConfigFile, names: list[str], dataset_dir: str, stage: str, lengths_provider) -> list[lf.DatasetRows]:
+    from trainsteps.configs import lf_data
+
+    if dataset_dir == "ONLINE":
+        raise InputError("configs.error.lf_hub", "configs.hint.lf_hub", name=names[0])
+    base = resolve_dataset_dir(cfg, dataset_dir)
+    info, info_path = lf_data.load_dataset_info(base)
+    out = []
+    for name in names:
+        entry = lf_data.dataset_entry(info, info_path, name)
+        source = lf_data.entry_source(entry)
+        if source != "file":
+            if entry.get("num_samples"):
+                out.append(lf.DatasetRows(name, lf.Rows(int(entry["num_samples"])), None))
+                continue
+            raise InputError("configs.error.lf_hub", "configs.hint.lf_hub", name=name)
+        rows = []
+        for path in lf_data.data_files(base, entry, name):
+            rows += lf_data.read_rows(path)
+        facts = lf_data.row_facts(rows, entry, stage)
+        lengths = lengths_provider(rows, entry, stage) if lengths_provider else None
+        any_invalid = not all(facts.valid)
+        out.append(lf.DatasetRows(
+            name,
+            lf.Rows(len(rows), facts.valid if any_invalid else None, lengths, facts.low, facts.high),
+            entry.get("num_samples"),
+        ))
+    return out
+
+
+NEWEST_VERSION = lf.NEWEST

@@ -1,0 +1,87 @@
+"""Settings gathered from several files and flags, each with where it came from.
+
+The first file that sets a key wins; a later file with a different value is a `Conflict` (both sources are
+reported). A command-line flag the user typed overrides every file and is recorded as such.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One value and its origin."""
+
+    key: str
+    """RunSpec field or wrapper option name."""
+    value: Any
+    """The value as read."""
+    origin: str
+    """`file.yaml:12`, `--flag`, `launch: torchrun ...` or `default (...)`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two sources disagree about one key."""
+
+    key: str
+    kept: Setting
+    """The value used."""
+    other: Setting
+    """The value set aside."""
+
+
+@dataclass(slots=True)
+class Settings:
+    """Everything the config files and flags said, by key."""
+
+    values: dict[str, Setting] = field(default_factory=dict)
+    conflicts: list[Conflict] = field(default_factory=list)
+    overridden: list[Conflict] = field(default_factory=list)
+    """File values replaced by a flag the user typed."""
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+    """(key, origin) of keys no rule understands (likely typos or another tool's options)."""
+    unused: list[tuple[str, str]] = field(default_factory=list)
+    """(key, origin) of known keys that do not change any count (learning rate, LoRA rank, ...)."""
+
+    def put(self, key: str, value: Any, origin: str) -> None:
+        new = Setting(key, value, origin)
+        old = self.values.get(key)
+        if old is None:
+            self.values[key] = new
+        elif not _same(old.value, value):
+            self.conflicts.append(Conflict(key, old, new))
+
+    def force(self, key: str, value: Any, origin: str) -> None:
+        old = self.values.get(key)
+        if old is not None and not _same(old.value, value):
+            self.overridden.append(Conflict(key, Setting(key, value, origin), old))
+        self.values[key] = Setting(key, value, origin)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        setting = self.values.get(key)
+        return default if setting is None else setting.value
+
+    def origin(self, key: str) -> str | None:
+        setting = self.values.get(key)
+        return None if setting is None else setting.origin
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.values
+
+    def to_dict(self) -> dict:
+        return {
+            "settings": {k: {"value": s.value, "from": s.origin} for k, s in self.values.items()},
+            "conflicts": [{"key": c.key, "used": c.kept.value, "used_from": c.kept.origin, "other": c.other.value, "other_from": c.other.origin}
+                          for c in self.conflicts],
+            "overridden_by_flags": [{"key": c.key, "flag": c.kept.origin, "file_value": c.other.value, "file": c.other.origin} for c in self.overridden],
+            "ignored_keys": [{"key": k, "from": o} for k, o in self.ignored],
+        }
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+        return float(a) == float(b)
+    return a == b

@@ -1,0 +1,114 @@
+"""ms-swift arguments: a YAML/JSON of `swift sft` arguments, or the `swift sft --key value ...` line itself (--launch)."""
+
+from __future__ import annotations
+
+import pathlib
+import shlex
+
+from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.hf_args import read_training_arguments
+from trainsteps.configs.launch import join_continued_lines
+from trainsteps.configs.outcome import Outcome
+from trainsteps.configs.settings import Settings
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks import swift
+from trainsteps.frameworks.count import Count
+
+NEWEST_VERSION = swift.NEWEST
+RULE_KEYS = ("dataset", "split_dataset_ratio", "max_epochs", "packing", "max_length", "truncation_strategy", "streaming", "val_dataset",
+             "lazy_tokenize", "dataset_num_proc")
+KNOWN = ("model", "model_type", "train_type", "torch_dtype", "lora_rank", "lora_alpha", "target_modules", "system", "template",
+         "use_chat_template", "freeze_vit", "attn_impl", "padding_free", "deepspeed_config", "load_from_cache_file", "model_author", "model_name")
+DEFAULTS = {"per_device_train_batch_size": swift.DEFAULT_BATCH}
+
+
+def looks_like_swift(data: dict) -> bool:
+    return "train_type" in data or ("model" in data and "dataset" in data) or "split_dataset_ratio" in data or "max_epochs" in data
+
+
+def from_command_line(line: str) -> dict | None:
+    """`swift sft --model M --dataset a.jsonl#500 b --per_device_train_batch_size 2` -> {key: value}; None if not swift."""
+    words = shlex.split(join_continued_lines(line))
+    if "swift" not in [pathlib.Path(w).name for w in words]:
+        return None
+    data: dict = {}
+    key = None
+    for word in words[words.index(next(w for w in words if pathlib.Path(w).name == "swift")) + 2:]:
+        if word.startswith("--"):
+            key = word[2:].split("=", 1)[0]
+            data[key] = word.split("=", 1)[1] if "=" in word else True
+        elif key is not None:
+            data[key] = [*data[key], word] if isinstance(data[key], list) else (word if data[key] is True else [data[key], word])
+    return {k: _scalar(v) for k, v in data.items()}
+
+
+def _scalar(value):
+    if isinstance(value, list) or value is True:
+        return value
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def read(cfg: ConfigFile, settings: Settings) -> None:
+    for key in read_training_arguments(cfg, settings):
+        if key in RULE_KEYS:
+            settings.put(f"swift.{key}", cfg.data[key], cfg.where(key))
+        elif key in KNOWN:
+            settings.unused.append((key, cfg.where(key)))
+        else:
+            settings.ignored.append((key, cfg.where(key)))
+
+
+def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
+    d = Derivation()
+    d.given("swift", version, "swift.version")
+    g = lambda key, default=None: settings.get(f"swift.{key}", default)  # noqa: E731
+    world = int(settings.get("world_size", 1))
+    bs = int(settings.get("per_device_train_batch_size", swift.DEFAULT_BATCH))
+    if "gradient_accumulation_steps" not in settings:
+        settings.put("gradient_accumulation_steps", swift.default_gradient_accumulation(d, bs, world), "ms-swift default")
+    notes = []
+    if g("streaming"):
+        if int(settings.get("max_steps", -1) or -1) <= 0:
+            raise InputError("swift.error.stream_max_steps", "swift.hint.stream_max_steps")
+        return Outcome(None, d)
+    if settings.get("num_examples") is not None:
+        n = Count.of(d.given("rows", int(settings.get("num_examples")), "swift.rows.given"))
+    else:
+        n = _dataset_rows(cfg, d, g, version)
+    if g("packing"):
+        notes.append(("SWIFT_PACKING", "swift.note.packing", {}))
+    if g("truncation_strategy", "delete") == "delete" and not g("packing"):
+        notes.append(("SWIFT_DELETE_LONG", "swift.note.delete", {"max_length": g("max_length", "max_model_len")}))
+    if g("max_epochs") is not None:
+        notes.append(("SWIFT_MAX_EPOCHS", "swift.note.max_epochs", {"max_epochs": g("max_epochs")}))
+    loader = swift.loader_rows(d, n.value, world) if swift.OWN_SAMPLER.at(version) else None
+    return Outcome(n, d, notes, loader_rows=loader if loader != n.value else None)
+
+
+def _dataset_rows(cfg: ConfigFile, d: Derivation, g, version: str) -> Count:
+    from trainsteps.configs import lf_data
+
+    datasets = g("dataset") or []
+    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
+    ratio = g("split_dataset_ratio")
+    ratio = swift.SPLIT_RATIO_DEFAULT.at(version) if ratio is None else float(ratio)
+    if g("val_dataset"):
+        ratio = 0.0
+    total = 0
+    for spec in datasets:
+        name, _, sample = str(spec).partition("#")
+        path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if (base / name).is_file()), None)
+        if path is None:
+            raise InputError("swift.error.dataset_not_local", "swift.hint.dataset_not_local", name=name)
+        rows = len(lf_data.read_rows(path))
+        d.given(f"rows[{name}]", rows, "swift.rows", name=name)
+        total += swift.split_rows(d, name, rows, int(sample) if sample else None, ratio)
+    if len(datasets) > 1:
+        d.add("rows_merged", total, "sum(rows)", "", "swift.concat")
+    return Count.of(total)

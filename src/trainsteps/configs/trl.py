@@ -1,0 +1,107 @@
+"""TRL SFTConfig / GRPOConfig YAML (`trl sft --config cfg.yaml`, `trl grpo ...`, or a script using TrlParser)."""
+
+from __future__ import annotations
+
+import pathlib
+
+from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.hf_args import read_training_arguments
+from trainsteps.configs.outcome import Outcome
+from trainsteps.configs.settings import Settings
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks import trl
+from trainsteps.frameworks.count import Count
+
+NEWEST_VERSION = trl.NEWEST
+RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dataset_num_proc", "dataset_name", "dataset_train_split",
+             "num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "dataset_text_field")
+GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "beta", "use_vllm")
+KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
+         "lora_target_modules", "load_in_4bit", "load_in_8bit", "trust_remote_code", "dataset_config", "dataset_test_split",
+         "completion_only_loss", "assistant_only_loss", "padding_free", "max_prompt_length", "max_completion_length", "temperature",
+         "reward_funcs", "beta", "use_vllm", "vllm_mode", "loss_type", "scale_rewards", "chat_template_path", "eos_token", "pad_token")
+
+
+def looks_like_trl(data: dict) -> bool:
+    return any(k in data for k in ("dataset_name", "packing", "max_seq_length", "packing_strategy") + GRPO_KEYS)
+
+
+def read(cfg: ConfigFile, settings: Settings) -> None:
+    for key in read_training_arguments(cfg, settings):
+        if key in RULE_KEYS:
+            settings.put(f"trl.{key}", cfg.data[key], cfg.where(key))
+        elif key in KNOWN:
+            settings.unused.append((key, cfg.where(key)))
+        else:
+            settings.ignored.append((key, cfg.where(key)))
+        if key in GRPO_KEYS:
+            settings.put("trl.grpo", True, cfg.where(key))
+
+
+def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
+    d = Derivation()
+    d.given("trl", version, "trl.version")
+    g = lambda key, default=None: settings.get(f"trl.{key}", default)  # noqa: E731
+    if g("grpo"):
+        return _grpo(cfg, settings, d, g)
+    rows = _rows(cfg, settings, g)
+    if not g("packing"):
+        return Outcome(Count.of(d.given("rows", rows if isinstance(rows, int) else len(rows[0]), "trl.rows")), d)
+    seq = int(g("max_length") or g("max_seq_length") or trl.MAX_LENGTH_DEFAULT)
+    strategy = g("packing_strategy") or trl.PACKING.at(version)
+    if isinstance(rows, int):  # --num-examples: already the rows the Trainer sees
+        return Outcome(Count.of(d.given("rows", rows, "trl.rows.given")), d)
+    lows, highs = rows
+    if strategy == "constant_length":
+        raise InputError("trl.error.old_packing", "trl.hint.old_packing", version=version)
+    procs = g("dataset_num_proc")
+    lo = trl.packed_rows(lows, seq, strategy, procs)
+    hi = trl.packed_rows(highs, seq, strategy, procs)
+    mid = trl.packed_rows([(a + b) // 2 for a, b in zip(lows, highs, strict=True)], seq, strategy, procs)
+    lo, hi = min(lo, hi, mid), max(lo, hi, mid)
+    d.add("rows_packed", f"{lo}..{hi}", f"{strategy} packing per map batch of 1000 rows", f"{len(lows)} rows, max_length {seq}", "trl.pack.estimate",
+          strategy=strategy, version=version)
+    return Outcome(Count(mid, lo, hi), d)
+
+
+def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
+    rows = _rows(cfg, settings, g)
+    prompts = rows if isinstance(rows, int) else len(rows[0])
+    d.given("prompts", prompts, "trl.grpo.prompts")
+    bs = int(settings.get("per_device_train_batch_size", 8))
+    ga = int(settings.get("gradient_accumulation_steps", 1))
+    world = int(settings.get("world_size", 1))
+    generations = int(g("num_generations", trl.NUM_GENERATIONS_DEFAULT))
+    spg = g("steps_per_generation")
+    if spg is None and g("generation_batch_size"):
+        spg = int(g("generation_batch_size")) // (bs * world)
+    spg = int(spg or ga)
+    iterations = int(g("num_iterations", 1))
+    generation_batch, loader = trl.grpo_steps_per_epoch(prompts, generations, bs, world, spg, iterations)
+    if generation_batch % generations:
+        raise InputError("trl.error.generation_batch", "trl.hint.generation_batch", batch=generation_batch, generations=generations)
+    d.add("generation_batch_size", generation_batch, "bs x W x steps_per_generation", f"{bs} x {world} x {spg}", "trl.grpo.generation_batch")
+    d.add("batches_per_epoch", loader, "floor(N x G / generation_batch) x iterations x steps_per_generation",
+          f"floor({prompts} x {generations} / {generation_batch}) x {iterations} x {spg}", "trl.grpo.loader", generations=generations)
+    return Outcome(Count.of(prompts), d, [("TRL_GRPO_GENERATIONS", "trl.note.grpo", {"generations": generations})], loader_rows=loader * bs * world)
+
+
+def _rows(cfg: ConfigFile, settings: Settings, g):
+    """An int from --num-examples, or (low, high) token estimates per row of a local dataset file."""
+    from trainsteps.configs import lf_data
+
+    if settings.get("num_examples") is not None:
+        return int(settings.get("num_examples"))
+    name = g("dataset_name")
+    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    if path is None:
+        raise InputError("trl.error.dataset_not_local", "trl.hint.dataset_not_local", name=name)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    lows, highs = [], []
+    for file in files:
+        for row in lf_data.read_rows(file):
+            lo, hi = lf_data.token_range(lf_data.row_texts(row))
+            lows.append(lo)
+            highs.append(hi)
+    return lows, highs
