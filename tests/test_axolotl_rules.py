@@ -4,10 +4,11 @@ import random
 
 import pytest
 
-from .conftest import load_fixture
 from trainsteps.derivation import Derivation
 from trainsteps.frameworks import axolotl as ax
 from trainsteps.frameworks.llamafactory import Count
+
+from .conftest import load_fixture
 
 RECORDED = load_fixture("wrappers", "axolotl_steps.json")
 CASES = {c["name"]: c for c in RECORDED["cases"]}

@@ -5,9 +5,10 @@ import shutil
 
 import pytest
 
-from .conftest import ROOT
 from trainsteps.configs import import_run
 from trainsteps.configs.launch import parse_launch
+
+from .conftest import ROOT
 
 EX = ROOT / "examples"
 

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from .conftest import FIXTURES
 from trainsteps.frameworks import llamafactory as lf
+
+from .conftest import FIXTURES
 
 RECORDINGS = sorted((FIXTURES / "wrappers" / "lf_e2e").glob("*/expected_lf*.json"))
 PACKED = {"sft_packing", "pt_blocks"}

@@ -3,8 +3,9 @@
 
 import pytest
 
-from .conftest import load_fixture
 from trainsteps.frameworks import llamafactory as lf
+
+from .conftest import load_fixture
 
 FUNCTIONS = load_fixture("wrappers", "lf_functions.json")
 DATASETS = load_fixture("wrappers", "datasets_functions.json")

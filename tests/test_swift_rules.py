@@ -3,9 +3,10 @@
 import pytest
 
 import trainsteps
-from .conftest import load_fixture
 from trainsteps.derivation import Derivation
 from trainsteps.frameworks import swift
+
+from .conftest import load_fixture
 
 RECORDED = load_fixture("wrappers", "swift_sampler.json")
 

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from .conftest import FIXTURES
 from trainsteps.frameworks import trl
+
+from .conftest import FIXTURES
 
 RECORDINGS = {p.stem.removeprefix("trl_functions_"): json.loads(p.read_text()) for p in sorted((FIXTURES / "wrappers").glob("trl_functions_*.json"))}
 PACK_CASES = [(version, case) for version, rec in RECORDINGS.items() for case in rec["pack"]]

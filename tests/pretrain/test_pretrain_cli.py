@@ -4,9 +4,10 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from .conftest import load
 
 from trainsteps.cli.main import cli
+
+from .conftest import load
 
 
 def run(*args):

@@ -1,10 +1,11 @@
 """DeepSpeed's batch triple, against DeepSpeedConfig 0.19.8 (tests/fixtures/pretrain/deepspeed.json)."""
 
 import pytest
-from .conftest import load
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.deepspeed import DeepSpeedSpec, derive_batch, resolve_auto, resolve_hf_batch
+
+from .conftest import load
 
 CASES = load("deepspeed")["cases"]
 

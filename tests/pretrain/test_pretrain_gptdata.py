@@ -1,11 +1,12 @@
 """Window arithmetic, splits and blend sizes against megatron-core 0.16.1 and GPT-NeoX (recorded fixtures)."""
 
 import pytest
-from .conftest import load
 from hypothesis import given
 from hypothesis import strategies as st
 
 from trainsteps.frameworks import gptdata
+
+from .conftest import load
 
 MCORE = load("mcore")
 NEOX = load("neox")

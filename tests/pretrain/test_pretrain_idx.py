@@ -10,11 +10,11 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from .conftest import load  # noqa: E402
-
 from trainsteps.data import idx as idxmod  # noqa: E402
 from trainsteps.data.idx import IdxReader, read_idx, write_idx_from_lengths  # noqa: E402
 from trainsteps.errors import InputError  # noqa: E402
+
+from .conftest import load  # noqa: E402
 
 LENGTHS = load("mcore")["datasets"]["L1000"]
 

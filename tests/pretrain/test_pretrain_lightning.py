@@ -1,10 +1,11 @@
 """Lightning step counting against lightning 2.6.6 on CPU, 1 process and 2 gloo ranks (tests/fixtures/pretrain/lightning.json)."""
 
 import pytest
-from .conftest import load
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.lightning import LightningSpec, plan_lightning
+
+from .conftest import load
 
 CASES = load("lightning")["cases"]
 

@@ -1,9 +1,9 @@
 """Explaining pretraining logs. The NeoX lines are NeoX's own output (tests/fixtures/pretrain/neox.json), reproducing
 gpt-neox#1140, the source of seed 004: 31,267,487 samples over 2 epochs at seq_length 2048."""
 
-from .conftest import load
-
 from trainsteps.logs.pretrain import explain_pretrain, parse_pretrain_log
+
+from .conftest import load
 
 SEED = load("neox")["seed004"]
 MCORE = load("mcore")

@@ -1,12 +1,13 @@
 """Megatron planning against megatron-core 0.16.1 (tests/fixtures/pretrain/mcore.json)."""
 
 import pytest
-from .conftest import load
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.gptdata import SequenceLengths
 from trainsteps.frameworks.megatron import MegatronSpec, _dataset_splits, plan_megatron, rampup_schedule
+
+from .conftest import load
 
 MCORE = load("mcore")
 SINGLE = [c for c in MCORE["cases"] if len(c["data"]) == 1 and c["sizes"][0] and all(s is None or s % 1 == 0 for s in c["sizes"])]

@@ -1,13 +1,14 @@
 """Legacy Megatron-LM (v2.6 megatron/data) against its own code (tests/fixtures/pretrain/megatron_legacy.json)."""
 
 import pytest
-from .conftest import load
 
 from trainsteps.derivation import Derivation
 from trainsteps.frameworks import gptdata
 from trainsteps.frameworks.gptdata import SequenceLengths
 from trainsteps.frameworks.megatron import MegatronSpec, _dataset_splits, legacy_lines
 from trainsteps.logs.pretrain import explain_pretrain, parse_pretrain_log
+
+from .conftest import load
 
 LEGACY = load("megatron_legacy")
 LENGTHS = load("neox")["lengths"]["L1000"]

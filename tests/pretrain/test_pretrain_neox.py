@@ -1,11 +1,12 @@
 """GPT-NeoX planning against NeoX's own code (git ea7aefd8 and v2.0; tests/fixtures/pretrain/neox*.json)."""
 
 import pytest
-from .conftest import load
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.gptdata import SequenceLengths
 from trainsteps.frameworks.neox import NeoXSpec, plan_neox
+
+from .conftest import load
 
 NEOX = load("neox")
 V2 = load("neox_v2")
