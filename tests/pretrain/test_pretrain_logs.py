@@ -57,3 +57,25 @@ def test_deepspeed_configuration_lines_are_checked():
 
 def test_a_log_without_such_lines_says_so():
     assert explain_pretrain(parse_pretrain_log(["hello"])).lines() == ["no sample, epoch, iteration or batch line found"]
+
+
+def test_explain_reads_the_seed004_log_on_its_own(run_cli, tmp_path):
+    log = tmp_path / "neox.log"
+    log.write_text("\n".join(SEED["log"]) + "\n", encoding="utf-8")
+    code, out, _ = run_cli("explain", str(log), "--global-batch-size", "1024")
+    assert code == 0 and "15,267" in out and "30,534" in out
+
+
+def test_explain_takes_the_article_s_two_lines_as_text_in_json(run_cli):
+    text = "    total number of samples: 31267487\n    total number of epochs: 2\n"
+    code, out, _ = run_cli("explain", "--text", text, "--framework", "neox", "--seq-length", "2048",
+                           "--global-batch-size", "1024", "--format", "json")
+    import json
+
+    data = json.loads(out)
+    assert code == 0 and data["facts"]["iterations_per_epoch"] == 15_267 and data["framework"] == "neox"
+
+
+def test_a_pretraining_framework_without_its_lines_is_a_clear_error(run_cli):
+    code, out, err = run_cli("explain", "--text", "hello\nworld\n", "--framework", "megatron")
+    assert code == 2 and out == "" and "no megatron lines" in err

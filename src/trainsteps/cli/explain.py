@@ -7,14 +7,21 @@ import click
 from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
 from trainsteps.errors import InputError
 
+PRETRAIN_LOGS = ("neox", "megatron", "deepspeed", "lightning")
+
 
 @click.command("explain")
 @click.argument("path", required=False)
 @click.option("--text", help="The log pasted as text instead of a PATH.")
 @click.option("--raw-examples", type=click.IntRange(min=0), help="Rows of the raw dataset, to tell packing or filtering from the Num examples.")
+@click.option("--framework", type=click.Choice(["auto", "hf", *PRETRAIN_LOGS]), default="auto", show_default=True,
+              help="Whose log this is; auto reads Trainer banners and falls back to GPT-NeoX / Megatron / DeepSpeed / Lightning lines.")
+@click.option("--seq-length", type=click.IntRange(min=1), help="Pretraining logs: tokens per sample, if the log does not print it.")
+@click.option("--global-batch-size", type=click.IntRange(min=1), help="Pretraining logs: samples per iteration, if the log does not print it.")
 @FORMAT_OPTION
 @LANG_OPTION
-def explain_command(path: str | None, text: str | None, raw_examples: int | None, fmt: str, lang: str) -> None:
+def explain_command(path: str | None, text: str | None, raw_examples: int | None, framework: str, seq_length: int | None,
+                    global_batch_size: int | None, fmt: str, lang: str) -> None:
     """Explain the numbers of a training log (a file, a directory, - for stdin, or --text).
 
     \b
@@ -27,16 +34,34 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
       trainsteps explain output_dir/                 # *.log, trainer_state.json
       kubectl logs job/sft | trainsteps explain -
       trainsteps explain --text "Num examples = 1,047 ..." --lang zh
+      trainsteps explain neox_train.log --global-batch-size 1024    # "total number of samples: ..." lines
     """
     with user_errors(lang):
         if path is not None and text is not None:
             raise InputError("explain.error.path_and_text", "explain.hint.path_and_text")
         from trainsteps.logs import read_log
         from trainsteps.logs.explain import explain_log, render, to_json
+        from trainsteps.logs.pretrain import PretrainObserved
 
-        observations = read_log(path if text is None else None, text)
+        pretrain = PretrainObserved()
+        observations = read_log(path if text is None else None, text, also=pretrain.feed if framework != "hf" else None)
+        if framework in PRETRAIN_LOGS or (framework == "auto" and not observations.runs and pretrain.found_anything()):
+            _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang)
+            return
         if not observations.runs:
             raise InputError("explain.error.nothing", "explain.hint.nothing", source=path or ("--text" if text is not None else "-"),
                              lines=observations.lines_read)
         inferences = explain_log(observations, raw_examples)
         emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
+
+
+def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_batch_size: int | None, fmt: str, lang: str) -> None:
+    from trainsteps.logs.pretrain import explain_pretrain
+
+    observed = pretrain.finish()
+    if not pretrain.found_anything():
+        raise InputError("explain.error.no_pretrain_lines", "explain.hint.no_pretrain_lines", framework=framework)
+    flavor = {"neox": "neox"}.get(framework)
+    explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
+    data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
+    emit(fmt, data, "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1)))

@@ -606,4 +606,6 @@ MESSAGES = {
     'configs.hint.lf_probs_concat': 'set mix_strategy to interleave_under or interleave_over, or remove interleave_probs',
     # --- configs: Axolotl loader ---
     'axolotl.loader': "with sample_packing the Trainer's loader is Axolotl's multipack sampler, so HF's Num Epochs comes from the bins, while Num examples stays the raw row count",
+    'explain.error.no_pretrain_lines': 'no {framework} lines about samples, epochs or iterations were found in the log',
+    'explain.hint.no_pretrain_lines': 'give the log of the data-building and training phase, or --framework auto for a Trainer banner',
 }

@@ -602,4 +602,6 @@ MESSAGES = {
     'configs.hint.lf_probs_concat': '将 mix_strategy 设为 interleave_under 或 interleave_over, 或删除 interleave_probs',
     # --- configs: Axolotl loader ---
     'axolotl.loader': '使用 sample_packing 时 Trainer 的 loader 是 Axolotl 的 multipack 采样器, HF 的 Num Epochs 按装箱数计算, 而 Num examples 仍为原始行数',
+    'explain.error.no_pretrain_lines': '日志中没有找到 {framework} 关于样本、轮数或迭代的行',
+    'explain.hint.no_pretrain_lines': '请提供包含数据构建和训练阶段的日志；Trainer 横幅请用 --framework auto',
 }

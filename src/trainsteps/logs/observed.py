@@ -116,3 +116,5 @@ class LogObservations:
     lines_read: int = 0
     bytes_read: int = 0
     files: list[str] = field(default_factory=list)
+    also: object = field(default=None, repr=False, compare=False)
+    """A callable that sees every line as well (set by read_log)."""

@@ -70,48 +70,70 @@ class PretrainObserved:
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in PretrainObserved.__slots__}
 
+    def feed(self, line: str) -> None:
+        """Take one log line (the log reader calls this for every line, in the same pass as the HF parsers)."""
+        _feed(self, line)
+
+    def finish(self) -> dict:
+        if self.global_batch_size is None and "train_batch_size" in self.deepspeed:
+            self.global_batch_size = self.deepspeed["train_batch_size"]
+        return self.to_dict()
+
+    def found_anything(self) -> bool:
+        return any(value not in (None, {}, []) for value in self.to_dict().values())
+
 
 def _int(text: str) -> int:
     return int(text.replace(",", ""))
+
+
+# Every line _PATTERNS can match contains one of these; other lines are skipped cheaply.
+_NEEDLES = ("number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
+            "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
+            "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total")
 
 
 def parse_pretrain_log(lines) -> dict:
     """Collect the facts a NeoX / Megatron / DeepSpeed / Lightning log prints. `lines`: an iterable of str."""
     seen = PretrainObserved()
     for raw in lines:
-        line = raw.rstrip("\n")
-        _match_samples(line, seen)
-        for key in ("epochs", "cpp_epochs"):
-            m = _PATTERNS[key].search(line)
-            if m:
-                seen.epochs_built = int(m.group(1))
-        if m := _PATTERNS["seq_length"].search(line):
-            seen.seq_length = int(m.group(1))
-        if m := _PATTERNS["index_map"].search(line):
-            seen.requested_samples = None if m.group(1) == "None" else int(m.group(1))
+        seen.feed(raw)
+    return seen.finish()
+
+
+def _feed(seen: PretrainObserved, raw: str) -> None:
+    line = raw.rstrip("\n")
+    if not any(needle in line for needle in _NEEDLES):
+        return
+    _match_samples(line, seen)
+    for key in ("epochs", "cpp_epochs"):
+        m = _PATTERNS[key].search(line)
+        if m:
+            seen.epochs_built = int(m.group(1))
+    if m := _PATTERNS["seq_length"].search(line):
+        seen.seq_length = int(m.group(1))
+    if m := _PATTERNS["index_map"].search(line):
+        seen.requested_samples = None if m.group(1) == "None" else int(m.group(1))
+        seen.seq_length = seen.seq_length or int(m.group(2))
+    if m := _PATTERNS["iteration"].search(line):
+        seen.iteration, seen.train_iters = int(m.group(1)), int(m.group(2))
+    if m := _PATTERNS["consumed"].search(line):
+        seen.consumed_samples = int(m.group(1))
+    if m := _PATTERNS["global_batch"].search(line):
+        seen.global_batch_size = int(m.group(1))
+    if m := _PATTERNS["ds_value"].search(line):
+        seen.deepspeed[m.group(1)] = int(m.group(2))
+    if m := _PATTERNS["neox_arg"].search(line):
+        if m.group(1) == "train_batch_size":
+            seen.global_batch_size = seen.global_batch_size or int(m.group(2))
+        elif m.group(1) == "seq_length":
             seen.seq_length = seen.seq_length or int(m.group(2))
-        if m := _PATTERNS["iteration"].search(line):
-            seen.iteration, seen.train_iters = int(m.group(1)), int(m.group(2))
-        if m := _PATTERNS["consumed"].search(line):
-            seen.consumed_samples = int(m.group(1))
-        if m := _PATTERNS["global_batch"].search(line):
-            seen.global_batch_size = int(m.group(1))
-        if m := _PATTERNS["ds_value"].search(line):
-            seen.deepspeed[m.group(1)] = int(m.group(2))
-        if m := _PATTERNS["neox_arg"].search(line):
-            if m.group(1) == "train_batch_size":
-                seen.global_batch_size = seen.global_batch_size or int(m.group(2))
-            elif m.group(1) == "seq_length":
-                seen.seq_length = seen.seq_length or int(m.group(2))
-        if m := _PATTERNS["lightning_bar"].search(line):
-            seen.lightning_batches = int(m.group(3))
-        if m := _PATTERNS["per_epoch_line"].search(line):
-            seen.samples_per_epoch_line = int(m.group(1))
-        if m := _PATTERNS["split"].search(line):
-            seen.splits.append((int(m.group(1)), int(m.group(2))))
-    if seen.global_batch_size is None and "train_batch_size" in seen.deepspeed:
-        seen.global_batch_size = seen.deepspeed["train_batch_size"]
-    return seen.to_dict()
+    if m := _PATTERNS["lightning_bar"].search(line):
+        seen.lightning_batches = int(m.group(3))
+    if m := _PATTERNS["per_epoch_line"].search(line):
+        seen.samples_per_epoch_line = int(m.group(1))
+    if m := _PATTERNS["split"].search(line):
+        seen.splits.append((int(m.group(1)), int(m.group(2))))
 
 
 def _match_samples(line: str, seen: PretrainObserved) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from trainsteps.errors import InputError
@@ -33,9 +33,11 @@ def _useful(line: str) -> bool:
 _LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md"}
 
 
-def read_log(path: str | None = None, text: str | None = None) -> LogObservations:
-    """Everything readable in a path (`-` for stdin) or a pasted text."""
-    out = LogObservations()
+def read_log(path: str | None = None, text: str | None = None, also: Callable[[str], None] | None = None) -> LogObservations:
+    """Everything readable in a path (`-` for stdin) or a pasted text.
+
+    `also`, if given, sees every line too (in the same pass), e.g. the pretraining-log collector."""
+    out = LogObservations(also=also)
     if text is not None:
         data = text.encode("utf-8", "replace")
         if looks_like_state(data[:CHUNK]):
@@ -118,8 +120,11 @@ class _Chained(io.RawIOBase):
 
 def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
+    also = out.also
     for number, line in enumerate(lines, 1):
         ctx.line_no, ctx.line = number, line
+        if also is not None:
+            also(line)
         if not _useful(line):
             continue
         for parse in PARSERS:
