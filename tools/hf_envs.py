@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 DEFAULT_ROOT = Path(os.environ.get("TRAINSTEPS_HFENV", "/tmp/hfenv"))

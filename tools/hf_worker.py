@@ -403,7 +403,7 @@ def probe():
             vers[dist] = md.version(dist)
         except Exception:
             vers[dist] = None
-    vers["python"] = "%d.%d.%d" % sys.version_info[:3]
+    vers["python"] = "{}.{}.{}".format(*sys.version_info[:3])
     return vers
 
 
