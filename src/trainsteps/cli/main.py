@@ -13,6 +13,7 @@ from trainsteps import __version__
 # command name -> "module:attribute"; a new command is one line here and one module beside this file.
 COMMANDS = {
     "plan": "trainsteps.cli.plan:plan_command",
+    "count": "trainsteps.cli.count:count_command",
 }
 
 
