@@ -145,3 +145,16 @@ def test_count_does_not_import_heavy_libraries_until_it_runs():
     code = ("import sys, trainsteps.cli.count, trainsteps.data.report, trainsteps.data.packing;"
             "print([m for m in ('numpy','pyarrow','tokenizers','datasets','ray') if m in sys.modules])")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "[]"
+
+
+def test_plan_data_uses_the_counted_examples_or_the_packed_sequences_as_num_examples(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", alpaca_rows(1200))
+    base = ["plan", "--per-device-train-batch-size", "2", "--format", "json"]
+    code, out, _ = run(*base, "--data", path, "--tokenizer", TINY_TOKENIZER)
+    assert code == 0 and json.loads(out)["inputs"]["num_examples"] == 1200
+    _, counted, _ = run("count", path, "--tokenizer", TINY_TOKENIZER, "--cutoff-len", "300", "--packing", "trl-bfd", "--format", "json")
+    packed = json.loads(counted)["packing"][0]["sequences"]
+    code, out, _ = run(*base, "--data", path, "--tokenizer", TINY_TOKENIZER, "--cutoff-len", "300", "--packing", "trl-bfd")
+    assert code == 0 and json.loads(out)["inputs"]["num_examples"] == packed < 1200
+    code, _, err = run(*base, "--data", path, "--tokenizer", TINY_TOKENIZER, "--num-examples", "5")
+    assert code == 2 and "not both" in err

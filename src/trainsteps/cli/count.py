@@ -96,3 +96,58 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
 
         counted = count(options)
     return report.build(counted, cutoff, requests, settings)[0]
+
+
+# ---------------------------------------------------------------- `trainsteps plan --data`
+
+PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
+                  "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads")
+
+
+def plan_data_options(command: click.Command) -> click.Command:
+    """Give `plan` the count options: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
+
+    The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples.
+    """
+    def holder(**kwargs):
+        return None
+
+    holder = click.command("holder")(click.option("--data", "data_paths", multiple=True,
+                                                  help="Count this dataset to get --num-examples (see `trainsteps count`).")(
+        data_options(holder)))
+    command.params += [p for p in holder.params if p.name not in {q.name for q in command.params}]
+    callback = command.callback
+
+    def with_counted_data(**kwargs):
+        data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS}
+        if data["data_paths"]:
+            with user_errors(kwargs.get("lang", "en")):
+                kwargs["num_examples"] = num_examples_from_data(data, kwargs.get("num_examples"), kwargs.get("fmt", "human"),
+                                                                kwargs.get("lang", "en"))
+        return callback(**kwargs)
+
+    command.callback = with_counted_data
+    return command
+
+
+def num_examples_from_data(data: dict, given: int | None, fmt: str, lang: str) -> int:
+    from trainsteps.errors import InputError
+    from trainsteps.i18n import message
+
+    if given is not None:
+        raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
+    if len(data["packing_names"] or ()) > 1:
+        raise InputError("count.error.plan_one_packing", "count.hint.plan_one_packing")
+    report = run_count(list(data["data_paths"]), data)
+    if report.get("packing"):
+        packed = report["packing"][0]
+        if "sequences" not in packed:  # Axolotl: the Trainer's dataset stays unpacked (multipack is a sampler)
+            value, what = report["examples"], "count.plan.axolotl_rows"
+        else:
+            value, what = packed["sequences"], "count.plan.packed"
+        name = packed["framework"]
+    else:
+        value, what, name = report["examples"], "count.plan.examples", ""
+    if fmt == "human":
+        click.echo(message(what, lang, value=f"{value:,}", framework=name), err=True)
+    return value

@@ -232,4 +232,11 @@ MESSAGES = {
     "count.error.ray_missing": "the ray engine needs Ray Data",
     "count.hint.ray_missing": "pip install 'trainsteps[ray]'",
     "count.error.plan_data_packing": "--packing needs --cutoff-len",
+    "count.error.plan_data_twice": "give either --num-examples or --data, not both",
+    "count.hint.plan_data_twice": "--data counts the examples for you",
+    "count.error.plan_one_packing": "plan takes one --packing at a time",
+    "count.hint.plan_one_packing": "use `trainsteps count` to compare several",
+    "count.plan.examples": "num_examples = {value} (counted examples)",
+    "count.plan.packed": "num_examples = {value} (packed sequences, {framework})",
+    "count.plan.axolotl_rows": "num_examples = {value} (Axolotl keeps the rows; multipack only changes the batches)",
 }

@@ -227,4 +227,11 @@ MESSAGES = {
     "count.error.ray_missing": "ray 引擎需要 Ray Data",
     "count.hint.ray_missing": "请运行 pip install 'trainsteps[ray]'",
     "count.error.plan_data_packing": "--packing 需要 --cutoff-len",
+    "count.error.plan_data_twice": "--num-examples 与 --data 只能给一个",
+    "count.hint.plan_data_twice": "--data 会替你统计样本数",
+    "count.error.plan_one_packing": "plan 一次只接受一个 --packing",
+    "count.hint.plan_one_packing": "要比较多个，请用 `trainsteps count`",
+    "count.plan.examples": "num_examples = {value}（统计得到的样本数）",
+    "count.plan.packed": "num_examples = {value}（打包后序列数，{framework}）",
+    "count.plan.axolotl_rows": "num_examples = {value}（Axolotl 保留原始行；multipack 只改变批次）",
 }
