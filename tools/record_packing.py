@@ -109,7 +109,8 @@ def record_llamafactory() -> list[dict]:
                 if spec["kind"] == "list" and num_proc:
                     continue
                 args = DataArguments(packing=True, cutoff_len=cutoff)
-                processor = PackedSupervisedDatasetProcessor(template=Template(), tokenizer=None, processor=None, data_args=args)
+                processor = PackedSupervisedDatasetProcessor(template=Template(), tokenizer=types.SimpleNamespace(pad_token_id=0, eos_token_id=3),
+                                                             processor=None, data_args=args)
                 prompt = [[{"role": "user", "content": str(max(1, n // 4))}] for n in lengths]
                 response = [[{"role": "assistant", "content": str(n - max(1, n // 4))}] for n in lengths]
                 ds = datasets.Dataset.from_dict({"_prompt": prompt, "_response": response, "_system": [""] * len(lengths),
