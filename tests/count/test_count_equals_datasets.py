@@ -102,12 +102,12 @@ def test_alpaca_rows_are_rendered_conversations_with_the_response_supervised(tmp
     path = write_jsonl(tmp_path / "alpaca.jsonl", alpaca_rows(1100))
     reference = datasets.load_dataset("json", data_files=str(path), split="train")
     tok = tokenizers.Tokenizer.from_file(str(tokenizer_path))
-    prompts, responses = zip(*(chatml_alpaca(r) for r in reference))
+    prompts, responses = zip(*(chatml_alpaca(r) for r in reference), strict=False)
     p = [len(e) for e in tok.encode_batch(list(prompts), add_special_tokens=False)]
     r = [len(e) for e in tok.encode_batch(list(responses), add_special_tokens=False)]
     counted, tokens, supervised = ours([path], tokenizer_path)
     assert counted.row_format.startswith("alpaca")
-    assert tokens == [a + b for a, b in zip(p, r)]
+    assert tokens == [a + b for a, b in zip(p, r, strict=False)]
     assert supervised == r
 
 
@@ -128,7 +128,7 @@ def test_sharegpt_turns_alternate_and_every_assistant_turn_is_supervised(tmp_pat
         if turns[0]["from"] == "system":
             head, turns = f"<|im_start|>system\n{turns[0]['value']}<|im_end|>\n", turns[1:]
         total = sup = 0
-        for user, gpt in zip(turns[::2], turns[1::2]):
+        for user, gpt in zip(turns[::2], turns[1::2], strict=False):
             total += n(head + f"<|im_start|>user\n{user['value']}<|im_end|>\n<|im_start|>assistant\n")
             head = ""
             answer = n(f"{gpt['value']}<|im_end|>\n")

@@ -46,7 +46,7 @@ class _Tokenize:
                 status.append("ok" if ok else "malformed")
         else:
             keys = [k for k in batch if k != "path"]
-            rows = [dict(zip(keys, values)) for values in zip(*(batch[k] for k in keys))]
+            rows = [dict(zip(keys, values, strict=False)) for values in zip(*(batch[k] for k in keys), strict=False)]
             status = ["ok"] * len(rows)
         texts, owner, sup_flags, reasons = [], [], [], [""] * len(rows)
         for i, row in enumerate(rows):

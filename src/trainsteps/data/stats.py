@@ -37,7 +37,7 @@ def summary(lengths) -> dict:
     if len(lengths) == 0:
         return {"min": 0, "mean": 0.0, "max": 0, **{f"p{p}": 0 for p in PERCENTILES}}
     values = np.percentile(lengths, PERCENTILES, method="inverted_cdf")  # an observed length, not an interpolation
-    return {"min": int(lengths.min()), "mean": round(float(lengths.mean()), 2), **{f"p{p}": int(v) for p, v in zip(PERCENTILES, values)},
+    return {"min": int(lengths.min()), "mean": round(float(lengths.mean()), 2), **{f"p{p}": int(v) for p, v in zip(PERCENTILES, values, strict=False)},
             "max": int(lengths.max())}
 
 
@@ -55,7 +55,7 @@ def histogram(lengths, cutoff: int | None = None) -> list[dict]:
     if edges[-1] < top:
         edges.append(top)
     counts, _ = np.histogram(lengths, bins=edges)
-    return [{"from": int(lo), "to": int(hi) - 1, "examples": int(c)} for lo, hi, c in zip(edges[:-1], edges[1:], counts)]
+    return [{"from": int(lo), "to": int(hi) - 1, "examples": int(c)} for lo, hi, c in zip(edges[:-1], edges[1:], counts, strict=False)]
 
 
 def over_cutoff(lengths, cutoff: int) -> dict:
