@@ -73,8 +73,10 @@ class RowFormat:
     """role_tag, content_tag and the role values (sharegpt/openai)."""
 
     def describe(self) -> str:
-        used = {k: v for k, v in self.columns.items() if v}
-        return f"{self.kind} {used}"
+        relevant = {"alpaca": ("prompt", "query", "response", "history", "system"), "sharegpt": ("messages", "system"),
+                    "openai": ("messages", "system")}.get(self.kind, tuple(self.columns))
+        used = {k: self.columns[k] for k in relevant if self.columns.get(k)}
+        return f"{self.kind} {used}" + (f" {self.tags}" if self.tags else "")
 
 
 class RowError(Exception):

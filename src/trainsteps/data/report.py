@@ -126,9 +126,32 @@ def build(counted, cutoff_len: int | None, requests: list[PackingRequest], setti
     if requests:
         data["packing"] = [packed(r, tokens, d, settings) for r in requests]
     if estimate:
-        data["estimate"] = estimate
+        _scale_to_corpus(data, estimate, d)
     data["derivation"] = d
     return data, d
+
+
+def _scale_to_corpus(data: dict, estimate: dict, d: Derivation) -> None:
+    """Under --sample the figures above describe the resampled rows; counts are scaled by estimated examples / rows."""
+    data["estimate"] = estimate
+    data["estimated"] = True
+    rows = max(data["examples"], 1)
+    scale = estimate["examples"]["estimate"] / rows
+    data["examples"] = round(estimate["examples"]["estimate"])
+    data["tokens"] = round(estimate["tokens"]["estimate"])
+    data["supervised_tokens"] = round(estimate["supervised_tokens"]["estimate"])
+    for entry in data.get("packing", []):
+        for key in ("sequences", "sequences_min", "sequences_max"):
+            if key in entry:
+                entry[key] = d.add(f"packed.{entry['framework']}", round(entry[key] * scale), "packed(sample) x N / n",
+                                   f"{entry[key]} x {data['examples']} / {rows}", "count.why.sampled")
+    if "cutoff" in data:
+        for key in ("examples_over", "tokens_cut", "tokens_in_dropped"):
+            data["cutoff"][key] = round(data["cutoff"][key] * scale)
+        for entry in data["cutoff"]["frameworks"]:
+            entry["examples_after"] = round(entry["examples_after"] * scale)
+            if "tokens_cut" in entry:
+                entry["tokens_cut"] = data["cutoff"]["tokens_cut"]
 
 
 def _cutoff_effect(rule: stats.CutoffRule, examples: int, over: dict, d: Derivation) -> dict:

@@ -239,4 +239,5 @@ MESSAGES = {
     "count.plan.examples": "num_examples = {value} (counted examples)",
     "count.plan.packed": "num_examples = {value} (packed sequences, {framework})",
     "count.plan.axolotl_rows": "num_examples = {value} (Axolotl keeps the rows; multipack only changes the batches)",
+    "count.why.sampled": "estimate: the packed count of the resampled rows, scaled to the estimated examples",
 }

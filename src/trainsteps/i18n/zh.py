@@ -234,4 +234,5 @@ MESSAGES = {
     "count.plan.examples": "num_examples = {value}（统计得到的样本数）",
     "count.plan.packed": "num_examples = {value}（打包后序列数，{framework}）",
     "count.plan.axolotl_rows": "num_examples = {value}（Axolotl 保留原始行；multipack 只改变批次）",
+    "count.why.sampled": "估计值：对重采样行的打包数按估计样本数等比放大",
 }
