@@ -158,3 +158,14 @@ def test_plan_data_uses_the_counted_examples_or_the_packed_sequences_as_num_exam
     assert code == 0 and json.loads(out)["inputs"]["num_examples"] == packed < 1200
     code, _, err = run(*base, "--data", path, "--tokenizer", TINY_TOKENIZER, "--num-examples", "5")
     assert code == 2 and "not both" in err
+
+
+def test_every_file_must_have_the_fields_and_a_row_without_one_is_reported(tmp_path):
+    first = write_jsonl(tmp_path / "1.jsonl", text_rows(5))
+    second = write_jsonl(tmp_path / "2.jsonl", alpaca_rows(5))
+    code, _, err = run("count", first, second, "--tokenizer", TINY_TOKENIZER)
+    assert code == 2 and f"{second}: the rows have no field 'text'" in err
+    mixed = write_jsonl(tmp_path / "3.jsonl", text_rows(3) + [{"body": "no text here"}] + text_rows(2))
+    code, out, _ = run("count", mixed, "--tokenizer", TINY_TOKENIZER, "--format", "json")
+    data = json.loads(out)
+    assert (code, data["examples"], data["invalid_rows"]["first"][0]["line"]) == (0, 5, 4)

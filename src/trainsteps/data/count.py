@@ -87,7 +87,7 @@ def count(options: CountOptions) -> Counted:
     template = formats.TEMPLATES[options.template]
     malformed, invalid = Problems(), Problems()
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
-    state = {"format": None}
+    state = {"format": None, "checked": None}
     token_parts, supervised_parts = [], []
     rows_read = 0
     progress = Progress(sum(_size(s.path) for s in files), options.progress)
@@ -98,7 +98,9 @@ def count(options: CountOptions) -> Counted:
         fmt = state["format"]
         if fmt is None:
             fmt = state["format"] = formats.resolve(hint, options.data_format, batch.rows[0], options.text_field)
-            formats.check_columns(fmt, batch.rows[0])
+        if state["checked"] != batch.source.path:  # every file must have the columns the format reads
+            formats.check_columns(fmt, batch.rows[0], batch.source.path)
+            state["checked"] = batch.source.path
         texts, owner, supervised, valid = [], [], [], 0
         for i, row in enumerate(batch.rows):
             try:

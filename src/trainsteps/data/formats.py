@@ -145,25 +145,27 @@ def _first_present(row: dict, names) -> str | None:
     return next((n for n in names if n in row), None)
 
 
-def _missing(field_name: str, row: dict) -> InputError:
+def _missing(field_name: str, row: dict, path: str = "") -> InputError:
     return InputError("count.error.missing_field", "count.hint.missing_field", field=field_name,
-                      columns=", ".join(sorted(map(str, row))))
+                      columns=", ".join(sorted(map(str, row))), path=path or "-")
 
 
-def check_columns(fmt: RowFormat, row: dict) -> None:
+def check_columns(fmt: RowFormat, row: dict, path: str = "") -> None:
     """A column the format needs but the file lacks: name it and the columns that exist (before counting anything)."""
     needed = {"text": ["text"], "alpaca": ["prompt", "response"], "sharegpt": ["messages"], "openai": ["messages"],
               "prompt_completion": ["prompt", "completion"]}[fmt.kind]
     for role in needed:
         column = fmt.columns.get(role)
         if column and column not in row:
-            raise _missing(column, row)
+            raise _missing(column, row, path)
 
 
 def segments(fmt: RowFormat, row: dict, template: Template) -> list[tuple[str, bool]]:
     """The row as (text, supervised) pieces in order. Raises RowError for a row the framework would drop."""
     if fmt.kind == "text":
-        return [(_text(row.get(fmt.columns["text"])), True)]
+        if fmt.columns["text"] not in row:
+            raise RowError(f"no field {fmt.columns['text']!r} (columns: {', '.join(sorted(map(str, row)))})")
+        return [(_text(row[fmt.columns["text"]]), True)]
     if fmt.kind == "prompt_completion":
         return [(_text(row.get("prompt")), False), (_text(row.get("completion")), True)]
     system, turns = _alpaca_turns(fmt, row) if fmt.kind == "alpaca" else _chat_turns(fmt, row)

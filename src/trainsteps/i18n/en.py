@@ -187,7 +187,7 @@ MESSAGES = {
     "count.hint.unknown_format": "use one of {known}",
     "count.error.unknown_layout": "cannot tell the row format from the columns {columns}",
     "count.hint.unknown_layout": "give --data-format (text, alpaca, sharegpt, openai, prompt_completion) and --text-field",
-    "count.error.missing_field": "the rows have no field {field!r}; the columns are: {columns}",
+    "count.error.missing_field": "{path}: the rows have no field {field!r}; the columns are: {columns}",
     "count.hint.missing_field": "name the right column (--text-field, or the columns of the dataset_info.json entry)",
     "count.error.no_tokenizer": "no tokenizer.json at {path}",
     "count.hint.no_tokenizer": "give --tokenizer a tokenizer.json file or a local model folder that contains one",

@@ -183,7 +183,7 @@ MESSAGES = {
     "count.hint.unknown_format": "请使用以下之一：{known}",
     "count.error.unknown_layout": "无法从列 {columns} 判断数据格式",
     "count.hint.unknown_layout": "请指定 --data-format（text、alpaca、sharegpt、openai、prompt_completion）和 --text-field",
-    "count.error.missing_field": "数据行中没有字段 {field!r}；现有列为：{columns}",
+    "count.error.missing_field": "{path}：数据行中没有字段 {field!r}；现有列为：{columns}",
     "count.hint.missing_field": "请指定正确的列（--text-field，或 dataset_info.json 条目中的 columns）",
     "count.error.no_tokenizer": "{path} 处没有 tokenizer.json",
     "count.hint.no_tokenizer": "--tokenizer 请指向 tokenizer.json 文件，或包含它的本地模型目录",
