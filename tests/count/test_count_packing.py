@@ -79,3 +79,46 @@ def test_axolotl_range_brackets_every_order_and_respects_the_lower_bound():
     low, high = packing.axolotl_range(lengths, 2048)
     assert -(-sum(lengths) // 2048) <= low <= high
     assert packing.first_fit([5] * 450, 10_000, bin_size=200) == 3  # at most 200 rows per bin
+
+
+def _naive_first_fit(lengths, capacity, bin_size):
+    rooms, counts = [], []
+    for n in lengths:
+        for b, room in enumerate(rooms):
+            if room >= n and counts[b] < bin_size:
+                rooms[b] -= n
+                counts[b] += 1
+                break
+        else:
+            rooms.append(capacity - n)
+            counts.append(1)
+    return len(rooms)
+
+
+def _naive_constant_volume(weights, capacity, fullest):
+    order = sorted(range(len(weights)), key=lambda k: -weights[k])
+    sums = []
+    for k in order:
+        fits = [b for b in range(len(sums)) if sums[b] + weights[k] <= capacity]
+        if fits:
+            b = max(fits, key=lambda b: (sums[b], -b)) if fullest else min(fits, key=lambda b: (sums[b], b))
+            sums[b] += weights[k]
+        else:
+            sums.append(weights[k])
+    return len(sums)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 64), max_size=300), st.integers(64, 200), st.integers(1, 8))
+def test_first_fit_with_a_segment_tree_is_plain_first_fit(lengths, capacity, bin_size):
+    assert packing.first_fit(lengths, capacity, bin_size=bin_size) == _naive_first_fit(lengths, capacity, bin_size)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 50), max_size=200), st.integers(50, 120), st.booleans())
+def test_constant_volume_bins_match_the_plain_scan(weights, capacity, fullest):
+    assert len(packing.constant_volume(weights, capacity, fullest)) == _naive_constant_volume(weights, capacity, fullest)

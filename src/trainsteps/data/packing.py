@@ -144,21 +144,35 @@ def trl(lengths: list[int], max_length: int, strategy: str = "bfd", num_proc: in
 
 def constant_volume(weights: list[int], capacity: int, fullest: bool) -> list[list[int]]:
     """`binpacking.to_constant_volume`: heaviest first; each item into a bin it fits in, the fullest one (binpacking
-    <= 1.5.2) or the emptiest one (>= 2.0.0); a new bin otherwise. Returns bins of item indices."""
+    <= 1.5.2; ties: the lowest index) or the emptiest one (>= 2.0.0; ties: the lowest index); a new bin otherwise.
+    Returns bins of item indices (in order of creation)."""
+    import heapq
+
     order = sorted(range(len(weights)), key=lambda k: -weights[k])
-    sums: list[int] = []
     bins: list[list[int]] = []
+    if fullest:
+        loads: list[tuple[int, int]] = []  # sorted (load, -index): the fullest fitting bin is the last one <= capacity - w
+        for k in order:
+            w = weights[k]
+            i = bisect.bisect_right(loads, (capacity - w, 0))
+            if i:
+                load, neg = loads.pop(i - 1)
+                bisect.insort(loads, (load + w, neg))
+                bins[-neg].append(k)
+            else:
+                bins.append([k])
+                bisect.insort(loads, (w, -(len(bins) - 1)))
+        return bins
+    heap: list[tuple[int, int]] = []  # (load, index): the emptiest bin fits, or none does
     for k in order:
         w = weights[k]
-        fits = [b for b in range(len(sums)) if sums[b] + w <= capacity]
-        if fits:
-            b = max(fits, key=lambda b: (sums[b], -b)) if fullest else min(fits, key=lambda b: (sums[b], b))
+        if heap and heap[0][0] + w <= capacity:
+            load, index = heapq.heappop(heap)
+            bins[index].append(k)
+            heapq.heappush(heap, (load + w, index))
         else:
-            sums.append(0)
-            bins.append([])
-            b = len(sums) - 1
-        bins[b].append(k)
-        sums[b] += w
+            bins.append([k])
+            heapq.heappush(heap, (w, len(bins) - 1))
     return bins
 
 
@@ -192,21 +206,35 @@ def swift(lengths: list[int], packing_length: int, packing_num_proc: int = 1, bi
 
 def first_fit(lengths: list[int], capacity: int, bin_size: int = 200, group_size: int = 100_000) -> int:
     """Axolotl multipack (>= 0.10) `pack_group`: items in the given order, each into the first bin with room and fewer
-    than `bin_size` items; groups of `group_size` items are packed separately. Bins made."""
+    than `bin_size` items; groups of `group_size` items are packed separately. Bins made.
+
+    A max segment tree over the bins' remaining room finds the first bin that fits in O(log n); unopened bins hold
+    the full capacity, so "no open bin fits" lands on the next new bin; a full bin's room is set to -1."""
     total = 0
     for g in range(0, len(lengths), group_size):
-        remaining: list[int] = []
-        counts: list[int] = []
-        for length in lengths[g:g + group_size]:
-            for b, room in enumerate(remaining):
-                if room >= length and counts[b] < bin_size:
-                    remaining[b] -= length
-                    counts[b] += 1
-                    break
+        group = lengths[g:g + group_size]
+        size = 1 << max(1, (len(group) - 1).bit_length())
+        tree = [capacity] * (2 * size)
+        counts = [0] * size
+        opened = 0
+        for length in group:
+            if tree[1] < length:  # longer than a bin: a bin of its own (as pack_group)
+                leaf = opened
             else:
-                remaining.append(capacity - length)
-                counts.append(1)
-        total += len(remaining)
+                node = 1
+                while node < size:
+                    node = 2 * node if tree[2 * node] >= length else 2 * node + 1
+                leaf = node - size
+            opened = max(opened, leaf + 1)
+            counts[leaf] += 1
+            room = tree[size + leaf] - length
+            node = size + leaf
+            tree[node] = room if counts[leaf] < bin_size else -1
+            node //= 2
+            while node:
+                tree[node] = max(tree[2 * node], tree[2 * node + 1])
+                node //= 2
+        total += opened
     return total
 
 
