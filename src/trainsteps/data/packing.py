@@ -239,10 +239,11 @@ def first_fit(lengths: list[int], capacity: int, bin_size: int = 200, group_size
 
 
 def axolotl_range(lengths: list[int], sequence_len: int, micro_batch_size: int = 1, flash_packing: bool = True,
-                  orders: int = 8, seed: int = 0) -> tuple[int, int]:
+                  orders: int = 4, seed: int = 0) -> tuple[int, int]:
     """Axolotl's bin count over random orders (its sampler is unseeded, so only a range can be given): (min, max).
 
-    Axolotl takes the minimum over 4 random orders; `orders` random orders here bracket it.
+    Axolotl takes the minimum over 4 random orders (1 with 4 or more ranks); the same number of random orders here
+    gives the spread its estimate can take.
     """
     capacity = micro_batch_size * sequence_len if flash_packing else sequence_len
     kept = [n for n in lengths if 2 <= n <= sequence_len]  # excess_length_strategy drop (default), min_sample_len 2
