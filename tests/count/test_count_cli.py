@@ -169,3 +169,19 @@ def test_every_file_must_have_the_fields_and_a_row_without_one_is_reported(tmp_p
     code, out, _ = run("count", mixed, "--tokenizer", TINY_TOKENIZER, "--format", "json")
     data = json.loads(out)
     assert (code, data["examples"], data["invalid_rows"]["first"][0]["line"]) == (0, 5, 4)
+
+
+def test_rows_that_carry_their_token_count_are_not_tokenized_again(tmp_path, monkeypatch):
+    """The hook for Megatron .idx files: a reader yields rows with `_num_tokens`, counted as given."""
+    from trainsteps.data import formats, readers
+    from trainsteps.data.count import CountOptions, count
+
+    path = tmp_path / "corpus.idx"
+    path.write_bytes(b"")
+
+    def fake_idx(source, batch_rows):
+        yield readers.RowBatch([{formats.TOKEN_COUNT: n} for n in (5, 7, 11)], source, 1, 0)
+
+    monkeypatch.setattr(readers, "_read_idx", fake_idx)
+    counted = count(CountOptions([str(path)], str(TINY_TOKENIZER), progress=False))
+    assert counted.lengths.tokens.tolist() == [5, 7, 11] == counted.lengths.supervised.tolist()

@@ -101,6 +101,10 @@ def count(options: CountOptions) -> Counted:
         if state["checked"] != batch.source.path:  # every file must have the columns the format reads
             formats.check_columns(fmt, batch.rows[0], batch.source.path)
             state["checked"] = batch.source.path
+        if fmt.kind == "tokens":
+            rows_read += len(batch.rows)
+            given = [int(row[formats.TOKEN_COUNT]) for row in batch.rows]
+            return [], list(range(len(given))), [True] * len(given), len(given), "tokens", given
         texts, owner, supervised, valid = [], [], [], 0
         for i, row in enumerate(batch.rows):
             try:
@@ -114,10 +118,15 @@ def count(options: CountOptions) -> Counted:
                 supervised.append(sup)
             valid += 1
         rows_read += len(batch.rows)
-        return texts, owner, supervised, valid, fmt.kind == "text"
+        return texts, owner, supervised, valid, fmt.kind, None
 
     def finish(prepared, lengths):
-        texts, owner, supervised, valid, plain = prepared
+        texts, owner, supervised, valid, kind, given = prepared
+        if given is not None:  # pre-tokenized rows: every token is trained on, nothing added
+            token_parts.append(np.asarray(given, dtype=np.int64))
+            supervised_parts.append(np.asarray(given, dtype=np.int64))
+            return
+        plain = kind == "text"
         owner_array = np.asarray(owner, dtype=np.int64)
         length_array = np.asarray(lengths, dtype=np.int64)
         tokens = np.bincount(owner_array, weights=length_array, minlength=valid).astype(np.int64)

@@ -85,6 +85,8 @@ class RowError(Exception):
 
 def resolve(hint: FormatHint, requested: str, first_row: dict, text_field: str | None) -> RowFormat:
     """The row format: the one requested, else the dataset_info.json entry's, else detected from the first row's keys."""
+    if TOKEN_COUNT in first_row:  # already tokenized (Megatron .idx): the length is given
+        return RowFormat("tokens", {"tokens": TOKEN_COUNT})
     kind = requested if requested != "auto" else (hint.formatting if hint.from_dataset_info else _detect(first_row, text_field))
     if kind == "text":
         column = text_field or _first_present(first_row, ("text", "content"))
@@ -152,7 +154,7 @@ def _missing(field_name: str, row: dict, path: str = "") -> InputError:
 
 def check_columns(fmt: RowFormat, row: dict, path: str = "") -> None:
     """A column the format needs but the file lacks: name it and the columns that exist (before counting anything)."""
-    needed = {"text": ["text"], "alpaca": ["prompt", "response"], "sharegpt": ["messages"], "openai": ["messages"],
+    needed = {"tokens": ["tokens"], "text": ["text"], "alpaca": ["prompt", "response"], "sharegpt": ["messages"], "openai": ["messages"],
               "prompt_completion": ["prompt", "completion"]}[fmt.kind]
     for role in needed:
         column = fmt.columns.get(role)

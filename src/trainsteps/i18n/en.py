@@ -231,7 +231,6 @@ MESSAGES = {
     "count.hint.sample_size": "use a few thousand rows, e.g. --sample 2000",
     "count.error.ray_missing": "the ray engine needs Ray Data",
     "count.hint.ray_missing": "pip install 'trainsteps[ray]'",
-    "count.error.plan_data_packing": "--packing needs --cutoff-len",
     "count.error.plan_data_twice": "give either --num-examples or --data, not both",
     "count.hint.plan_data_twice": "--data counts the examples for you",
     "count.error.plan_one_packing": "plan takes one --packing at a time",

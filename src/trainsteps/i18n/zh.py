@@ -226,7 +226,6 @@ MESSAGES = {
     "count.hint.sample_size": "请用几千行，例如 --sample 2000",
     "count.error.ray_missing": "ray 引擎需要 Ray Data",
     "count.hint.ray_missing": "请运行 pip install 'trainsteps[ray]'",
-    "count.error.plan_data_packing": "--packing 需要 --cutoff-len",
     "count.error.plan_data_twice": "--num-examples 与 --data 只能给一个",
     "count.hint.plan_data_twice": "--data 会替你统计样本数",
     "count.error.plan_one_packing": "plan 一次只接受一个 --packing",
