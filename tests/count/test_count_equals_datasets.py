@@ -138,3 +138,32 @@ def test_sharegpt_turns_alternate_and_every_assistant_turn_is_supervised(tmp_pat
     counted, tokens, supervised = ours([path], TINY_TOKENIZER)
     assert counted.row_format.startswith("sharegpt")
     assert (tokens, supervised) == (expected_tokens, expected_supervised)
+
+
+def test_text_files_count_one_row_per_line_like_the_text_loader(tmp_path):
+    from .conftest import TINY_TOKENIZER
+
+    path = tmp_path / "corpus.txt"
+    path.write_text("".join(r["text"] + "\n" for r in text_rows(800, seed=8)), encoding="utf-8")
+    reference = datasets.load_dataset("text", data_files=str(path), split="train")
+    assert ours([path], TINY_TOKENIZER)[1] == reference_text_lengths(reference, TINY_TOKENIZER)
+
+
+def test_openai_messages_render_like_sharegpt_with_role_and_content(tmp_path):
+    from .conftest import TINY_TOKENIZER
+
+    rows = [{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi there"},
+                          {"role": "assistant", "content": "hello"}, {"role": "user", "content": "how many steps"},
+                          {"role": "assistant", "content": "ten"}]}] * 40
+    path = write_jsonl(tmp_path / "chat.jsonl", rows)
+    tok = tokenizers.Tokenizer.from_file(str(TINY_TOKENIZER))
+
+    def n(text):
+        return len(tok.encode(text, add_special_tokens=False))
+
+    prompt1 = "<|im_start|>system\nbe brief<|im_end|>\n<|im_start|>user\nhi there<|im_end|>\n<|im_start|>assistant\n"
+    prompt2 = "<|im_start|>user\nhow many steps<|im_end|>\n<|im_start|>assistant\n"
+    answers = n("hello<|im_end|>\n") + n("ten<|im_end|>\n")
+    counted, tokens, supervised = ours([path], TINY_TOKENIZER)
+    assert counted.row_format.startswith("openai") and len(datasets.load_dataset("json", data_files=str(path), split="train")) == 40
+    assert set(tokens) == {n(prompt1) + n(prompt2) + answers} and set(supervised) == {answers}
