@@ -112,3 +112,10 @@ def spec_from_options(opts: dict):
         transformers=opts.pop("transformers_version"),
         **opts,
     )
+
+
+# --- count: `plan --data PATH --tokenizer PATH [--packing NAME]` counts the data to get --num-examples ---
+from trainsteps.cli.count import plan_data_options  # noqa: E402 - extends the command defined above
+
+plan_command = plan_data_options(plan_command)
+# --- end count ---

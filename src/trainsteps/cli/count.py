@@ -1,0 +1,153 @@
+"""`trainsteps count`: examples, tokens and packed sequences of a dataset, before training."""
+
+from __future__ import annotations
+
+import click
+
+from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
+
+FORMAT_CHOICES = ("auto", "text", "alpaca", "sharegpt", "openai", "prompt_completion")
+TEMPLATE_CHOICES = ("chatml", "llama3", "plain")
+
+
+def data_options(func):
+    """Options shared by `count` and `plan --data`: what to read and how to tokenize it."""
+    options = [
+        click.option("--tokenizer", "tokenizer_path", type=str, help="tokenizer.json or a local model folder holding one."),
+        click.option("--data-format", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True,
+                     help="Row layout; auto detects it from the first row."),
+        click.option("--text-field", help="Column with the text (plain-text rows)."),
+        click.option("--template", type=click.Choice(TEMPLATE_CHOICES), default="chatml", show_default=True,
+                     help="How chat rows are rendered before tokenizing."),
+        click.option("--dataset", "dataset_name", help="Entry name when PATH is a LLaMA-Factory dataset_info.json (or its folder)."),
+        click.option("--split", default="train", show_default=True, help="Split of a DatasetDict saved with save_to_disk."),
+        click.option("--no-special-tokens", is_flag=True, help="Do not add the tokenizer's BOS/EOS to plain-text rows."),
+        click.option("--add-eos", is_flag=True, help="Count one EOS token per example (LLaMA-Factory pt, TRL)."),
+        click.option("--cutoff-len", type=int, help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
+        click.option("--packing", "packing_names", multiple=True, metavar="NAME[@VERSION]",
+                     help="Packed count under: llamafactory, llamafactory-pt, trl-bfd, trl-bfd_split, trl-wrapped, "
+                     "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable."),
+        click.option("--num-proc", type=int, help="preprocessing_num_workers / dataset_num_proc / packing_num_proc."),
+        click.option("--micro-batch-size", type=int, default=1, show_default=True, help="Axolotl micro_batch_size."),
+        click.option("--threads", type=int, help="Tokenizer threads (default: all cores)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.command("count")
+@click.argument("paths", nargs=-1, required=True)
+@data_options
+@click.option("--sample", type=int, help="Estimate from N random rows (read by seeking) with a 95% interval, for huge files.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Count here or on Ray Data.")
+@click.option("--ray-address", help="Ray cluster address (default: start a local Ray).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--explain", is_flag=True, help="Show where every number comes from.")
+@FORMAT_OPTION
+@LANG_OPTION
+def count_command(paths, fmt, lang, explain, sample, seed, engine, ray_address, progress, **opts) -> None:
+    """Count examples, tokens (total and supervised) and packed sequences of a dataset.
+
+    \b
+    PATHS: JSONL / JSON / CSV / Parquet / Arrow files (also .gz, .zst), globs, folders,
+    save_to_disk folders, or a LLaMA-Factory dataset_info.json with --dataset NAME.
+    \b
+    Example:
+      trainsteps count data/train.jsonl --tokenizer ./Qwen2.5-7B --cutoff-len 2048 \\
+        --packing llamafactory --packing trl-bfd
+    """
+    with user_errors(lang):
+        data = run_count(list(paths), opts, sample=sample, seed=seed, engine=engine, ray_address=ray_address, progress=progress)
+        from trainsteps.data import report
+
+        emit(fmt, report.to_json(data, lang), report.render(data, lang, explain))
+
+
+def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int = 0, engine: str = "local",
+              ray_address: str | None = None, progress: bool | None = None) -> dict:
+    """Count (or estimate) and build the report data; `opts` are the `data_options` values."""
+    from trainsteps.data import report
+    from trainsteps.data.count import CountOptions
+    from trainsteps.errors import InputError
+
+    if not opts.get("tokenizer_path"):
+        raise InputError("count.error.tokenizer_needed", "count.hint.tokenizer_needed")
+    requests = [report.PackingRequest.parse(name) for name in opts.get("packing_names") or ()]
+    cutoff = opts.get("cutoff_len")
+    if requests and not cutoff:
+        raise InputError("count.error.cutoff_needed", "count.hint.cutoff_needed")
+    options = CountOptions(paths, opts["tokenizer_path"], opts.get("data_format", "auto"), opts.get("text_field"),
+                           opts.get("template", "chatml"), opts.get("dataset_name"), opts.get("split", "train"),
+                           not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress)
+    settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1) if cutoff else None
+    if sample:
+        from trainsteps.data.sample import estimate
+
+        counted, summary = estimate(options, sample, seed)
+        return report.build(counted, cutoff, requests, settings, summary)[0]
+    if engine == "ray":
+        from trainsteps.data.ray_engine import count_on_ray
+
+        counted = count_on_ray(options, ray_address)
+    else:
+        from trainsteps.data.count import count
+
+        counted = count(options)
+    return report.build(counted, cutoff, requests, settings)[0]
+
+
+# ---------------------------------------------------------------- `trainsteps plan --data`
+
+PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
+                  "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads")
+
+
+def plan_data_options(command: click.Command) -> click.Command:
+    """Give `plan` the count options: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
+
+    The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples.
+    """
+    def holder(**kwargs):
+        return None
+
+    holder = click.command("holder")(click.option("--data", "data_paths", multiple=True,
+                                                  help="Count this dataset to get --num-examples (see `trainsteps count`).")(
+        data_options(holder)))
+    command.params += [p for p in holder.params if p.name not in {q.name for q in command.params}]
+    callback = command.callback
+
+    def with_counted_data(**kwargs):
+        data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS}
+        if data["data_paths"]:
+            with user_errors(kwargs.get("lang", "en")):
+                kwargs["num_examples"] = num_examples_from_data(data, kwargs.get("num_examples"), kwargs.get("fmt", "human"),
+                                                                kwargs.get("lang", "en"))
+        return callback(**kwargs)
+
+    command.callback = with_counted_data
+    return command
+
+
+def num_examples_from_data(data: dict, given: int | None, fmt: str, lang: str) -> int:
+    from trainsteps.errors import InputError
+    from trainsteps.i18n import message
+
+    if given is not None:
+        raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
+    if len(data["packing_names"] or ()) > 1:
+        raise InputError("count.error.plan_one_packing", "count.hint.plan_one_packing")
+    report = run_count(list(data["data_paths"]), data)
+    if report.get("packing"):
+        packed = report["packing"][0]
+        if "sequences" not in packed:  # Axolotl: the Trainer's dataset stays unpacked (multipack is a sampler)
+            value, what = report["examples"], "count.plan.axolotl_rows"
+        else:
+            value, what = packed["sequences"], "count.plan.packed"
+        name = packed["framework"]
+    else:
+        value, what, name = report["examples"], "count.plan.examples", ""
+    if fmt == "human":
+        click.echo(message(what, lang, value=f"{value:,}", framework=name), err=True)
+    return value

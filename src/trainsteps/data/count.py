@@ -1,0 +1,198 @@
+"""The whole count: read every row, render it, tokenize it, and keep two lengths per example (all and supervised)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from trainsteps.data import formats, readers, sources
+from trainsteps.data.readers import Problems
+
+
+@dataclass
+class CountOptions:
+    """What to count and how to render rows; defaults match `trainsteps count` without options."""
+
+    paths: list
+    """Files, globs, folders, save_to_disk folders or a LLaMA-Factory dataset_info.json."""
+    tokenizer: str
+    """Path to a tokenizer.json or a local model folder."""
+    data_format: str = "auto"
+    """auto | text | alpaca | sharegpt | openai | prompt_completion"""
+    text_field: str | None = None
+    """Column holding the text (format text); default `text`, else `content`."""
+    template: str = "chatml"
+    """Chat template for chat formats: chatml | llama3 | plain."""
+    dataset: str | None = None
+    """Entry name in a LLaMA-Factory dataset_info.json."""
+    split: str = "train"
+    """Split of a DatasetDict saved with save_to_disk."""
+    add_special_tokens: bool = True
+    """Add the tokenizer's post-processor tokens (BOS/EOS) to each plain-text example, as `tokenizer(text)` does."""
+    add_eos: bool = False
+    """Append one EOS token per example (LLaMA-Factory pre-training and TRL append one)."""
+    threads: int | None = None
+    """Tokenizer threads (RAYON_NUM_THREADS); default all cores."""
+    progress: bool | None = None
+    """Progress bar on stderr; None: only when stderr is a terminal."""
+
+
+@dataclass
+class Lengths:
+    """Per-example token counts, in file order."""
+
+    tokens: object
+    """numpy int64 array: all tokens of each example as tokenized (before any cutoff)."""
+    supervised: object
+    """numpy int64 array: tokens whose labels are not masked (assistant turns; everything for plain text)."""
+
+
+@dataclass
+class Counted:
+    """The result of a full count."""
+
+    files: list
+    """The files read, in order."""
+    row_format: str
+    """Format and columns used, e.g. `alpaca {'prompt': 'instruction', ...}`."""
+    template: str
+    """Chat template used (chat formats only)."""
+    lengths: Lengths
+    """Lengths of the valid examples."""
+    rows_read: int = 0
+    """Rows parsed from the files (valid or not)."""
+    invalid: Problems = field(default_factory=Problems)
+    """Rows a framework would drop (wrong roles, no response...), with file and line."""
+    malformed: Problems = field(default_factory=Problems)
+    """Lines that are not JSON objects, with file and line."""
+    seconds: float = 0.0
+    """Wall time of the count."""
+
+    @property
+    def examples(self) -> int:
+        return len(self.lengths.tokens)
+
+
+def count(options: CountOptions) -> Counted:
+    import numpy as np
+
+    from trainsteps.data.tokenize import load
+
+    started = time.perf_counter()
+    files, hint = sources.expand(options.paths, options.dataset, options.split)
+    tokenizer = load(options.tokenizer, options.threads)
+    template = formats.TEMPLATES[options.template]
+    malformed, invalid = Problems(), Problems()
+    per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
+    state = {"format": None, "checked": None}
+    token_parts, supervised_parts = [], []
+    rows_read = 0
+    progress = Progress(sum(_size(s.path) for s in files), options.progress)
+
+    def prepare(batch: readers.RowBatch):
+        """Rows -> flat list of texts, the example each text belongs to, and which texts are supervised."""
+        nonlocal rows_read
+        fmt = state["format"]
+        if fmt is None:
+            fmt = state["format"] = formats.resolve(hint, options.data_format, batch.rows[0], options.text_field)
+        if state["checked"] != batch.source.path:  # every file must have the columns the format reads
+            formats.check_columns(fmt, batch.rows[0], batch.source.path)
+            state["checked"] = batch.source.path
+        if fmt.kind == "tokens":
+            rows_read += len(batch.rows)
+            given = [int(row[formats.TOKEN_COUNT]) for row in batch.rows]
+            return [], list(range(len(given))), [True] * len(given), len(given), "tokens", given
+        texts, owner, supervised, valid = [], [], [], 0
+        for i, row in enumerate(batch.rows):
+            try:
+                pieces = formats.segments(fmt, row, template)
+            except formats.RowError as exc:
+                invalid.add(batch.source.path, _where(batch, i), str(exc))
+                continue
+            for text, sup in pieces:
+                texts.append(text)
+                owner.append(valid)
+                supervised.append(sup)
+            valid += 1
+        rows_read += len(batch.rows)
+        return texts, owner, supervised, valid, fmt.kind, None
+
+    def finish(prepared, lengths):
+        texts, owner, supervised, valid, kind, given = prepared
+        if given is not None:  # pre-tokenized rows: every token is trained on, nothing added
+            token_parts.append(np.asarray(given, dtype=np.int64))
+            supervised_parts.append(np.asarray(given, dtype=np.int64))
+            return
+        plain = kind == "text"
+        owner_array = np.asarray(owner, dtype=np.int64)
+        length_array = np.asarray(lengths, dtype=np.int64)
+        tokens = np.bincount(owner_array, weights=length_array, minlength=valid).astype(np.int64)
+        sup = np.bincount(owner_array, weights=length_array * np.asarray(supervised, dtype=bool), minlength=valid).astype(np.int64)
+        extra = per_example_extra if plain else (1 if options.add_eos else 0)
+        token_parts.append(tokens + extra)
+        supervised_parts.append(sup + extra)
+
+    # Read and render the next batch while the tokenizer (which releases the GIL) encodes the current one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None
+        done_before = 0
+        for source in files:
+            for batch in readers.read(source, malformed):
+                prepared = prepare(batch)
+                future = pool.submit(tokenizer.lengths, prepared[0])
+                if pending is not None:
+                    finish(pending[0], pending[1].result())
+                pending = (prepared, future)
+                progress.update(done_before + batch.bytes_done)
+            done_before += _size(source.path)
+        if pending is not None:
+            finish(pending[0], pending[1].result())
+    progress.close()
+
+    empty = np.zeros(0, dtype=np.int64)
+    lengths = Lengths(np.concatenate(token_parts) if token_parts else empty,
+                      np.concatenate(supervised_parts) if supervised_parts else empty)
+    fmt = state["format"]
+    return Counted([s.path for s in files], fmt.describe() if fmt else "-", options.template if fmt and fmt.kind not in
+                   ("text", "prompt_completion") else "-", lengths, rows_read, invalid, malformed, time.perf_counter() - started)
+
+
+def _where(batch: readers.RowBatch, index: int) -> int:
+    lines = getattr(batch, "lines", None)
+    return lines[index] if lines else batch.first_line + index
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+class Progress:
+    """A one-line progress bar on stderr (bytes read of all files); silent when stderr is not a terminal."""
+
+    def __init__(self, total: int, enabled: bool | None):
+        self.total = max(total, 1)
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.started = time.perf_counter()
+        self.last = 0.0
+
+    def update(self, done: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.2:
+            return
+        self.last = now
+        fraction = min(done / self.total, 1.0)
+        rate = done / max(now - self.started, 1e-9) / 1e6
+        bar = "#" * int(fraction * 30)
+        sys.stderr.write(f"\r[{bar:<30}] {fraction:6.1%} {done / 1e6:,.0f}/{self.total / 1e6:,.0f} MB {rate:,.1f} MB/s")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 79 + "\r")
+            sys.stderr.flush()

@@ -1,0 +1,256 @@
+"""How many sequences each framework's packing makes of a list of token lengths (pure functions, no I/O).
+
+Each algorithm follows the framework's own code at the cited release; tests compare them with fixtures recorded by
+`tools/record_packing.py`, which runs the frameworks' real functions. Packing runs inside `datasets.map(batched=True)`
+in every framework below, so it works on batches of 1000 rows, per worker shard: the batch layout is part of the rule.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from trainsteps.versions import Timeline
+
+MAP_BATCH = 1000  # datasets.map default batch_size, used by LLaMA-Factory (preprocessing_batch_size) and TRL
+
+
+def map_batches(n: int, batch_size: int = MAP_BATCH, num_proc: int | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) of each batch `datasets.map(batched=True, num_proc=p)` hands the function: contiguous shards, then batches."""
+    shards = max(1, min(num_proc or 1, n))
+    size, extra = divmod(n, shards)
+    for rank in range(shards):
+        start = size * rank + min(rank, extra)
+        end = start + size + (rank < extra)
+        for b in range(start, end, batch_size):
+            yield b, min(b + batch_size, end)
+
+
+# ---------------------------------------------------------------- LLaMA-Factory
+
+def greedy_knapsack(lengths: list[int], capacity: int) -> int:
+    """LLaMA-Factory `processor_utils.greedy_knapsack`: fill each bin with the largest item that still fits; bins made."""
+    numbers = sorted(lengths)
+    bins = 0
+    while numbers:
+        remaining = capacity
+        while True:
+            index = bisect.bisect(numbers, remaining)  # the largest item <= remaining
+            if index == 0:
+                break
+            remaining -= numbers.pop(index - 1)
+        bins += 1
+    return bins
+
+
+# capacity of a pack relative to cutoff_len, by LLaMA-Factory release (packing: true)
+LF_CAPACITY_OFFSET = Timeline("llamafactory.packing_capacity", [
+    ("0.8.0", 0),    # greedy_knapsack, capacity cutoff_len
+    ("0.9.0", -1),   # rows encoded with cutoff_len - 1, capacity cutoff_len - 1
+    ("0.9.2", 0),    # capacity cutoff_len, padded to cutoff_len + 1
+    ("0.9.3", -1),   # DataArguments.__post_init__: cutoff_len -= 1 when packing
+])
+
+
+def llamafactory_sft(lengths: list[int], cutoff_len: int, num_proc: int | None = None, version: str = "0.9.5",
+                     batch_size: int = MAP_BATCH) -> int:
+    """Rows after LLaMA-Factory SFT packing (`PackedSupervisedDatasetProcessor`): greedy knapsack per map batch.
+
+    `lengths` are the encoded lengths of the valid rows; rows are first truncated to the capacity (infer_seqlen), so
+    none is dropped for length.
+    """
+    capacity = cutoff_len + LF_CAPACITY_OFFSET.at(version)
+    lengths = [min(length, capacity) for length in lengths]
+    return sum(greedy_knapsack(lengths[s:e], capacity) for s, e in map_batches(len(lengths), batch_size, num_proc))
+
+
+def llamafactory_pt(lengths: list[int], cutoff_len: int, packing_set: bool = False, num_proc: int | None = None,
+                    batch_size: int = MAP_BATCH) -> int:
+    """Blocks after LLaMA-Factory pre-training (`PretrainDatasetProcessor`): each map batch's tokens (text + EOS)
+    concatenated and cut into blocks; the remainder of each batch is dropped. `packing: true` written out makes the
+    block cutoff_len - 1 (>= 0.9.3)."""
+    block = cutoff_len - 1 if packing_set else cutoff_len
+    return sum(sum(lengths[s:e]) // block for s, e in map_batches(len(lengths), batch_size, num_proc))
+
+
+# ---------------------------------------------------------------- TRL
+
+def best_fit_decreasing(lengths: list[int], capacity: int) -> int:
+    """TRL `_pack_bfd`: longest first, each into the open bin with the least space that still fits; bins made."""
+    bins = 0
+    spaces: list[int] = []
+    for length in sorted(lengths, reverse=True):
+        index = bisect.bisect_left(spaces, length)
+        if index < len(spaces):
+            space = spaces.pop(index) - length
+        else:
+            bins += 1
+            space = capacity - length
+        if space > 0:
+            bisect.insort(spaces, space)
+    return bins
+
+
+@dataclass(frozen=True)
+class TrlPacking:
+    """What TRL's `packing_strategy` names do in a release."""
+
+    strategies: tuple
+    """Strategy names accepted."""
+    overflow: dict
+    """strategy -> 'truncate' | 'split' | 'wrap' (how a row longer than max_length is handled)."""
+    drops_empty: bool
+    """Whether empty rows are filtered before packing."""
+
+
+TRL_PACKING = Timeline("trl.packing", [
+    ("0.15.0", TrlPacking(("wrapped",), {"wrapped": "wrap"}, False)),
+    ("0.22.0", TrlPacking(("bfd", "wrapped"), {"bfd": "truncate", "wrapped": "wrap"}, False)),
+    ("0.27.0", TrlPacking(("bfd", "wrapped"), {"bfd": "split", "wrapped": "wrap"}, False)),
+    ("0.29.0", TrlPacking(("bfd", "bfd-requeue", "wrapped"), {"bfd": "truncate", "bfd-requeue": "split", "wrapped": "wrap"}, False)),
+    ("1.0.0", TrlPacking(("bfd", "bfd_split", "bfd-requeue", "wrapped"),
+                         {"bfd": "truncate", "bfd_split": "split", "bfd-requeue": "split", "wrapped": "wrap"}, True)),
+])
+TRL_UNMODELLED = (("0.7.5", "0.15.0", "count.trl.cld"), ("0.19.0", "0.22.0", "count.trl.segment_tree_bug"))
+
+
+def trl(lengths: list[int], max_length: int, strategy: str = "bfd", num_proc: int | None = None, version: str = "1.16.0",
+        batch_size: int = MAP_BATCH) -> int:
+    """Rows after TRL `pack_dataset(strategy)` in `SFTTrainer` (per map batch of 1000 rows, per `dataset_num_proc` shard)."""
+    rules = TRL_PACKING.at(version)
+    if strategy not in rules.strategies:
+        raise ValueError(f"TRL {version} has no packing_strategy {strategy!r} (it has {', '.join(rules.strategies)})")
+    overflow = rules.overflow[strategy]
+    total = 0
+    for s, e in map_batches(len(lengths), batch_size, num_proc):
+        batch = lengths[s:e]
+        if overflow == "wrap":
+            total += math.ceil(sum(batch) / max_length)
+            continue
+        if rules.drops_empty:
+            batch = [n for n in batch if n > 0]
+        if overflow == "truncate":
+            batch = [min(n, max_length) for n in batch]
+        else:
+            batch = [max_length] * sum(n // max_length for n in batch) + [n % max_length for n in batch if n % max_length]
+        total += best_fit_decreasing(batch, max_length)
+    return total
+
+
+# ---------------------------------------------------------------- ms-swift
+
+def constant_volume(weights: list[int], capacity: int, fullest: bool) -> list[list[int]]:
+    """`binpacking.to_constant_volume`: heaviest first; each item into a bin it fits in, the fullest one (binpacking
+    <= 1.5.2; ties: the lowest index) or the emptiest one (>= 2.0.0; ties: the lowest index); a new bin otherwise.
+    Returns bins of item indices (in order of creation)."""
+    import heapq
+
+    order = sorted(range(len(weights)), key=lambda k: -weights[k])
+    bins: list[list[int]] = []
+    if fullest:
+        loads: list[tuple[int, int]] = []  # sorted (load, -index): the fullest fitting bin is the last one <= capacity - w
+        for k in order:
+            w = weights[k]
+            i = bisect.bisect_right(loads, (capacity - w, 0))
+            if i:
+                load, neg = loads.pop(i - 1)
+                bisect.insort(loads, (load + w, neg))
+                bins[-neg].append(k)
+            else:
+                bins.append([k])
+                bisect.insort(loads, (w, -(len(bins) - 1)))
+        return bins
+    heap: list[tuple[int, int]] = []  # (load, index): the emptiest bin fits, or none does
+    for k in order:
+        w = weights[k]
+        if heap and heap[0][0] + w <= capacity:
+            load, index = heapq.heappop(heap)
+            bins[index].append(k)
+            heapq.heappush(heap, (load + w, index))
+        else:
+            bins.append([k])
+            heapq.heappush(heap, (w, len(bins) - 1))
+    return bins
+
+
+def swift(lengths: list[int], packing_length: int, packing_num_proc: int = 1, binpacking_major: int = 2,
+          slice_rows: int = MAP_BATCH) -> int:
+    """Rows after ms-swift `PackingDataset` (v3.4+): per worker chunk, 1000-row slices; the last bin of each slice is
+    carried into the next one."""
+    import numpy as np
+
+    n = len(lengths)
+    procs = max(1, min(packing_num_proc, math.ceil(n / slice_rows)))
+    bounds = np.linspace(0, n, procs + 1, dtype=np.int64)
+    total = 0
+    for r in range(procs):
+        chunk = lengths[bounds[r]:bounds[r + 1]]
+        carry: list[int] = []
+        for start in range(0, len(chunk), slice_rows):
+            items = carry + list(chunk[start:start + slice_rows])
+            finished = start + slice_rows >= len(chunk)
+            bins = constant_volume(items, packing_length, fullest=binpacking_major < 2)
+            if bins and not finished:
+                carry = [items[k] for k in bins[-1]]
+                bins = bins[:-1]
+            else:
+                carry = []
+            total += len(bins)
+    return total
+
+
+# ---------------------------------------------------------------- Axolotl
+
+def first_fit(lengths: list[int], capacity: int, bin_size: int = 200, group_size: int = 100_000) -> int:
+    """Axolotl multipack (>= 0.10) `pack_group`: items in the given order, each into the first bin with room and fewer
+    than `bin_size` items; groups of `group_size` items are packed separately. Bins made.
+
+    A max segment tree over the bins' remaining room finds the first bin that fits in O(log n); unopened bins hold
+    the full capacity, so "no open bin fits" lands on the next new bin; a full bin's room is set to -1."""
+    total = 0
+    for g in range(0, len(lengths), group_size):
+        group = lengths[g:g + group_size]
+        size = 1 << max(1, (len(group) - 1).bit_length())
+        tree = [capacity] * (2 * size)
+        counts = [0] * size
+        opened = 0
+        for length in group:
+            if tree[1] < length:  # longer than a bin: a bin of its own (as pack_group)
+                leaf = opened
+            else:
+                node = 1
+                while node < size:
+                    node = 2 * node if tree[2 * node] >= length else 2 * node + 1
+                leaf = node - size
+            opened = max(opened, leaf + 1)
+            counts[leaf] += 1
+            room = tree[size + leaf] - length
+            node = size + leaf
+            tree[node] = room if counts[leaf] < bin_size else -1
+            node //= 2
+            while node:
+                tree[node] = max(tree[2 * node], tree[2 * node + 1])
+                node //= 2
+        total += opened
+    return total
+
+
+def axolotl_range(lengths: list[int], sequence_len: int, micro_batch_size: int = 1, flash_packing: bool = True,
+                  orders: int = 4, seed: int = 0) -> tuple[int, int]:
+    """Axolotl's bin count over random orders (its sampler is unseeded, so only a range can be given): (min, max).
+
+    Axolotl takes the minimum over 4 random orders (1 with 4 or more ranks); the same number of random orders here
+    gives the spread its estimate can take.
+    """
+    capacity = micro_batch_size * sequence_len if flash_packing else sequence_len
+    kept = [n for n in lengths if 2 <= n <= sequence_len]  # excess_length_strategy drop (default), min_sample_len 2
+    rng = random.Random(seed)
+    counts = []
+    for _ in range(orders):
+        order = kept[:]
+        rng.shuffle(order)
+        counts.append(first_fit(order, capacity))
+    return min(counts), max(counts)
