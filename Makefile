@@ -7,7 +7,7 @@ BIN = $(VENV)/bin
 
 $(BIN)/trainsteps: pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,data,ray]'
 	@touch $@
 
 .PHONY: setup plan test lint live bench

@@ -108,18 +108,26 @@ def plan_data_options(command: click.Command) -> click.Command:
     """Give `plan` the count options: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
 
     The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples.
+    Two count options mean something else in `plan`: the DatasetDict split is `--data-split` there (plan's
+    `--split` is Megatron's train/valid/test split), and Axolotl's micro batch is plan's per-device batch.
     """
     def holder(**kwargs):
         return None
 
-    holder = click.command("holder")(click.option("--data", "data_paths", multiple=True,
-                                                  help="Count this dataset to get --num-examples (see `trainsteps count`).")(
-        data_options(holder)))
-    command.params += [p for p in holder.params if p.name not in {q.name for q in command.params}]
+    holder = click.command("holder")(
+        click.option("--data", "data_paths", multiple=True, help="Count this dataset to get --num-examples (see `trainsteps count`).")(
+            click.option("--data-split", default="train", show_default=True, help="With --data: split of a DatasetDict saved with save_to_disk.")(
+                data_options(holder))))
+    taken = {q.name for q in command.params}
+    added = [p for p in holder.params if p.name not in taken and p.name not in ("split", "micro_batch_size")]
+    command.params += added
+    added_names = {p.name for p in added}
     callback = command.callback
 
     def with_counted_data(**kwargs):
-        data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS}
+        data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS if key in added_names}
+        data["split"] = kwargs.pop("data_split", "train")
+        data["micro_batch_size"] = kwargs.get("per_device_train_batch_size") or 1
         if data["data_paths"]:
             with user_errors(kwargs.get("lang", "en")):
                 kwargs["num_examples"] = num_examples_from_data(data, kwargs.get("num_examples"), kwargs.get("fmt", "human"),
