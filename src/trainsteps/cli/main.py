@@ -15,6 +15,7 @@ COMMANDS = {
     "plan": "trainsteps.cli.plan:plan_command",
     "web": "trainsteps.cli.web:web_command",
     "explain": "trainsteps.cli.explain:explain_command",
+    "solve": "trainsteps.cli.solve:solve_command",
 }
 
 
