@@ -66,7 +66,7 @@ def render_layouts(result: Layouts, lang: str = "en") -> str:
     out.append("  " + "  ".join(header))
     for x in rows:
         cells = (f"{x.per_device_train_batch_size}", f"{x.gradient_accumulation_steps}", f"{x.global_batch:,}")
-        out.append(("  " + "  ".join(cell.ljust(_width(h)) for cell, h in zip(cells, header))).rstrip())
+        out.append(("  " + "  ".join(cell.ljust(_width(h)) for cell, h in zip(cells, header, strict=True))).rstrip())
     return "\n".join(out)
 
 
