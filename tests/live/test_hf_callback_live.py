@@ -73,8 +73,10 @@ def check(results_per_rank: list[list[dict]], world: int, n_map: int, n_stream: 
     assert sum(any("injected fault" in w for w in r["warnings"]) for r in faults) == 1
 
 
-def test_one_rank_newest(tmp_path):
-    check(run_worker("hf_worker.py", scenarios(50, 50, 1, None), tmp_path), 1, 50, 50)
+def test_one_rank_newest():
+    from .hf_worker import run
+
+    check([[run(sc, 0) for sc in scenarios(50, 50, 1, None)]], 1, 50, 50)
 
 
 def test_two_ranks_newest(tmp_path):

@@ -87,7 +87,7 @@ class _Tracker:
         self._move_before_reporters()
         if model is not None:
             self._hook = model.register_forward_pre_hook(self._count_forward, with_kwargs=True)
-        loader = train_dataloader or getattr(state, "train_dataloader", None)
+        loader = train_dataloader if train_dataloader is not None else getattr(state, "train_dataloader", None)
         dataset = getattr(loader, "dataset", None)
         if dataset is None:  # releases that pass no dataloader to callbacks (e.g. 4.49): ask the Trainer
             dataset = getattr(_caller_with("train_dataset"), "train_dataset", None)
