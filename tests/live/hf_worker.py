@@ -25,6 +25,16 @@ from tests.live.tiny import MapRows, StreamRows, TinyLM, collate  # noqa: E402
 from trainsteps.integrations.hf import TrainstepsCallback  # noqa: E402
 
 
+class EpochEnds(transformers.TrainerCallback):
+    """global_step at every on_epoch_end: for a stream, the end of each pass."""
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        self.steps.append(state.global_step)
+
+
 class Capture(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -65,7 +75,8 @@ def run(scenario: dict, rank: int) -> dict:
         dataloader_drop_last=scenario.get("drop_last", False), report_to=[], save_strategy="no", use_cpu=True,
         disable_tqdm=True, remove_unused_columns=False, seed=0, **accel,
     )
-    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collate, callbacks=[cb])
+    ends = EpochEnds()
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collate, callbacks=[cb, ends])
     trainer.train()
     logging.getLogger("transformers.trainsteps").removeHandler(capture)
     s = cb.schedule
@@ -81,6 +92,7 @@ def run(scenario: dict, rank: int) -> dict:
         "global_step": trainer.state.global_step,
         "max_steps": trainer.state.max_steps,
         "state_epoch": trainer.state.epoch,
+        "epoch_end_steps": ends.steps,
         "log_history": trainer.state.log_history,
         "warnings": capture.lines,
         "plan": None if s is None else {

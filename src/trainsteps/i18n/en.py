@@ -702,4 +702,5 @@ MESSAGES = {
     'integration.warning': 'trainsteps [{code}]: {text}',
     'integration.disabled': 'trainsteps callback switched off after an internal error ({error}); training continues without it',
     'integration.timed': 'trainsteps: {minutes:g} minutes since the last timed {what}: requesting one at step {step:,}',
+    'hf.trap.stream_drop_last': 'transformers {version} does not pass dataloader_drop_last to the loader of an iterable dataset: the last, short batch of every pass is kept (recorded)',
 }

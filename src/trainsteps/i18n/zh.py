@@ -698,4 +698,5 @@ MESSAGES = {
     'integration.warning': 'trainsteps [{code}]：{text}',
     'integration.disabled': 'trainsteps 回调因内部错误已自行关闭（{error}）；训练继续进行',
     'integration.timed': 'trainsteps：距上次定时{what}已过 {minutes:g} 分钟：在第 {step:,} 步请求一次',
+    'hf.trap.stream_drop_last': 'transformers {version} 不会把 dataloader_drop_last 传给可迭代数据集的加载器：每遍最后一个不满的批次照样保留（已实测）',
 }

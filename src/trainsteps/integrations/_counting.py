@@ -4,8 +4,8 @@ switching off instead of breaking a run. Imports torch only inside the functions
 Rows and tokens are counted from the inputs of the model's own forward call (a forward
 pre-hook for the Trainer, the batch handed to `training_step` for Lightning): that is the data
 the model really receives on each rank, after dataloader workers, accelerate's dispatching and
-any collator. Tokens are the non-padding ones (`attention_mask.sum()`) when a mask is present,
-else every element of `input_ids`.
+any collator. Tokens are the non-padding ones (non-zero entries of a 2-D `attention_mask`) when
+such a mask is present, else every element of `input_ids` (4-D masks of packed batches included).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ class Counter:
         self.rows += int(first.shape[0])
         mask, ids = tensors.get("attention_mask"), tensors.get("input_ids")
         if mask is not None and len(mask.shape) == 2:
-            self._add_tokens(mask.sum())
+            # != 0, not sum(): packed batches may number their sequences 1, 2, 3 ... in the mask
+            self._add_tokens((mask != 0).sum())
         elif ids is not None:
             self.tokens_int += int(ids.numel())
 

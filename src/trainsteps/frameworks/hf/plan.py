@@ -92,7 +92,8 @@ def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batc
     shape = None
     loop = LoopResult(global_step=m, state_epoch=None, reached_max_steps=True, real_updates=m)
     if n is not None:
-        shape = stream.stream_shape(d, split, n, bs, dp, spec.dataloader_drop_last, spec.split_batches)
+        drop_last = stream.effective_drop_last(rules.version, spec, split)
+        shape = stream.stream_shape(d, split, n, bs, dp, drop_last, spec.split_batches)
         if shape.batches == 0:
             raise InputError("hf.error.stream_too_small", "hf.hint.stream_too_small", n=n, bs=bs)
         loop = run_loop(LoopInput(rules.family, shape.batches, m * ga, ga, m, epochs, total_batch * m, 0, m))

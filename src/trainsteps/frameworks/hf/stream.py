@@ -36,6 +36,25 @@ STREAM_SPLIT = Timeline(
 )
 
 
+# Whether `dataloader_drop_last` reaches a stream's loader, by release (recorded: tests/fixtures/stream).
+STREAM_DROP_LAST = Timeline(
+    "drop_last on a stream",
+    [
+        # only transformers' IterableDatasetShard gets it (W > 1); the DataLoader itself never does
+        ("4.30.0", "shard_only"),
+        # get_train_dataloader sets drop_last only for map-style datasets: a stream keeps its last batch
+        ("4.31.0", "ignored"),
+    ],
+)
+
+
+def effective_drop_last(version: Version, spec: RunSpec, split: str) -> bool:
+    """The drop_last the stream's loader really uses."""
+    if not spec.dataloader_drop_last:
+        return False
+    return STREAM_DROP_LAST.at(version) == "shard_only" and split == "shard"
+
+
 def rank_split(version: Version, spec: RunSpec, dp: int) -> str:
     """`single` (one data-parallel rank), `dispatch` (rank 0 reads for all) or `shard` (each rank reads its part)."""
     if dp == 1:
@@ -97,6 +116,8 @@ def annotate(d: Derivation, schedule: Schedule, spec: RunSpec, split: str, n: in
     run, version = schedule.run, schedule.version
     run.rank_split = split
     found = schedule.warnings
+    if spec.dataloader_drop_last and not effective_drop_last(Version.parse(version), spec, split):
+        found.append(Trap("HF_STREAM_DROP_LAST_IGNORED", "hf.trap.stream_drop_last", {"version": version}))
     if split == "dispatch":
         found.append(Trap("HF_STREAM_DISPATCH_SAME_SHAPE", "hf.trap.stream_dispatch", {"world": shape.data_parallel if shape else spec.world_size}))
     elif split == "shard" and spec.dispatch_batches is False:
