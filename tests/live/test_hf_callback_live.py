@@ -32,8 +32,12 @@ def scenarios(n_map: int, n_stream: int, world: int, version: str | None) -> lis
     spec = RunSpec(streaming=True, num_examples=n_stream, per_device_train_batch_size=BS, gradient_accumulation_steps=GA,
                    world_size=world, transformers=version)
     steps = solve(spec, "epochs", 2).ceil.max_steps
+    map_spec = RunSpec(num_examples=n_map, per_device_train_batch_size=BS, gradient_accumulation_steps=GA, world_size=world,
+                       transformers=version)
+    map_steps = solve(map_spec, "epochs", 2.5).ceil.max_steps
     return [
         {"name": "map", "n": n_map, "bs": BS, "ga": GA, "epochs": 2},
+        {"name": "map_solved", "n": n_map, "bs": BS, "ga": GA, "max_steps": map_steps},
         {"name": "stream", "n": n_stream, "bs": BS, "ga": GA, "max_steps": steps, "iterable": True},
         {"name": "fault", "n": 40, "bs": BS, "ga": 1, "max_steps": 5, "iterable": True, "fault": "hook", "fault_rank": world - 1},
     ]
@@ -66,6 +70,15 @@ def check(results_per_rank: list[list[dict]], world: int, n_map: int, n_stream: 
             assert "HF_STREAM_EPOCH_MISLEADING" in plan["warnings"]
             if world == 1:  # one rank reads the stream in order: two whole passes, then the start of a third
                 assert tokens == 2 * tokens_of(n) + tokens_of(rows - 2 * n)
+    # map-style: solve's max_steps for 2.5 epochs ends the real run at epoch 2.5 (or the least step past it)
+    solved = by_name[0]["map_solved"]
+    map_spec = RunSpec(num_examples=n_map, per_device_train_batch_size=BS, gradient_accumulation_steps=GA, world_size=world,
+                       transformers=version)
+    answer = solve(map_spec, "epochs", 2.5)
+    assert solved["max_steps"] == solved["global_step"] == answer.ceil.max_steps
+    assert math.isclose(solved["state_epoch"], answer.ceil.epochs, abs_tol=1e-4) and solved["state_epoch"] >= 2.5
+    assert answer.exact or answer.floor.epochs < 2.5
+    assert sum(rank["map_solved"]["model_rows"] for rank in by_name) == solved["callback_samples"] == answer.ceil.samples_seen
     faults = [rank["fault"] for rank in by_name]
     for r in faults:
         assert r["global_step"] == r["max_steps"] == 5  # training went on to the end
@@ -205,3 +218,26 @@ def test_a_plan_that_disagrees_with_the_trainer_is_reported(tmp_path, caplog, mo
         trainer.train()
     assert any("the Trainer plans max_steps=3 but trainsteps computes 4" in r.getMessage() for r in caplog.records)
     assert cb.enabled and cb.samples_seen == 12
+
+
+def test_reporting_callbacks_listed_before_it_still_see_the_values(tmp_path):
+    """The Trainer calls user callbacks after the reporting ones; the callback moves itself first."""
+    from transformers import Trainer, TrainerCallback, TrainingArguments
+
+    from trainsteps.integrations.hf import TrainstepsCallback
+
+    from .tiny import MapRows, TinyLM, collate
+
+    class Reporter(TrainerCallback):
+        def __init__(self):
+            self.seen = []
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            self.seen.append(dict(logs))
+
+    reporter, cb = Reporter(), TrainstepsCallback()
+    args = TrainingArguments(output_dir=str(tmp_path), per_device_train_batch_size=4, max_steps=3, logging_steps=1, report_to=[],
+                             save_strategy="no", use_cpu=True, disable_tqdm=True, remove_unused_columns=False)
+    trainer = Trainer(model=TinyLM(), args=args, train_dataset=MapRows(20), data_collator=collate, callbacks=[reporter, cb])
+    trainer.train()
+    assert [entry["samples_seen"] for entry in reporter.seen if "loss" in entry] == [4, 8, 12]
