@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -30,6 +31,7 @@ def test_ceil_is_the_least_max_steps_that_reaches_the_epochs(n, bs, ga, world, e
         s = solve(spec, "epochs", epochs)
     except InputError as exc:
         assert exc.msg_id == "solve.error.never_steps"
+        assert trainsteps.plan(replace(spec, max_steps=1)).run.batches_per_epoch < ga  # a pass is shorter than one window
         return
     assert s.ceil.epochs >= epochs - 1e-9
     if s.ceil.max_steps > 1:
@@ -108,6 +110,9 @@ def test_targets_that_cannot_be_met_are_refused(spec, target, value, msg_id):
     ["solve", "--global-batch", "0", "--gpus", "2"],
     ["solve", "--streaming", "--num-examples", "28", "--per-device-train-batch-size", "4", "--gradient-accumulation-steps", "8", "--epochs", "1"],
     ["solve", "--streaming", "--dataset-tokens", "100", "--epochs", "1"],
+    ["solve", "--streaming", "--num-examples", "10", "--examples", "1e15"],
+    ["solve", "--streaming", "--num-examples", "10", "--max-steps", "100000000000"],
+    ["solve", "--streaming", "--num-examples", "10", "--epochs", "inf"],
     ["plan", "--streaming", "--max-steps", "20"],
     ["plan", "--streaming", "--max-steps", "20", "--num-examples", "0"],
     ["plan", "--streaming", "--max-steps", "20", "--dataset-tokens", "10", "--seq-length", "2048"],

@@ -93,10 +93,25 @@ class Solution:
         }
 
 
+_MAX_PASSES = 1_000_000  # the loop model walks pass by pass; beyond this an answer would take minutes
+
+
 def coverage(spec: RunSpec, max_steps: int) -> Coverage:
     """Plan `spec` with this max_steps and read what it covers."""
+    _refuse_too_many_passes(spec, max_steps)
     schedule = _plan(replace(spec, max_steps=max_steps))
+    _refuse_endless(schedule)
     return _coverage_of(spec, schedule, max_steps)
+
+
+def _refuse_too_many_passes(spec: RunSpec, max_steps: int) -> None:
+    rows = spec.num_examples or (spec.dataset_tokens // spec.seq_length if spec.dataset_tokens and spec.seq_length else None)
+    if not rows:
+        return
+    per_step = spec.per_device_train_batch_size * spec.gradient_accumulation_steps * spec.world_size
+    passes = max_steps * per_step / rows
+    if passes > _MAX_PASSES:
+        raise InputError("solve.error.too_many_passes", "solve.hint.too_many_passes", passes=f"{passes:.3g}", limit=f"{_MAX_PASSES:,}")
 
 
 def _coverage_of(spec: RunSpec, s: Schedule, max_steps: int) -> Coverage:
@@ -158,9 +173,14 @@ def solve(spec: RunSpec, target: str, value: float) -> Solution:
 
 
 def _refuse_endless(s: Schedule) -> None:
-    if any(t.code == "HF_STREAM_NEVER_ENDS" for t in s.warnings):
-        trap = next(t for t in s.warnings if t.code == "HF_STREAM_NEVER_ENDS")
+    """A loop that never takes an optimizer step covers nothing, whatever max_steps is."""
+    trap = next((t for t in s.warnings if t.code == "HF_STREAM_NEVER_ENDS"), None)
+    if trap is not None:
         raise InputError("solve.error.never_steps", "solve.hint.never_steps", **trap.params)
+    if s.run.optimizer_steps == 0 and s.run.max_steps > 0:
+        batches = s.run.batches_per_epoch if s.run.batches_per_epoch is not None else 0
+        raise InputError("solve.error.never_steps", "solve.hint.never_steps", batches=batches,
+                         ga=s.inputs.get("gradient_accumulation_steps"))
 
 
 def _target_rows(d: Derivation, spec: RunSpec, target: str, value: float, probe: Schedule) -> float:
@@ -196,6 +216,7 @@ def covers(spec: RunSpec, max_steps: int) -> tuple[Coverage, Schedule]:
     """The inverse question: what `max_steps` covers (epochs, examples, tokens)."""
     if not isinstance(max_steps, int) or max_steps < 1:
         raise InputError("input.positive_int", "input.hint.positive_int", name="max_steps", value=max_steps)
+    _refuse_too_many_passes(spec, max_steps)
     s = _plan(replace(spec, max_steps=max_steps))
     _refuse_endless(s)
     return _coverage_of(spec, s, max_steps), s

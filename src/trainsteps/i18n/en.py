@@ -677,6 +677,8 @@ MESSAGES = {
     'solve.error.unreachable': 'the target of {value} {kind} cannot be reached with any max_steps',
     'solve.hint.unreachable': 'check the dataset size and the batch settings',
     'solve.error.one_question': 'give exactly one of --epochs, --examples, --tokens, --max-steps or --global-batch',
+    'solve.error.too_many_passes': 'the answer would be about {passes} passes over the data, more than the {limit} that are checked pass by pass',
+    'solve.hint.too_many_passes': 'lower the target or check the dataset size',
     'solve.covers.rows': '{rows} rows',
     'solve.covers.epochs': '{epochs} epochs',
     'solve.covers.tokens': '{tokens} tokens',

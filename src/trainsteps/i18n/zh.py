@@ -673,6 +673,8 @@ MESSAGES = {
     'solve.error.unreachable': '任何 max_steps 都达不到目标 {value} {kind}',
     'solve.hint.unreachable': '检查数据大小和批次设置',
     'solve.error.one_question': '--epochs、--examples、--tokens、--max-steps、--global-batch 只能给出其中一个',
+    'solve.error.too_many_passes': '答案约为遍历数据 {passes} 遍，超过了逐遍核对的上限 {limit}',
+    'solve.hint.too_many_passes': '降低目标或检查数据大小',
     'solve.covers.rows': '{rows} 条样本',
     'solve.covers.epochs': '{epochs} 轮',
     'solve.covers.tokens': '{tokens} 个 token',
