@@ -35,7 +35,7 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
         ("save_steps", short_list(r.save_steps, lang)),
     ]
     if r.rank_split is not None:
-        rows[1:3] = _stream_rows(r, lang)
+        rows[1:3] = _stream_rows(r, lang, s.inputs.get("world_size", "W"))
     if r.real_optimizer_updates is not None and r.real_optimizer_updates != r.optimizer_steps:
         rows.insert(1, ("real_optimizer_updates", f"{r.real_optimizer_updates:,}"))
     width = max(_width(label(k, lang)) for k, _ in rows)
@@ -53,9 +53,9 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
     return "\n".join(out)
 
 
-def _stream_rows(r, lang: str) -> list[tuple[str, str]]:
+def _stream_rows(r, lang: str, world) -> list[tuple[str, str]]:
     """A stream: the logged epoch is not a pass count; show the passes and the equivalent epochs instead."""
-    rows = [("rank_split", message("hf.stream.split." + r.rank_split, lang, world="W"))]
+    rows = [("rank_split", message("hf.stream.split." + r.rank_split, lang, world=world))]
     rows.append(("logged_epoch", "?" if r.epochs_completed is None else f"{r.epochs_completed:g}"))
     rows.append(("equivalent_epochs", "?" if r.equivalent_epochs is None else f"{r.equivalent_epochs:g}"))
     if r.pass_end_steps is not None:
