@@ -38,7 +38,6 @@ from trainsteps.errors import InputError
 @click.option("--no-even-batches", is_flag=True, help="accelerate even_batches=False.")
 @click.option("--streaming", is_flag=True, help="Iterable dataset without a length (needs --max-steps); --num-examples is one pass.")
 @click.option("--dataset-tokens", type=int, help="Streams: tokens in one pass over a packed stream (with --seq-length).")
-@click.option("--seq-length", type=int, help="Tokens per packed row; also turns rows seen into tokens seen.")
 @click.option("--no-dispatch-batches", is_flag=True, help="Streams: accelerate dispatch_batches=False (each rank reads its own part).")
 @click.option("--transformers", "transformers_version", help="transformers release to model (default: newest known).")
 @click.option("--resume-from-step", type=int, help="Resume from checkpoint-K.")
@@ -75,7 +74,9 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
     with user_errors(lang):
         if framework in PRETRAIN_FRAMEWORKS:  # pretraining
             return run_pretrain(framework, opts, fmt, lang, explain)
+        seq_length = opts.get("seq_length")  # one option for both: tokens per packed row of a stream
         opts = drop_pretrain_options(opts)  # pretraining
+        opts["seq_length"] = seq_length
         if configs or launch:
             from trainsteps.cli.plan_configs import plan_from_configs
 
@@ -109,7 +110,7 @@ def spec_from_options(opts: dict):
     epochs = opts.pop("num_train_epochs")
     even = not opts.pop("no_even_batches")
     dispatch = False if opts.pop("no_dispatch_batches") else None
-    if opts["streaming"] and opts["num_examples"] is None and opts["dataset_tokens"] is None:
+    if opts["streaming"] and opts["max_steps"] > 0 and opts["num_examples"] is None and opts["dataset_tokens"] is None:
         raise InputError("stream.error.no_size", "stream.hint.no_size")
     return RunSpec(
         world_size=1 if world is None else world,
