@@ -68,7 +68,6 @@ QUANTITIES = {
     'rows_per_pass': 'rows fed per pass (all ranks)',
     'passes_completed': 'complete passes over the stream',
     'equivalent_epochs': 'equivalent epochs',
-    'tokens_seen': 'tokens seen (all ranks)',
     'target_rows': 'target in rows',
     'max_steps_estimate': 'max_steps, first estimate',
     'max_steps_ceil': 'max_steps rounded up',

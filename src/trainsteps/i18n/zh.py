@@ -68,7 +68,6 @@ QUANTITIES = {
     'rows_per_pass': '每遍喂给模型的样本数（所有进程）',
     'passes_completed': '完整遍历数据流的遍数',
     'equivalent_epochs': '等效轮数',
-    'tokens_seen': '已训练 token 数（所有进程）',
     'target_rows': '目标（折算为样本数）',
     'max_steps_estimate': 'max_steps 初步估计',
     'max_steps_ceil': 'max_steps 向上取整',
