@@ -34,6 +34,8 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
         ("eval_steps", short_list(r.eval_steps, lang)),
         ("save_steps", short_list(r.save_steps, lang)),
     ]
+    if r.rank_split is not None:
+        rows[1:3] = _stream_rows(r, lang, s.inputs.get("world_size", "W"))
     if r.real_optimizer_updates is not None and r.real_optimizer_updates != r.optimizer_steps:
         rows.insert(1, ("real_optimizer_updates", f"{r.real_optimizer_updates:,}"))
     width = max(_width(label(k, lang)) for k, _ in rows)
@@ -49,6 +51,18 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
         out.append(label("derivation", lang))
         out += ["  " + line for line in s.derivation.render(lang)]
     return "\n".join(out)
+
+
+def _stream_rows(r, lang: str, world) -> list[tuple[str, str]]:
+    """A stream: the logged epoch is not a pass count; show the passes and the equivalent epochs instead."""
+    rows = [("rank_split", message("hf.stream.split." + r.rank_split, lang, world=world))]
+    rows.append(("logged_epoch", "?" if r.epochs_completed is None else f"{r.epochs_completed:g}"))
+    rows.append(("equivalent_epochs", "?" if r.equivalent_epochs is None else f"{r.equivalent_epochs:g}"))
+    if r.pass_end_steps is not None:
+        rows.append(("pass_end_steps", short_list(r.pass_end_steps, lang)))
+    if r.tokens_seen is not None:
+        rows.append(("tokens_seen", f"{r.tokens_seen:,}"))
+    return rows
 
 
 def _epochs(done: float | None, planned: float | None) -> str:

@@ -57,8 +57,18 @@ class RunFacts:
     """Micro-batches per epoch on each rank (`len(train_dataloader)`)."""
     samples_per_epoch: int | None = None
     """Rows fed per full epoch over all ranks."""
+    # --- streams (iterable datasets); None for map-style data ---
+    rank_split: str | None = None
+    """How ranks share the stream: `single`, `dispatch` (rank 0 reads and slices) or `shard` (each rank reads its part)."""
+    passes_completed: int | None = None
+    """Complete passes over the stream (needs its size)."""
+    pass_end_steps: list[int] | None = None
+    """`global_step` at the end of each complete pass over the stream."""
+    equivalent_epochs: float | None = None
+    """Rows fed over all ranks / rows in one pass: the epochs the run is worth."""
     tokens_seen: int | None = None
-    """Tokens fed to the model over all ranks (pretraining frameworks: samples x sequence length)."""
+    """Tokens fed to the model over all ranks (pretraining frameworks: samples x sequence length;
+    a packed stream: rows x seq_length)."""
 
 
 @dataclass(slots=True)

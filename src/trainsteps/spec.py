@@ -95,6 +95,19 @@ class RunSpec:
     transformers: str | None = None
     """transformers release to model, any version string; None means the newest known."""
 
+    # --- streams (iterable datasets) ---
+    dataset_tokens: int | None = None
+    """Tokens in one pass over a packed stream; with `seq_length` it gives the rows
+    (`floor(dataset_tokens / seq_length)`) when `num_examples` is not set."""
+
+    seq_length: int | None = None
+    """Tokens per row of a packed dataset (every row full); turns rows seen into tokens seen."""
+
+    dispatch_batches: bool | None = None
+    """accelerate `dispatch_batches` (TrainingArguments `accelerator_config`): None is the default,
+    which for an iterable dataset means rank 0 reads every batch and sends each rank its slice;
+    False makes each rank read its own shard of the stream."""
+
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__}
 

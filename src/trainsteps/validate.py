@@ -19,8 +19,9 @@ def validate_trainer_spec(spec: RunSpec) -> None:
     if spec.num_examples is None:
         if not spec.streaming:
             raise InputError("input.num_examples_missing", "input.hint.num_examples_missing")
-    elif not isinstance(spec.num_examples, int) or isinstance(spec.num_examples, bool) or spec.num_examples < (0 if spec.streaming else 1):
+    elif not isinstance(spec.num_examples, int) or isinstance(spec.num_examples, bool) or spec.num_examples < 1:
         raise InputError("input.positive_int", "input.hint.positive_int", name="num_examples", value=spec.num_examples)
+    _validate_stream_size(spec)
     if not isinstance(spec.max_steps, int) or isinstance(spec.max_steps, bool):
         raise InputError("input.positive_int", "input.hint.positive_int", name="max_steps", value=spec.max_steps)
     if spec.max_steps <= 0 and not spec.streaming and not spec.num_train_epochs > 0:
@@ -41,3 +42,12 @@ def validate_trainer_spec(spec: RunSpec) -> None:
             raise InputError("input.non_negative", "input.hint.non_negative", name=name, value=value)
     if spec.warmup_ratio is not None and spec.warmup_ratio > 1:
         raise InputError("input.ratio", "input.hint.ratio", name="warmup_ratio", value=spec.warmup_ratio)
+
+
+def _validate_stream_size(spec: RunSpec) -> None:
+    for name in ("dataset_tokens", "seq_length"):
+        value = getattr(spec, name)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
+    if spec.dataset_tokens is not None and spec.seq_length is None:
+        raise InputError("stream.error.tokens_need_length", "stream.hint.tokens_need_length")

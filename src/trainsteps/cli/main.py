@@ -16,6 +16,7 @@ COMMANDS = {
     "web": "trainsteps.cli.web:web_command",
     "explain": "trainsteps.cli.explain:explain_command",
     "count": "trainsteps.cli.count:count_command",
+    "solve": "trainsteps.cli.solve:solve_command",
 }
 
 

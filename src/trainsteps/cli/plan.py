@@ -37,6 +37,8 @@ from trainsteps.errors import InputError
 @click.option("--split-batches", is_flag=True, help="accelerate split_batches.")
 @click.option("--no-even-batches", is_flag=True, help="accelerate even_batches=False.")
 @click.option("--streaming", is_flag=True, help="Iterable dataset without a length (needs --max-steps); --num-examples is one pass.")
+@click.option("--dataset-tokens", type=int, help="Streams: tokens in one pass over a packed stream (with --seq-length).")
+@click.option("--no-dispatch-batches", is_flag=True, help="Streams: accelerate dispatch_batches=False (each rank reads its own part).")
 @click.option("--transformers", "transformers_version", help="transformers release to model (default: newest known).")
 @click.option("--resume-from-step", type=int, help="Resume from checkpoint-K.")
 @click.option("--warmup-ratio", type=float, help="Warmup as a fraction of the steps.")
@@ -72,7 +74,9 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
     with user_errors(lang):
         if framework in PRETRAIN_FRAMEWORKS:  # pretraining
             return run_pretrain(framework, opts, fmt, lang, explain)
+        seq_length = opts.get("seq_length")  # one option for both: tokens per packed row of a stream
         opts = drop_pretrain_options(opts)  # pretraining
+        opts["seq_length"] = seq_length
         if configs or launch:
             from trainsteps.cli.plan_configs import plan_from_configs
 
@@ -105,10 +109,14 @@ def spec_from_options(opts: dict):
         raise InputError("cli.error.nodes_without_gpus", "cli.hint.world_twice")
     epochs = opts.pop("num_train_epochs")
     even = not opts.pop("no_even_batches")
+    dispatch = False if opts.pop("no_dispatch_batches") else None
+    if opts["streaming"] and opts["max_steps"] > 0 and opts["num_examples"] is None and opts["dataset_tokens"] is None:
+        raise InputError("stream.error.no_size", "stream.hint.no_size")
     return RunSpec(
         world_size=1 if world is None else world,
         num_train_epochs=3.0 if epochs is None else epochs,
         even_batches=even,
+        dispatch_batches=dispatch,
         transformers=opts.pop("transformers_version"),
         **opts,
     )

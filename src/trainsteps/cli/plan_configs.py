@@ -22,6 +22,9 @@ def typed_flags(ctx: click.Context, opts: dict) -> tuple[dict, dict]:
             names["world_size"] = "--gpus" + (" --nodes" if opts.get("nodes") else "")
         elif name == "nodes":
             continue
+        elif name == "no_dispatch_batches":
+            flags["dispatch_batches"] = False if value else None
+            names["dispatch_batches"] = "--no-dispatch-batches"
         elif name == "no_even_batches":
             flags["even_batches"] = not value
             names["even_batches"] = "--no-even-batches"

@@ -14,7 +14,7 @@ from trainsteps.errors import InputError
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 
 _OPTIONS = [
-    click.option("--seq-length", type=int, help="[neox/megatron] Tokens per sample window."),
+    click.option("--seq-length", type=int, help="[neox/megatron] Tokens per sample window; [hf] tokens per packed row of a stream."),
     click.option("--data-prefix", multiple=True, help="[neox/megatron] Prefix of a .bin/.idx pair (repeat for a blend)."),
     click.option("--data-weight", type=float, multiple=True, help="[neox/megatron] Blend weight, one per --data-prefix."),
     click.option("--train-tokens", type=int, help="[neox/megatron] Tokens in the train split, when there is no .idx to read."),

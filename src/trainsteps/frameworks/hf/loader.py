@@ -72,19 +72,3 @@ def _accelerate(d: Derivation, n: int, bs: int, dp: int, drop_last: bool, split_
     # even_batches: short ranks and the short last batch are filled with rows from the start of the data.
     return LoaderShape(batches, bs * dp, bs * dp, dp)
 
-
-def stream_shape(d: Derivation, loader: str, n: int, bs: int, dp: int, drop_last: bool) -> LoaderShape:
-    """One pass over an iterable dataset of n rows.
-
-    4.31+: rank 0 reads and dispatches dp batches at a time; nothing is padded, so a pass feeds exactly its
-    rows (fewer with drop_last). 4.30 wraps the stream in IterableDatasetShard, which completes the last
-    global batch with rows from the start of the pass."""
-    whole = d.add("global_batches", n // bs if drop_last else ceil_div(n, bs), "floor(N / bs)" if drop_last else "ceil(N / bs)",
-                  f"{'floor' if drop_last else 'ceil'}({n} / {bs})", "hf.loader.drop_last" if drop_last else "hf.loader.keep_last")
-    why = "hf.loader.stream_shard" if loader == "distributed_sampler" and dp > 1 else "hf.loader.stream_dispatch"
-    batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", f"ceil({whole} / {dp})", why, world=dp)
-    full = bs * dp
-    if why == "hf.loader.stream_shard":
-        return LoaderShape(batches, full, full, dp)
-    rows = whole * bs if drop_last else n
-    return LoaderShape(batches, full, rows - (batches - 1) * full, dp)

@@ -7,9 +7,9 @@ import sys
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks.hf import intervals, traps
+from trainsteps.frameworks.hf import intervals, stream, traps
 from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
-from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape, stream_shape
+from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
 from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR, Rules, rules_for
 from trainsteps.schedule import RunFacts, Schedule
@@ -87,14 +87,18 @@ def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batc
     epochs = d.add("num_train_epochs", sys.maxsize, "sys.maxsize", "", "hf.stream.epochs")
     d.add("num_examples", total_batch * m, "total_batch x max_steps", f"{total_batch} x {m}", "hf.stream.examples")
     ga, bs = spec.gradient_accumulation_steps, spec.per_device_train_batch_size
+    split = stream.rank_split(rules.version, spec, dp)
+    n = stream.pass_rows(d, spec)
     shape = None
     loop = LoopResult(global_step=m, state_epoch=None, reached_max_steps=True, real_updates=m)
-    if spec.num_examples:
-        shape = stream_shape(d, rules.family.loader, spec.num_examples, bs, dp, spec.dataloader_drop_last)
+    if n is not None:
+        drop_last = stream.effective_drop_last(rules.version, spec, split)
+        shape = stream.stream_shape(d, split, n, bs, dp, drop_last, spec.split_batches)
         if shape.batches == 0:
-            raise InputError("hf.error.stream_too_small", "hf.hint.stream_too_small", n=spec.num_examples, bs=bs)
+            raise InputError("hf.error.stream_too_small", "hf.hint.stream_too_small", n=n, bs=bs)
         loop = run_loop(LoopInput(rules.family, shape.batches, m * ga, ga, m, epochs, total_batch * m, 0, m))
-    return _schedule(d, rules, spec, shape, loop, m, m, epochs, total_batch, m * ga, stream=True)
+    schedule = _schedule(d, rules, spec, shape, loop, m, m, epochs, total_batch, m * ga, stream=True)
+    return stream.annotate(d, schedule, spec, split, n, shape, loop)
 
 
 def _plan_empty_loader(d: Derivation, rules: Rules, spec: RunSpec, total_batch: int) -> Schedule:
@@ -136,7 +140,8 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
         whole = int(loop.state_epoch)
         batch = round((loop.state_epoch - whole) * steps_in_epoch)
         d.add("epochs_completed", round(loop.state_epoch, 4), "epochs + batch / steps_in_epoch",
-              f"{whole} + {batch} / {steps_in_epoch}", "hf.state_epoch")
+              f"{whole} + {batch} / {steps_in_epoch}", "hf.stream.logged_epoch" if stream else "hf.state_epoch",
+              steps_in_epoch=steps_in_epoch)
     facts = RunFacts(
         optimizer_steps=final,
         max_steps=max_steps,

@@ -1,0 +1,85 @@
+"""`trainsteps solve`: the max_steps for a target, what a max_steps covers, and batch layouts."""
+
+from __future__ import annotations
+
+import click
+
+from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
+from trainsteps.errors import InputError
+
+
+@click.command("solve")
+@click.option("--epochs", type=float, help="Target: passes over the data (fractions allowed).")
+@click.option("--examples", type=float, help="Target: rows fed to the model, all ranks.")
+@click.option("--tokens", type=float, help="Target: tokens fed (needs --seq-length; rows are packed to that length).")
+@click.option("--max-steps", type=int, help="Inverse: what this max_steps covers in epochs, examples and tokens.")
+@click.option("--global-batch", type=int, help="Layouts: every per-device batch x accumulation that reaches this global batch.")
+@click.option("--max-per-device-batch", type=int, help="Layouts: largest per-device batch that fits in memory.")
+@click.option("--num-examples", type=int, help="Rows in the dataset (one pass over a stream).")
+@click.option("--dataset-tokens", type=int, help="Tokens in one pass over a packed dataset (with --seq-length).")
+@click.option("--seq-length", type=int, help="Tokens per packed row.")
+@click.option("--streaming", is_flag=True, help="Iterable dataset without a length.")
+@click.option("--per-device-train-batch-size", type=int, default=8, show_default=True, help="Rows per micro-batch per process.")
+@click.option("--gradient-accumulation-steps", type=int, default=1, show_default=True, help="Micro-batches per optimizer step.")
+@click.option("--world-size", type=int, help="Number of processes (ranks).")
+@click.option("--gpus", type=int, help="GPUs per node (world size = gpus x nodes).")
+@click.option("--nodes", type=int, default=None, help="Nodes (with --gpus).")
+@click.option("--dataloader-drop-last", is_flag=True, help="Drop the incomplete last batch.")
+@click.option("--no-dispatch-batches", is_flag=True, help="accelerate dispatch_batches=False: each rank reads its own part of a stream.")
+@click.option("--transformers", "transformers_version", help="transformers release to model (default: newest known).")
+@click.option("--explain", is_flag=True, help="Show where every number comes from.")
+@FORMAT_OPTION
+@LANG_OPTION
+def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
+    """Find the max_steps that covers a number of epochs, examples or tokens.
+
+    \b
+    Examples:
+      trainsteps solve --streaming --num-examples 1047 --epochs 3 \\
+        --per-device-train-batch-size 10 --gradient-accumulation-steps 8
+      trainsteps solve --streaming --dataset-tokens 1000000000 --seq-length 2048 --epochs 1 \\
+        --per-device-train-batch-size 4 --gradient-accumulation-steps 8 --gpus 8
+      trainsteps solve --streaming --num-examples 1047 --max-steps 40 --per-device-train-batch-size 10
+      trainsteps solve --global-batch 128 --gpus 6
+    """
+    from trainsteps import solve as engine
+    from trainsteps.solve_report import render_coverage, render_layouts, render_solution
+
+    with user_errors(lang):
+        world = _world(opts.pop("world_size"), opts.pop("gpus"), opts.pop("nodes"))
+        targets = {k: opts.pop(k) for k in ("epochs", "examples", "tokens", "max_steps")}
+        global_batch, cap = opts.pop("global_batch"), opts.pop("max_per_device_batch")
+        given = [k for k, v in targets.items() if v is not None]
+        if global_batch is not None:
+            if given:
+                raise InputError("solve.error.one_question", "solve.hint.target")
+            result = engine.layouts(global_batch, world, cap)
+            emit(fmt, result.to_dict(), render_layouts(result, lang))
+            return
+        if len(given) != 1:
+            raise InputError("solve.error.one_question", "solve.hint.target")
+        spec = _spec(opts, world)
+        if given[0] == "max_steps":
+            cov, schedule = engine.covers(spec, targets["max_steps"])
+            data = {"max_steps": targets["max_steps"], "covers": cov.to_dict(lang), "derivation": schedule.derivation.to_list(lang)}
+            emit(fmt, data, render_coverage(cov, spec, schedule, lang, explain))
+            return
+        solution = engine.solve(spec, given[0], targets[given[0]])
+        emit(fmt, solution.to_dict(lang), render_solution(solution, spec, lang, explain))
+
+
+def _world(world: int | None, gpus: int | None, nodes: int | None) -> int:
+    if world is not None and gpus is not None:
+        raise InputError("cli.error.world_twice", "cli.hint.world_twice")
+    if gpus is not None:
+        return gpus * (nodes or 1)
+    if nodes is not None:
+        raise InputError("cli.error.nodes_without_gpus", "cli.hint.world_twice")
+    return 1 if world is None else world
+
+
+def _spec(opts: dict, world: int):
+    from trainsteps.spec import RunSpec
+
+    dispatch = False if opts.pop("no_dispatch_batches") else None
+    return RunSpec(world_size=world, transformers=opts.pop("transformers_version"), dispatch_batches=dispatch, **opts)

@@ -1,0 +1,1 @@
+"""Callbacks for training frameworks; each module imports its framework only when used."""

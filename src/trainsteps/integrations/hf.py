@@ -1,0 +1,300 @@
+"""A `transformers.TrainerCallback` that checks the plan at train begin and tracks progress in data.
+
+    from trainsteps.integrations.hf import TrainstepsCallback
+    trainer = Trainer(..., callbacks=[TrainstepsCallback(dataset_size=1_000_000)])
+
+* train begin: plans the run with `trainsteps.plan` from the Trainer's own arguments, dataset and
+  world size, logs it, and warns when the Trainer's `state.max_steps` disagrees or when the
+  release will not do what the settings suggest (e.g. the 4.47-4.51 early stop).
+* every log: adds `samples_seen`, `tokens_seen` and `equivalent_epoch` (samples seen / dataset
+  size) to the Trainer's logs, so the console, TensorBoard, W&B and `trainer_state.json` show them.
+  They count the rows and non-padding tokens the model really received, summed over ranks.
+* optional: evaluate and/or save every N minutes of wall clock.
+
+It never breaks a run: any internal error becomes one warning and the callback switches itself
+off (on every rank at once). transformers is imported only when `TrainstepsCallback` is first used,
+so `import trainsteps` stays light.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from trainsteps.integrations._counting import Clock, Counter, RankSync, get_logger
+
+__all__ = ["TrainstepsCallback"]  # noqa: F822 - built on first access, see __getattr__
+
+logger = get_logger("transformers.trainsteps")
+
+
+def _message(msg_id: str, **params) -> str:
+    from trainsteps.i18n import message
+
+    return message(msg_id, "en", **params)
+
+
+class _Tracker:
+    """The callback's behaviour; mixed into `transformers.TrainerCallback` on first use."""
+
+    def __init__(self, dataset_size: int | None = None, dataset_tokens: int | None = None, seq_length: int | None = None,
+                 eval_every_minutes: float | None = None, save_every_minutes: float | None = None, log_plan: bool = True):
+        """
+        dataset_size: rows in one pass over the training data; needed for iterable datasets (a map-style
+            dataset's `len()` is used otherwise).
+        dataset_tokens: tokens in one pass (gives `equivalent_epoch` from tokens when the size in rows is unknown).
+        seq_length: tokens per packed row, for the plan of a packed stream.
+        eval_every_minutes / save_every_minutes: also evaluate / save when this much wall-clock time has passed.
+        log_plan: log the plan and its warnings at train begin.
+        """
+        self.dataset_size = dataset_size
+        self.dataset_tokens = dataset_tokens
+        self.seq_length = seq_length
+        self.log_plan = log_plan
+        self.enabled = True
+        self.schedule = None
+        """The trainsteps plan made at train begin (None when it could not be made)."""
+        self.samples_seen = 0
+        self.tokens_seen = 0
+        self._counter = Counter()
+        self._hook = None
+        self._sync = RankSync.__new__(RankSync)
+        self._sync.active, self._sync.world = False, 1
+        self._eval_clock = Clock(eval_every_minutes)
+        self._save_clock = Clock(save_every_minutes)
+        self._size = dataset_size
+
+    # --- events -------------------------------------------------------------------------------
+
+    def on_train_begin(self, args, state, control, model=None, train_dataloader=None, **kwargs):
+        self._sync = RankSync()  # first, and trivially safe: every rank must know whether to take part in sums
+        return self._guard(self._train_begin, args, state, control, model, train_dataloader)
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self._eval_clock.seconds is None and self._save_clock.seconds is None:
+            return None
+        return self._guard(self._timed, args, state, control, collective=True)
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        return self._guard(self._log, args, state, control, logs, collective=True)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        self._remove_hook()
+
+    # --- train begin ------------------------------------------------------------------------------
+
+    def _train_begin(self, args, state, control, model, train_dataloader):
+        self._counter = Counter()
+        self._move_before_reporters()
+        if model is not None:
+            self._hook = model.register_forward_pre_hook(self._count_forward, with_kwargs=True)
+        loader = train_dataloader if train_dataloader is not None else getattr(state, "train_dataloader", None)
+        dataset = getattr(loader, "dataset", None)
+        if dataset is None:  # releases that pass no dataloader to callbacks (e.g. 4.49): ask the Trainer
+            dataset = getattr(_caller_with("train_dataset"), "train_dataset", None)
+        sized = _length(dataset)
+        if self._size is None:
+            self._size = sized
+        if self.log_plan:
+            self._check_plan(args, state, sized)
+        self._eval_clock.reset()
+        self._save_clock.reset()
+        if self._eval_clock.seconds is not None and _strategy(getattr(args, "eval_strategy", "no")) == "no":
+            logger.warning("trainsteps: eval_every_minutes needs an eval_dataset and eval_strategy other than 'no'; timed evaluation is off")
+            self._eval_clock.seconds = None
+
+    def _check_plan(self, args, state, sized: int | None) -> None:
+        import transformers
+
+        from trainsteps import plan
+        from trainsteps.spec import RunSpec
+
+        streaming = sized is None
+        try:
+            spec = RunSpec(
+                num_examples=sized if not streaming else self.dataset_size,
+                per_device_train_batch_size=args.per_device_train_batch_size,
+                gradient_accumulation_steps=args.gradient_accumulation_steps,
+                world_size=max(1, int(args.world_size)),
+                num_train_epochs=float(args.num_train_epochs),
+                max_steps=int(args.max_steps),
+                dataloader_drop_last=bool(args.dataloader_drop_last),
+                streaming=streaming,
+                resume_from_step=state.global_step or None,
+                dataset_tokens=self.dataset_tokens if streaming and self.dataset_size is None else None,
+                seq_length=self.seq_length,
+                transformers=transformers.__version__,
+            )
+            self.schedule = plan(spec)
+        except Exception as exc:  # noqa: BLE001 - a setting the engine does not model: say so, keep counting
+            if state.is_world_process_zero:
+                logger.warning(_message("integration.plan_failed", error=f"{type(exc).__name__}: {exc}"))
+            return
+        if not state.is_world_process_zero:
+            return
+        s = self.schedule
+        r = s.run
+        epochs = r.equivalent_epochs if streaming else r.epochs_completed
+        logger.info(_message("integration.plan", steps=r.optimizer_steps, version=s.version, family=s.family,
+                             samples="?" if r.samples_seen is None else f"{r.samples_seen:,}", epochs="?" if epochs is None else f"{epochs:g}"))
+        if state.max_steps and state.max_steps != r.max_steps:
+            logger.warning(_message("integration.steps_differ", trainer=state.max_steps, planned=r.max_steps, version=s.version))
+        for trap in s.warnings:
+            logger.warning(_message("integration.warning", code=trap.code, text=trap.message("en")))
+
+    def _move_before_reporters(self) -> None:
+        """Run right after DefaultFlowCallback, so TensorBoard/W&B callbacks see the added log values.
+
+        User callbacks come after the reporting ones; the handler is found up the call stack and its
+        list is replaced (not mutated), so the event loop in progress is not disturbed."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            handler = frame.f_locals.get("self")
+            callbacks = getattr(handler, "callbacks", None)
+            if type(handler).__name__ == "CallbackHandler" and isinstance(callbacks, list) and self in callbacks:
+                rest = [c for c in callbacks if c is not self]
+                flow = [c for c in rest if type(c).__name__ == "DefaultFlowCallback"]
+                handler.callbacks = flow + [self] + [c for c in rest if c not in flow]
+                return
+            frame = frame.f_back
+
+    # --- counting -------------------------------------------------------------------------------
+
+    def _count_forward(self, module, args, kwargs):
+        if not self.enabled or not module.training:
+            return None
+        try:
+            self._counter.add(kwargs if kwargs else args)
+        except Exception as exc:  # noqa: BLE001 - never break the forward pass
+            self._switch_off(exc)
+        return None
+
+    def _totals(self) -> tuple[int, int, bool]:
+        """(samples, tokens) over all ranks, and whether every rank is still counting."""
+        ok = self.enabled
+        try:
+            values = list(self._counter.local()) if ok else [0, 0]
+        except Exception as exc:  # noqa: BLE001
+            self._switch_off(exc)
+            ok, values = False, [0, 0]
+        device = self._counter.tokens.device if (ok and self._counter.tokens is not None) else None
+        (samples, tokens), everyone_ok = self._sync.sum(values, ok, device)
+        return samples, tokens, everyone_ok
+
+    def _log(self, args, state, control, logs):
+        samples, tokens, everyone_ok = self._totals()
+        if not everyone_ok:
+            self._switch_off(RuntimeError("another rank switched its counting off"), collective=False)
+            return None
+        self.samples_seen, self.tokens_seen = samples, tokens
+        values = {"samples_seen": samples, "tokens_seen": tokens}
+        size = self._size
+        if size:
+            values["equivalent_epoch"] = round(samples / size, 6)
+        elif self.dataset_tokens:
+            values["equivalent_epoch"] = round(tokens / self.dataset_tokens, 6)
+        if logs is not None:
+            entry = state.log_history[-1] if state.log_history else None
+            if isinstance(entry, dict) and all(entry.get(k) is v or entry.get(k) == v for k, v in logs.items() if k in entry):
+                entry.update(values)
+            logs.update(values)
+        return None
+
+    def _timed(self, args, state, control):
+        want_eval, want_save = int(self._eval_clock.due()), int(self._save_clock.due())
+        (want_eval, want_save), everyone_ok = self._sync.sum([want_eval, want_save], self.enabled)
+        if not everyone_ok:
+            self._switch_off(RuntimeError("another rank switched its counting off"), collective=False)
+            return None
+        # a clock differs a little between ranks: act when any rank is due, on every rank at the same step
+        if want_eval:
+            control.should_evaluate = True
+            self._eval_clock.reset()
+        if want_save:
+            control.should_save = True
+            self._save_clock.reset()
+        if (want_eval or want_save) and state.is_world_process_zero:
+            what = "evaluation" if want_eval else "checkpoint"
+            minutes = (self._eval_clock.seconds if want_eval else self._save_clock.seconds) / 60
+            logger.info(_message("integration.timed", minutes=minutes, what=what, step=state.global_step))
+        return control
+
+    # --- never break a run --------------------------------------------------------------------------
+
+    def _guard(self, fn, *args, collective: bool = False):
+        if not self.enabled and not (collective and self._sync.active):
+            return None
+        try:
+            if not self.enabled:  # still take part in the ranks' sums, with ok=0, so nobody waits forever
+                self._sync.sum([0, 0], False)
+                self._sync.active = False
+                return None
+            return fn(*args)
+        except Exception as exc:  # noqa: BLE001 - an internal error must not stop training
+            self._switch_off(exc)
+            return None
+
+    def _switch_off(self, exc: BaseException, collective: bool = True) -> None:
+        if self.enabled:
+            logger.warning(_message("integration.disabled", error=f"{type(exc).__name__}: {exc}"))
+        self.enabled = False
+        if not collective:
+            self._sync.active = False
+        self._remove_hook()
+
+    def _remove_hook(self) -> None:
+        hook, self._hook = self._hook, None
+        if hook is not None:
+            try:
+                hook.remove()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _caller_with(attribute: str):
+    """The nearest object up the call stack (as `self`) that has this attribute, e.g. the Trainer."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        obj = frame.f_locals.get("self")
+        if obj is not None and type(obj).__name__ != "CallbackHandler" and hasattr(obj, attribute) and hasattr(obj, "args"):
+            return obj
+        frame = frame.f_back
+    return None
+
+
+def _strategy(value) -> str:
+    return str(getattr(value, "value", value))
+
+
+def _length(dataset) -> int | None:
+    if dataset is None:
+        return None
+    try:
+        import torch.utils.data
+
+        if isinstance(dataset, torch.utils.data.IterableDataset):
+            return None
+        return len(dataset)
+    except Exception:  # noqa: BLE001 - no length: a stream
+        return None
+
+
+_CLASS = None
+
+
+def _callback_class():
+    global _CLASS
+    if _CLASS is None:
+        from transformers import TrainerCallback
+
+        class TrainstepsCallback(_Tracker, TrainerCallback):
+            __doc__ = _Tracker.__doc__ + "\n\n" + (_Tracker.__init__.__doc__ or "")
+
+        TrainstepsCallback.__module__ = __name__
+        _CLASS = TrainstepsCallback
+    return _CLASS
+
+
+def __getattr__(name: str):
+    if name == "TrainstepsCallback":
+        return _callback_class()
+    raise AttributeError(name)
