@@ -111,5 +111,15 @@ def main() -> None:
     (out / f"rank-{rank}.json").write_text(json.dumps(results))
 
 
+def _close_process_group() -> None:
+    """Leave torch.distributed cleanly: gloo threads still running at interpreter exit can abort the process."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     main()
+    _close_process_group()
