@@ -185,3 +185,19 @@ def test_rows_that_carry_their_token_count_are_not_tokenized_again(tmp_path, mon
     monkeypatch.setattr(readers, "_read_idx", fake_idx)
     counted = count(CountOptions([str(path)], str(TINY_TOKENIZER), progress=False))
     assert counted.lengths.tokens.tolist() == [5, 7, 11] == counted.lengths.supervised.tolist()
+
+
+def test_a_megatron_idx_file_is_counted_from_its_sequence_lengths(tmp_path, run_cli):
+    """`trainsteps count PREFIX.idx`: sequences and tokens as the file states them, no tokenizer needed to tokenize."""
+    import pytest
+
+    pytest.importorskip("numpy")
+    from trainsteps.data.idx import read_idx, write_idx_from_lengths
+
+    lengths = [5, 7, 11, 300, 1, 42] * 50
+    prefix = write_idx_from_lengths(str(tmp_path / "corpus_text_document"), lengths)
+    summary = read_idx(prefix)
+    code, out, err = run_cli("count", prefix + ".idx", "--format", "json")
+    data = json.loads(out)
+    assert code == 0, err
+    assert (data["examples"], data["tokens"]) == (summary.num_sequences, summary.num_tokens) == (300, sum(lengths))

@@ -72,7 +72,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
     from trainsteps.data.count import CountOptions
     from trainsteps.errors import InputError
 
-    if not opts.get("tokenizer_path"):
+    if not opts.get("tokenizer_path") and not all(path.endswith((".idx", ".bin")) for path in paths):
         raise InputError("count.error.tokenizer_needed", "count.hint.tokenizer_needed")
     requests = [report.PackingRequest.parse(name) for name in opts.get("packing_names") or ()]
     cutoff = opts.get("cutoff_len")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from trainsteps.data import formats, readers, sources
 from trainsteps.data.readers import Problems
+from trainsteps.errors import InputError
 
 
 @dataclass
@@ -18,8 +19,8 @@ class CountOptions:
 
     paths: list
     """Files, globs, folders, save_to_disk folders or a LLaMA-Factory dataset_info.json."""
-    tokenizer: str
-    """Path to a tokenizer.json or a local model folder."""
+    tokenizer: str | None
+    """Path to a tokenizer.json or a local model folder (not needed for already tokenized .idx files)."""
     data_format: str = "auto"
     """auto | text | alpaca | sharegpt | openai | prompt_completion"""
     text_field: str | None = None
@@ -76,6 +77,17 @@ class Counted:
         return len(self.lengths.tokens)
 
 
+class _NoTokenizer:
+    """Stands in when no tokenizer was given: fine for pre-tokenized rows, an error as soon as text must be encoded."""
+
+    special_tokens = 0
+
+    def lengths(self, texts: list[str]) -> list[int]:
+        if texts:
+            raise InputError("count.error.tokenizer_needed", "count.hint.tokenizer_needed")
+        return []
+
+
 def count(options: CountOptions) -> Counted:
     import numpy as np
 
@@ -83,7 +95,8 @@ def count(options: CountOptions) -> Counted:
 
     started = time.perf_counter()
     files, hint = sources.expand(options.paths, options.dataset, options.split)
-    tokenizer = load(options.tokenizer, options.threads)
+    # Megatron .idx rows arrive already tokenized; only text needs a tokenizer.
+    tokenizer = load(options.tokenizer, options.threads) if options.tokenizer else _NoTokenizer()
     template = formats.TEMPLATES[options.template]
     malformed, invalid = Problems(), Problems()
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)

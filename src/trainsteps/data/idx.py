@@ -380,3 +380,21 @@ def write_idx_from_lengths(path_prefix: str, lengths, dtype_code: int = 8, docum
 
     arr = np.asarray(lengths, dtype=np.int32)
     return write_idx(path_prefix, lambda: [arr], int(arr.size), dtype_code, document_indices, write_bin)
+
+
+def read_rows(source, batch_rows: int):
+    """Rows for `trainsteps count`: one row per sequence of a .bin/.idx pair, carrying its token count.
+
+    The documents are already tokenized, so rows hold only `_num_tokens` (see data.formats.TOKEN_COUNT) and the
+    count never tokenizes them again. The file is checked first (truncation, .bin size) by its summary."""
+    from trainsteps.data.formats import TOKEN_COUNT
+    from trainsteps.data.readers import RowBatch
+
+    reader = IdxReader(source.path)
+    reader.summary()
+    n = reader.num_sequences
+    index_bytes = HEADER_SIZE + 4 * n
+    for begin in range(0, n, batch_rows):
+        end = min(n, begin + batch_rows)
+        rows = [{TOKEN_COUNT: length} for length in reader.lengths(begin, end).tolist()]
+        yield RowBatch(rows, source, begin + 1, HEADER_SIZE + 4 * end if end < n else index_bytes)
