@@ -23,6 +23,8 @@ CASES: list[dict] = [
     _c("n1047_b10_g8_e3_w4", 1047, 10, 8, num_train_epochs=3, world_size=4),
     _c("n1047_b10_g8_e300", 1047, 10, 8, num_train_epochs=300),
     _c("n1047_b10_g1_e1", 1047, 10, 1, num_train_epochs=1),
+    # --- seed 003: 128,770 rows, batch 8, accumulation 8, 4 ranks (1,509 before 4.52, 1,512 from 4.52) -----------
+    _c("n128770_b8_g8_e3_w4", 128770, 8, 8, num_train_epochs=3, world_size=4),
     # --- odd sizes, multi-rank ------------------------------------------------------------
     _c("n12877_b8_g8_e3_w4", 12877, 8, 8, num_train_epochs=3, world_size=4),
     _c("n12877_b8_g8_e3_w3", 12877, 8, 8, num_train_epochs=3, world_size=3),
