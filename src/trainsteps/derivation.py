@@ -49,16 +49,17 @@ def render_step(step: Step, lang: str = "en") -> str:
     parts = [quantity_name(step.key, lang)]
     if step.formula and step.formula != step.substituted:
         parts.append(step.formula)
-    if step.substituted and step.substituted not in (str(step.value), _fmt(step.value)):
+    if step.substituted and step.substituted not in (str(step.value), format_value(step.value)):
         parts.append(step.substituted)
-    parts.append(_fmt(step.value))
+    parts.append(format_value(step.value))
     text = " = ".join(parts)
     if step.why:
         text += ": " + message(step.why, lang, **step.params)
     return text
 
 
-def _fmt(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A number as the reports print it: `1,047`, `278.6095`, `3`."""
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, int):

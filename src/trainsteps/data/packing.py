@@ -10,40 +10,20 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 
+# The packing primitives belong to the frameworks' rule modules; this module applies them to counted lengths.
+from trainsteps.frameworks.llamafactory import greedy_knapsack as lf_greedy_knapsack
+from trainsteps.frameworks.llamafactory import map_batches
+from trainsteps.frameworks.trl import best_fit_decreasing
 from trainsteps.versions import Timeline
 
 MAP_BATCH = 1000  # datasets.map default batch_size, used by LLaMA-Factory (preprocessing_batch_size) and TRL
 
 
-def map_batches(n: int, batch_size: int = MAP_BATCH, num_proc: int | None = None) -> Iterator[tuple[int, int]]:
-    """(start, end) of each batch `datasets.map(batched=True, num_proc=p)` hands the function: contiguous shards, then batches."""
-    shards = max(1, min(num_proc or 1, n))
-    size, extra = divmod(n, shards)
-    for rank in range(shards):
-        start = size * rank + min(rank, extra)
-        end = start + size + (rank < extra)
-        for b in range(start, end, batch_size):
-            yield b, min(b + batch_size, end)
-
-
-# ---------------------------------------------------------------- LLaMA-Factory
-
 def greedy_knapsack(lengths: list[int], capacity: int) -> int:
-    """LLaMA-Factory `processor_utils.greedy_knapsack`: fill each bin with the largest item that still fits; bins made."""
-    numbers = sorted(lengths)
-    bins = 0
-    while numbers:
-        remaining = capacity
-        while True:
-            index = bisect.bisect(numbers, remaining)  # the largest item <= remaining
-            if index == 0:
-                break
-            remaining -= numbers.pop(index - 1)
-        bins += 1
-    return bins
+    """LLaMA-Factory `processor_utils.greedy_knapsack`: bins made (the rule lives in frameworks.llamafactory)."""
+    return len(lf_greedy_knapsack(lengths, capacity))
 
 
 # capacity of a pack relative to cutoff_len, by LLaMA-Factory release (packing: true)
@@ -77,22 +57,6 @@ def llamafactory_pt(lengths: list[int], cutoff_len: int, packing_set: bool = Fal
 
 
 # ---------------------------------------------------------------- TRL
-
-def best_fit_decreasing(lengths: list[int], capacity: int) -> int:
-    """TRL `_pack_bfd`: longest first, each into the open bin with the least space that still fits; bins made."""
-    bins = 0
-    spaces: list[int] = []
-    for length in sorted(lengths, reverse=True):
-        index = bisect.bisect_left(spaces, length)
-        if index < len(spaces):
-            space = spaces.pop(index) - length
-        else:
-            bins += 1
-            space = capacity - length
-        if space > 0:
-            bisect.insort(spaces, space)
-    return bins
-
 
 @dataclass(frozen=True)
 class TrlPacking:

@@ -8,6 +8,7 @@ so one epoch over N prompts is about N x num_generations / (global batch) optimi
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 
@@ -35,6 +36,24 @@ NUM_GENERATIONS_DEFAULT = 8
 """GRPOConfig default `num_generations`."""
 
 
+def best_fit_decreasing(lengths: Sequence[int], capacity: int) -> int:
+    """TRL `_pack_bfd`'s placement: longest first, each into the open bin with the least room that still fits; bins made.
+
+    Open bins are kept as a sorted list of their free room, so the best fit is one bisection (O(n log n))."""
+    bins = 0
+    rooms: list[int] = []
+    for length in sorted(lengths, reverse=True):
+        index = bisect.bisect_left(rooms, length)
+        if index < len(rooms):
+            room = rooms.pop(index) - length
+        else:
+            bins += 1
+            room = capacity - length
+        if room > 0:
+            bisect.insort(rooms, room)
+    return bins
+
+
 def bfd_bins(lengths: Sequence[int], capacity: int, split: bool = False) -> int:
     """Rows out of TRL's best-fit-decreasing packing of one map batch (`_pack_bfd`): empty rows skipped, long rows
     truncated (or split into `capacity` pieces), each row into the bin with the least room that still fits."""
@@ -43,15 +62,7 @@ def bfd_bins(lengths: Sequence[int], capacity: int, split: bool = False) -> int:
         items = [capacity] * sum(x // capacity for x in items) + [x % capacity for x in items if x % capacity]
     else:
         items = [min(x, capacity) for x in items]
-    rooms: list[int] = []
-    for length in sorted(items, reverse=True):
-        fits = [i for i, room in enumerate(rooms) if room >= length]
-        if fits:
-            best = min(fits, key=lambda i: rooms[i])
-            rooms[best] -= length
-        else:
-            rooms.append(capacity - length)
-    return len(rooms)
+    return best_fit_decreasing(items, capacity)
 
 
 def wrapped_rows(lengths: Sequence[int], capacity: int) -> int:

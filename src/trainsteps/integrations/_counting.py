@@ -115,3 +115,48 @@ class Clock:
 
 def get_logger(name: str) -> logging.Logger:
     return logging.getLogger(name)
+
+
+def dataset_length(dataset) -> int | None:
+    """Rows in a training dataset, or None for a stream (an IterableDataset, or anything without a length)."""
+    if dataset is None:
+        return None
+    try:
+        import torch.utils.data
+
+        if isinstance(dataset, torch.utils.data.IterableDataset):
+            return None
+        return len(dataset)
+    except Exception:  # noqa: BLE001 - no length: a stream
+        return None
+
+
+class FaultGuard:
+    """Mixin of both callbacks: callback work runs guarded, so an internal error switches the callback off (on every
+    rank together) with one warning instead of breaking training. Needs `enabled`, `_sync` (RankSync) and `_logger`."""
+
+    def _guard(self, fn, *args, collective: bool = False):
+        if not self.enabled and not (collective and self._sync.active):
+            return None
+        try:
+            if not self.enabled:  # still take part in the ranks' sums, with ok=0, so nobody waits forever
+                self._sync.sum([0, 0], False)
+                self._sync.active = False
+                return None
+            return fn(*args)
+        except Exception as exc:  # noqa: BLE001 - an internal error must not stop training
+            self._switch_off(exc)
+            return None
+
+    def _switch_off(self, exc: BaseException, collective: bool = True) -> None:
+        if self.enabled:
+            from trainsteps.i18n import message
+
+            self._logger.warning(message("integration.disabled", "en", error=f"{type(exc).__name__}: {exc}"))
+        self.enabled = False
+        if not collective:
+            self._sync.active = False
+        self._on_switch_off()
+
+    def _on_switch_off(self) -> None:
+        """Undo what the callback installed (the HF callback removes its forward hook)."""

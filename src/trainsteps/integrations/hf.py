@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import sys
 
-from trainsteps.integrations._counting import Clock, Counter, RankSync, get_logger
+from trainsteps.integrations._counting import Clock, Counter, FaultGuard, RankSync, get_logger
+from trainsteps.integrations._counting import dataset_length as _length
 
 __all__ = ["TrainstepsCallback"]  # noqa: F822 - built on first access, see __getattr__
 
@@ -33,8 +34,10 @@ def _message(msg_id: str, **params) -> str:
     return message(msg_id, "en", **params)
 
 
-class _Tracker:
+class _Tracker(FaultGuard):
     """The callback's behaviour; mixed into `transformers.TrainerCallback` on first use."""
+
+    _logger = logger
 
     def __init__(self, dataset_size: int | None = None, dataset_tokens: int | None = None, seq_length: int | None = None,
                  eval_every_minutes: float | None = None, save_every_minutes: float | None = None, log_plan: bool = True):
@@ -218,27 +221,8 @@ class _Tracker:
             logger.info(_message("integration.timed", minutes=minutes, what=what, step=state.global_step))
         return control
 
-    # --- never break a run --------------------------------------------------------------------------
 
-    def _guard(self, fn, *args, collective: bool = False):
-        if not self.enabled and not (collective and self._sync.active):
-            return None
-        try:
-            if not self.enabled:  # still take part in the ranks' sums, with ok=0, so nobody waits forever
-                self._sync.sum([0, 0], False)
-                self._sync.active = False
-                return None
-            return fn(*args)
-        except Exception as exc:  # noqa: BLE001 - an internal error must not stop training
-            self._switch_off(exc)
-            return None
-
-    def _switch_off(self, exc: BaseException, collective: bool = True) -> None:
-        if self.enabled:
-            logger.warning(_message("integration.disabled", error=f"{type(exc).__name__}: {exc}"))
-        self.enabled = False
-        if not collective:
-            self._sync.active = False
+    def _on_switch_off(self) -> None:
         self._remove_hook()
 
     def _remove_hook(self) -> None:
@@ -263,19 +247,6 @@ def _caller_with(attribute: str):
 
 def _strategy(value) -> str:
     return str(getattr(value, "value", value))
-
-
-def _length(dataset) -> int | None:
-    if dataset is None:
-        return None
-    try:
-        import torch.utils.data
-
-        if isinstance(dataset, torch.utils.data.IterableDataset):
-            return None
-        return len(dataset)
-    except Exception:  # noqa: BLE001 - no length: a stream
-        return None
 
 
 _CLASS = None

@@ -16,15 +16,18 @@ on every rank at once. Works with `lightning` and `pytorch_lightning`, imported 
 
 from __future__ import annotations
 
-from trainsteps.integrations._counting import Counter, RankSync, get_logger
+from trainsteps.integrations._counting import Counter, FaultGuard, RankSync, get_logger
+from trainsteps.integrations._counting import dataset_length as _length
 
 __all__ = ["TrainstepsLightningCallback"]  # noqa: F822 - built on first access, see __getattr__
 
 logger = get_logger("trainsteps.lightning")
 
 
-class _Tracker:
+class _Tracker(FaultGuard):
     """The callback's behaviour; mixed into Lightning's `Callback` on first use."""
+
+    _logger = logger
 
     def __init__(self, dataset_size: int | None = None, dataset_tokens: int | None = None, log_every_n_batches: int | None = None):
         """
@@ -98,42 +101,6 @@ class _Tracker:
                 pl_module.log(name, torch.tensor(value, dtype=torch.float64), on_step=True, on_epoch=False, prog_bar=False,
                               logger=True, sync_dist=False)
 
-    # --- never break a run --------------------------------------------------------------------------
-
-    def _guard(self, fn, *args, collective: bool = False):
-        if not self.enabled and not (collective and self._sync.active):
-            return None
-        try:
-            if not self.enabled:  # still take part in the ranks' sums, with ok=0, so nobody waits forever
-                self._sync.sum([0, 0], False)
-                self._sync.active = False
-                return None
-            return fn(*args)
-        except Exception as exc:  # noqa: BLE001 - an internal error must not stop training
-            self._switch_off(exc)
-            return None
-
-    def _switch_off(self, exc: BaseException, collective: bool = True) -> None:
-        if self.enabled:
-            from trainsteps.i18n import message
-
-            logger.warning(message("integration.disabled", "en", error=f"{type(exc).__name__}: {exc}"))
-        self.enabled = False
-        if not collective:
-            self._sync.active = False
-
-
-def _length(dataset) -> int | None:
-    if dataset is None:
-        return None
-    try:
-        import torch.utils.data
-
-        if isinstance(dataset, torch.utils.data.IterableDataset):
-            return None
-        return len(dataset)
-    except Exception:  # noqa: BLE001 - no length: a stream
-        return None
 
 
 _CLASS = None

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from trainsteps.derivation import Derivation
+from trainsteps.derivation import Derivation, format_value
 from trainsteps.errors import TrainstepsError
 from trainsteps.frameworks.hf.log_lines import all_releases, releases_for_lines
 from trainsteps.frameworks.hf.releases import FAMILIES, Family
@@ -64,21 +64,11 @@ class Known:
 
     def text(self) -> str:
         if self.choices is not None:
-            return " | ".join(_fmt(c) for c in self.choices)
+            return " | ".join(format_value(c) for c in self.choices)
         if self.low is not None or self.high is not None:
             left = "(" if self.low_open else "["
-            return f"{left}{_fmt(self.low) if self.low is not None else ''}, {_fmt(self.high) if self.high is not None else '...'}]"
-        return _fmt(self.exact)
-
-
-def _fmt(value) -> str:
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.4f}".rstrip("0").rstrip(".")
-    return str(value)
+            return f"{left}{format_value(self.low) if self.low is not None else ''}, {format_value(self.high) if self.high is not None else '...'}]"
+        return format_value(self.exact)
 
 
 @dataclass(slots=True)
@@ -181,7 +171,7 @@ def _world_size(inf: Inference) -> None:
                                    f"{ds['deepspeed_train_batch_size']} / ({ds['deepspeed_micro_batch']} x {ds['deepspeed_grad_accum']})",
                                    "explain.why.world_deepspeed")
         elif ds_world != inf.world_size:
-            inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": _fmt(ds_world), "world": inf.world_size}))
+            inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
     if inf.world_size is None:
         return
     for key, msg in (("unsloth_num_gpus", "explain.fact.gpus_differ"), ("devices_hint", "explain.fact.gpus_differ")):
@@ -460,8 +450,8 @@ def _rank(inf: Inference, candidates: list[Hypothesis]) -> None:
         for h in ruled_out:
             what, seen, predicted = h.progress_mismatch
             reading = inf.run.last_step if what == "step" else inf.run.last_epoch
-            inf.evidence.append(Finding("explain.ev.progress", {"what": what, "seen": _fmt(seen), "line": reading.line if reading else "?",
-                                                                "family": h.family.name, "predicted": _fmt(predicted)}))
+            inf.evidence.append(Finding("explain.ev.progress", {"what": what, "seen": format_value(seen), "line": reading.line if reading else "?",
+                                                                "family": h.family.name, "predicted": format_value(predicted)}))
 
 
 def _axolotl_set_max_steps(run: RunObservation) -> bool:
@@ -547,12 +537,12 @@ def _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps) -> None
     if near:
         what, seen, predicted = near[0].progress_mismatch
         inf.contradictions.append(Contradiction(
-            Finding("explain.contra.progress", {"what": what, "seen": _fmt(seen), "predicted": _fmt(predicted),
+            Finding("explain.contra.progress", {"what": what, "seen": format_value(seen), "predicted": format_value(predicted),
                                                 "families": ", ".join(sorted({h.family.name for h in near}))}),
             [Finding("explain.expl.interrupted"), Finding("explain.expl.resumed"), Finding("explain.expl.patched_trainer")]))
         return
     shown = ", ".join(f"{k}" for k in sorted({k for h in candidates if h.allowed for k in h.mismatches})) or "-"
-    main = Finding("explain.contra.no_rule", {"keys": shown, "steps": _fmt(max_steps) if max_steps else "?"})
+    main = Finding("explain.contra.no_rule", {"keys": shown, "steps": format_value(max_steps) if max_steps else "?"})
     explanations = []
     if any(r.note for r in inf.run.banner.values()):
         explanations.append(Finding("explain.expl.damaged"))
@@ -728,11 +718,11 @@ def _infer_state(inf: Inference) -> None:
     step, epoch = run.last_step, run.last_epoch
     if step is not None and m and step.value < m:
         inf.facts.append(Finding("explain.fact.state_short", {"step": step.value, "max_steps": m,
-                                                              "epoch": _fmt(epoch.value) if epoch else "?"},
+                                                              "epoch": format_value(epoch.value) if epoch else "?"},
                                  code="LOG_STOPPED_EARLY"))
     elif step is not None and m and epoch is not None and epochs and epoch.value < epochs - 1e-9 and epochs != MAXSIZE:
-        inf.facts.append(Finding("explain.fact.state_epoch_short", {"epoch": _fmt(epoch.value), "epochs": epochs, "m": m},
+        inf.facts.append(Finding("explain.fact.state_epoch_short", {"epoch": format_value(epoch.value), "epochs": epochs, "m": m},
                                  code="HF_PLAN_LOOP_MISMATCH"))
     estimate = run.wrapper.get("state_steps_per_epoch")
     if estimate is not None:
-        inf.facts.append(Finding("explain.fact.state_nupe", {"value": _fmt(estimate.value)}))
+        inf.facts.append(Finding("explain.fact.state_nupe", {"value": format_value(estimate.value)}))
