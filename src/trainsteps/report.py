@@ -36,7 +36,8 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
     ]
     if r.rank_split is not None:
         rows[1:3] = _stream_rows(r, lang, s.inputs.get("world_size", "W"))
-    if r.real_optimizer_updates is not None and r.real_optimizer_updates != r.optimizer_steps:
+    taken = r.optimizer_steps - ((s.inputs or {}).get("resume_from_step") or 0)
+    if r.real_optimizer_updates is not None and r.real_optimizer_updates != taken:
         rows.insert(1, ("real_optimizer_updates", f"{r.real_optimizer_updates:,}"))
     width = max(_width(label(k, lang)) for k, _ in rows)
     for key, value in rows:

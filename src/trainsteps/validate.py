@@ -7,6 +7,9 @@ from trainsteps.spec import RunSpec
 
 _POSITIVE = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size",
              "tensor_parallel_size", "context_parallel_size", "sequence_parallel_size")
+# Far beyond any real run; larger values are typos and would only exhaust memory.
+_LIMITS = {"num_examples": 10**13, "max_steps": 10**10, "num_train_epochs": 10**6, "per_device_train_batch_size": 10**7,
+           "gradient_accumulation_steps": 10**7, "world_size": 10**7}
 _STRATEGIES = {"logging_strategy": ("steps", "epoch", "no"), "eval_strategy": ("steps", "epoch", "no"),
                "save_strategy": ("steps", "epoch", "best", "no")}
 
@@ -24,6 +27,10 @@ def validate_trainer_spec(spec: RunSpec) -> None:
     _validate_stream_size(spec)
     if not isinstance(spec.max_steps, int) or isinstance(spec.max_steps, bool):
         raise InputError("input.positive_int", "input.hint.positive_int", name="max_steps", value=spec.max_steps)
+    for name, limit in _LIMITS.items():
+        value = getattr(spec, name)
+        if isinstance(value, (int, float)) and value > limit:
+            raise InputError("input.too_large", "input.hint.too_large", name=name, value=value, limit=limit)
     if spec.max_steps <= 0 and not spec.streaming and not spec.num_train_epochs > 0:
         raise InputError("input.no_length_of_training", "input.hint.no_length_of_training", epochs=spec.num_train_epochs)
     groups = spec.tensor_parallel_size * spec.context_parallel_size * spec.sequence_parallel_size

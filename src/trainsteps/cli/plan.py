@@ -10,7 +10,13 @@ from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
 # Their options and the dispatch live in cli/plan_pretrain.py; used below in exactly three places,
 # each marked "pretraining": the --framework choices, the @pretrain_options decorator, the dispatch
 # (which also removes the pretraining options before the Hugging Face path reads the rest).
-from trainsteps.cli.plan_pretrain import PRETRAIN_FRAMEWORKS, drop_pretrain_options, pretrain_options, run_pretrain
+from trainsteps.cli.plan_pretrain import (
+    PRETRAIN_FRAMEWORKS,
+    check_framework_options,
+    drop_pretrain_options,
+    pretrain_options,
+    run_pretrain,
+)
 from trainsteps.errors import InputError
 
 # ---- end of the pretraining block ----------------------------------------------------------------
@@ -72,6 +78,7 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
         --gradient-accumulation-steps 8 --num-train-epochs 300 --transformers 4.49.0
     """
     with user_errors(lang):
+        check_framework_options(ctx, framework)
         if framework in PRETRAIN_FRAMEWORKS:  # pretraining
             return run_pretrain(framework, opts, fmt, lang, explain)
         seq_length = opts.get("seq_length")  # one option for both: tokens per packed row of a stream

@@ -58,6 +58,20 @@ def pretrain_options(func):
     return func
 
 
+def check_framework_options(ctx: click.Context, framework: str) -> None:
+    """An option tagged for other frameworks ("[neox/megatron] ...") and typed on the command line is an error, not
+    silently ignored."""
+    import re
+
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or not _given(param.name):
+            continue
+        tags = {name for group in re.findall(r"\[([a-z/]+)\]", param.help or "") for name in group.split("/")}
+        if tags and framework not in tags:
+            raise InputError("cli.error.option_framework", "cli.hint.option_framework", option=param.opts[0],
+                             frameworks=", ".join(sorted(tags)), framework=framework)
+
+
 def _given(name: str) -> bool:
     ctx = click.get_current_context()
     source = ctx.get_parameter_source(name)
@@ -92,6 +106,8 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
 
         dp = _world(opts) // (opts["tensor_parallel_size"] * opts["pipeline_parallel_size"])
         tb, mb = opts.get("train_batch_size"), opts.get("micro_batch_size")
+        if mb is None and _given("per_device_train_batch_size"):  # the HF name of train_micro_batch_size_per_gpu
+            mb = opts["per_device_train_batch_size"]
         ga = opts["gradient_accumulation_steps"] if _given("gradient_accumulation_steps") else None
         if opts.get("deepspeed_config"):
             tb, mb, ga = _from_ds_config(opts, dp)
@@ -104,9 +120,15 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
         if opts.get("num_examples") is None:
             raise InputError("lit.error.no_examples", "lit.hint.no_examples")
         limit = opts.get("limit_train_batches")
+        max_epochs = opts.get("max_epochs")
+        if max_epochs is None and _given("num_train_epochs"):  # the HF name; Lightning's max_epochs is a whole number
+            epochs = opts["num_train_epochs"]
+            if epochs != int(epochs):
+                raise InputError("lit.error.fractional_epochs", "lit.hint.fractional_epochs", epochs=epochs)
+            max_epochs = int(epochs)
         spec = LightningSpec(
             num_samples=opts["num_examples"], batch_size=opts["per_device_train_batch_size"], world_size=_world(opts),
-            accumulate_grad_batches=opts["gradient_accumulation_steps"], max_epochs=opts.get("max_epochs"),
+            accumulate_grad_batches=opts["gradient_accumulation_steps"], max_epochs=max_epochs,
             max_steps=opts["max_steps"], limit_train_batches=_limit(limit), drop_last=opts["dataloader_drop_last"],
         )
         result = plan_lightning(spec)

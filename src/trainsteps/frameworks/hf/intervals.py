@@ -39,6 +39,9 @@ def _check_warmup_steps(rules: Rules, steps: float | None) -> None:
 
 def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:
     """`*_steps` below 1 is a fraction of the planned steps, rounded up; above 1 it must be whole."""
+    if value == 0 and key == "logging_steps":
+        raise InputError("hf.error.interval_zero", "hf.hint.interval_zero", name=key, strategy="logging_strategy",
+                         framework_error="ValueError: logging strategy steps requires non-zero --logging_steps")
     if value < 1:
         return d.add(key, math.ceil(max_steps * value), f"ceil(M * {key})", f"ceil({max_steps} * {value})", "hf.interval.ratio")
     if value != int(value):
@@ -46,6 +49,15 @@ def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:
     return d.add(key, int(value), why="hf.interval.given")
 
 
-def multiples(every: int, up_to: int, start: int = 1) -> list[int]:
+MAX_EVENTS = 5_000_000  # a list longer than this is a mistake in the settings, not a plan anyone reads
+
+
+def multiples(every: int, up_to: int, start: int = 1, name: str = "logging_steps") -> list[int]:
+    """Multiples of `every` from `start` to `up_to`: the steps where an interval fires (none for 0: the Trainer skips it)."""
+    if every <= 0:
+        return []
     first = max(every, math.ceil(start / every) * every)
-    return list(range(first, up_to + 1, every)) if every > 0 else []
+    count = max(0, (up_to - first) // every + 1)
+    if count > MAX_EVENTS:
+        raise InputError("hf.error.too_many_events", "hf.hint.too_many_events", name=name, every=every, count=count, steps=up_to)
+    return list(range(first, up_to + 1, every))

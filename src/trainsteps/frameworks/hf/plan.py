@@ -135,7 +135,7 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
         samples = _samples_seen(d, loop, shape)
     elif stream:
         samples = d.add("samples_seen", final * ga * bs * spec.world_size, "steps x GA x bs x W", f"{final} x {ga} x {bs} x {spec.world_size}", "hf.samples.stream")
-    d.add("optimizer_steps", final, why="hf.optimizer_steps", reached=loop.reached_max_steps)
+    d.add("optimizer_steps", final, why="hf.optimizer_steps_reached" if loop.reached_max_steps else "hf.optimizer_steps_short")
     if loop.state_epoch is not None:
         whole = int(loop.state_epoch)
         batch = round((loop.state_epoch - whole) * steps_in_epoch)
@@ -200,8 +200,8 @@ def _eval_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
     if spec.eval_strategy != "steps":
         return []
     every = intervals.interval(d, "eval_steps", spec.eval_steps or spec.logging_steps, max_steps)
-    steps = [s for s in intervals.multiples(every, loop.global_step, start + 1) if s >= spec.eval_delay]
-    if rules.final_step_eval and loop.reached_max_steps and max_steps % every and max_steps >= spec.eval_delay:
+    steps = [s for s in intervals.multiples(every, loop.global_step, start + 1, "eval_steps") if s >= spec.eval_delay]
+    if rules.final_step_eval and loop.reached_max_steps and every and max_steps % every and max_steps >= spec.eval_delay:
         steps.append(max_steps)
     return steps
 
@@ -216,8 +216,8 @@ def _save_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
     if spec.save_strategy != "steps":
         return []
     every = intervals.interval(d, "save_steps", spec.save_steps, max_steps)
-    steps = intervals.multiples(every, loop.global_step, start + 1)
-    if final and max_steps % every:
+    steps = intervals.multiples(every, loop.global_step, start + 1, "save_steps")
+    if final and (not every or max_steps % every):
         steps.append(max_steps)
     return steps
 

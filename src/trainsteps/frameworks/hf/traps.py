@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from trainsteps.frameworks.hf.loader import LoaderShape
 from trainsteps.frameworks.hf.loop import LoopResult
 from trainsteps.frameworks.hf.releases import Rules
 from trainsteps.schedule import RunFacts, Trap
 from trainsteps.spec import RunSpec
+
+
+@lru_cache(maxsize=1)
+def _published() -> frozenset:
+    from trainsteps.frameworks.hf.log_lines import all_releases
+
+    return frozenset(all_releases())
+
+
+def is_published(version: str) -> bool:
+    """A release on the registry (every one from 4.30.0 to the newest known is in the banner line table)."""
+    return version in _published()
 
 
 def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: LoaderShape | None,
@@ -15,6 +29,10 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
     version = str(rules.version)
     if rules.newer_than_known:
         found.append(Trap("HF_NEWER_THAN_KNOWN", "hf.trap.newer", {"version": version}))
+    elif not is_published(version):
+        found.append(Trap("HF_UNKNOWN_RELEASE", "hf.trap.unknown_release", {"version": version, "family": rules.family.name}))
+    if spec.resume_from_step and spec.resume_from_step >= facts.max_steps:
+        found.append(Trap("HF_RESUME_PAST_END", "hf.trap.resume_past_end", {"resume": spec.resume_from_step, "max_steps": facts.max_steps}))
     if max(spec.tensor_parallel_size, spec.context_parallel_size, spec.sequence_parallel_size) > 1:
         found.append(Trap("HF_PARALLEL_NOT_RECORDED", "hf.trap.parallel", {"version": version}))
     if empty:
@@ -39,11 +57,13 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
         found.append(Trap("HF_FRACTIONAL_WARMUP", "hf.trap.fractional_warmup", {"value": facts.warmup_steps, "version": version}))
     if loop.batches_never_read:
         found.append(Trap("HF_BATCHES_NEVER_READ", "hf.trap.never_read", {"batches": loop.batches_never_read, "version": version}))
-    if facts.real_optimizer_updates is not None and facts.real_optimizer_updates < facts.optimizer_steps:
-        found.append(Trap("HF_STEP_WITHOUT_UPDATE", "hf.trap.no_update",
-                          {"real": facts.real_optimizer_updates, "steps": facts.optimizer_steps}))
+    taken = facts.optimizer_steps - (spec.resume_from_step or 0)  # real updates count only this run's steps
+    if facts.real_optimizer_updates is not None and facts.real_optimizer_updates < taken:
+        found.append(Trap("HF_STEP_WITHOUT_UPDATE", "hf.trap.no_update", {"real": facts.real_optimizer_updates, "steps": taken}))
     if spec.num_examples and spec.num_examples < total_batch and not stream:
-        found.append(Trap("HF_FEWER_EXAMPLES_THAN_BATCH", "hf.trap.small_dataset", {"n": spec.num_examples, "batch": total_batch}))
+        repeated = spec.world_size > 1 and not spec.dataloader_drop_last
+        found.append(Trap("HF_FEWER_EXAMPLES_THAN_BATCH", "hf.trap.small_dataset" if repeated else "hf.trap.small_dataset_one_rank",
+                          {"n": spec.num_examples, "batch": total_batch}))
     if shape and spec.dataloader_drop_last and not stream:
         dropped = spec.num_examples - shape.batches * shape.full_rows
         if dropped > 0 and not spec.split_batches:
