@@ -15,7 +15,7 @@ callback) and notes, for every training forward on every rank, the rows of `inpu
 (`input_ids != pad_token_id`) and the sum of `attention_mask`; a marker callback notes how many forwards each rank
 had run when each optimizer step ended.
 
-Regenerate (LLaMA-Factory 0.9.5 environment of tools/record_wrappers.py, about 2 minutes on 2 CPU cores):
+Regenerate (LLaMA-Factory 0.9.5 environment of tools/record_wrappers.py, about a minute on 2 CPU cores):
     python -m venv /tmp/lfenv && /tmp/lfenv/bin/pip install llamafactory==0.9.5 torch==2.13.0
     /tmp/lfenv/bin/pip uninstall -y torchvision torchaudio      # no builds for torch 2.13.0; an empty stand-in is used
     /tmp/lfenv/bin/pip install --no-deps -e .
@@ -198,8 +198,6 @@ def record() -> dict:
     }
     with tempfile.TemporaryDirectory(prefix="lf_callback_") as tmp:
         work = pathlib.Path(tmp)
-        sys.path.insert(0, str(work / "stubs"))
-        _environment(work)
         build_tiny_model(work / "tiny", _vocabulary([DATA.parent]))
         result["pad_token_id"] = json.loads((work / "tiny" / "config.json").read_text())["pad_token_id"]
         for world in LAUNCHES:
