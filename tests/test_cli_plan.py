@@ -85,3 +85,29 @@ def test_the_installed_command_imports_nothing_heavy():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert done.stderr == ""
+
+
+def test_a_resumed_run_does_not_report_lost_updates():
+    import trainsteps
+
+    s = trainsteps.plan(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, resume_from_step=20)
+    assert "HF_STEP_WITHOUT_UPDATE" not in [t.code for t in s.warnings]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--num-examples", "100", "--max-epochs", "5"], "--max-epochs is an option of --framework lightning"),
+    (["--num-examples", "100", "--train-iters", "50"], "--train-iters is an option of --framework megatron, neox"),
+    (["--num-examples", "100", "--logging-steps", "0"], "requires non-zero --logging_steps"),
+    (["--num-examples", "99999999999999999999"], "beyond what any run can hold"),
+])
+def test_settings_that_would_be_ignored_or_crash_are_refused(run_cli, args, words):
+    code, out, err = run_cli("plan", *args)
+    assert code == 2 and out == "" and words in err
+
+
+@pytest.mark.parametrize("version, code", [("4.45.9", "HF_UNKNOWN_RELEASE"), ("4.45.2", None), ("5.99.0", "HF_NEWER_THAN_KNOWN")])
+def test_unpublished_releases_are_named(version, code):
+    import trainsteps
+
+    codes = [t.code for t in trainsteps.plan(num_examples=1000, transformers=version).warnings]
+    assert (code in codes) if code else not {"HF_UNKNOWN_RELEASE", "HF_NEWER_THAN_KNOWN"} & set(codes)
