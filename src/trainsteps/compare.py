@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from trainsteps.errors import TrainstepsError
 from trainsteps.i18n import label
+from trainsteps.report import display_width
 from trainsteps.spec import RunSpec
 
 
@@ -52,8 +53,9 @@ def render_comparison(rows: list[FamilyRow], lang: str = "en") -> str:
         else:
             table.append((r.family, r.version, r.total_steps, f"{r.optimizer_steps:,}",
                           "?" if r.epochs_completed is None else f"{r.epochs_completed:g}", ", ".join(r.warnings) or "-"))
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(head) - 1)]
+    widths = [max(display_width(str(row[i])) for row in table) for i in range(len(head) - 1)]
     lines = [label("compare_title", lang)]
     for row in table:
-        lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row[:-1], widths, strict=True)) + "  " + str(row[-1]))
+        cells = [str(c) + " " * (w - display_width(str(c))) for c, w in zip(row[:-1], widths, strict=True)]
+        lines.append("  " + "  ".join(cells) + "  " + str(row[-1]))
     return "\n".join(lines)

@@ -39,10 +39,10 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
     taken = r.optimizer_steps - ((s.inputs or {}).get("resume_from_step") or 0)
     if r.real_optimizer_updates is not None and r.real_optimizer_updates != taken:
         rows.insert(1, ("real_optimizer_updates", f"{r.real_optimizer_updates:,}"))
-    width = max(_width(label(k, lang)) for k, _ in rows)
+    width = max(display_width(label(k, lang)) for k, _ in rows)
     for key, value in rows:
         name = label(key, lang)
-        out.append(f"  {name}{' ' * (width - _width(name))}  {value}")
+        out.append(f"  {name}{' ' * (width - display_width(name))}  {value}")
     if s.warnings:
         out.append("")
         out.append(label("warnings", lang))
@@ -72,6 +72,6 @@ def _epochs(done: float | None, planned: float | None) -> str:
     return f"{done:g} / {planned:g}" if planned else f"{done:g}"
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
     """Display width: CJK characters take two columns."""
     return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)

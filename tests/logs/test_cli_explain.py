@@ -88,3 +88,15 @@ def test_trainer_state_pasted_as_text():
         result = run("--text", state, "--lang", lang)
         assert result.exit_code == 0, result.output
     assert "20 of 39" in run("--text", state).output
+
+
+def test_a_banner_pasted_on_one_line_is_read_label_by_label(run_cli):
+    text = ("Num examples = 1,047 Num Epochs = 300 Instantaneous batch size per device = 10 Total train batch size "
+            "(w. parallel, distributed & accumulation) = 80 Gradient Accumulation steps = 8 Total optimization steps = 3,900")
+    code, out, _ = run_cli("explain", "--text", text, "--format", "json")
+    import json
+
+    data = json.loads(out)
+    banner = data["observed"]["banner"]
+    assert code == 0 and banner["max_steps"]["value"] == 3900 and banner["num_epochs"]["value"] == 300
+    assert data["inferred"]["world_size"] == 1

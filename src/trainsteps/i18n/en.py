@@ -249,7 +249,7 @@ MESSAGES = {
     "hf.error.empty_loader": "{n} rows give no batch of {bs}, so training cannot start; transformers: {framework_error}",
     "hf.hint.empty_loader": "lower --per-device-train-batch-size or drop --dataloader-drop-last",
     "hf.error.warmup_ratio_removed": "transformers {version} has no warmup_ratio (removed in 5.15)",
-    "hf.hint.warmup_ratio_removed": "use --warmup-steps with a value below 1 for a fraction, e.g. --warmup-steps 0.1",
+    "hf.hint.warmup_ratio_removed": "name the release you run with --transformers (warmup_ratio exists up to 5.14), or use warmup_steps below 1 for a fraction, e.g. --warmup-steps 0.1",
     "hf.error.warmup_steps_int": "transformers {version} refuses warmup_steps={value}; it says: {framework_error}",
     "hf.hint.warmup_steps_int": "use a whole number of steps above 1, or --warmup-ratio for a fraction",
     "hf.error.interval_not_int": "{name} = {value} must be a whole number when it is 1 or more",

@@ -245,7 +245,7 @@ MESSAGES = {
     "hf.error.empty_loader": "{n} 条样本凑不出一个大小为 {bs} 的批次，训练无法开始；transformers：{framework_error}",
     "hf.hint.empty_loader": "减小 --per-device-train-batch-size 或去掉 --dataloader-drop-last",
     "hf.error.warmup_ratio_removed": "transformers {version} 没有 warmup_ratio（5.15 已移除）",
-    "hf.hint.warmup_ratio_removed": "用小于 1 的 --warmup-steps 表示比例，例如 --warmup-steps 0.1",
+    "hf.hint.warmup_ratio_removed": "用 --transformers 指定实际使用的版本（warmup_ratio 最多存在到 5.14），或用小于 1 的 warmup_steps 表示比例，例如 --warmup-steps 0.1",
     "hf.error.warmup_steps_int": "transformers {version} 不接受 warmup_steps={value}；其报错为：{framework_error}",
     "hf.hint.warmup_steps_int": "请使用大于 1 的整数步数，或用 --warmup-ratio 表示比例",
     "hf.error.interval_not_int": "{name} = {value} 大于等于 1 时必须是整数",
