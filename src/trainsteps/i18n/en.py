@@ -822,4 +822,5 @@ MESSAGES = {
     'hf.optimizer_steps_reached': "the loop's own count; it reaches max_steps",
     'hf.optimizer_steps_short': "the loop's own count; it ends before max_steps",
     'hf.interval.default': 'the default',
+    'explain.note.quotes': '{count} other mention(s) of these numbers in the text (line {lines}) quote this banner; they are not read as runs',
 }

@@ -817,4 +817,5 @@ MESSAGES = {
     'hf.optimizer_steps_reached': '循环自己的计数；会到达 max_steps',
     'hf.optimizer_steps_short': '循环自己的计数；在到达 max_steps 之前结束',
     'hf.interval.default': '默认值',
+    'explain.note.quotes': '文中另有 {count} 处提到这些数字（第 {lines} 行），是对该横幅的引用，不作为单独的训练读取',
 }

@@ -23,7 +23,35 @@ BANNER_LABELS = {
 
 
 def explain_log(obs: LogObservations, raw_examples: int | None = None) -> list[Inference]:
-    return [infer(run, raw_examples) for run in obs.runs]
+    return [infer(run, raw_examples) for run in without_quotes(obs.runs)]
+
+
+def without_quotes(runs: list) -> list:
+    """Drop banner fragments that only repeat numbers of a fuller banner in the same text (a blog post or an issue
+    quoting "Total optimization steps = 3,900" in its prose), and note them on the banner they quote."""
+    kept, quoted = [], {}
+    fullest = max(runs, key=lambda r: len(r.banner), default=None)
+    for run in runs:
+        if run.kind == "hf" and not run.banner and fullest is not None and fullest.banner:
+            source = fullest  # a label with no number (prose): nothing of its own to explain
+        else:
+            source = next((other for other in runs if other is not run and _quotes(run, other)), None)
+        if source is None:
+            kept.append(run)
+        else:
+            quoted.setdefault(id(source), []).append(_first_line(run))
+    for run in kept:
+        lines = quoted.get(id(run))
+        if lines:
+            run.notes.append(("explain.note.quotes", {"count": len(lines), "lines": ", ".join(str(n) for n in lines)}))
+    return kept
+
+
+def _quotes(run, other) -> bool:
+    """`run` has no header, fewer banner values than `other`, and each of them equals `other`'s."""
+    if run.header_line or not run.banner or len(run.banner) >= len(other.banner) or run.kind != other.kind:
+        return False
+    return all(key in other.banner and other.banner[key].value == reading.value for key, reading in run.banner.items())
 
 
 def say(f: Finding, lang: str) -> str:
