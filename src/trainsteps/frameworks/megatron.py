@@ -1,5 +1,6 @@
 """Megatron-LM / megatron-core: parallel sizes, batch and micro-batches, iterations vs samples,
-batch-size ramp-up, GPTDataset epochs and samples, split and blends, and what it prints.
+batch-size ramp-up or step schedule (megatron_step.py), GPTDataset epochs and samples, split and blends,
+and what it prints.
 
 Rules from megatron-core 0.16.1 (`datasets/gpt_dataset.py`, `blended_megatron_dataset_builder.py`,
 `blended_megatron_dataset_config.py`, `num_microbatches_calculator.py`) and Megatron-LM's
