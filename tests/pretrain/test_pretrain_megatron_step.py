@@ -1,10 +1,12 @@
 """--step-batch-size-schedule against Megatron-LM core_v0.19.0 run for real (tests/fixtures/pretrain/mcore_step.json)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.megatron import BATCH_SCHEDULE, MegatronSpec, plan_megatron
-from trainsteps.frameworks.megatron_step import parse_schedule
+from trainsteps.frameworks.megatron_step import parse_schedule, walk
 
 from .conftest import load
 
@@ -106,3 +108,39 @@ def test_overshooting_train_samples_and_iteration_based_targets_are_flagged():
     assert "MEGATRON_STEP_OVERSHOOT" in [t.code for t in plan_megatron(_spec(over)).warnings]
     iters = next(c for c in RAN if c.get("train_samples") is None)
     assert "MEGATRON_STEP_ITERS_TARGET" in [t.code for t in plan_megatron(_spec(iters)).warnings]
+
+
+def test_the_plan_command_walks_the_schedule_and_quotes_megatron():
+    import json
+
+    from click.testing import CliRunner
+
+    from trainsteps.cli.main import cli
+
+    case = RAN[0]
+    base = ["plan", "--framework", "megatron", "--step-batch-size-schedule", case["schedule"], "--micro-batch-size", str(case["mbs"]),
+            "--world-size", str(case["dp"]), "--seq-length", str(case["S"]), "--train-tokens", str(10**14)]
+    result = CliRunner().invoke(cli, [*base, "--train-samples", str(case["train_samples"]), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["run"]["optimizer_steps"], data["run"]["samples_seen"]) == (case["train_iters"], case["consumed"])
+    refused = CliRunner().invoke(cli, [*base, "--train-samples", "10", "--global-batch-size", "64"])
+    conflict = next(c for c in FAILED if c["stage"] == "validate_args")
+    assert refused.exit_code == 2 and conflict["error"]["text"] in refused.output
+
+
+@given(st.lists(st.tuples(st.integers(1, 5_000), st.integers(1, 300)), min_size=0, max_size=5),
+       st.integers(1, 300), st.integers(0, 20_000), st.booleans())
+def test_walking_by_stretches_equals_walking_iteration_by_iteration(steps, first, amount, by_samples):
+    entries = parse_schedule(" ".join([f"0:{first}"] + [f"{t}:{b}" for t, b in steps]), None)
+    if len({e.threshold for e in entries}) != len(entries):
+        return
+    segments = walk(entries, train_samples=amount, train_iters=None) if by_samples else walk(entries, train_iters=amount % 500)
+    consumed = iteration = 0
+    batches = []
+    while (consumed < amount) if by_samples else (iteration < amount % 500):
+        batch = max((e for e in entries if e.threshold <= consumed), key=lambda e: e.threshold).batch
+        batches.append(batch)
+        consumed += batch
+        iteration += 1
+    assert [b for s in segments for b in [s.batch] * s.iterations] == batches
