@@ -1,6 +1,6 @@
 """Record pretraining-framework fixtures by running the real code (CPU only).
 
-Writes tests/fixtures/pretrain/{mcore,neox,deepspeed,lightning}.json. Each fixture holds the
+Writes tests/fixtures/pretrain/{mcore,mcore_step,neox,deepspeed,lightning}.json. Each fixture holds the
 inputs and what the framework itself computed or printed; tests compare trainsteps against them.
 
 Set-up (a scratch virtualenv; nothing here is imported by trainsteps):
@@ -22,6 +22,10 @@ Set-up (a scratch virtualenv; nothing here is imported by trainsteps):
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py legacy --megatron-v26 /tmp/mlm26
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py deepspeed
     PYTHONPATH=src /tmp/ptrec/venv/bin/python tools/record_pretrain.py lightning     # spawns 2-rank gloo runs
+    # step batch-size schedule (megatron-core >= 0.18.0): three files of a Megatron-LM checkout, standard library only
+    git -C Megatron-LM archive core_v0.19.0 megatron/core/num_microbatches_calculator.py megatron/training/training.py \
+        megatron/training/arguments.py | tar -x -C /tmp/mlm019
+    python3 tools/record_pretrain.py mcore-step --megatron-lm /tmp/mlm019
 
 The `.idx` files the frameworks read are generated with trainsteps' own writer
 (`trainsteps.data.idx.write_idx`), so the recording also checks that megatron-core reads them.
@@ -585,15 +589,169 @@ def record_hf_auto() -> dict:
     return {"transformers": transformers.__version__, "cases": out}
 
 
+# ----------------------------------------------------------------------------- Megatron-LM step batch-size schedule
+
+STEP_CASES = [
+    # the schedule of Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh
+    dict(schedule="0:16 2.4B:320 4.8B:624 7.2B:928 9.6B:1232 12B:1536", S=2048, mbs=1, dp=16, train_samples=8_000_000),
+    # the schedule of its gpt3_15b_8t_release functional test
+    dict(schedule="0:384 200B:768 400B:1152", S=4096, mbs=1, dp=64, train_samples=150_000_000),
+    dict(schedule="0:32 12800:64 38400:128", S=128, mbs=2, dp=4, train_samples=1000),
+    dict(schedule="0:32 12800:64 38400:128", S=128, mbs=2, dp=4, train_samples=1024),
+    dict(schedule="0:100 150:8 160:16", S=1, mbs=1, dp=4, train_samples=500),
+    dict(schedule="0:16 150:32 160:48", S=1, mbs=1, dp=16, train_samples=500),
+    dict(schedule="0:64 1M:128", S=2048, mbs=4, dp=2, train_samples=300),
+    dict(schedule="1M:128, 0:64", S=1024, mbs=2, dp=8, train_samples=5000),
+    dict(schedule="0:1.5K 2.5M:3K", S=1000, mbs=1, dp=4, train_samples=10_000),
+    dict(schedule="0:16 0.3K:32 2.4b:64", S=7, mbs=1, dp=16, train_samples=400_000_000),
+    dict(schedule="0:32 12800:64", S=128, mbs=2, dp=4, train_iters=500),
+    dict(schedule="0:48", S=256, mbs=3, dp=2, train_samples=100_001),
+    dict(schedule="1K:32 2K:64", S=128, mbs=1, dp=8, train_samples=1000),
+    dict(schedule="0:16 100:32", S=2048, mbs=1, dp=8, train_samples=1000),
+    dict(schedule="0-16", S=128, mbs=1, dp=8, train_samples=1000),
+    dict(schedule="0:abc", S=128, mbs=1, dp=8, train_samples=1000),
+    dict(schedule="0:0", S=128, mbs=1, dp=8, train_samples=1000),
+    dict(schedule="  ", S=128, mbs=1, dp=8, train_samples=1000),
+    dict(schedule="0:8 1M:64", S=2048, mbs=2, dp=8, train_samples=1000),
+    dict(schedule="0:32 12800:40", S=128, mbs=2, dp=8, train_samples=2000),
+    dict(schedule="0:64 12800:32", S=128, mbs=1, dp=8, train_samples=2000),
+    dict(schedule="0:20", S=128, mbs=1, dp=8, train_samples=2000),
+    dict(schedule="0:64", S=128, mbs=1, dp=8, train_samples=2000, decrease=True),
+    dict(schedule="0:64", S=128, mbs=1, dp=8, train_samples=2000, gbs=64),
+    # no schedule: --rampup-batch-size is still accepted, and ignored
+    dict(schedule=None, rampup=[16, 8, 300_000], S=2048, mbs=1, dp=8, train_samples=1_000_000, gbs=1024),
+]
+
+
+def _load_step_code(src: str) -> dict:
+    """megatron-core's calculator module as is (it imports only the standard library), Megatron-LM's
+    `update_train_iters`, the two schedule asserts of `training.py` and the conflict check of `validate_args`."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("megatron.core.num_microbatches_calculator",
+                                                  Path(src, "megatron/core/num_microbatches_calculator.py"))
+    nmc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nmc)
+    training = ast.parse(Path(src, "megatron/training/training.py").read_text())
+    ns = {"update_num_microbatches": nmc.update_num_microbatches, "get_current_global_batch_size": nmc.get_current_global_batch_size,
+          "print_rank_0": print}
+    func = next(n for n in training.body if isinstance(n, ast.FunctionDef) and n.name == "update_train_iters")
+    exec(compile(ast.Module(body=[func], type_ignores=[]), "training.py", "exec"), ns)
+    asserts = {}
+    for node in ast.walk(training):
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            text = ast.unparse(node.msg)
+            for key, needle in (("too_small", "too small for"), ("decrease", "should not decrease")):
+                if needle in text:
+                    asserts[key] = (compile(ast.Expression(node.test), "training.py", "eval"),
+                                    compile(ast.Expression(node.msg), "training.py", "eval"))
+    arguments = ast.parse(Path(src, "megatron/training/arguments.py").read_text())
+    conflict = next(n for n in ast.walk(arguments) if isinstance(n, ast.If) and "step_batch_size_schedule" in ast.unparse(n.test)
+                    and "explicitly" in ast.unparse(n.test))
+    return {"nmc": nmc, "update_train_iters": ns["update_train_iters"], "asserts": asserts,
+            "conflict": compile(ast.Module(body=[conflict], type_ignores=[]), "arguments.py", "exec")}
+
+
+def _check(code, assert_key: str, names: dict) -> None:
+    test, msg = code["asserts"][assert_key]
+    if not eval(test, dict(names)):
+        raise AssertionError(eval(msg, dict(names)))
+
+
+def _run_step_case(code: dict, case: dict) -> dict:
+    """Megatron-LM's order: validate_args, the calculator, update_train_iters, the start-up check, the training loop
+    (its microbatch update, decrease assert and consistency check per iteration, batch = dp x micro x microbatches)."""
+    from types import SimpleNamespace
+
+    nmc = code["nmc"]
+    mbs, dp = case["mbs"], case["dp"]
+    args = SimpleNamespace(step_batch_size_schedule=case["schedule"], train_samples=case.get("train_samples"),
+                           train_iters=case.get("train_iters"), micro_batch_size=mbs, global_batch_size=case.get("gbs"),
+                           rampup_batch_size=case.get("rampup"))
+    out = {"stage": "validate_args"}
+    log = _mcore_logs_for("megatron.core.num_microbatches_calculator")
+    try:
+        exec(code["conflict"], {"args": args, "is_global_batch_size_explicitly_specified": case.get("gbs") is not None})
+        if args.global_batch_size is None:
+            args.global_batch_size = mbs * dp
+        out["stage"] = "calculator"
+        nmc.destroy_num_microbatches_calculator()
+        nmc.init_num_microbatches_calculator(rank=0, rampup_batch_size=case.get("rampup"), global_batch_size=args.global_batch_size, micro_batch_size=mbs, data_parallel_size=dp,
+                                             decrease_batch_size_if_needed=case.get("decrease", False),
+                                             step_batch_size_schedule=case["schedule"], seq_length=case["S"])
+        calculator = nmc._GLOBAL_NUM_MICROBATCHES_CALCULATOR
+        out["schedule_samples"] = [list(e) for e in calculator.schedule] if hasattr(calculator, "schedule") else None
+        out["stage"] = "update_train_iters"
+        with captured_fd_stdout() as box:
+            code["update_train_iters"](args)
+        out["printed"] = [ln for ln in box[0].splitlines() if ln.strip()]
+        out["train_iters"] = args.train_iters
+        out["stage"] = "setup"
+        _check(code, "too_small", {"num_microbatches": nmc.get_num_microbatches(), "args": args, "data_parallel_size": dp,
+                                   "current_global_batch_size": nmc.get_current_global_batch_size()})
+        out["stage"] = "train"
+        consumed = iteration = 0
+        num_microbatches = nmc.get_num_microbatches()
+        changes = []
+        while iteration < args.train_iters:
+            out["iteration"] = iteration
+            nmc.update_num_microbatches(consumed, consistency_check=False)
+            if nmc.get_num_microbatches() != num_microbatches and iteration != 0:
+                _check(code, "decrease", {"num_microbatches": num_microbatches, "get_num_microbatches": nmc.get_num_microbatches})
+            num_microbatches = nmc.get_num_microbatches()
+            nmc.update_num_microbatches(consumed, consistency_check=True)
+            batch = nmc.get_current_global_batch_size()
+            if not changes or changes[-1]["batch"] != batch:
+                changes.append({"iteration": iteration, "consumed": consumed, "batch": batch, "num_microbatches": num_microbatches})
+            consumed += dp * mbs * nmc.get_num_microbatches()
+            iteration += 1
+        out.pop("iteration", None)
+        out.update(stage="done", consumed=consumed, changes=changes, last_batch=nmc.get_current_global_batch_size())
+    except (AssertionError, ValueError) as exc:
+        out["error"] = {"kind": type(exc).__name__, "text": str(exc)}
+    out["log"] = [ln for ln in log.getvalue().splitlines() if ln.strip()]
+    nmc.destroy_num_microbatches_calculator()
+    return {**case, **out}
+
+
+def _mcore_logs_for(name: str):
+    buf = io.StringIO()
+    handler = logging.StreamHandler(buf)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log = logging.getLogger(name)
+    log.handlers[:] = [handler]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    return buf
+
+
+def record_step(src: str, release: str, commit: str) -> None:
+    code = _load_step_code(src)
+    cases = []
+    for case in STEP_CASES:
+        print("step case", case, file=sys.stderr)
+        cases.append(_run_step_case(code, case))
+    write("mcore_step", {"framework": "Megatron-LM / megatron-core", "version": release, "commit": commit,
+                         "source": "megatron/core/num_microbatches_calculator.py, megatron/training/training.py "
+                                   "(update_train_iters and the training-loop asserts), megatron/training/arguments.py (validate_args)",
+                         "cases": cases})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["mcore", "neox", "neox-v2", "legacy", "deepspeed", "lightning"])
+    parser.add_argument("what", choices=["mcore", "mcore-step", "neox", "neox-v2", "legacy", "deepspeed", "lightning"])
     parser.add_argument("--megatron-v26", default="/tmp/mlm26")
+    parser.add_argument("--megatron-lm", default="/tmp/mlm019", help="files exported from Megatron-LM at --megatron-lm-tag")
+    parser.add_argument("--megatron-lm-tag", default="core_v0.19.0")
+    parser.add_argument("--megatron-lm-commit", default="5be9626709af2722333bf54797c954c09edeada3")
     parser.add_argument("--neox-src", default="/tmp/neox")
     parser.add_argument("--neox-v2", default=None)
     args = parser.parse_args()
     if args.what == "mcore":
         record_mcore()
+    elif args.what == "mcore-step":
+        record_step(args.megatron_lm, args.megatron_lm_tag, args.megatron_lm_commit)
     elif args.what == "neox":
         record_neox(args.neox_src)
     elif args.what == "neox-v2":

@@ -117,7 +117,7 @@ def test_an_empty_split_with_a_target_is_flagged_because_megatron_core_hangs():
 def test_sample_based_plan_with_rampup_uses_the_ramp():
     case = MCORE["rampup"][0]
     spec = MegatronSpec(world_size=case["dp"], micro_batch_size=case["mbs"], global_batch_size=case["gbs"], train_samples=case["train_samples"],
-                        rampup_batch_size=tuple(case["rampup"]), train_tokens=10**12, lr_warmup_iters=10)
+                        rampup_batch_size=tuple(case["rampup"]), train_tokens=10**12, lr_warmup_iters=10, release=MCORE["version"])
     schedule = plan_megatron(spec)
     assert schedule.run.optimizer_steps == case["train_iters"]
     assert schedule.run.samples_seen == case["samples_consumed"]
@@ -127,4 +127,4 @@ def test_sample_based_plan_with_rampup_uses_the_ramp():
 def test_rampup_is_refused_for_iteration_based_training():
     with pytest.raises(InputError):
         plan_megatron(MegatronSpec(world_size=8, micro_batch_size=1, global_batch_size=64, train_iters=10, rampup_batch_size=(16, 8, 1000),
-                                   train_tokens=10**9))
+                                   train_tokens=10**9, release=MCORE["version"]))

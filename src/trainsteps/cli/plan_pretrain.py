@@ -29,6 +29,10 @@ _OPTIONS = [
     click.option("--expert-parallel-size", type=int, default=1, show_default=True, help="[megatron] Expert parallel size (does not reduce dp)."),
     click.option("--rampup-batch-size", type=int, nargs=3, default=None, help="[megatron] START INCREMENT SAMPLES."),
     click.option("--decrease-batch-size-if-needed", is_flag=True, help="[megatron] Round the global batch down."),
+    click.option("--step-batch-size-schedule", help="[megatron >= 0.18.0] \"THRESHOLD:BATCH ...\", thresholds in tokens "
+                 "(K/M/B/T), e.g. \"0:768 250B:1536\"; replaces --global-batch-size."),
+    click.option("--megatron-version", help="[megatron] megatron-core release (default: newest known, 0.19.0); "
+                 "decides between --rampup-batch-size and --step-batch-size-schedule."),
     click.option("--eval-interval", type=int, help="[neox/megatron] Iterations between evaluations (default 1000)."),
     click.option("--eval-iters", type=int, default=100, show_default=True, help="[neox/megatron] Iterations per evaluation."),
     click.option("--eval-global-batch-size", type=int, help="[megatron] Evaluation global batch."),
@@ -167,7 +171,8 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
             split=opts.get("data_split") or "969, 30, 1", dataset=readers[0] if readers and len(readers) == 1 and not weights else None,
             train_tokens=opts.get("train_tokens"), blend=readers if readers and (weights or len(readers) > 1) else None,
             blend_weights=weights or None, lr_warmup_iters=opts["lr_warmup_iters"], save_interval=opts.get("save_interval"),
-            code=opts["megatron_code"],
+            code=opts["megatron_code"], step_batch_size_schedule=opts.get("step_batch_size_schedule"),
+            release=opts.get("megatron_version"),
         )
         schedule = plan_megatron(spec)
     data = schedule.to_dict(lang)

@@ -1,5 +1,6 @@
 """Megatron-LM / megatron-core: parallel sizes, batch and micro-batches, iterations vs samples,
-batch-size ramp-up, GPTDataset epochs and samples, split and blends, and what it prints.
+batch-size ramp-up or step schedule (megatron_step.py), GPTDataset epochs and samples, split and blends,
+and what it prints.
 
 Rules from megatron-core 0.16.1 (`datasets/gpt_dataset.py`, `blended_megatron_dataset_builder.py`,
 `blended_megatron_dataset_config.py`, `num_microbatches_calculator.py`) and Megatron-LM's
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks import gptdata
+from trainsteps.frameworks import gptdata, megatron_step
 from trainsteps.frameworks.framework_error import FrameworkRuleError
 from trainsteps.frameworks.windows import SplitFacts, build_split
 from trainsteps.schedule import RunFacts, Schedule, Trap
+from trainsteps.versions import Timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,18 @@ DATASET_CODE = {
     "core": DatasetCode(printed_offset=0, split_rule="mcore"),
     "legacy": DatasetCode(printed_offset=1, split_rule="neox"),
 }
+
+NEWEST_CORE_RELEASE = "0.19.0"
+"""The megatron-core release assumed when none is given."""
+
+BATCH_SCHEDULE = Timeline("megatron.batch_schedule", [
+    # --rampup-batch-size START INCREMENT SAMPLES is honoured; there is no step schedule.
+    ("0.0.0", "rampup"),
+    # Megatron-LM 532ad926 (PR #4411): --step-batch-size-schedule replaces the ramp-up calculator;
+    # --rampup-batch-size is still parsed but nothing reads it (no error, no warning).
+    ("0.18.0", "step"),
+])
+"""Which batch-size schedule a megatron-core release runs (legacy Megatron-LM v2.x: `rampup`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +114,10 @@ class MegatronSpec:
     """--log-interval."""
     code: str = "core"
     """`core` (megatron.core.datasets) or `legacy` (megatron/data of Megatron-LM v2.x)."""
+    step_batch_size_schedule: str | None = None
+    """--step-batch-size-schedule "THRESHOLD:BATCH ...": thresholds in tokens (K/M/B/T suffixes), megatron-core >= 0.18.0."""
+    release: str | None = None
+    """megatron-core release (None: NEWEST_CORE_RELEASE); decides which batch-size schedule exists."""
 
 
 def parallel_sizes(spec: MegatronSpec, d: Derivation) -> int:
@@ -155,17 +173,31 @@ def rampup_schedule(start: int, increment: int, ramp_samples: int, gbs: int, tra
     return iterations, ramp_iterations, total
 
 
-def _iterations(spec: MegatronSpec, gbs: int, d: Derivation) -> tuple[int, int, int | None]:
-    """(train_iters, samples consumed, ramp iterations)."""
+def batch_regime(spec: MegatronSpec) -> str:
+    """`rampup` or `step`: the batch-size schedule the release runs (BATCH_SCHEDULE)."""
+    if spec.code == "legacy":
+        return "rampup"
+    try:
+        return BATCH_SCHEDULE.at(spec.release or NEWEST_CORE_RELEASE)
+    except ValueError:
+        raise InputError("mega.error.release", "mega.hint.release", release=spec.release) from None
+
+
+def _check_mode(spec: MegatronSpec) -> None:
     if (spec.train_iters is None) == (spec.train_samples is None):
         raise InputError("mega.error.mode", "mega.hint.mode")
+
+
+def _iterations(spec: MegatronSpec, gbs: int, d: Derivation, rampup: tuple[int, int, int] | None) -> tuple[int, int, int | None]:
+    """(train_iters, samples consumed, ramp iterations)."""
+    _check_mode(spec)
     if spec.train_iters is not None:
-        if spec.rampup_batch_size:
+        if rampup:
             raise InputError("mega.error.rampup_iters", "mega.hint.rampup_iters")
         it = d.given("train_iters", spec.train_iters)
         return it, d.add("samples_seen", it * gbs, "train_iters * gbs", f"{it:,} * {gbs}", "mega.why.consumed"), None
-    if spec.rampup_batch_size:
-        start, inc, ramp = spec.rampup_batch_size
+    if rampup:
+        start, inc, ramp = rampup
         it, ramp_it, consumed = rampup_schedule(start, inc, ramp, gbs, spec.train_samples)
         d.add("ramp_iterations", ramp_it, "iterations while consumed <= ramp samples", f"{start}+{inc}... over {ramp:,} samples",
               "mega.why.ramp")
@@ -173,6 +205,84 @@ def _iterations(spec: MegatronSpec, gbs: int, d: Derivation) -> tuple[int, int, 
         return it, d.add("samples_seen", consumed, "sum of the batch sizes", "", "mega.why.ramp_consumed"), ramp_it
     it = d.add("train_iters", spec.train_samples // gbs, "train_samples // gbs", f"{spec.train_samples:,} // {gbs}", "mega.why.sample_mode")
     return it, d.add("samples_seen", it * gbs, "train_iters * gbs", f"{it:,} * {gbs}", "mega.why.consumed"), None
+
+
+@dataclass(frozen=True, slots=True)
+class StepRun:
+    """A run under --step-batch-size-schedule, as Megatron-LM walks it."""
+
+    train_iters: int
+    """Iterations (given, or Megatron's `update_train_iters` count for --train-samples)."""
+    consumed: int
+    """Samples the run consumes."""
+    last_batch: int
+    """Global batch of the last iteration."""
+    lines: list[str]
+    """What Megatron prints setting the calculator up."""
+
+
+def _step_fail(msg_id: str, hint_id: str, exc: megatron_step.StepScheduleError, **params):
+    return FrameworkRuleError(msg_id, hint_id, framework_error=exc.text, kind=exc.kind, **params)
+
+
+def _step_schedule(spec: MegatronSpec, dp: int, d: Derivation, traps: list[Trap]) -> tuple[int, StepRun]:
+    """(args.global_batch_size, the walked schedule), checked in the order Megatron-LM checks it."""
+    raw, mbs, S = spec.step_batch_size_schedule, spec.micro_batch_size, spec.seq_length
+    if spec.global_batch_size is not None:  # validate_args
+        raise FrameworkRuleError("mega.error.step_conflict", "mega.hint.step_gbs", option="--global-batch-size",
+                                 framework_error="Cannot specify both --step-batch-size-schedule and --global-batch-size")
+    _check_mode(spec)
+    gbs = d.add("global_batch_size", mbs * dp, "micro * dp", f"{mbs} * {dp}", "mega.why.step_gbs")
+    if spec.decrease_batch_size_if_needed:  # the calculator
+        raise FrameworkRuleError("mega.error.step_conflict", "mega.hint.step_decrease", option="--decrease-batch-size-if-needed",
+                                 framework_error="Cannot specify both --step-batch-size-schedule and --decrease-batch-size-if-needed")
+    try:
+        entries = megatron_step.parse_schedule(raw, S)
+        megatron_step.validate_schedule(entries)
+    except megatron_step.StepScheduleError as exc:
+        raise _step_fail("mega.error.step_schedule", "mega.hint.step_schedule", exc, schedule=raw) from None
+    for k, e in enumerate(entries):
+        d.add(f"step{k}.threshold_samples", e.threshold, "threshold_tokens // seq_length", f"{e.written:,} // {S}",
+              "mega.why.step_threshold", batch=e.batch)
+    segments = megatron_step.walk(entries, spec.train_samples, spec.train_iters)
+    try:
+        megatron_step.check_run(segments, entries[0].batch, mbs, dp)
+    except megatron_step.StepScheduleError as exc:
+        raise _step_fail("mega.error.step_run", "mega.hint.step_run", exc, iteration=(exc.iteration or 0) + 1, unit=mbs * dp) from None
+    for seg in segments:
+        k = seg.entry
+        d.add(f"step{k}.first_iteration", seg.first_iteration + 1, "1 + iterations before consumed >= threshold", "",
+              "mega.why.step_first", batch=seg.batch, consumed=seg.consumed_at_start, micro=seg.batch // (mbs * dp))
+        d.add(f"step{k}.iterations", seg.iterations, "ceil((min(next threshold, end) - consumed) / batch)", "",
+              "mega.why.step_segment", batch=seg.batch)
+    consumed = sum(s.iterations * s.batch for s in segments)
+    terms = " + ".join(f"{s.iterations:,} * {s.batch}" for s in segments) or "0"
+    if spec.train_samples is not None:
+        it = d.add("train_iters", sum(s.iterations for s in segments), "sum of the iterations of each entry",
+                   " + ".join(f"{s.iterations:,}" for s in segments) or "0", "mega.why.step_iters")
+    else:
+        it = d.given("train_iters", spec.train_iters)
+    d.add("samples_seen", consumed, "sum of iterations x batch of each entry", terms, "mega.why.step_consumed")
+    _step_traps(spec, entries, segments, consumed, gbs, traps)
+    lines = megatron_step.calculator_lines(raw, entries, S, mbs, dp)
+    return gbs, StepRun(it, consumed, segments[-1].batch if segments else entries[0].batch, lines)
+
+
+def _step_traps(spec: MegatronSpec, entries, segments, consumed: int, gbs: int, traps: list[Trap]) -> None:
+    reached = {s.entry for s in segments}
+    last = max(reached) if reached else -1
+    for k, e in enumerate(entries):
+        if k not in reached and k < last:
+            traps.append(Trap("MEGATRON_STEP_SKIPPED", "mega.trap.step_skipped", {"threshold": e.threshold, "batch": e.batch}))
+        elif k > last:
+            traps.append(Trap("MEGATRON_STEP_NOT_REACHED", "mega.trap.step_not_reached",
+                              {"threshold": e.threshold, "batch": e.batch, "consumed": consumed}))
+    if spec.train_samples is not None and consumed > spec.train_samples:
+        traps.append(Trap("MEGATRON_STEP_OVERSHOOT", "mega.trap.step_overshoot",
+                          {"consumed": consumed, "train_samples": spec.train_samples, "extra": consumed - spec.train_samples}))
+    if spec.train_iters is not None and consumed != spec.train_iters * gbs:
+        traps.append(Trap("MEGATRON_STEP_ITERS_TARGET", "mega.trap.step_iters_target",
+                          {"target": spec.train_iters * gbs, "gbs": gbs, "consumed": consumed}))
 
 
 def _targets(spec: MegatronSpec, it: int, gbs: int, d: Derivation) -> list[int | None]:
@@ -264,8 +374,20 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
     d = Derivation()
     traps: list[Trap] = []
     dp = parallel_sizes(spec, d)
-    gbs, micro = batch_sizes(spec, dp, d)
-    it, consumed, ramp_it = _iterations(spec, gbs, d)
+    regime = batch_regime(spec)
+    step_run = None
+    if spec.step_batch_size_schedule is not None:
+        if regime != "step":
+            raise InputError("mega.error.step_release", "mega.hint.step_release", release=spec.release or spec.code)
+        gbs, step_run = _step_schedule(spec, dp, d, traps)
+        it, consumed, ramp_it = step_run.train_iters, step_run.consumed, None
+    else:
+        rampup = spec.rampup_batch_size if regime == "rampup" else None
+        if spec.rampup_batch_size and rampup is None:
+            traps.append(Trap("MEGATRON_RAMPUP_IGNORED", "mega.trap.rampup_ignored",
+                              {"release": spec.release or NEWEST_CORE_RELEASE, "start": spec.rampup_batch_size[0]}))
+        gbs, micro = batch_sizes(spec, dp, d)
+        it, consumed, ramp_it = _iterations(spec, gbs, d, rampup)
     targets = _targets(spec, it, gbs, d)
     S = spec.seq_length
     blend_lengths = None
@@ -309,7 +431,9 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
         save_steps=list(range(spec.save_interval, it + 1, spec.save_interval)) if spec.save_interval else [],
         samples_per_epoch=per_epoch, tokens_seen=tokens_seen,
     )
-    lines.append(iteration_line(it, it, consumed, gbs))
+    if step_run is not None:
+        lines[:0] = step_run.lines
+    lines.append(iteration_line(it, it, consumed, step_run.last_batch if step_run else gbs))
     train = splits[0]
     banner = {"total number of samples": str(train.printed_samples), "total number of epochs": str(train.epochs_built)} if train else {}
     inputs = {name: _jsonable(getattr(spec, name)) for name in MegatronSpec.__slots__}
