@@ -801,4 +801,6 @@ MESSAGES = {
     'integration.disabled': 'trainsteps 回调因内部错误已自行关闭（{error}）；训练继续进行',
     'integration.timed': 'trainsteps：距上次定时{what}已过 {minutes:g} 分钟：在第 {step:,} 步请求一次',
     'hf.trap.stream_drop_last': 'transformers {version} 不会把 dataloader_drop_last 传给可迭代数据集的加载器：每遍最后一个不满的批次照样保留（已实测）',
+    # count: Axolotl multipack, checked against its sampler
+    'count.why.axolotl_min4': 'Axolotl {version} multipack 按随机顺序 first-fit；其 sampler 长度取 4 个未设种子随机顺序中的最小值，故给出该最小值 99% 落入的范围（本地打包 {orders} 个顺序估计）',
 }
