@@ -22,6 +22,17 @@ What runs for real:
 - ms-swift: `PackingDataset.create_packed_idx` and `calculate_matched_group` from swift/dataset/packing.py, with
   `split_list` from swift/utils/utils.py (both executed from the wheel's source; torch and the rest of swift stubbed
   out since the packing code does not use them), over the installed `binpacking`.
+- Axolotl: `MultipackBatchSampler` from axolotl/utils/samplers/multipack.py (its numba `pack_group` / `pack_parallel`
+  and `allocate_sequentially`), built with the arguments `utils/trainer.py::calculate_total_num_steps` passes, after
+  Axolotl's own length filter (`filter_sequences_by_length` in `datasets.filter(batched=True)`, as
+  `handle_long_seq_in_dataset` runs it for the default `excess_length_strategy: drop`). Two kinds of record: the
+  batches of one given order of the rows (the sampler fed a permutation drawn with `random.Random(order_seed)`, so the
+  tests can rebuild it), and `len(sampler)` itself (its minimum over 4 unseeded RandomSampler orders) under
+  `torch.manual_seed(s)` for 12 seeds. The venv is the one `tools/record_wrappers.py axolotl` uses (Axolotl --no-deps
+  over the LLaMA-Factory venv's site-packages, which bring torch 2.13.0, datasets 4.0.0, transformers, accelerate):
+      python -m venv /tmp/axoenv && echo /tmp/lfenv/lib/python3.11/site-packages > /tmp/axoenv/lib/python3.11/site-packages/lf.pth
+      /tmp/axoenv/bin/pip install --no-deps axolotl==0.19.0 addict numba llvmlite
+      /tmp/axoenv/bin/python tools/record_packing.py --only axolotl      # about 10 minutes on 2 shared cores
 """
 
 from __future__ import annotations
