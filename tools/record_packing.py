@@ -22,6 +22,17 @@ What runs for real:
 - ms-swift: `PackingDataset.create_packed_idx` and `calculate_matched_group` from swift/dataset/packing.py, with
   `split_list` from swift/utils/utils.py (both executed from the wheel's source; torch and the rest of swift stubbed
   out since the packing code does not use them), over the installed `binpacking`.
+- Axolotl: `MultipackBatchSampler` from axolotl/utils/samplers/multipack.py (its numba `pack_group` / `pack_parallel`
+  and `allocate_sequentially`), built with the arguments `utils/trainer.py::calculate_total_num_steps` passes, after
+  Axolotl's own length filter (`filter_sequences_by_length` in `datasets.filter(batched=True)`, as
+  `handle_long_seq_in_dataset` runs it for the default `excess_length_strategy: drop`). Two kinds of record: the
+  batches of one given order of the rows (the sampler fed a permutation drawn with `random.Random(order_seed)`, so the
+  tests can rebuild it), and `len(sampler)` itself (its minimum over 4 unseeded RandomSampler orders) under
+  `torch.manual_seed(s)` for 12 seeds. The venv is the one `tools/record_wrappers.py axolotl` uses (Axolotl --no-deps
+  over the LLaMA-Factory venv's site-packages, which bring torch 2.13.0, datasets 4.0.0, transformers, accelerate):
+      python -m venv /tmp/axoenv && echo /tmp/lfenv/lib/python3.11/site-packages > /tmp/axoenv/lib/python3.11/site-packages/lf.pth
+      /tmp/axoenv/bin/pip install --no-deps axolotl==0.19.0 addict numba llvmlite
+      /tmp/axoenv/bin/python tools/record_packing.py --only axolotl      # about 10 minutes on 2 shared cores
 """
 
 from __future__ import annotations
@@ -149,6 +160,67 @@ def record_trl() -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------- Axolotl
+
+AXOLOTL_CASES = CASES + [{"kind": "list", "values": [1, 9, 8, 3, 5, 2, 2, 7, 4, 6, 8, 1, 3], "seed": 0}]
+# (micro_batch_size, attn_supports_packing, bin_size, group_size, sequential): the sampler settings recorded
+AXOLOTL_SETTINGS = [(1, True, 200, 100_000, False), (2, True, 200, 100_000, False), (2, False, 200, 100_000, False),
+                    (1, True, 3, 100_000, False), (1, True, 200, 700, False), (1, True, 200, 100_000, True),
+                    (3, False, 200, 100_000, True)]
+AXOLOTL_RANDOM = [(1, True, 200, 100_000, False), (2, False, 200, 100_000, False), (1, True, 200, 100_000, True)]
+AXOLOTL_ORDER_SEEDS = (0, 1)
+AXOLOTL_TORCH_SEEDS = range(12)
+
+
+def axolotl_sampler(order, lengths, sequence_len, mbs, flash, bin_size, group_size, sequential):
+    """`MultipackBatchSampler` as `calculate_total_num_steps` builds it: with flash-style packing (attn_supports_packing
+    and not multipack_real_batches) one bin of mbs x sequence_len per batch, else batches of mbs bins of sequence_len."""
+    from axolotl.utils.samplers.multipack import MultipackBatchSampler
+
+    return MultipackBatchSampler(order, batch_size=1 if flash else mbs, batch_max_len=mbs * sequence_len if flash else sequence_len,
+                                 lengths=lengths, bin_size=bin_size, group_size=group_size, sequential=sequential,
+                                 drop_last=True, num_processes=1)
+
+
+def record_axolotl() -> list[dict]:
+    import functools
+
+    import datasets
+    import torch
+    from axolotl.utils.samplers.utils import get_dataset_lengths
+    from axolotl.utils.trainer import filter_sequences_by_length
+    from torch.utils.data import RandomSampler
+
+    version = importlib.metadata.version("axolotl")
+    out = []
+    for spec in AXOLOTL_CASES:
+        lengths = lengths_for(spec)
+        for sequence_len in (8,) if spec["kind"] == "list" else (1024, 2048):
+            ds = datasets.Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
+            kept = ds.filter(functools.partial(filter_sequences_by_length, sequence_len=sequence_len, min_sequence_len=None),
+                             batched=True, load_from_cache_file=False)
+            kept_lengths = get_dataset_lengths(kept)
+
+            base = {"framework": "axolotl", "version": version, "case": spec, "sequence_len": sequence_len, "kept": len(kept)}
+            for mbs, flash, bin_size, group_size, sequential in AXOLOTL_SETTINGS:
+                settings = {"micro_batch_size": mbs, "flash_packing": flash, "bin_size": bin_size, "group_size": group_size,
+                            "sequential": sequential}
+                for order_seed in AXOLOTL_ORDER_SEEDS:
+                    order = random.Random(order_seed).sample(range(len(kept)), len(kept))
+                    batches = len(axolotl_sampler(order, kept_lengths, sequence_len, mbs, flash, bin_size, group_size, sequential).generate_batches())
+                    out.append({**base, **settings, "order_seed": order_seed, "batches": batches})
+                    print("axolotl order", spec["kind"], sequence_len, settings, order_seed, batches, flush=True)
+                if (mbs, flash, bin_size, group_size, sequential) not in AXOLOTL_RANDOM:
+                    continue
+                lens = []
+                for seed in AXOLOTL_TORCH_SEEDS:
+                    torch.manual_seed(seed)
+                    lens.append(len(axolotl_sampler(RandomSampler(kept), kept_lengths, sequence_len, mbs, flash, bin_size, group_size, sequential)))
+                out.append({**base, **settings, "torch_seeds": list(AXOLOTL_TORCH_SEEDS), "sampler_len": lens})
+                print("axolotl len(sampler)", spec["kind"], sequence_len, settings, lens, flush=True)
+    return out
+
+
 # ---------------------------------------------------------------- ms-swift
 
 def _function_source(path: Path, name: str) -> str:
@@ -215,9 +287,9 @@ def record_swift(swift_src: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--swift-src", type=Path, help="unzipped ms-swift wheel (folder containing swift/)")
-    parser.add_argument("--only", choices=["llamafactory", "trl", "ms-swift"], action="append")
+    parser.add_argument("--only", choices=["llamafactory", "trl", "ms-swift", "axolotl"], action="append")
     args = parser.parse_args()
-    only = set(args.only or ["llamafactory", "trl", "ms-swift"])
+    only = set(args.only or ["llamafactory", "trl", "ms-swift", "axolotl"])
     existing = json.loads(OUT.read_text()) if OUT.exists() else {"records": []}
     records = existing["records"]
 
@@ -229,6 +301,8 @@ def main() -> None:
         replace(record_llamafactory(), lambda r: r["framework"] == "llamafactory")
     if "trl" in only:
         replace(record_trl(), lambda r: r["framework"] == "trl")
+    if "axolotl" in only:
+        replace(record_axolotl(), lambda r: r["framework"] == "axolotl")
     if "ms-swift" in only and args.swift_src:
         version = importlib.metadata.version("binpacking")
         replace(record_swift(args.swift_src), lambda r: r["framework"] == "ms-swift" and r["binpacking"] == version)

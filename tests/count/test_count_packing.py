@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ def test_trl_refuses_a_strategy_its_release_does_not_have():
     assert packing.trl([10, 3], 8, "bfd", version="0.27.0") == packing.trl([10, 3], 8, "bfd_split", version="1.0.0")
 
 
-def test_axolotl_range_brackets_every_order_and_respects_the_lower_bound():
+def test_axolotl_range_never_goes_below_total_tokens_over_capacity():
     lengths = lengths_for({"kind": "uniform", "low": 100, "high": 2048, "n": 3000, "seed": 7})
     low, high = packing.axolotl_range(lengths, 2048)
     assert -(-sum(lengths) // 2048) <= low <= high
@@ -122,3 +123,58 @@ def test_first_fit_with_a_segment_tree_is_plain_first_fit(lengths, capacity, bin
 @given(st.lists(st.integers(1, 50), max_size=200), st.integers(50, 120), st.booleans())
 def test_constant_volume_bins_match_the_plain_scan(weights, capacity, fullest):
     assert len(packing.constant_volume(weights, capacity, fullest)) == _naive_constant_volume(weights, capacity, fullest)
+
+
+# ---------------------------------------------------------------- Axolotl (MultipackBatchSampler, recorded)
+
+def _axolotl(kind):
+    return [r for r in _of("axolotl") if kind in r]
+
+
+def _axolotl_ids(records):
+    return [f"{r['case']['kind']}{r['case'].get('n', '')}-seq{r['sequence_len']}-mbs{r['micro_batch_size']}"
+            f"{'-flash' if r['flash_packing'] else '-real'}-bin{r['bin_size']}-group{r['group_size']}"
+            f"{'-sequential' if r['sequential'] else ''}-order{r.get('order_seed', 'random')}" for r in records]
+
+
+def _rules(record):
+    return packing.AxolotlPacking(record["sequence_len"], record["micro_batch_size"], record["flash_packing"],
+                                  record["bin_size"], record["group_size"], record["sequential"])
+
+
+def test_the_fixture_records_axolotl_orders_and_sampler_lengths():
+    assert _axolotl("order_seed") and _axolotl("sampler_len")
+    assert {r["sequential"] for r in _axolotl("sampler_len")} == {False, True}
+    assert any(r["kept"] < len(lengths_for(r["case"])) for r in _of("axolotl"))  # rows over sequence_len (or < 2) dropped
+
+
+@pytest.mark.parametrize("record", _of("axolotl"), ids=_axolotl_ids(_of("axolotl")))
+def test_axolotl_keeps_the_rows_its_length_filter_keeps(record):
+    assert len(packing.axolotl_kept(lengths_for(record["case"]), record["sequence_len"])) == record["kept"]
+
+
+@pytest.mark.parametrize("record", _axolotl("order_seed"), ids=_axolotl_ids(_axolotl("order_seed")))
+def test_axolotl_packs_a_given_order_into_as_many_batches_as_its_sampler(record):
+    kept = packing.axolotl_kept(lengths_for(record["case"]), record["sequence_len"])
+    order = random.Random(record["order_seed"]).sample(range(len(kept)), len(kept))
+    rules = _rules(record)
+    assert rules.batches(rules.bins([kept[i] for i in order])) == record["batches"]
+
+
+@pytest.mark.parametrize("record", _axolotl("sampler_len"), ids=_axolotl_ids(_axolotl("sampler_len")))
+def test_axolotl_range_holds_every_recorded_sampler_length(record):
+    low, high = packing.axolotl_range(lengths_for(record["case"]), record["sequence_len"], record["micro_batch_size"],
+                                      record["flash_packing"], bin_size=record["bin_size"], group_size=record["group_size"],
+                                      sequential=record["sequential"])
+    assert low <= min(record["sampler_len"]) and max(record["sampler_len"]) <= high
+    assert high - low <= max(3, 5 * high // 100)  # and narrow: at most 5% (or 3 batches)
+
+
+def test_axolotl_range_is_one_number_when_the_order_does_not_matter():
+    assert packing.axolotl_range([600] * 2500, 2048) == (834, 834)  # 3 rows per bin
+    assert packing.axolotl_range([600] * 2500, 2048, micro_batch_size=2, flash_packing=False) == (417, 417)
+
+
+def test_next_fit_opens_a_bin_whenever_the_next_row_does_not_fit():
+    assert packing.next_fit([5, 5, 3, 2, 6, 4], 10) == 3
+    assert packing.next_fit([6, 5, 4], 10) == 2

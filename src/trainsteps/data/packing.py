@@ -202,19 +202,101 @@ def first_fit(lengths: list[int], capacity: int, bin_size: int = 200, group_size
     return total
 
 
-def axolotl_range(lengths: list[int], sequence_len: int, micro_batch_size: int = 1, flash_packing: bool = True,
-                  orders: int = 4, seed: int = 0) -> tuple[int, int]:
-    """Axolotl's bin count over random orders (its sampler is unseeded, so only a range can be given): (min, max).
+def next_fit(lengths: list[int], capacity: int) -> int:
+    """Axolotl `allocate_sequentially` (`sample_packing_sequentially`): rows in the given order, a new bin whenever the
+    next row does not fit in the current one (no row limit per bin). Bins made."""
+    bins, room = 0, 0
+    for length in lengths:
+        if bins and length <= room:
+            room -= length
+        else:
+            bins, room = bins + 1, capacity - length
+    return bins
 
-    Axolotl takes the minimum over 4 random orders (1 with 4 or more ranks); the same number of random orders here
-    gives the spread its estimate can take.
+
+AXOLOTL_MIN_SAMPLE_LEN = 2  # min_sample_len unset -> 2 (`filter_sequences_by_length`)
+
+
+def axolotl_kept(lengths: list[int], sequence_len: int) -> list[int]:
+    """Rows Axolotl keeps before packing with `excess_length_strategy: drop` (the default): 2 <= length <= sequence_len."""
+    return [n for n in lengths if AXOLOTL_MIN_SAMPLE_LEN <= n <= sequence_len]
+
+
+@dataclass(frozen=True)
+class AxolotlPacking:
+    """The multipack settings that decide how many bins Axolotl's sampler makes (`calculate_total_num_steps`)."""
+
+    sequence_len: int
+    """`sequence_len`: rows longer are dropped; the bin holds micro_batch_size x sequence_len tokens with flash packing."""
+    micro_batch_size: int = 1
+    """`micro_batch_size`."""
+    flash_packing: bool = True
+    """`attn_supports_packing and not multipack_real_batches`: one bin of mbs x sequence_len per micro batch (else
+    bins of sequence_len, micro_batch_size of them per batch)."""
+    bin_size: int = 200
+    """`sample_packing_bin_size`: at most this many rows per bin (first-fit only)."""
+    group_size: int = 100_000
+    """`sample_packing_group_size`: rows packed per group, groups apart (first-fit only)."""
+    sequential: bool = False
+    """`sample_packing_sequentially`: next-fit in the sampler's order instead of first-fit."""
+
+    @property
+    def capacity(self) -> int:
+        return self.micro_batch_size * self.sequence_len if self.flash_packing else self.sequence_len
+
+    def bins(self, kept_in_order: list[int]) -> int:
+        """Bins for one order of the kept rows."""
+        if self.sequential:
+            return next_fit(kept_in_order, self.capacity)
+        return first_fit(kept_in_order, self.capacity, self.bin_size, self.group_size)
+
+    def batches(self, bins: int) -> int:
+        """Sampler batches (drop_last): one bin each with flash packing, else micro_batch_size bins each."""
+        return bins if self.flash_packing else bins // self.micro_batch_size
+
+
+AXOLOTL_COUNT_SAMPLES = 4  # MultipackBatchSampler num_count_samples (1 when WORLD_SIZE >= 4)
+AXOLOTL_ORDERS = 16        # random orders trainsteps packs to describe the spread of Axolotl's minimum
+AXOLOTL_Z = 3.0            # two-sided 99.7% of a normal (the sd comes from 16 orders: some margin)
+
+
+def axolotl_min_range(single: list[int], count_samples: int = AXOLOTL_COUNT_SAMPLES) -> tuple[int, int]:
+    """Where the minimum of `count_samples` random orders (what `len(MultipackBatchSampler)` returns) falls, 99% of the
+    time, given bin counts of single random orders: a normal fit of the single counts (mean m, sd s), whose minimum of
+    4 has mean m - 1.029 s and sd 0.701 s (order statistics of the normal), widened by z = 3 since s itself comes from
+    16 orders; with 1 sample, m +- z s. Never above the
+    largest count seen (a minimum of 4 fresh orders exceeding 16 earlier ones is rarer than 1 in 4800)."""
+    n = len(single)
+    mean = sum(single) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in single) / (n - 1)) if n > 1 else 0.0
+    shift, spread = MIN_OF_NORMALS.get(count_samples, (0.0, 1.0))
+    centre = mean - shift * sd
+    low = math.floor(centre - AXOLOTL_Z * spread * sd)
+    high = math.ceil(centre + AXOLOTL_Z * spread * sd)
+    return max(low, 0), min(high, max(single))
+
+
+MIN_OF_NORMALS = {1: (0.0, 1.0), 2: (0.5642, 0.8256), 3: (0.8463, 0.7480), 4: (1.0294, 0.7012)}
+"""k -> (-E[min], SD[min]) of k standard normals (order statistics tables)."""
+
+
+def axolotl_range(lengths: list[int], sequence_len: int, micro_batch_size: int = 1, flash_packing: bool = True,
+                  orders: int = AXOLOTL_ORDERS, seed: int = 0, bin_size: int = 200, group_size: int = 100_000,
+                  sequential: bool = False, count_samples: int = AXOLOTL_COUNT_SAMPLES) -> tuple[int, int]:
+    """Range of `len(MultipackBatchSampler)` as Axolotl's `calculate_total_num_steps` computes it: sampler batches of
+    the kept rows, the minimum over 4 unseeded random orders (so only a range can be given): (low, high).
+
+    Each of `orders` random orders is packed as Axolotl packs it; `axolotl_min_range` turns their spread into the
+    range of the minimum of 4. Equal lengths (or any data whose packing does not depend on the order) give low == high.
     """
-    capacity = micro_batch_size * sequence_len if flash_packing else sequence_len
-    kept = [n for n in lengths if 2 <= n <= sequence_len]  # excess_length_strategy drop (default), min_sample_len 2
+    rules = AxolotlPacking(sequence_len, micro_batch_size, flash_packing, bin_size, group_size, sequential)
+    kept = axolotl_kept(lengths, sequence_len)
     rng = random.Random(seed)
-    counts = []
+    single = []
     for _ in range(orders):
         order = kept[:]
         rng.shuffle(order)
-        counts.append(first_fit(order, capacity))
-    return min(counts), max(counts)
+        single.append(rules.batches(rules.bins(order)))
+    low, high = axolotl_min_range(single, count_samples)
+    fewest = rules.batches(math.ceil(sum(kept) / rules.capacity))  # no packing beats total tokens / capacity
+    return max(low, fewest), high

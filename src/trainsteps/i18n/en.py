@@ -846,4 +846,6 @@ MESSAGES = {
     'mega.error.release': 'not a megatron-core release: {release}',
     'mega.hint.release': 'give a release number such as 0.16.1 or 0.19.0',
     'mega.hint.step_run': 'every batch the run reaches must be a multiple of micro x dp = {unit}, and the micro-batches per rank may never decrease',
+    # count: Axolotl multipack, checked against its sampler
+    'count.why.axolotl_min4': 'Axolotl {version} multipack first-fit over random orders; its sampler length is the smallest of 4 unseeded orders, so the range where that minimum falls 99% of the time is shown (from {orders} orders packed here)',
 }

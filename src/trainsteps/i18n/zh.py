@@ -841,4 +841,6 @@ MESSAGES = {
     'mega.error.release': '不是 megatron-core 的版本号：{release}',
     'mega.hint.release': '给出如 0.16.1 或 0.19.0 的版本号',
     'mega.hint.step_run': '训练到达的每个批次都必须是 micro x dp = {unit} 的倍数，且每个 rank 的 micro-batch 数不能减少',
+    # count: Axolotl multipack, checked against its sampler
+    'count.why.axolotl_min4': 'Axolotl {version} multipack 按随机顺序 first-fit；其 sampler 长度取 4 个未设种子随机顺序中的最小值，故给出该最小值 99% 落入的范围（本地打包 {orders} 个顺序估计）',
 }
