@@ -12,6 +12,8 @@ import math
 import random
 from dataclasses import dataclass
 
+from trainsteps.frameworks.axolotl import first_fit_bins as first_fit
+
 # The packing primitives belong to the frameworks' rule modules; this module applies them to counted lengths.
 from trainsteps.frameworks.llamafactory import greedy_knapsack as lf_greedy_knapsack
 from trainsteps.frameworks.llamafactory import map_batches
@@ -167,40 +169,6 @@ def swift(lengths: list[int], packing_length: int, packing_num_proc: int = 1, bi
 
 
 # ---------------------------------------------------------------- Axolotl
-
-def first_fit(lengths: list[int], capacity: int, bin_size: int = 200, group_size: int = 100_000) -> int:
-    """Axolotl multipack (>= 0.10) `pack_group`: items in the given order, each into the first bin with room and fewer
-    than `bin_size` items; groups of `group_size` items are packed separately. Bins made.
-
-    A max segment tree over the bins' remaining room finds the first bin that fits in O(log n); unopened bins hold
-    the full capacity, so "no open bin fits" lands on the next new bin; a full bin's room is set to -1."""
-    total = 0
-    for g in range(0, len(lengths), group_size):
-        group = lengths[g:g + group_size]
-        size = 1 << max(1, (len(group) - 1).bit_length())
-        tree = [capacity] * (2 * size)
-        counts = [0] * size
-        opened = 0
-        for length in group:
-            if tree[1] < length:  # longer than a bin: a bin of its own (as pack_group)
-                leaf = opened
-            else:
-                node = 1
-                while node < size:
-                    node = 2 * node if tree[2 * node] >= length else 2 * node + 1
-                leaf = node - size
-            opened = max(opened, leaf + 1)
-            counts[leaf] += 1
-            room = tree[size + leaf] - length
-            node = size + leaf
-            tree[node] = room if counts[leaf] < bin_size else -1
-            node //= 2
-            while node:
-                tree[node] = max(tree[2 * node], tree[2 * node + 1])
-                node //= 2
-        total += opened
-    return total
-
 
 def next_fit(lengths: list[int], capacity: int) -> int:
     """Axolotl `allocate_sequentially` (`sample_packing_sequentially`): rows in the given order, a new bin whenever the

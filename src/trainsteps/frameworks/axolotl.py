@@ -100,22 +100,35 @@ def _n(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
-def first_fit_bins(lengths_in_order: list[int], capacity: int, bin_size: int = 200, group_size: int = 100_000) -> int:
-    """Bins of Axolotl's multipack `pack_group` for one order of the rows: each row goes into the first bin with
-    room (no sorting), at most `bin_size` rows per bin, groups of `group_size` rows packed apart. Exact when all
-    rows have the same length (then the order does not matter)."""
+def first_fit_bins(lengths: list[int], capacity: int, bin_size: int = 200, group_size: int = 100_000) -> int:
+    """Bins of Axolotl's multipack (>= 0.10) `pack_group` for one order of the rows: items in the given order, each
+    into the first bin with room and fewer than `bin_size` items; groups of `group_size` items are packed apart.
+
+    A max segment tree over the bins' remaining room finds the first bin that fits in O(log n); unopened bins hold
+    the full capacity, so "no open bin fits" lands on the next new bin; a full bin's room is set to -1."""
     total = 0
-    for start in range(0, len(lengths_in_order), group_size):
-        remaining: list[int] = []
-        counts: list[int] = []
-        for length in lengths_in_order[start:start + group_size]:
-            for i, room in enumerate(remaining):
-                if room >= length and counts[i] < bin_size:
-                    remaining[i] -= length
-                    counts[i] += 1
-                    break
+    for g in range(0, len(lengths), group_size):
+        group = lengths[g:g + group_size]
+        size = 1 << max(1, (len(group) - 1).bit_length())
+        tree = [capacity] * (2 * size)
+        counts = [0] * size
+        opened = 0
+        for length in group:
+            if tree[1] < length:  # longer than a bin: a bin of its own (as pack_group)
+                leaf = opened
             else:
-                remaining.append(capacity - length)
-                counts.append(1)
-        total += len(remaining)
+                node = 1
+                while node < size:
+                    node = 2 * node if tree[2 * node] >= length else 2 * node + 1
+                leaf = node - size
+            opened = max(opened, leaf + 1)
+            counts[leaf] += 1
+            room = tree[size + leaf] - length
+            node = size + leaf
+            tree[node] = room if counts[leaf] < bin_size else -1
+            node //= 2
+            while node:
+                tree[node] = max(tree[2 * node], tree[2 * node + 1])
+                node //= 2
+        total += opened
     return total
