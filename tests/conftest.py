@@ -12,6 +12,12 @@ def load_json(path: Path):
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+def recorded_runs(files) -> list:
+    """One pytest param (release, run) per run recorded in fixture files of the form {"transformers": ..., "runs": [...]}."""
+    return [pytest.param(data["transformers"], run, id=f"{data['transformers']}-{run['case']}")
+            for path in files for data in [load_json(path)] for run in data["runs"]]
+
+
 def load_fixture(*parts) -> dict:
     return load_json(FIXTURES.joinpath(*parts))
 

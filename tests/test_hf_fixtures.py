@@ -12,17 +12,10 @@ import pytest
 
 import trainsteps
 
-from .conftest import FIXTURES, load_json
+from .conftest import FIXTURES, load_json, recorded_runs
 from .hf_compare import assert_engine_matches
 
 FILES = sorted((FIXTURES / "hf").glob("transformers-*.json"))
-
-
-def _runs():
-    for path in FILES:
-        data = load_json(path)
-        for run in data["runs"]:
-            yield pytest.param(data["transformers"], run, id=f"{data['transformers']}-{run['case']}")
 
 
 def test_fixtures_cover_every_family_with_enough_cases():
@@ -32,7 +25,7 @@ def test_fixtures_cover_every_family_with_enough_cases():
     assert all(len(load_json(p)["runs"]) >= 40 for p in FILES)
 
 
-@pytest.mark.parametrize("version, run", list(_runs()))
+@pytest.mark.parametrize("version, run", recorded_runs(FILES))
 def test_engine_equals_the_recorded_run(version, run):
     assert_engine_matches(version, run)
 

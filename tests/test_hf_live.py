@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import load_json
+from .conftest import recorded_runs
 from .hf_compare import assert_engine_matches
 
 LIVE_DIR = os.environ.get("TRAINSTEPS_LIVE_DIR")
@@ -20,9 +20,7 @@ LIVE_DIR = os.environ.get("TRAINSTEPS_LIVE_DIR")
 def _live_runs():
     if not LIVE_DIR:
         return []
-    return [pytest.param(data["transformers"], run, id=f"{data['transformers']}-{run['case']}")
-            for path in sorted(Path(LIVE_DIR).glob("transformers-*.json"))
-            for data in [load_json(path)] for run in data["runs"]]
+    return recorded_runs(sorted(Path(LIVE_DIR).glob("transformers-*.json")))
 
 
 @pytest.mark.live

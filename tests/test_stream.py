@@ -12,16 +12,9 @@ from hypothesis import strategies as st
 import trainsteps
 from trainsteps.errors import InputError
 
-from .conftest import FIXTURES, load_json
+from .conftest import FIXTURES, load_json, recorded_runs
 
 FILES = sorted((FIXTURES / "stream").glob("transformers-*.json"))
-
-
-def _runs():
-    for path in FILES:
-        data = load_json(path)
-        for run in data["runs"]:
-            yield pytest.param(data["transformers"], run, id=f"{data['transformers']}-{run['case']}")
 
 
 def test_fixtures_cover_two_releases_and_every_rank_split():
@@ -32,7 +25,7 @@ def test_fixtures_cover_two_releases_and_every_rank_split():
     assert all("tools/record_stream.py" in load_json(p)["regenerate"] for p in FILES)
 
 
-@pytest.mark.parametrize("version, run", list(_runs()))
+@pytest.mark.parametrize("version, run", recorded_runs(FILES))
 def test_the_plan_equals_the_recorded_stream(version, run):
     s = trainsteps.plan(streaming=True, transformers=version, **run["inputs"])
     n = run["inputs"]["num_examples"]

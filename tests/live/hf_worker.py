@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import transformers  # noqa: E402
 from transformers import Trainer, TrainingArguments  # noqa: E402
 
-from tests.live.tiny import MapRows, StreamRows, TinyLM, collate  # noqa: E402
+from tests.live.tiny import MapRows, StreamRows, TinyLM, close_process_group, collate  # noqa: E402
 from trainsteps.integrations.hf import TrainstepsCallback  # noqa: E402
 
 
@@ -111,15 +111,6 @@ def main() -> None:
     (out / f"rank-{rank}.json").write_text(json.dumps(results))
 
 
-def _close_process_group() -> None:
-    """Leave torch.distributed cleanly: gloo threads still running at interpreter exit can abort the process."""
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        dist.barrier()
-        dist.destroy_process_group()
-
-
 if __name__ == "__main__":
     main()
-    _close_process_group()
+    close_process_group()

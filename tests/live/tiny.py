@@ -64,3 +64,12 @@ class StreamRows(torch.utils.data.IterableDataset):
 
 def collate(rows: list[dict]) -> dict:
     return {k: torch.tensor([r[k] for r in rows]) for k in rows[0]}
+
+
+def close_process_group() -> None:
+    """Leave torch.distributed cleanly: gloo threads still running at interpreter exit can abort the process."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
