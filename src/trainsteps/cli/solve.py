@@ -13,7 +13,7 @@ from trainsteps.errors import InputError
 @click.option("--examples", type=float, help="Target: rows fed to the model, all ranks.")
 @click.option("--tokens", type=float, help="Target: tokens fed (needs --seq-length; rows are packed to that length).")
 @click.option("--max-steps", type=int, help="Inverse: what this max_steps covers in epochs, examples and tokens.")
-@click.option("--global-batch", type=int, help="Layouts: every per-device batch x accumulation that reaches this global batch.")
+@click.option("--global-batch", "--global-batch-size", "global_batch", type=int, help="Layouts: every per-device batch x accumulation that reaches this global batch.")
 @click.option("--max-per-device-batch", type=int, help="Layouts: largest per-device batch that fits in memory.")
 @click.option("--num-examples", type=int, help="Rows in the dataset (one pass over a stream).")
 @click.option("--dataset-tokens", type=int, help="Tokens in one pass over a packed dataset (with --seq-length).")
