@@ -37,12 +37,8 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
     for key, value in cfg.data.items():
         if key in _SPEC_KEYS:
             settings.put(_SPEC_KEYS[key], value, cfg.where(key))
-        elif key in _RULE_KEYS:
-            settings.put(f"axolotl.{key}", value, cfg.where(key))
-        elif key in _KNOWN:
-            settings.unused.append((key, cfg.where(key)))
         else:
-            settings.ignored.append((key, cfg.where(key)))
+            settings.file_key(key, value, cfg.where(key), "axolotl", _RULE_KEYS, _KNOWN)
 
 
 def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:

@@ -24,6 +24,10 @@ DATA_KEYS = ("stage", "dataset", "eval_dataset", "dataset_dir", "cutoff_len", "m
 MARKERS = ("stage", "finetuning_type", "template", "dataset", "cutoff_len", "lora_target")
 
 
+# LLaMA-Factory's own keys that do not change the step count, and the HfArgumentParser stage switches.
+_KNOWN_UNUSED = frozenset(LLAMAFACTORY) | {"do_train", "do_eval", "do_predict"}
+
+
 def looks_like_llamafactory(data: dict) -> bool:
     return sum(k in data for k in MARKERS) >= 2 and "datasets" not in data
 
@@ -31,12 +35,7 @@ def looks_like_llamafactory(data: dict) -> bool:
 def read(cfg: ConfigFile, settings: Settings) -> None:
     rest = read_training_arguments(cfg, settings)
     for key in rest:
-        if key in DATA_KEYS:
-            settings.put(f"lf.{key}", cfg.data[key], cfg.where(key))
-        elif key in LLAMAFACTORY or key in ("do_train", "do_eval", "do_predict"):
-            settings.unused.append((key, cfg.where(key)))
-        else:
-            settings.ignored.append((key, cfg.where(key)))
+        settings.file_key(key, cfg.data[key], cfg.where(key), "lf", DATA_KEYS, _KNOWN_UNUSED)
     if cfg.data.get("streaming"):
         settings.put("streaming", True, cfg.where("streaming"))
 

@@ -60,6 +60,16 @@ class Settings:
             self.overridden.append(Conflict(key, Setting(key, value, origin), old))
         self.values[key] = Setting(key, value, origin)
 
+    def file_key(self, key: str, value: Any, origin: str, prefix: str, rule_keys, known) -> None:
+        """Sort a wrapper's own config key: an input of its rules (kept as `prefix.key`), a key it has that does not
+        change the step count (listed as unused), or one it does not have (listed as ignored)."""
+        if key in rule_keys:
+            self.put(f"{prefix}.{key}", value, origin)
+        elif key in known:
+            self.unused.append((key, origin))
+        else:
+            self.ignored.append((key, origin))
+
     def get(self, key: str, default: Any = None) -> Any:
         setting = self.values.get(key)
         return default if setting is None else setting.value

@@ -56,12 +56,7 @@ def _scalar(value):
 
 def read(cfg: ConfigFile, settings: Settings) -> None:
     for key in read_training_arguments(cfg, settings):
-        if key in RULE_KEYS:
-            settings.put(f"swift.{key}", cfg.data[key], cfg.where(key))
-        elif key in KNOWN:
-            settings.unused.append((key, cfg.where(key)))
-        else:
-            settings.ignored.append((key, cfg.where(key)))
+        settings.file_key(key, cfg.data[key], cfg.where(key), "swift", RULE_KEYS, KNOWN)
 
 
 def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:

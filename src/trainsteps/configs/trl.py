@@ -29,12 +29,7 @@ def looks_like_trl(data: dict) -> bool:
 
 def read(cfg: ConfigFile, settings: Settings) -> None:
     for key in read_training_arguments(cfg, settings):
-        if key in RULE_KEYS:
-            settings.put(f"trl.{key}", cfg.data[key], cfg.where(key))
-        elif key in KNOWN:
-            settings.unused.append((key, cfg.where(key)))
-        else:
-            settings.ignored.append((key, cfg.where(key)))
+        settings.file_key(key, cfg.data[key], cfg.where(key), "trl", RULE_KEYS, KNOWN)
         if key in GRPO_KEYS:
             settings.put("trl.grpo", True, cfg.where(key))
 
