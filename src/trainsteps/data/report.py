@@ -132,15 +132,22 @@ def build(counted, cutoff_len: int | None, requests: list[PackingRequest], setti
     return data, d
 
 
+SAMPLED_KEYS = ("count.examples", "count.tokens", "count.supervised_tokens")
+
+
 def _scale_to_corpus(data: dict, estimate: dict, d: Derivation) -> None:
     """Under --sample the figures above describe the resampled rows; counts are scaled by estimated examples / rows."""
     data["estimate"] = estimate
     data["estimated"] = True
     rows = max(data["examples"], 1)
     scale = estimate["examples"]["estimate"] / rows
-    data["examples"] = round(estimate["examples"]["estimate"])
-    data["tokens"] = round(estimate["tokens"]["estimate"])
-    data["supervised_tokens"] = round(estimate["supervised_tokens"]["estimate"])
+    d.steps = [s for s in d.steps if s.key not in SAMPLED_KEYS]  # those described the drawn rows; these the corpus
+    data["examples"] = _estimated_examples(estimate, d)
+    f = estimate["total_bytes"]
+    for key in SAMPLED_KEYS[1:]:
+        e = estimate[key.removeprefix("count.")]["estimate"]
+        data[key.removeprefix("count.")] = d.add(key, round(e), "F x mean(t / b)", f"{f:,} x {e / max(f, 1):.6g}",
+                                                 "count.why.sampled_tokens", rows=estimate["sampled_rows"])
     for entry in data.get("packing", []):
         for key in ("sequences", "sequences_min", "sequences_max"):
             if key in entry:
@@ -153,6 +160,14 @@ def _scale_to_corpus(data: dict, estimate: dict, d: Derivation) -> None:
             entry["examples_after"] = round(entry["examples_after"] * scale)
             if "tokens_cut" in entry:
                 entry["tokens_cut"] = data["cutoff"]["tokens_cut"]
+
+
+def _estimated_examples(estimate: dict, d: Derivation) -> int:
+    e = estimate["examples"]
+    why = "count.why.sampled_lines" if e["blocks"] else "count.why.scanned_lines"
+    return d.add("count.examples", round(e["estimate"]), "(lines - blank lines) x valid share",
+                 f"({e['lines']:,.0f} - {e['blank_lines']:,.0f}) x {e['valid_share']:.6g}", why, blocks=e["blocks"],
+                 block_bytes=e["block_bytes"])
 
 
 def _cutoff_effect(rule: stats.CutoffRule, examples: int, over: dict, d: Derivation) -> dict:

@@ -1,10 +1,18 @@
 """Estimate examples and tokens of a huge JSONL corpus from a few thousand random rows, read by seeking.
 
-Sampling design: draw a byte offset uniformly over all files (concatenated) and take the line that contains it.
-A line of b bytes is drawn with probability p = b / F (F = total bytes), so each draw gives an unbiased estimate of
-any total (Hansen-Hurwitz): N = mean(F / b), tokens = mean(F * t / b). Draws are independent (with replacement),
-so the 95% interval is mean +- 1.96 * sd / sqrt(n). Nothing is scanned: each draw reads a few KB around its offset.
-Lengths for percentiles, the histogram and packing are resampled with weights 1/b, which undoes the length bias.
+Tokens: draw a byte offset uniformly over all files (concatenated) and take the line that contains it. A line of b
+bytes is drawn with probability p = b / F (F = total bytes), so each draw gives an unbiased estimate of any total
+(Hansen-Hurwitz): tokens = mean(F * t / b). Tokens per byte vary little between rows, so this is precise.
+
+Examples: the same estimator for rows, mean(F / b), is noisy (a short line is rarely drawn but weighs F / b), so lines
+are counted another way: newlines in n blocks of B bytes at uniform random starts in [-B+1, F-1] (every byte is
+covered by exactly B of the F+B-1 starts, so F+B-1 / B x newlines in a block is unbiased). Each block covers many
+lines, so n blocks of 64 KiB see as many lines as a scan of 256 MiB would. Files no bigger than that are counted
+exactly. Examples = lines x the share of lines that are valid rows (a ratio of the drawn lines weighted by 1/p).
+
+Draws are independent (with replacement), so a 95% interval is mean +- 1.96 * sd / sqrt(n). Nothing is scanned: each
+draw reads a few KB around its offset, each block B bytes. Lengths for percentiles, the histogram and packing are
+resampled with weights 1/b, which undoes the length bias.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from dataclasses import dataclass
 
@@ -22,6 +31,9 @@ from trainsteps.errors import InputError
 
 Z95 = 1.959963984540054
 CHUNK = 1 << 10  # first read around an offset; doubled while no newline is found
+BLOCK_BYTES = 64 << 10
+"""Bytes of each block whose newlines are counted to estimate lines (one block per sampled row)."""
+SCAN = 1 << 20  # read size of an exact line count
 
 
 @dataclass
@@ -91,6 +103,123 @@ def draw_lines(files: list[str], n: int, seed: int) -> list[Draw]:
     return draws
 
 
+@dataclass
+class LineCount:
+    """Lines of all files together, and the blank ones among them: counted exactly, or estimated from random blocks."""
+
+    lines: float
+    """Lines (newlines, plus each file's last line when it has no newline)."""
+    blank: float
+    """Lines holding only whitespace (not rows)."""
+    standard_error: float
+    """Of lines - blank; 0 when counted exactly."""
+    blocks: int
+    """Blocks read; 0 when the files were scanned."""
+    block_bytes: int
+    """Bytes per block."""
+
+
+class Concatenated:
+    """All files as one byte range, read by (start, end) across file boundaries."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files, self.sizes = files, [os.path.getsize(p) for p in files]
+        self.total = sum(self.sizes)
+        self.handles: dict[str, object] = {}
+
+    def read(self, start: int, end: int) -> bytes:
+        parts, base = [], 0
+        for path, size in zip(self.files, self.sizes, strict=True):
+            low, high = max(start, base), min(end, base + size)
+            if low < high:
+                f = self.handles.get(path) or self.handles.setdefault(path, open(path, "rb"))  # noqa: SIM115 - close()
+                f.seek(low - base)
+                parts.append(f.read(high - low))
+            base += size
+        return b"".join(parts)
+
+    def close(self) -> None:
+        for f in self.handles.values():
+            f.close()
+
+
+BLANK_AFTER = re.compile(rb"\n(?=[ \t\r\x0b\x0c]*\n)")  # a newline whose next line holds only whitespace
+MARGIN = 256  # bytes read past a block to see whether the line after its last newline is blank
+
+
+def _tally(data: bytes, limit: int) -> tuple[int, int]:
+    """(newlines, blank lines) attributed to data[:limit]: a line to its newline, a blank line to the newline before it."""
+    blank = sum(1 for _ in BLANK_AFTER.finditer(data, 0, min(len(data), limit + MARGIN)) if _.start() < limit)
+    return data.count(b"\n", 0, limit), blank
+
+
+def count_lines(files: list[str], blocks: int, block_bytes: int, seed: int) -> LineCount:
+    """Lines of the files: exact when `blocks` blocks would read as much as the files hold, else a block estimate."""
+    reader = Concatenated(files)
+    total = reader.total
+    try:
+        if blocks * block_bytes >= total:
+            return _scan(reader, block_bytes)
+        rng = random.Random(f"lines-{seed}")  # a stream of its own: blocks do not depend on the drawn rows
+        starts = total + block_bytes - 1  # block starts in [-B+1, F-1]; each byte lies in exactly B blocks
+        firsts = sorted(rng.randrange(starts) - block_bytes + 1 for _ in range(blocks))
+        tallies = []
+        for a in firsts:
+            low = max(0, a)
+            tallies.append(_tally(reader.read(low, min(total, a + block_bytes + MARGIN)), min(total, a + block_bytes) - low))
+        edges = _edges(reader)
+    finally:
+        reader.close()
+    scale = starts / block_bytes
+    lines = interval([n * scale for n, _ in tallies], blocks)
+    blank = interval([b * scale for _, b in tallies], blocks)
+    rows = interval([(n - b) * scale for n, b in tallies], blocks)
+    return LineCount(lines["estimate"] + edges[0], blank["estimate"] + edges[1], rows["standard_error"], blocks, block_bytes)
+
+
+def _scan(reader: Concatenated, block_bytes: int) -> LineCount:
+    newlines = blank = 0
+    for i in range(0, reader.total, SCAN):
+        n, b = _tally(reader.read(i, min(reader.total, i + SCAN + MARGIN)), min(reader.total, i + SCAN) - i)
+        newlines, blank = newlines + n, blank + b
+    lines, blank_first = _edges(reader)
+    return LineCount(newlines + lines, blank + blank_first, 0.0, 0, block_bytes)
+
+
+def _edges(reader: Concatenated) -> tuple[int, int]:
+    """What the newlines of the joined files miss: a file's last line without a newline, and a blank first line with
+    no newline before it (the first file's, or one after a file whose last line has no newline)."""
+    unterminated = blank_first = 0
+    base, newline_before = 0, False
+    for size in reader.sizes:
+        if size:
+            if not newline_before:
+                blank_first += BLANK_AFTER.match(b"\n" + reader.read(base, min(base + size, base + MARGIN))) is not None
+            newline_before = reader.read(base + size - 1, base + size) == b"\n"
+            unterminated += not newline_before
+        base += size
+    return unterminated, blank_first
+
+
+def examples_from_lines(lines: LineCount, valid, blank, weight) -> dict:
+    """Examples = non-blank lines x the share of them that are valid rows (drawn lines weighted by 1/p), with a
+    delta-method interval. Blank lines are counted with the lines, since they are too short to be drawn reliably."""
+    import numpy as np
+
+    kept = ~blank
+    w, v = weight[kept], valid[kept]
+    n = len(w)
+    share = float(np.sum(w * v) / np.sum(w)) if n else 0.0
+    share_var = float(np.var(w * (v - share) / np.mean(w), ddof=1)) / n if n > 1 else 0.0
+    rows = lines.lines - lines.blank
+    estimate = rows * share
+    standard_error = float(np.sqrt((share * lines.standard_error) ** 2 + rows ** 2 * share_var))
+    half = Z95 * standard_error
+    return {"estimate": estimate, "low": estimate - half, "high": estimate + half, "standard_error": standard_error,
+            "lines": lines.lines, "blank_lines": lines.blank, "valid_share": share, "blocks": lines.blocks,
+            "block_bytes": lines.block_bytes}
+
+
 def interval(values, n: int) -> dict:
     """Estimate and 95% interval of a total from per-draw estimates."""
     import numpy as np
@@ -101,7 +230,7 @@ def interval(values, n: int) -> dict:
     return {"estimate": mean, "low": mean - half, "high": mean + half, "standard_error": sd / np.sqrt(n)}
 
 
-def estimate(options: CountOptions, n: int, seed: int = 0) -> tuple[Counted, dict]:
+def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BLOCK_BYTES) -> tuple[Counted, dict]:
     """Estimates with 95% intervals, and a `Counted` whose lengths are a length-debiased resample of the drawn rows."""
     import numpy as np
 
@@ -124,9 +253,11 @@ def estimate(options: CountOptions, n: int, seed: int = 0) -> tuple[Counted, dic
     texts, owner, sup_flags = [], [], []
     valid = np.zeros(len(draws), dtype=bool)
     plain = True
+    blank = np.zeros(len(draws), dtype=bool)
     for i, d in enumerate(draws):
         if not d.text.strip():
             malformed.blank_lines += 1
+            blank[i] = True
             continue
         try:
             row = json.loads(d.text)
@@ -162,7 +293,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0) -> tuple[Counted, dic
         "sampled_rows": len(draws),
         "seed": seed,
         "total_bytes": total_bytes,
-        "examples": interval(weight * valid, len(draws)),
+        "examples": examples_from_lines(count_lines([s.path for s in files], n, block_bytes, seed), valid, blank, weight),
         "tokens": interval(weight * tokens, len(draws)),
         "supervised_tokens": interval(weight * supervised, len(draws)),
         "confidence": 0.95,

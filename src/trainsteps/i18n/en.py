@@ -732,6 +732,9 @@ MESSAGES = {
     "count.plan.packed": "num_examples = {value} (packed sequences, {framework})",
     "count.plan.axolotl_rows": "num_examples = {value} (Axolotl keeps the rows; multipack only changes the batches)",
     "count.why.sampled": "estimate: the packed count of the resampled rows, scaled to the estimated examples",
+    "count.why.sampled_lines": "estimate: lines from the newlines in {blocks:,} random blocks of {block_bytes:,} bytes; blank lines are counted in the same blocks; valid share from the drawn lines weighted by 1 / (line bytes)",
+    "count.why.scanned_lines": "lines and blank lines counted exactly (the files are no bigger than the blocks would read); valid share from the drawn lines weighted by 1 / (line bytes)",
+    "count.why.sampled_tokens": "estimate (Hansen-Hurwitz): a line of b bytes is drawn with probability b / F, so F x t / b estimates the total; mean over {rows:,} drawn lines",
     # --- streams, solve and the training callbacks ---
     'hf.stream.rows_given': 'the size of one pass, as given',
     'hf.stream.rows_packed': 'packed rows of seq_length tokens; the last {dropped:,} tokens of a pass make no full row',

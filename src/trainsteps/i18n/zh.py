@@ -727,6 +727,9 @@ MESSAGES = {
     "count.plan.packed": "num_examples = {value}（打包后序列数，{framework}）",
     "count.plan.axolotl_rows": "num_examples = {value}（Axolotl 保留原始行；multipack 只改变批次）",
     "count.why.sampled": "估计值：对重采样行的打包数按估计样本数等比放大",
+    "count.why.sampled_lines": "估计值：由 {blocks:,} 个随机块（每块 {block_bytes:,} 字节）中的换行数估计行数，空行在同样的块中计数；有效行比例来自抽中的行，按 1 / 行字节数加权",
+    "count.why.scanned_lines": "行数与空行数为精确计数（文件不大于随机块将读取的总量）；有效行比例来自抽中的行，按 1 / 行字节数加权",
+    "count.why.sampled_tokens": "估计值（Hansen-Hurwitz）：b 字节的行被抽中的概率为 b / F，故 F x t / b 是总量的无偏估计；对 {rows:,} 个抽中行取平均",
     # --- streams, solve and the training callbacks ---
     'hf.stream.rows_given': '一遍数据的大小（用户给定）',
     'hf.stream.rows_packed': '按 seq_length 个 token 打包成行；每遍最后 {dropped:,} 个 token 凑不满一行',
