@@ -37,6 +37,27 @@ def test_json_output_has_examples_tokens_lengths_and_each_packed_count(tmp_path)
     assert sum(b["examples"] for b in data["histogram"]) == 1500
 
 
+def test_axolotl_sampler_settings_reach_its_packing(tmp_path):
+    # The range for the given sample_packing_* settings is the one the checked packing model gives for them.
+    from trainsteps.data import packing
+    from trainsteps.data.count import CountOptions, count
+
+    path = write_jsonl(tmp_path / "t.jsonl", text_rows(600, seed=2, high=120))
+    lengths = [int(n) for n in count(CountOptions([str(path)], str(TINY_TOKENIZER), progress=False)).lengths.tokens]
+    ranges = {}
+    for extra in ((), ("--sample-packing-bin-size", "3"), ("--sample-packing-group-size", "50"), ("--sample-packing-sequentially",)):
+        code, out, _ = run("count", path, "--tokenizer", TINY_TOKENIZER, "--cutoff-len", "256", "--packing", "axolotl",
+                           "--format", "json", *extra)
+        assert code == 0
+        entry = json.loads(out)["packing"][0]
+        ranges[extra] = (entry["sequences_min"], entry["sequences_max"])
+    assert ranges[()] == packing.axolotl_range(lengths, 256)
+    assert ranges[("--sample-packing-bin-size", "3")] == packing.axolotl_range(lengths, 256, bin_size=3)
+    assert ranges[("--sample-packing-group-size", "50")] == packing.axolotl_range(lengths, 256, group_size=50)
+    assert ranges[("--sample-packing-sequentially",)] == packing.axolotl_range(lengths, 256, sequential=True)
+    assert len(set(ranges.values())) == 4  # each setting changes the count on this data
+
+
 def test_chinese_output_uses_the_chinese_catalog(tmp_path):
     path = write_jsonl(tmp_path / "t.jsonl", text_rows(50))
     code, out, _ = run("count", path, "--tokenizer", TINY_TOKENIZER, "--lang", "zh", "--cutoff-len", "64")

@@ -29,6 +29,12 @@ def data_options(func):
                      "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable."),
         click.option("--num-proc", type=int, help="preprocessing_num_workers / dataset_num_proc / packing_num_proc."),
         click.option("--micro-batch-size", type=int, default=1, show_default=True, help="Axolotl micro_batch_size."),
+        click.option("--sample-packing-bin-size", type=int, default=200, show_default=True,
+                     help="Axolotl sample_packing_bin_size: most rows per bin."),
+        click.option("--sample-packing-group-size", type=int, default=100_000, show_default=True,
+                     help="Axolotl sample_packing_group_size: rows packed together."),
+        click.option("--sample-packing-sequentially", is_flag=True,
+                     help="Axolotl sample_packing_sequentially: next-fit in data order."),
         click.option("--threads", type=int, help="Tokenizer threads (default: all cores)."),
     ]
     for option in reversed(options):
@@ -81,7 +87,9 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
     options = CountOptions(paths, opts["tokenizer_path"], opts.get("data_format", "auto"), opts.get("text_field"),
                            opts.get("template", "chatml"), opts.get("dataset_name"), opts.get("split", "train"),
                            not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress)
-    settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1) if cutoff else None
+    settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
+                                      opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
+                                      bool(opts.get("sample_packing_sequentially"))) if cutoff else None
     if sample:
         from trainsteps.data.sample import estimate
 
@@ -101,7 +109,8 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
 # ---------------------------------------------------------------- `trainsteps plan --data`
 
 PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
-                  "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads")
+                  "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads",
+                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially")
 
 
 def plan_data_options(command: click.Command) -> click.Command:

@@ -42,6 +42,12 @@ class PackingSettings:
     """preprocessing_num_workers / dataset_num_proc / packing_num_proc (None: unset)."""
     micro_batch_size: int = 1
     """Axolotl micro_batch_size (the bin holds micro_batch_size x sequence_len with flash-attention packing)."""
+    bin_size: int = 200
+    """Axolotl sample_packing_bin_size: at most this many rows in one bin."""
+    group_size: int = 100_000
+    """Axolotl sample_packing_group_size: rows are packed in groups of this many, each group apart."""
+    sequential: bool = False
+    """Axolotl sample_packing_sequentially: next-fit in data order instead of first-fit."""
 
 
 def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSettings) -> dict:
@@ -76,7 +82,8 @@ def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSett
             d.add(key, value, "Σ_slices bins(to_constant_volume(carry + slice, V)) ", f"V = {cut}", "count.why.swift",
                   binpacking=major, workers=procs or 1)
             return {"framework": request.name, "binpacking": major, "sequences": value, "capacity": cut}
-        low, high = packing.axolotl_range(lengths, cut, settings.micro_batch_size)
+        low, high = packing.axolotl_range(lengths, cut, settings.micro_batch_size, bin_size=settings.bin_size,
+                                          group_size=settings.group_size, sequential=settings.sequential)
         d.add(key, f"{low}-{high}", "99% range of min over 4 random orders of bins(first_fit(order, C))",
               f"C = {settings.micro_batch_size} x {cut}, {packing.AXOLOTL_ORDERS} orders packed",
               "count.why.axolotl_min4", version=request.version, orders=packing.AXOLOTL_ORDERS)
