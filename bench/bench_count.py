@@ -3,6 +3,7 @@
     python bench/bench_count.py --mb 200                      # generates /tmp/trainsteps_bench_<mb>mb.jsonl once
     python bench/bench_count.py --mb 1100 --threads 2         # the >= 1 GB run of docs/benchmarks.md
     python bench/bench_count.py --tokenizer path/to/tokenizer.json
+    python bench/bench_count.py --file big.jsonl --methods sample --cold   # --sample with the file out of the page cache
 
 Each method runs in its own process (so peak memory is its own); figures are printed as a table and as JSON.
 - trainsteps : `trainsteps.data.count.count` (read + parse + tokenize + statistics), tokenizer on `--threads` threads
@@ -50,7 +51,17 @@ def peak_mb() -> float:
     return (own + children) / 1024
 
 
-def worker(method: str, file: str, tokenizer: str, threads: int) -> dict:
+def evict(file: str) -> None:
+    """Drop the file's pages from the page cache (no privileges needed), so reads come from the disk."""
+    fd = os.open(file, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def worker(method: str, file: str, tokenizer: str, threads: int, cold: bool = False) -> dict:
     os.environ["RAYON_NUM_THREADS"] = str(threads)
     if method == "trainsteps":
         from trainsteps.data.count import CountOptions, count
@@ -62,11 +73,14 @@ def worker(method: str, file: str, tokenizer: str, threads: int) -> dict:
         from trainsteps.data.count import CountOptions
         from trainsteps.data.sample import estimate
 
+        if cold:
+            evict(file)
         start = time.perf_counter()
         _, summary = estimate(CountOptions([file], tokenizer, threads=threads, progress=False), 4000, 0)
         return {"seconds": time.perf_counter() - start, "tokens": round(summary["tokens"]["estimate"]),
                 "examples": round(summary["examples"]["estimate"]),
-                "tokens_95": [round(summary["tokens"]["low"]), round(summary["tokens"]["high"])]}
+                "tokens_95": [round(summary["tokens"]["low"]), round(summary["tokens"]["high"])],
+                "examples_95": [round(summary["examples"]["low"]), round(summary["examples"]["high"])]}
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(tokenizer)
@@ -107,11 +121,12 @@ def main() -> None:
     parser.add_argument("--tokenizer", default=None)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--methods", default="trainsteps,datasets,raw,sample")
+    parser.add_argument("--cold", action="store_true", help="evict the file from the page cache before --sample reads it")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     tokenizer = args.tokenizer or default_tokenizer()
     if args.worker:
-        result = worker(args.worker, args.file, tokenizer, args.threads)
+        result = worker(args.worker, args.file, tokenizer, args.threads, args.cold)
         result["peak_mb"] = round(peak_mb(), 1)
         print(json.dumps(result))
         return
@@ -123,7 +138,7 @@ def main() -> None:
     results = {}
     for method in args.methods.split(","):
         out = subprocess.run([sys.executable, __file__, "--worker", method, "--file", str(file), "--tokenizer", tokenizer,
-                              "--threads", str(args.threads)], capture_output=True, text=True)
+                              "--threads", str(args.threads)] + (["--cold"] if args.cold else []), capture_output=True, text=True)
         if out.returncode:
             print(f"{method} failed:\n{out.stderr[-2000:]}", file=sys.stderr)
             continue
