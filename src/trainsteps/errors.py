@@ -10,6 +10,9 @@ class TrainstepsError(Exception):
     i18n layer render them in another language.
     """
 
+    origin: str | None = None
+    """Where the bad value was written (`config.yaml:7`), when it came from a file; shown before the message."""
+
     def __init__(self, msg_id: str, hint_id: str | None = None, **params):
         self.msg_id = msg_id
         self.hint_id = hint_id
@@ -22,7 +25,8 @@ class TrainstepsError(Exception):
         from trainsteps.i18n import message
 
         hint = message(self.hint_id, lang, **self.params) if self.hint_id else None
-        return message(self.msg_id, lang, **self.params), hint
+        text = message(self.msg_id, lang, **self.params)
+        return (f"{self.origin}: {text}" if self.origin else text), hint
 
 
 class InputError(TrainstepsError):

@@ -36,14 +36,15 @@ def typed_flags(ctx: click.Context, opts: dict) -> tuple[dict, dict]:
 
 def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_version, opts) -> None:
     from trainsteps import plan
-    from trainsteps.configs import import_run
+    from trainsteps.configs import blamed_on, import_run
     from trainsteps.configs.report import imported_to_dict, range_schedules, render_imported, state_check
     from trainsteps.report import render_schedule
 
     flags, names = typed_flags(ctx, opts)
     imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
                           lengths_provider=_lengths_provider())
-    schedule = plan(imported.spec)
+    with blamed_on(imported.settings):
+        schedule = plan(imported.spec)
     from trainsteps.configs.adjust import adjust_schedule
 
     schedule = adjust_schedule(imported, schedule)

@@ -9,12 +9,13 @@ disagreeing files are reported), lets the framework's wrapper rules count the tr
 from __future__ import annotations
 
 import pathlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from trainsteps.configs.files import ConfigFile, read_config
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
-from trainsteps.errors import InputError
+from trainsteps.errors import InputError, TrainstepsError
 from trainsteps.spec import RunSpec
 
 MAIN_KINDS = ("llamafactory", "axolotl", "trl", "swift", "hf_args")
@@ -111,8 +112,26 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
     version = framework_version or reader.NEWEST_VERSION
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
-        outcome = reader.outcome(main, settings, version, lengths_provider) if framework == "llamafactory" else reader.outcome(main, settings, version)
+        with blamed_on(settings):
+            outcome = (reader.outcome(main, settings, version, lengths_provider) if framework == "llamafactory"
+                       else reader.outcome(main, settings, version))
     return _finish(framework, version, settings, files, outcome)
+
+
+_SETTING_OF_ERROR = {"input.no_length_of_training": "num_train_epochs", "hf.error.warmup_ratio_removed": "warmup_ratio"}  # errors about one setting without a `name`
+
+
+@contextmanager
+def blamed_on(settings: Settings):
+    """An error about one setting names the file and line it was read from (`lf.yaml:7: ...`), not only its name."""
+    try:
+        yield
+    except TrainstepsError as exc:
+        key = exc.params.get("setting") or exc.params.get("name") or _SETTING_OF_ERROR.get(exc.msg_id, "")
+        origin = settings.origin(key)
+        if origin and not origin.startswith(("--", "default")) and exc.origin is None:
+            exc.origin = origin
+        raise
 
 
 def _main_reader(framework: str):
@@ -167,7 +186,8 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
     for name, value in getattr(_main_reader(framework), "DEFAULTS", {}).items():
         fields.setdefault(name, value)
     fields.setdefault("world_size", 1)
-    spec = RunSpec(**_coerce(fields))
+    with blamed_on(settings):
+        spec = RunSpec(**_coerce(fields))
     ds_total = settings.get("deepspeed_train_batch_size")
     notes = list(outcome.notes) if outcome else []
     if ds_total is not None and ds_total != spec.per_device_train_batch_size * spec.gradient_accumulation_steps * spec.world_size:

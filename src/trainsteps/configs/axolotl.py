@@ -46,27 +46,35 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     d.given("axolotl", version, "axolotl.version")
     g = lambda key, default=None: settings.get(f"axolotl.{key}", default)  # noqa: E731
     notes = []
-    mbs = int(settings.get("per_device_train_batch_size", ax.DEFAULTS["micro_batch_size"]))
+    mbs = settings.whole("per_device_train_batch_size", ax.DEFAULTS["micro_batch_size"])
     settings.put("per_device_train_batch_size", mbs, "default (Axolotl micro_batch_size)")
-    world = int(settings.get("world_size", 1))
+    world = settings.whole("world_size", 1)
     ga = settings.get("gradient_accumulation_steps")
     if ga is None:
-        ga = int(g("batch_size", mbs)) // mbs  # normalize_config: GA from batch_size
+        ga = settings.whole("axolotl.batch_size", mbs) // mbs  # normalize_config: GA from batch_size
         settings.put("gradient_accumulation_steps", ga, settings.origin("axolotl.batch_size") or "default (Axolotl)")
-    epochs = float(settings.get("num_train_epochs", ax.DEFAULTS["num_epochs"]))
+    ga = settings.whole("gradient_accumulation_steps", 1)
+    epochs = settings.real("num_train_epochs", ax.DEFAULTS["num_epochs"])
     settings.put("num_train_epochs", epochs, "default (Axolotl num_epochs)")
     if g("streaming") or g("pretraining_dataset"):
-        if int(settings.get("max_steps", -1) or -1) <= 0:
+        if (settings.whole("max_steps", -1, minimum=None) or -1) <= 0:
             raise InputError("axolotl.error.stream_max_steps", "axolotl.hint.stream_max_steps")
         return Outcome(None, d, notes)
-    rows, lows, highs = _rows(cfg, g("datasets") or [])
-    seq = int(g("sequence_len", ax.DEFAULTS["sequence_len"]))
-    kept = _drop_long(d, rows, lows, highs, seq)
-    n = kept.scaled(lambda r: ax.rows_after_val(Derivation(), r, float(g("val_set_size", 0) or 0)))
-    if kept.exact:
-        n = Count.of(ax.rows_after_val(d, kept.value, float(g("val_set_size", 0) or 0)))
-    batch = ax.batch_size(d, mbs, int(ga), world, int(g("tensor_parallel_size", 1) or 1), int(g("context_parallel_size", 1) or 1))
+    seq = settings.whole("axolotl.sequence_len", ax.DEFAULTS["sequence_len"])
     packing = bool(g("sample_packing", False))
+    if settings.get("num_examples") is not None:  # rows after Axolotl's filters, as a previous run printed them
+        if packing and not (g("sample_packing_eff_est") and g("total_num_tokens")):
+            raise InputError("axolotl.error.packing_needs_rows", "axolotl.hint.packing_needs_rows")
+        rows, lows, highs = [], [], []
+        n = Count.of(d.given("rows_train", settings.whole("num_examples"), "axolotl.rows.given"))
+    else:
+        rows, lows, highs = _rows(cfg, g("datasets") or [])
+        kept = _drop_long(d, rows, lows, highs, seq)
+        n = kept.scaled(lambda r: ax.rows_after_val(Derivation(), r, (settings.real("axolotl.val_set_size", 0) or 0)))
+        if kept.exact:
+            n = Count.of(ax.rows_after_val(d, kept.value, (settings.real("axolotl.val_set_size", 0) or 0)))
+    batch = ax.batch_size(d, mbs, ga, world, settings.whole("axolotl.tensor_parallel_size", 1),
+                          settings.whole("axolotl.context_parallel_size", 1))
     flash = bool(g("flash_attention")) or str(g("attn_implementation", "")).startswith("flash_attention")
     bins = None
     if packing and not g("sample_packing_eff_est"):
@@ -75,11 +83,11 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
         notes.append(("AXOLOTL_PACKING_RANDOM", "axolotl.note.packing_random", {}))
     tokens = None
     if g("sample_packing_eff_est"):
-        tokens = Count.of(int(g("total_num_tokens"))) if g("total_num_tokens") else Count((sum(lows) + sum(highs)) // 2, sum(lows), sum(highs))
+        tokens = Count.of(settings.whole("axolotl.total_num_tokens")) if g("total_num_tokens") else Count((sum(lows) + sum(highs)) // 2, sum(lows), sum(highs))
     total = ax.total_num_steps(d, n.value, epochs, batch, sample_packing=packing, eff_est=g("sample_packing_eff_est"), total_tokens=tokens,
                                sequence_len=seq, micro_batch_size=mbs, bins=bins, flash_packing=flash,
                                drop_last=bool(settings.get("dataloader_drop_last", False)))
-    given_max = int(settings.get("max_steps", -1) or -1)
+    given_max = settings.whole("max_steps", -1, minimum=None) or -1
     max_steps = None
     if ax.MAX_STEPS_TO_TRAINER.at(version) and given_max <= 0:
         max_steps = d.add("max_steps", total.value, "total_num_steps", "", "axolotl.max_steps")
@@ -99,11 +107,11 @@ def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) ->
     if "logging_steps" not in settings:
         settings.put("logging_steps", ax.logging_steps(total), "Axolotl logging rule")
     if g("saves_per_epoch") and "save_steps" not in settings:
-        fraction = ax.per_epoch_fraction(float(g("saves_per_epoch")), epochs)
+        fraction = ax.per_epoch_fraction(settings.real("axolotl.saves_per_epoch"), epochs)
         if fraction is not None:
             settings.put("save_steps", fraction, settings.origin("axolotl.saves_per_epoch"))
     if g("evals_per_epoch") and g("val_set_size") and "eval_steps" not in settings:
-        fraction = ax.per_epoch_fraction(float(g("evals_per_epoch")), epochs)
+        fraction = ax.per_epoch_fraction(settings.real("axolotl.evals_per_epoch"), epochs)
         if fraction is not None:
             settings.put("eval_steps", fraction, settings.origin("axolotl.evals_per_epoch"))
             settings.put("eval_strategy", "steps", settings.origin("axolotl.evals_per_epoch"))

@@ -63,12 +63,13 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         raise InputError("configs.error.lf_mix", "configs.hint.lf_mix", value=mix, version=version, allowed=", ".join(lf.MIX_STRATEGIES.at(version)))
     probs = g("interleave_probs")
     if isinstance(probs, str):
-        probs = [float(x) for x in probs.split(",")]
+        probs = [_probability(x) for x in probs.split(",")]
     pipeline = lf.PipelineInput(
         datasets=_datasets(cfg, names, g("dataset_dir", "data"), stage, lengths_provider),
-        stage=stage, version=version, cutoff_len=g("cutoff_len"), max_samples=g("max_samples"), val_size=float(g("val_size", 0) or 0),
+        stage=stage, version=version, cutoff_len=g("cutoff_len"), max_samples=g("max_samples"), val_size=settings.real("lf.val_size", 0) or 0.0,
         packing=g("packing"), neat_packing=bool(g("neat_packing", False)), mix_strategy=mix, interleave_probs=probs,
-        seed=int(g("seed", settings.get("seed", 42)) or 42), preprocessing_batch_size=int(g("preprocessing_batch_size", 1000) or 1000),
+        seed=settings.whole("lf.seed", settings.get("seed", 42), minimum=None) or 42,
+        preprocessing_batch_size=settings.whole("lf.preprocessing_batch_size", 1000) or 1000,
         preprocessing_num_workers=g("preprocessing_num_workers"),
     )
     if probs is not None and len(probs) != len(names):
@@ -89,9 +90,25 @@ def _names(value) -> list[str]:
     return [str(n).strip() for n in value]
 
 
+def _val_size(value) -> float:
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name="val_size", value=value,
+                         setting="lf.val_size") from None
+
+
+def _probability(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name="interleave_probs", value=text,
+                         setting="lf.interleave_probs") from None
+
+
 def _check_data_args(g) -> None:
     """The checks of LLaMA-Factory's DataArguments.__post_init__ that stop a run before it starts."""
-    val = float(g("val_size", 0) or 0)
+    val = _val_size(g("val_size", 0))
     if val > 1e-6 and g("eval_dataset") is not None:
         raise InputError("configs.error.lf_val_and_eval", "configs.hint.lf_val_and_eval")
     if g("interleave_probs") is not None and g("mix_strategy", "concat") == "concat":

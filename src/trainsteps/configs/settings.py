@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from trainsteps.errors import InputError
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -77,6 +79,35 @@ class Settings:
     def origin(self, key: str) -> str | None:
         setting = self.values.get(key)
         return None if setting is None else setting.origin
+
+    def whole(self, key: str, default: Any = None, minimum: int | None = 1) -> int | None:
+        """The value of `key` as a whole number (None stays None); a word, or a value below `minimum`, is an error
+        naming the key (the CLI adds the file and line it came from)."""
+        value = self.get(key, default)
+        if value is None:
+            return None
+        try:
+            number = int(float(value)) if not isinstance(value, bool) else None
+        except (TypeError, ValueError):
+            number = None
+        name = key.split(".", 1)[-1]
+        if number is None:
+            raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=name, value=value, setting=key)
+        if minimum is not None and number < minimum:
+            which = "input.positive_int" if minimum == 1 else "input.non_negative"
+            raise InputError(which, which.replace("input.", "input.hint."), name=name, value=number, setting=key)
+        return number
+
+    def real(self, key: str, default: Any = None) -> float | None:
+        """The value of `key` as a float (None stays None); a word is an error naming the key."""
+        value = self.get(key, default)
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=key.split(".", 1)[-1], value=value,
+                             setting=key) from None
 
     def __contains__(self, key: str) -> bool:
         return key in self.values

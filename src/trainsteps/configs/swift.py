@@ -63,17 +63,17 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     d = Derivation()
     d.given("swift", version, "swift.version")
     g = lambda key, default=None: settings.get(f"swift.{key}", default)  # noqa: E731
-    world = int(settings.get("world_size", 1))
-    bs = int(settings.get("per_device_train_batch_size", swift.DEFAULT_BATCH))
+    world = settings.whole("world_size", 1)
+    bs = settings.whole("per_device_train_batch_size", swift.DEFAULT_BATCH)
     if "gradient_accumulation_steps" not in settings:
         settings.put("gradient_accumulation_steps", swift.default_gradient_accumulation(d, bs, world), "ms-swift default")
     notes = []
     if g("streaming"):
-        if int(settings.get("max_steps", -1) or -1) <= 0:
+        if (settings.whole("max_steps", -1, minimum=None) or -1) <= 0:
             raise InputError("swift.error.stream_max_steps", "swift.hint.stream_max_steps")
         return Outcome(None, d)
     if settings.get("num_examples") is not None:
-        n = Count.of(d.given("rows", int(settings.get("num_examples")), "swift.rows.given"))
+        n = Count.of(d.given("rows", settings.whole("num_examples"), "swift.rows.given"))
     else:
         n = _dataset_rows(cfg, d, g, version)
     if g("packing"):

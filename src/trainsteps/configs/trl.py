@@ -43,7 +43,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     rows = _rows(cfg, settings, g)
     if not g("packing"):
         return Outcome(Count.of(d.given("rows", rows if isinstance(rows, int) else len(rows[0]), "trl.rows")), d)
-    seq = int(g("max_length") or g("max_seq_length") or trl.MAX_LENGTH_DEFAULT)
+    seq = settings.whole("trl.max_length") or settings.whole("trl.max_seq_length") or trl.MAX_LENGTH_DEFAULT
     strategy = g("packing_strategy") or trl.PACKING.at(version)
     if isinstance(rows, int):  # --num-examples: already the rows the Trainer sees
         return Outcome(Count.of(d.given("rows", rows, "trl.rows.given")), d)
@@ -64,15 +64,15 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     rows = _rows(cfg, settings, g)
     prompts = rows if isinstance(rows, int) else len(rows[0])
     d.given("prompts", prompts, "trl.grpo.prompts")
-    bs = int(settings.get("per_device_train_batch_size", 8))
-    ga = int(settings.get("gradient_accumulation_steps", 1))
-    world = int(settings.get("world_size", 1))
-    generations = int(g("num_generations", trl.NUM_GENERATIONS_DEFAULT))
-    spg = g("steps_per_generation")
+    bs = settings.whole("per_device_train_batch_size", 8)
+    ga = settings.whole("gradient_accumulation_steps", 1)
+    world = settings.whole("world_size", 1)
+    generations = settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULT)
+    spg = settings.whole("trl.steps_per_generation")
     if spg is None and g("generation_batch_size"):
-        spg = int(g("generation_batch_size")) // (bs * world)
-    spg = int(spg or ga)
-    iterations = int(g("num_iterations", 1))
+        spg = settings.whole("trl.generation_batch_size") // (bs * world)
+    spg = spg or ga
+    iterations = settings.whole("trl.num_iterations", 1)
     generation_batch, loader = trl.grpo_steps_per_epoch(prompts, generations, bs, world, spg, iterations)
     if generation_batch % generations:
         raise InputError("trl.error.generation_batch", "trl.hint.generation_batch", batch=generation_batch, generations=generations)
@@ -87,7 +87,7 @@ def _rows(cfg: ConfigFile, settings: Settings, g):
     from trainsteps.configs import lf_data
 
     if settings.get("num_examples") is not None:
-        return int(settings.get("num_examples"))
+        return settings.whole("num_examples")
     name = g("dataset_name")
     path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
     if path is None:
