@@ -6,7 +6,9 @@
     python bench/bench_count.py --file big.jsonl --methods sample --cold   # --sample with the file out of the page cache
 
 Each method runs in its own process (so peak memory is its own); figures are printed as a table and as JSON.
-- trainsteps : `trainsteps.data.count.count` (read + parse + tokenize + statistics), tokenizer on `--threads` threads
+- trainsteps : `trainsteps.data.count.count` (read + parse + tokenize + statistics), tokenizer on `--threads` threads,
+               keeping the length distribution as `trainsteps count FILE` does (trainsteps-ordered: every length in
+               file order, as with --packing)
 - datasets   : `datasets.load_dataset("json")` + `.map(encode_batch lengths, batched=True, num_proc=2)` (cache in a temp dir)
 - raw        : `Tokenizer.encode_batch` over the same texts already in memory (the tokenizer's own ceiling; reading excluded)
 - sample     : `trainsteps count --sample 4000` (seeks, does not scan)
@@ -63,11 +65,11 @@ def evict(file: str) -> None:
 
 def worker(method: str, file: str, tokenizer: str, threads: int, cold: bool = False) -> dict:
     os.environ["RAYON_NUM_THREADS"] = str(threads)
-    if method == "trainsteps":
+    if method in ("trainsteps", "trainsteps-ordered"):
         from trainsteps.data.count import CountOptions, count
 
-        start = time.perf_counter()
-        counted = count(CountOptions([file], tokenizer, threads=threads, progress=False))
+        start = time.perf_counter()  # `count FILE` keeps the length distribution; with --packing, every length in order
+        counted = count(CountOptions([file], tokenizer, threads=threads, progress=False, keep_order=method != "trainsteps"))
         return {"seconds": time.perf_counter() - start, "tokens": int(counted.lengths.tokens.sum()), "examples": counted.examples}
     if method == "sample":
         from trainsteps.data.count import CountOptions

@@ -86,7 +86,8 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
         raise InputError("count.error.cutoff_needed", "count.hint.cutoff_needed")
     options = CountOptions(paths, opts["tokenizer_path"], opts.get("data_format", "auto"), opts.get("text_field"),
                            opts.get("template", "chatml"), opts.get("dataset_name"), opts.get("split", "train"),
-                           not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress)
+                           not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress,
+                           keep_order=bool(requests))  # packing needs each example in order; the rest only the distribution
     settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
                                       opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
                                       bool(opts.get("sample_packing_sequentially"))) if cutoff else None

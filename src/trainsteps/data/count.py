@@ -39,16 +39,37 @@ class CountOptions:
     """Tokenizer threads (RAYON_NUM_THREADS); default all cores."""
     progress: bool | None = None
     """Progress bar on stderr; None: only when stderr is a terminal."""
+    keep_order: bool = True
+    """Keep each example's lengths in file order (packing needs them: 16 bytes per example). False keeps only how
+    many examples have each length (`stats.Distribution`), so memory stays flat whatever the corpus size."""
 
 
 @dataclass
 class Lengths:
-    """Per-example token counts, in file order."""
+    """Per-example token counts, in file order (or only their distribution, with `keep_order=False`)."""
 
     tokens: object
-    """numpy int64 array: all tokens of each example as tokenized (before any cutoff)."""
+    """numpy int64 array (or `stats.Distribution`): all tokens of each example as tokenized (before any cutoff)."""
     supervised: object
-    """numpy int64 array: tokens whose labels are not masked (assistant turns; everything for plain text)."""
+    """numpy int64 array (or `stats.Distribution`): tokens whose labels are not masked (assistant turns; everything
+    for plain text)."""
+
+
+class _Tally:
+    """Examples per length, grown as longer examples arrive."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, lengths) -> None:
+        import numpy as np
+
+        batch = np.bincount(lengths)
+        if len(batch) > len(self.counts):
+            self.counts = np.concatenate([self.counts, np.zeros(len(batch) - len(self.counts), dtype=np.int64)])
+        self.counts[:len(batch)] += batch
 
 
 @dataclass
@@ -102,6 +123,7 @@ def count(options: CountOptions) -> Counted:
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
     state = {"format": None, "checked": None}
     token_parts, supervised_parts = [], []
+    token_tally, supervised_tally = _Tally(), _Tally()
     rows_read = 0
     progress = Progress(sum(_size(s.path) for s in files), options.progress)
 
@@ -133,11 +155,18 @@ def count(options: CountOptions) -> Counted:
         rows_read += len(batch.rows)
         return texts, owner, supervised, valid, fmt.kind, None
 
+    def keep(tokens, supervised) -> None:
+        if options.keep_order:
+            token_parts.append(tokens)
+            supervised_parts.append(supervised)
+        else:
+            token_tally.add(tokens)
+            supervised_tally.add(supervised)
+
     def finish(prepared, lengths):
         texts, owner, supervised, valid, kind, given = prepared
         if given is not None:  # pre-tokenized rows: every token is trained on, nothing added
-            token_parts.append(np.asarray(given, dtype=np.int64))
-            supervised_parts.append(np.asarray(given, dtype=np.int64))
+            keep(np.asarray(given, dtype=np.int64), np.asarray(given, dtype=np.int64))
             return
         plain = kind == "text"
         owner_array = np.asarray(owner, dtype=np.int64)
@@ -145,8 +174,7 @@ def count(options: CountOptions) -> Counted:
         tokens = np.bincount(owner_array, weights=length_array, minlength=valid).astype(np.int64)
         sup = np.bincount(owner_array, weights=length_array * np.asarray(supervised, dtype=bool), minlength=valid).astype(np.int64)
         extra = per_example_extra if plain else (1 if options.add_eos else 0)
-        token_parts.append(tokens + extra)
-        supervised_parts.append(sup + extra)
+        keep(tokens + extra, sup + extra)
 
     # Read and render the next batch while the tokenizer (which releases the GIL) encodes the current one.
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -166,8 +194,13 @@ def count(options: CountOptions) -> Counted:
     progress.close()
 
     empty = np.zeros(0, dtype=np.int64)
-    lengths = Lengths(np.concatenate(token_parts) if token_parts else empty,
-                      np.concatenate(supervised_parts) if supervised_parts else empty)
+    if options.keep_order:
+        lengths = Lengths(np.concatenate(token_parts) if token_parts else empty,
+                          np.concatenate(supervised_parts) if supervised_parts else empty)
+    else:
+        from trainsteps.data.stats import Distribution
+
+        lengths = Lengths(Distribution(token_tally.counts), Distribution(supervised_tally.counts))
     fmt = state["format"]
     return Counted([s.path for s in files], fmt.describe() if fmt else "-", options.template if fmt and fmt.kind not in
                    ("text", "prompt_completion") else "-", lengths, rows_read, invalid, malformed, time.perf_counter() - started)
