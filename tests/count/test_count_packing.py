@@ -170,6 +170,31 @@ def test_axolotl_range_holds_every_recorded_sampler_length(record):
     assert high - low <= max(3, 5 * high // 100)  # and narrow: at most 5% (or 3 batches)
 
 
+def test_minimum_of_k_normals_matches_the_order_statistics_table():
+    # E[min] and SD[min] of k standard normals (Harter's tables), and a simulation for a larger k
+    table = {1: (0.0, 1.0), 2: (0.5642, 0.8256), 3: (0.8463, 0.7480), 4: (1.0294, 0.7012)}
+    for k, (shift, spread) in table.items():
+        assert packing.min_of_normals(k) == pytest.approx((shift, spread), abs=1e-4)
+    rng = random.Random(0)
+    minima = [min(rng.gauss(0, 1) for _ in range(32)) for _ in range(20000)]
+    mean = sum(minima) / len(minima)
+    sd = (sum((m - mean) ** 2 for m in minima) / (len(minima) - 1)) ** 0.5
+    assert packing.min_of_normals(32) == pytest.approx((-mean, sd), abs=0.02)
+
+
+def test_axolotl_ranks_widen_the_range_between_one_order_and_the_minimum_over_all_ranks():
+    rng = random.Random(5)
+    lengths = [rng.randint(20, 1500) for _ in range(3000)]
+    one_rank = packing.axolotl_range(lengths, 2048)
+    assert packing.axolotl_range(lengths, 2048, world_size=1) == one_rank  # the recorded single-rank case
+    two = packing.axolotl_range(lengths, 2048, world_size=2)  # 4 orders per rank: same orders, or 8
+    assert two[0] <= one_rank[0] and two[1] == one_rank[1]
+    eight = packing.axolotl_range(lengths, 2048, world_size=8)  # WORLD_SIZE >= 4: 1 order per rank, or 8 different
+    single = packing.axolotl_range(lengths, 2048, count_samples=1)
+    assert eight[1] == single[1] and eight[0] == packing.axolotl_range(lengths, 2048, count_samples=8)[0]
+    assert eight[1] >= one_rank[1] and eight[0] <= one_rank[0]  # at least as wide on both sides
+
+
 def test_axolotl_range_is_one_number_when_the_order_does_not_matter():
     assert packing.axolotl_range([600] * 2500, 2048) == (834, 834)  # 3 rows per bin
     assert packing.axolotl_range([600] * 2500, 2048, micro_batch_size=2, flash_packing=False) == (417, 417)

@@ -35,6 +35,8 @@ def data_options(func):
                      help="Axolotl sample_packing_group_size: rows packed together."),
         click.option("--sample-packing-sequentially", is_flag=True,
                      help="Axolotl sample_packing_sequentially: next-fit in data order."),
+        click.option("--world-size", "axolotl_world_size", type=click.IntRange(min=1),
+                     help="Axolotl ranks (WORLD_SIZE): the packed range is the smallest count over the ranks."),
         click.option("--threads", type=int, help="Tokenizer threads (default: all cores)."),
     ]
     for option in reversed(options):
@@ -90,7 +92,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
                            keep_order=bool(requests))  # packing needs each example in order; the rest only the distribution
     settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
                                       opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
-                                      bool(opts.get("sample_packing_sequentially"))) if cutoff else None
+                                      bool(opts.get("sample_packing_sequentially")), opts.get("axolotl_world_size")) if cutoff else None
     if sample:
         from trainsteps.data.sample import estimate
 
@@ -111,7 +113,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
 
 PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
                   "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads",
-                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially")
+                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size")
 
 
 def plan_data_options(command: click.Command) -> click.Command:

@@ -8,6 +8,7 @@ in every framework below, so it works on batches of 1000 rows, per worker shard:
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -228,35 +229,61 @@ AXOLOTL_ORDERS = 16        # random orders trainsteps packs to describe the spre
 AXOLOTL_Z = 3.0            # two-sided 99.7% of a normal (the sd comes from 16 orders: some margin)
 
 
+def axolotl_orders_per_rank(world_size: int) -> int:
+    """`MultipackBatchSampler.num_count_samples`: 4 random orders per rank, only 1 when WORLD_SIZE >= 4."""
+    return 1 if world_size >= AXOLOTL_COUNT_SAMPLES else AXOLOTL_COUNT_SAMPLES
+
+
 def axolotl_min_range(single: list[int], count_samples: int = AXOLOTL_COUNT_SAMPLES) -> tuple[int, int]:
     """Where the minimum of `count_samples` random orders (what `len(MultipackBatchSampler)` returns) falls, 99% of the
     time, given bin counts of single random orders: a normal fit of the single counts (mean m, sd s), whose minimum of
-    4 has mean m - 1.029 s and sd 0.701 s (order statistics of the normal), widened by z = 3 since s itself comes from
-    16 orders; with 1 sample, m +- z s. Never above the
-    largest count seen (a minimum of 4 fresh orders exceeding 16 earlier ones is rarer than 1 in 4800)."""
+    k has mean m - a_k s and sd b_k s (order statistics of the normal: k = 4 gives 1.029 and 0.701), widened by z = 3
+    since s itself comes from 16 orders; with 1 sample, m +- z s. Never above the largest count seen (a minimum of 4
+    fresh orders exceeding 16 earlier ones is rarer than 1 in 4800)."""
     n = len(single)
     mean = sum(single) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in single) / (n - 1)) if n > 1 else 0.0
-    shift, spread = MIN_OF_NORMALS.get(count_samples, (0.0, 1.0))
+    shift, spread = min_of_normals(count_samples)
     centre = mean - shift * sd
     low = math.floor(centre - AXOLOTL_Z * spread * sd)
     high = math.ceil(centre + AXOLOTL_Z * spread * sd)
     return max(low, 0), min(high, max(single))
 
 
-MIN_OF_NORMALS = {1: (0.0, 1.0), 2: (0.5642, 0.8256), 3: (0.8463, 0.7480), 4: (1.0294, 0.7012)}
-"""k -> (-E[min], SD[min]) of k standard normals (order statistics tables)."""
+@functools.cache
+def min_of_normals(k: int) -> tuple[float, float]:
+    """(-E[min], SD[min]) of k independent standard normals, by integrating the density k phi(x) (1 - Phi(x))^(k-1)."""
+    step, moments = 0.002, [0.0, 0.0, 0.0]
+    for i in range(-5000, 5001):
+        x = i * step
+        density = k * math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * (0.5 * math.erfc(x / math.sqrt(2))) ** (k - 1)
+        for power in range(3):
+            moments[power] += density * x ** power * step
+    mean = moments[1] / moments[0]
+    return -mean, math.sqrt(moments[2] / moments[0] - mean * mean)
 
 
 def axolotl_range(lengths: list[int], sequence_len: int, micro_batch_size: int = 1, flash_packing: bool = True,
                   orders: int = AXOLOTL_ORDERS, seed: int = 0, bin_size: int = 200, group_size: int = 100_000,
-                  sequential: bool = False, count_samples: int = AXOLOTL_COUNT_SAMPLES) -> tuple[int, int]:
+                  sequential: bool = False, count_samples: int = AXOLOTL_COUNT_SAMPLES,
+                  world_size: int | None = None) -> tuple[int, int]:
     """Range of `len(MultipackBatchSampler)` as Axolotl's `calculate_total_num_steps` computes it: sampler batches of
     the kept rows, the minimum over 4 unseeded random orders (so only a range can be given): (low, high).
 
     Each of `orders` random orders is packed as Axolotl packs it; `axolotl_min_range` turns their spread into the
     range of the minimum of 4. Equal lengths (or any data whose packing does not depend on the order) give low == high.
+
+    With `world_size` W, each rank packs `axolotl_orders_per_rank(W)` orders and the smallest count over the ranks is
+    taken (`gather_len_batches`). Ranks whose random state is the same draw the same orders (minimum of c orders);
+    ranks that differ draw W c orders: the range runs from the low end of the second to the high end of the first.
     """
+    if world_size is not None:
+        per_rank = axolotl_orders_per_rank(world_size)
+        same = axolotl_range(lengths, sequence_len, micro_batch_size, flash_packing, orders, seed, bin_size, group_size,
+                             sequential, per_rank)
+        apart = axolotl_range(lengths, sequence_len, micro_batch_size, flash_packing, orders, seed, bin_size, group_size,
+                              sequential, per_rank * world_size)
+        return min(same[0], apart[0]), max(same[1], apart[1])
     rules = AxolotlPacking(sequence_len, micro_batch_size, flash_packing, bin_size, group_size, sequential)
     kept = axolotl_kept(lengths, sequence_len)
     rng = random.Random(seed)

@@ -48,6 +48,8 @@ class PackingSettings:
     """Axolotl sample_packing_group_size: rows are packed in groups of this many, each group apart."""
     sequential: bool = False
     """Axolotl sample_packing_sequentially: next-fit in data order instead of first-fit."""
+    world_size: int | None = None
+    """Axolotl ranks (WORLD_SIZE): each packs its own orders and the smallest count is taken; None: one rank."""
 
 
 def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSettings) -> dict:
@@ -83,7 +85,8 @@ def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSett
                   binpacking=major, workers=procs or 1)
             return {"framework": request.name, "binpacking": major, "sequences": value, "capacity": cut}
         low, high = packing.axolotl_range(lengths, cut, settings.micro_batch_size, bin_size=settings.bin_size,
-                                          group_size=settings.group_size, sequential=settings.sequential)
+                                          group_size=settings.group_size, sequential=settings.sequential,
+                                          world_size=settings.world_size)
         d.add(key, f"{low}-{high}", "99% range of min over 4 random orders of bins(first_fit(order, C))",
               f"C = {settings.micro_batch_size} x {cut}, {packing.AXOLOTL_ORDERS} orders packed",
               "count.why.axolotl_min4", version=request.version, orders=packing.AXOLOTL_ORDERS)
