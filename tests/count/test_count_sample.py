@@ -98,6 +98,12 @@ def test_a_sample_reads_only_a_small_part_of_the_file(tmp_path, monkeypatch):
         def __getattr__(self, name):
             return getattr(self.f, name)
 
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
     def spy_open(file, mode="r", *a, **kw):
         f = real_open(file, mode, *a, **kw)
         return Spy(f) if str(file) == str(path) and "b" in mode else f

@@ -21,7 +21,9 @@ import json
 import os
 import random
 import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from trainsteps.data import formats, sources
@@ -34,6 +36,7 @@ CHUNK = 1 << 10  # first read around an offset; doubled while no newline is foun
 BLOCK_BYTES = 64 << 10
 """Bytes of each block whose newlines are counted to estimate lines (one block per sampled row)."""
 SCAN = 1 << 20  # read size of an exact line count
+READERS = 16  # reads in flight at once (random reads: a disk's queue serves them faster together)
 
 
 @dataclass
@@ -84,23 +87,24 @@ def draw_lines(files: list[str], n: int, seed: int) -> list[Draw]:
     if total == 0:
         return []
     rng = random.Random(seed)
-    offsets = sorted(rng.randrange(total) for _ in range(n))  # sorted: seeks go forward through each file
-    draws, index, base = [], 0, 0
-    handles = {}
-    try:
-        for offset in offsets:
-            while offset >= base + sizes[index]:
-                base += sizes[index]
-                index += 1
-            path = files[index]
-            f = handles.get(path) or handles.setdefault(path, open(path, "rb"))  # noqa: SIM115 - closed below
-            _, line = line_at(f, offset - base)
-            draws.append(Draw(path, len(line), line))
-    finally:
-        for f in handles.values():
-            f.close()
+    offsets = sorted(rng.randrange(total) for _ in range(n))  # sorted: nearby reads reach the disk together
+    wanted, index, base = [], 0, 0
+    for offset in offsets:
+        while offset >= base + sizes[index]:
+            base += sizes[index]
+            index += 1
+        wanted.append((files[index], offset - base))
+    with ThreadPoolExecutor(READERS) as pool:  # many reads in flight: a disk serves random reads faster in parallel
+        draws = list(pool.map(_draw, wanted))
     rng.shuffle(draws)  # the resampled lengths feed packing, which depends on order
     return draws
+
+
+def _draw(where: tuple[str, int]) -> Draw:
+    path, offset = where
+    with open(path, "rb") as f:
+        _, line = line_at(f, offset)
+    return Draw(path, len(line), line)
 
 
 @dataclass
@@ -120,27 +124,32 @@ class LineCount:
 
 
 class Concatenated:
-    """All files as one byte range, read by (start, end) across file boundaries."""
+    """All files as one byte range, read by (start, end) across file boundaries; safe to read from several threads."""
 
     def __init__(self, files: list[str]) -> None:
         self.files, self.sizes = files, [os.path.getsize(p) for p in files]
         self.total = sum(self.sizes)
-        self.handles: dict[str, object] = {}
+        self.fds: dict[str, int] = {}
+        self.lock = threading.Lock()
 
     def read(self, start: int, end: int) -> bytes:
         parts, base = [], 0
         for path, size in zip(self.files, self.sizes, strict=True):
             low, high = max(start, base), min(end, base + size)
             if low < high:
-                f = self.handles.get(path) or self.handles.setdefault(path, open(path, "rb"))  # noqa: SIM115 - close()
-                f.seek(low - base)
-                parts.append(f.read(high - low))
+                parts.append(os.pread(self._fd(path), high - low, low - base))
             base += size
         return b"".join(parts)
 
+    def _fd(self, path: str) -> int:
+        with self.lock:
+            if path not in self.fds:
+                self.fds[path] = os.open(path, os.O_RDONLY)
+            return self.fds[path]
+
     def close(self) -> None:
-        for f in self.handles.values():
-            f.close()
+        for fd in self.fds.values():
+            os.close(fd)
 
 
 BLANK_AFTER = re.compile(rb"\n(?=[ \t\r\x0b\x0c]*\n)")  # a newline whose next line holds only whitespace
@@ -163,10 +172,13 @@ def count_lines(files: list[str], blocks: int, block_bytes: int, seed: int) -> L
         rng = random.Random(f"lines-{seed}")  # a stream of its own: blocks do not depend on the drawn rows
         starts = total + block_bytes - 1  # block starts in [-B+1, F-1]; each byte lies in exactly B blocks
         firsts = sorted(rng.randrange(starts) - block_bytes + 1 for _ in range(blocks))
-        tallies = []
-        for a in firsts:
+
+        def tally(a: int) -> tuple[int, int]:
             low = max(0, a)
-            tallies.append(_tally(reader.read(low, min(total, a + block_bytes + MARGIN)), min(total, a + block_bytes) - low))
+            return _tally(reader.read(low, min(total, a + block_bytes + MARGIN)), min(total, a + block_bytes) - low)
+
+        with ThreadPoolExecutor(READERS) as pool:  # reads in flight together; pread and count release the GIL
+            tallies = list(pool.map(tally, firsts))
         edges = _edges(reader)
     finally:
         reader.close()
@@ -245,6 +257,9 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
             raise InputError("count.error.sample_format", "count.hint.sample_format", path=s.path,
                              kind=s.compression or ("a JSON array" if s.kind == "json" else s.kind))
     total_bytes = sum(os.path.getsize(s.path) for s in files)
+    background = ThreadPoolExecutor(1)  # lines are counted from the blocks while the drawn rows are tokenized
+    lines_future = background.submit(count_lines, [s.path for s in files], n, block_bytes, seed)
+    background.shutdown(wait=False)
     draws = draw_lines([s.path for s in files], n, seed)
     tokenizer = load(options.tokenizer, options.threads)
     template = formats.TEMPLATES[options.template]
@@ -293,7 +308,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
         "sampled_rows": len(draws),
         "seed": seed,
         "total_bytes": total_bytes,
-        "examples": examples_from_lines(count_lines([s.path for s in files], n, block_bytes, seed), valid, blank, weight),
+        "examples": examples_from_lines(lines_future.result(), valid, blank, weight),
         "tokens": interval(weight * tokens, len(draws)),
         "supervised_tokens": interval(weight * supervised, len(draws)),
         "confidence": 0.95,
