@@ -120,8 +120,9 @@ def plan_data_options(command: click.Command) -> click.Command:
     """Give `plan` the count options: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
 
     The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples.
-    Two count options mean something else in `plan`: the DatasetDict split is `--data-split` there (plan's
-    `--split` is Megatron's train/valid/test split), and Axolotl's micro batch is plan's per-device batch.
+    Three count options mean something else in `plan`: the DatasetDict split is `--data-split` there (plan's
+    `--split` is Megatron's train/valid/test split), Axolotl's micro batch is plan's per-device batch, and its ranks
+    are plan's processes.
     """
     def holder(**kwargs):
         return None
@@ -131,7 +132,7 @@ def plan_data_options(command: click.Command) -> click.Command:
             click.option("--data-split", default="train", show_default=True, help="With --data: split of a DatasetDict saved with save_to_disk.")(
                 data_options(holder))))
     taken = {q.name for q in command.params}
-    added = [p for p in holder.params if p.name not in taken and p.name not in ("split", "micro_batch_size")]
+    added = [p for p in holder.params if p.name not in taken and p.name not in ("split", "micro_batch_size", "axolotl_world_size")]
     command.params += added
     added_names = {p.name for p in added}
     callback = command.callback
@@ -140,6 +141,7 @@ def plan_data_options(command: click.Command) -> click.Command:
         data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS if key in added_names}
         data["split"] = kwargs.pop("data_split", "train")
         data["micro_batch_size"] = kwargs.get("per_device_train_batch_size") or 1
+        data["axolotl_world_size"] = kwargs.get("world_size") or ((kwargs.get("gpus") or 1) * (kwargs.get("nodes") or 1))
         if data["data_paths"]:
             with user_errors(kwargs.get("lang", "en")):
                 kwargs["num_examples"] = num_examples_from_data(data, kwargs.get("num_examples"), kwargs.get("fmt", "human"),
