@@ -114,3 +114,13 @@ def test_a_sample_reads_only_a_small_part_of_the_file(tmp_path, monkeypatch):
     draws = draw_lines([str(path)], 50, seed=0)
     assert len(draws) == 50
     assert sum(read) < path.stat().st_size / 2  # seeks, not a scan
+
+
+def test_a_malformed_drawn_line_is_reported_once_with_its_byte_offset(tmp_path):
+    good = b'{"text": "a b c d e f g h i j k l m n o p"}\n'
+    bad = b'{"text": "cut short by a failed write ........................................................\n'
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(good * 3 + bad + good * 3)
+    counted, _ = estimate(CountOptions([str(path)], str(TINY_TOKENIZER), progress=False), 200, 0)
+    assert counted.malformed.count == 1  # drawn many times, listed once
+    assert counted.malformed.first[0][0] == str(path) and f"at byte {len(good) * 3}" in counted.malformed.first[0][2]

@@ -223,7 +223,7 @@ def render(data: dict, lang: str, explain: bool = False) -> str:
     for problems, key in ((data["invalid_rows"], "count.invalid"), (data["malformed_lines"], "count.malformed")):
         if problems["malformed"]:
             lines.append(message(key, lang, count=f"{problems['malformed']:,}"))
-            lines += [f"  {p['path']}:{p['line']}: {p['reason']}" for p in problems["first"]]
+            lines += [f"  {_where(p)}: {p['reason']}" for p in problems["first"]]
     if data["malformed_lines"]["blank_lines"]:
         lines.append(message("count.blank", lang, count=f"{data['malformed_lines']['blank_lines']:,}"))
     steps = data["derivation"]
@@ -234,6 +234,11 @@ def render(data: dict, lang: str, explain: bool = False) -> str:
 
         lines += ["  " + render_step(s, lang) for s in shown]
     return "\n".join(lines)
+
+
+def _where(problem: dict) -> str:
+    """`file:line`, or only the file when the line number is unknown (a sampled line is found by its byte offset)."""
+    return f"{problem['path']}:{problem['line']}" if problem["line"] else problem["path"]
 
 
 def _render_estimate(e: dict, lang: str) -> list[str]:

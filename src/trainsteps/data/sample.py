@@ -49,6 +49,8 @@ class Draw:
     """Bytes of the line, newline included."""
     text: bytes
     """The line."""
+    start: int = 0
+    """Byte offset of the line in its file (its line number is unknown without a scan)."""
 
 
 def line_at(f, offset: int) -> tuple[int, bytes]:
@@ -103,8 +105,8 @@ def draw_lines(files: list[str], n: int, seed: int) -> list[Draw]:
 def _draw(where: tuple[str, int]) -> Draw:
     path, offset = where
     with open(path, "rb") as f:
-        _, line = line_at(f, offset)
-    return Draw(path, len(line), line)
+        start, line = line_at(f, offset)
+    return Draw(path, len(line), line, start)
 
 
 @dataclass
@@ -269,6 +271,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     valid = np.zeros(len(draws), dtype=bool)
     plain = True
     blank = np.zeros(len(draws), dtype=bool)
+    seen_bad = set()
     for i, d in enumerate(draws):
         if not d.text.strip():
             malformed.blank_lines += 1
@@ -277,10 +280,14 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
         try:
             row = json.loads(d.text)
         except ValueError as exc:
-            malformed.add(d.path, 0, f"not JSON ({str(exc)[:80]}) at a sampled offset")
+            if (d.path, d.start) not in seen_bad:  # a line drawn twice is listed once
+                malformed.add(d.path, 0, f"not JSON ({str(exc)[:80]}), the line at byte {d.start:,}")
+            seen_bad.add((d.path, d.start))
             continue
         if not isinstance(row, dict):
-            malformed.add(d.path, 0, "not a JSON object at a sampled offset")
+            if (d.path, d.start) not in seen_bad:
+                malformed.add(d.path, 0, f"not a JSON object, the line at byte {d.start:,}")
+            seen_bad.add((d.path, d.start))
             continue
         if fmt is None:
             fmt = formats.resolve(hint, options.data_format, row, options.text_field)
@@ -289,7 +296,9 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
         try:
             pieces = formats.segments(fmt, row, template)
         except formats.RowError as exc:
-            invalid.add(d.path, 0, str(exc))
+            if (d.path, d.start) not in seen_bad:
+                invalid.add(d.path, 0, f"{exc}, the line at byte {d.start:,}")
+            seen_bad.add((d.path, d.start))
             continue
         valid[i] = True
         for text, sup in pieces:
