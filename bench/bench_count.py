@@ -9,7 +9,11 @@ Each method runs in its own process (so peak memory is its own); figures are pri
 - trainsteps : `trainsteps.data.count.count` (read + parse + tokenize + statistics), tokenizer on `--threads` threads,
                keeping the length distribution as `trainsteps count FILE` does (trainsteps-ordered: every length in
                file order, as with --packing)
-- datasets   : `datasets.load_dataset("json")` + `.map(encode_batch lengths, batched=True, num_proc=2)` (cache in a temp dir)
+- datasets   : `datasets.load_dataset("json")` + `.map(encode_batch lengths, batched=True, num_proc=2)` (cache in a temp dir);
+               only the lengths are stored, so this is the fastest way to count with `datasets`
+- datasets-tokenizer : the usual recipe, `.map(tokenizer, batched=True, num_proc=2)` with a transformers
+               `PreTrainedTokenizerFast` over the same tokenizer.json (input_ids and attention_mask stored; needs
+               `transformers`, which runs without torch for tokenizers)
 - raw        : `Tokenizer.encode_batch` over the same texts already in memory (the tokenizer's own ceiling; reading excluded)
 - sample     : `trainsteps count --sample 4000` (seeks, does not scan)
 """
@@ -103,6 +107,19 @@ def worker(method: str, file: str, tokenizer: str, threads: int, cold: bool = Fa
             mapped = ds.map(lambda b: {"n": [len(e) for e in tok.encode_batch(b["text"])]}, batched=True, num_proc=2,
                             remove_columns=["text"], cache_file_name=os.path.join(cache, "map.arrow"))
             tokens = int(sum(mapped["n"]))
+            return {"seconds": time.perf_counter() - start, "tokens": tokens, "examples": len(mapped)}
+    if method == "datasets-tokenizer":  # the usual recipe: map(tokenizer, batched=True) keeps input_ids and masks
+        import datasets
+        import pyarrow.compute as pc
+        from transformers import PreTrainedTokenizerFast
+
+        fast = PreTrainedTokenizerFast(tokenizer_file=tokenizer)
+        with tempfile.TemporaryDirectory() as cache:
+            start = time.perf_counter()
+            ds = datasets.load_dataset("json", data_files=file, split="train", cache_dir=cache)
+            mapped = ds.map(lambda b: fast(b["text"]), batched=True, num_proc=2, remove_columns=["text"],
+                            cache_file_name=os.path.join(cache, "map.arrow"))
+            tokens = int(pc.sum(pc.list_value_length(mapped.data.column("input_ids"))).as_py())
             return {"seconds": time.perf_counter() - start, "tokens": tokens, "examples": len(mapped)}
     raise ValueError(method)
 
