@@ -28,9 +28,29 @@ def test_ray_engine_counts_the_same_examples_tokens_and_bad_lines(tmp_path, loca
     options = CountOptions([str(tmp_path / "*.jsonl")], str(TINY_TOKENIZER), progress=False)
     local, distributed = count(options), count_on_ray(options)
     assert distributed.examples == local.examples == 1100
-    assert sorted(distributed.lengths.tokens.tolist()) == sorted(local.lengths.tokens.tolist())
-    assert int(distributed.lengths.supervised.sum()) == int(local.lengths.supervised.sum())
+    assert distributed.lengths.tokens.tolist() == local.lengths.tokens.tolist()  # in file order: packing needs it
+    assert distributed.lengths.supervised.tolist() == local.lengths.supervised.tolist()
     assert (distributed.malformed.count, distributed.invalid.count) == (local.malformed.count, local.invalid.count) == (1, 1)
+    assert distributed.rows_read == local.rows_read
+
+
+def test_without_packing_the_workers_send_length_tallies_that_add_up_to_the_local_count(tmp_path, local_ray):
+    from trainsteps.data.ray_engine import count_on_ray
+
+    rows = [json.dumps(r) for r in alpaca_rows(3000, seed=7)]
+    for i in range(0, 3000, 97):  # malformed, invalid and blank lines spread over many batches
+        rows[i] = ["{cut", json.dumps({"instruction": "x", "input": "", "output": None}), ""][i % 3]
+    (tmp_path / "a.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    options = CountOptions([str(tmp_path / "a.jsonl")], str(TINY_TOKENIZER), progress=False, keep_order=False)
+    local, distributed = count(options), count_on_ray(options)
+    assert distributed.lengths.tokens.counts.tolist() == local.lengths.tokens.counts.tolist()
+    assert distributed.lengths.supervised.counts.tolist() == local.lengths.supervised.counts.tolist()
+    assert distributed.examples == local.examples
+    for problems in ("malformed", "invalid"):
+        assert getattr(distributed, problems).count == getattr(local, problems).count > 0
+    assert distributed.malformed.blank_lines == local.malformed.blank_lines > 0
+    assert len(distributed.malformed.first) == len(local.malformed.first)
+    assert distributed.rows_read == local.rows_read
 
 
 def test_ray_engine_reads_parquet_in_parallel(tmp_path, local_ray):

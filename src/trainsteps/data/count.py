@@ -55,7 +55,7 @@ class Lengths:
     for plain text)."""
 
 
-class _Tally:
+class LengthTally:
     """Examples per length, grown as longer examples arrive."""
 
     def __init__(self) -> None:
@@ -66,10 +66,15 @@ class _Tally:
     def add(self, lengths) -> None:
         import numpy as np
 
-        batch = np.bincount(lengths)
-        if len(batch) > len(self.counts):
-            self.counts = np.concatenate([self.counts, np.zeros(len(batch) - len(self.counts), dtype=np.int64)])
-        self.counts[:len(batch)] += batch
+        self.add_counts(np.bincount(lengths))
+
+    def add_counts(self, counts) -> None:
+        """Add a tally made elsewhere (`counts[l]` examples of length l)."""
+        import numpy as np
+
+        if len(counts) > len(self.counts):
+            self.counts = np.concatenate([self.counts, np.zeros(len(counts) - len(self.counts), dtype=np.int64)])
+        self.counts[:len(counts)] += counts
 
 
 @dataclass
@@ -123,7 +128,7 @@ def count(options: CountOptions) -> Counted:
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
     state = {"format": None, "checked": None}
     token_parts, supervised_parts = [], []
-    token_tally, supervised_tally = _Tally(), _Tally()
+    token_tally, supervised_tally = LengthTally(), LengthTally()
     rows_read = 0
     progress = Progress(sum(_size(s.path) for s in files), options.progress)
 
