@@ -222,3 +222,51 @@ def test_a_megatron_idx_file_is_counted_from_its_sequence_lengths(tmp_path, run_
     data = json.loads(out)
     assert code == 0, err
     assert (data["examples"], data["tokens"]) == (summary.num_sequences, summary.num_tokens) == (300, sum(lengths))
+
+
+@pytest.mark.parametrize("args", [("--cutoff-len", "0"), ("--cutoff-len", "-1"), ("--sample", "0"), ("--num-proc", "0"),
+                                  ("--cutoff-len", "512", "--packing", "ms-swift@3"),
+                                  ("--cutoff-len", "1", "--packing", "llamafactory")])
+def test_impossible_settings_are_refused_not_ignored(tmp_path, args):
+    path = write_jsonl(tmp_path / "t.jsonl", text_rows(30))
+    code, _, err = run("count", path, "--tokenizer", TINY_TOKENIZER, *args)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_ms_swift_packs_only_the_rows_it_keeps(tmp_path):
+    # truncation_strategy delete drops rows over max_length before PackingDataset sees them
+    from trainsteps.data import packing
+    from trainsteps.data.count import CountOptions, count
+
+    path = write_jsonl(tmp_path / "t.jsonl", text_rows(400, seed=3, high=200))
+    lengths = [int(n) for n in count(CountOptions([str(path)], str(TINY_TOKENIZER), progress=False)).lengths.tokens]
+    code, out, _ = run("count", path, "--tokenizer", TINY_TOKENIZER, "--cutoff-len", "128", "--packing", "ms-swift@2",
+                       "--format", "json")
+    data = json.loads(out)
+    kept = [n for n in lengths if n <= 128]
+    assert len(kept) < len(lengths)  # some rows are over the cutoff
+    assert data["packing"][0]["sequences"] == packing.swift(kept, 128, 1, 2) <= len(kept)
+    swift_cut = next(f for f in data["cutoff"]["frameworks"] if f["framework"] == "ms-swift")
+    assert swift_cut["examples_after"] == len(kept)
+
+
+def test_plan_data_refuses_axolotl_packing_and_data_options_without_data(tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", text_rows(30))
+    code, _, err = run("plan", "--data", path, "--tokenizer", TINY_TOKENIZER, "--cutoff-len", "64", "--packing", "axolotl",
+                       "--per-device-train-batch-size", "2", "--num-train-epochs", "1")
+    assert code == 2 and "multipack sampler" in err
+    code, _, err = run("plan", "--num-examples", "100", "--tokenizer", TINY_TOKENIZER, "--num-train-epochs", "1")
+    assert code == 2 and "no --data was given" in err
+
+
+def test_under_sample_every_cutoff_and_packing_step_is_scaled_to_the_corpus(tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", text_rows(3000, seed=8, high=120))
+    code, out, _ = run("count", path, "--tokenizer", TINY_TOKENIZER, "--sample", "300", "--cutoff-len", "64",
+                       "--packing", "llamafactory", "--format", "json")
+    data = json.loads(out)
+    steps = {s["key"]: s for s in data["derivation"]}
+    assert steps["cutoff.ms-swift"]["value"] == next(f["examples_after"] for f in data["cutoff"]["frameworks"]
+                                                    if f["framework"] == "ms-swift")
+    assert steps["packed.llamafactory"]["value"] == data["packing"][0]["sequences"]
+    assert [s["key"] for s in data["derivation"]].count("packed.llamafactory") == 1  # the drawn rows' figure is replaced
+    assert data["lengths"]["mean"] == round(data["tokens"] / data["examples"], 2)

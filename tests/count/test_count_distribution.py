@@ -36,3 +36,11 @@ def test_a_count_without_order_reports_the_same_as_one_with_it(tmp_path, rows):
         data.pop("seconds")
     assert a == b
     assert a["examples"] == len(rows)
+
+
+@pytest.mark.parametrize("cutoff", [512, 500])
+def test_the_histogram_separates_rows_of_exactly_the_cutoff_from_longer_ones(cutoff):
+    lengths = np.array([100, cutoff, cutoff, cutoff + 1, 900])
+    bands = {(b["from"], b["to"]): b["examples"] for b in histogram(lengths, cutoff)}
+    kept_band = next(band for band in bands if band[1] == cutoff)
+    assert bands[kept_band] == 2 and (cutoff + 1) in {band[0] for band in bands}

@@ -23,21 +23,21 @@ def data_options(func):
         click.option("--split", default="train", show_default=True, help="Split of a DatasetDict saved with save_to_disk."),
         click.option("--no-special-tokens", is_flag=True, help="Do not add the tokenizer's BOS/EOS to plain-text rows."),
         click.option("--add-eos", is_flag=True, help="Count one EOS token per example (LLaMA-Factory pt, TRL)."),
-        click.option("--cutoff-len", type=int, help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
+        click.option("--cutoff-len", type=click.IntRange(min=1), help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
         click.option("--packing", "packing_names", multiple=True, metavar="NAME[@VERSION]",
                      help="Packed count under: llamafactory, llamafactory-pt, trl-bfd, trl-bfd_split, trl-wrapped, "
-                     "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable."),
-        click.option("--num-proc", type=int, help="preprocessing_num_workers / dataset_num_proc / packing_num_proc."),
-        click.option("--micro-batch-size", type=int, default=1, show_default=True, help="Axolotl micro_batch_size."),
-        click.option("--sample-packing-bin-size", type=int, default=200, show_default=True,
+                     "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable in `count`; `plan` takes one."),
+        click.option("--num-proc", type=click.IntRange(min=1), help="preprocessing_num_workers / dataset_num_proc / packing_num_proc."),
+        click.option("--micro-batch-size", type=click.IntRange(min=1), default=1, show_default=True, help="Axolotl micro_batch_size."),
+        click.option("--sample-packing-bin-size", type=click.IntRange(min=1), default=200, show_default=True,
                      help="Axolotl sample_packing_bin_size: most rows per bin."),
-        click.option("--sample-packing-group-size", type=int, default=100_000, show_default=True,
+        click.option("--sample-packing-group-size", type=click.IntRange(min=1), default=100_000, show_default=True,
                      help="Axolotl sample_packing_group_size: rows packed together."),
         click.option("--sample-packing-sequentially", is_flag=True,
                      help="Axolotl sample_packing_sequentially: next-fit in data order."),
         click.option("--world-size", "axolotl_world_size", type=click.IntRange(min=1),
                      help="Axolotl ranks (WORLD_SIZE): the packed range is the smallest count over the ranks."),
-        click.option("--threads", type=int, help="Tokenizer threads (default: all cores)."),
+        click.option("--threads", type=click.IntRange(min=1), help="Tokenizer threads (default: all cores)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -93,7 +93,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
     settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
                                       opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
                                       bool(opts.get("sample_packing_sequentially")), opts.get("axolotl_world_size")) if cutoff else None
-    if sample:
+    if sample is not None:
         from trainsteps.data.sample import estimate
 
         counted, summary = estimate(options, sample, seed)
@@ -142,6 +142,11 @@ def plan_data_options(command: click.Command) -> click.Command:
         data["split"] = kwargs.pop("data_split", "train")
         data["micro_batch_size"] = kwargs.get("per_device_train_batch_size") or 1
         data["axolotl_world_size"] = kwargs.get("world_size") or ((kwargs.get("gpus") or 1) * (kwargs.get("nodes") or 1))
+        if not data["data_paths"] and any(data.get(k) for k in ("tokenizer_path", "packing_names")):
+            with user_errors(kwargs.get("lang", "en")):  # these only mean something for the data being counted
+                from trainsteps.errors import InputError
+
+                raise InputError("count.error.data_options_alone", "count.hint.data_options_alone")
         if data["data_paths"]:
             with user_errors(kwargs.get("lang", "en")):
                 kwargs["num_examples"] = num_examples_from_data(data, kwargs.get("num_examples"), kwargs.get("fmt", "human"),
@@ -160,14 +165,13 @@ def num_examples_from_data(data: dict, given: int | None, fmt: str, lang: str) -
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
     if len(data["packing_names"] or ()) > 1:
         raise InputError("count.error.plan_one_packing", "count.hint.plan_one_packing")
+    if any(name.split("@")[0] == "axolotl" for name in data["packing_names"] or ()):
+        # Axolotl's steps come from its multipack sampler, which the Trainer plan behind --data does not model
+        raise InputError("count.error.plan_axolotl_packing", "count.hint.plan_axolotl_packing")
     report = run_count(list(data["data_paths"]), data)
     if report.get("packing"):
         packed = report["packing"][0]
-        if "sequences" not in packed:  # Axolotl: the Trainer's dataset stays unpacked (multipack is a sampler)
-            value, what = report["examples"], "count.plan.axolotl_rows"
-        else:
-            value, what = packed["sequences"], "count.plan.packed"
-        name = packed["framework"]
+        value, what, name = packed["sequences"], "count.plan.packed", packed["framework"]
     else:
         value, what, name = report["examples"], "count.plan.examples", ""
     if fmt == "human":

@@ -66,7 +66,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         probs = [_probability(x) for x in probs.split(",")]
     pipeline = lf.PipelineInput(
         datasets=_datasets(cfg, names, g("dataset_dir", "data"), stage, lengths_provider),
-        stage=stage, version=version, cutoff_len=g("cutoff_len"), max_samples=g("max_samples"), val_size=settings.real("lf.val_size", 0) or 0.0,
+        stage=stage, version=version, cutoff_len=settings.whole("lf.cutoff_len"), max_samples=settings.whole("lf.max_samples"), val_size=settings.real("lf.val_size", 0) or 0.0,
         packing=g("packing"), neat_packing=bool(g("neat_packing", False)), mix_strategy=mix, interleave_probs=probs,
         seed=settings.whole("lf.seed", settings.get("seed", 42), minimum=None) or 42,
         preprocessing_batch_size=settings.whole("lf.preprocessing_batch_size", 1000) or 1000,

@@ -61,6 +61,8 @@ def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSett
     try:
         if request.name == "llamafactory":
             cap = cut + packing.LF_CAPACITY_OFFSET.at(request.version)
+            if cap < 1:
+                raise ValueError(f"LLaMA-Factory {request.version} packs into cutoff_len - 1 tokens: give --cutoff-len of at least 2")
             value = packing.llamafactory_sft(lengths, cut, procs, request.version)
             d.add(key, value, "Σ_batches bins(greedy_knapsack(min(l, C), C))", f"{batches} batches, C = {cap}",
                   "count.why.llamafactory", version=request.version, workers=procs or 1)
@@ -79,11 +81,14 @@ def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSett
                   strategy=strategy, workers=procs or 1)
             return {"framework": request.name, "version": request.version, "sequences": value, "capacity": cut, "map_batches": batches}
         if request.name == "ms-swift":
-            major = int(request.version.split(".")[0])
-            value = packing.swift(lengths, cut, procs or 1, major)
-            d.add(key, value, "Σ_slices bins(to_constant_volume(carry + slice, V)) ", f"V = {cut}", "count.why.swift",
-                  binpacking=major, workers=procs or 1)
-            return {"framework": request.name, "binpacking": major, "sequences": value, "capacity": cut}
+            major = request.version.split(".")[0]
+            if major not in ("1", "2"):
+                raise ValueError(f"ms-swift@{request.version}: give the major version of the binpacking package, 1 or 2")
+            kept = [n for n in lengths if n <= cut]  # truncation_strategy delete drops longer rows before packing
+            value = packing.swift(kept, cut, procs or 1, int(major))
+            d.add(key, value, "Σ_slices bins(to_constant_volume(carry + slice, V)), rows with l <= V",
+                  f"{len(kept)} rows, V = {cut}", "count.why.swift", binpacking=major, workers=procs or 1)
+            return {"framework": request.name, "binpacking": int(major), "sequences": value, "capacity": cut}
         low, high = packing.axolotl_range(lengths, cut, settings.micro_batch_size, bin_size=settings.bin_size,
                                           group_size=settings.group_size, sequential=settings.sequential,
                                           world_size=settings.world_size)
@@ -143,6 +148,7 @@ def build(counted, cutoff_len: int | None, requests: list[PackingRequest], setti
 
 
 SAMPLED_KEYS = ("count.examples", "count.tokens", "count.supervised_tokens")
+SCALED_PREFIXES = ("cutoff.", "packed.")  # steps computed on the drawn rows, recorded again scaled to the corpus
 
 
 def _scale_to_corpus(data: dict, estimate: dict, d: Derivation) -> None:
@@ -151,18 +157,15 @@ def _scale_to_corpus(data: dict, estimate: dict, d: Derivation) -> None:
     data["estimated"] = True
     rows = max(data["examples"], 1)
     scale = estimate["examples"]["estimate"] / rows
-    d.steps = [s for s in d.steps if s.key not in SAMPLED_KEYS]  # those described the drawn rows; these the corpus
+    sample_steps = {s.key: s for s in d.steps}
+    d.steps = [s for s in d.steps if s.key not in SAMPLED_KEYS and not s.key.startswith(SCALED_PREFIXES)]
     data["examples"] = _estimated_examples(estimate, d)
     f = estimate["total_bytes"]
     for key in SAMPLED_KEYS[1:]:
         e = estimate[key.removeprefix("count.")]["estimate"]
         data[key.removeprefix("count.")] = d.add(key, round(e), "F x mean(t / b)", f"{f:,} x {e / max(f, 1):.6g}",
                                                  "count.why.sampled_tokens", rows=estimate["sampled_rows"])
-    for entry in data.get("packing", []):
-        for key in ("sequences", "sequences_min", "sequences_max"):
-            if key in entry:
-                entry[key] = d.add(f"packed.{entry['framework']}", round(entry[key] * scale), "packed(sample) x N / n",
-                                   f"{entry[key]} x {data['examples']} / {rows}", "count.why.sampled")
+    data["lengths"]["mean"] = round(data["tokens"] / max(data["examples"], 1), 2)  # the estimates', not the draw's
     if "cutoff" in data:
         for key in ("examples_over", "tokens_cut", "tokens_in_dropped"):
             data["cutoff"][key] = round(data["cutoff"][key] * scale)
@@ -170,6 +173,16 @@ def _scale_to_corpus(data: dict, estimate: dict, d: Derivation) -> None:
             entry["examples_after"] = round(entry["examples_after"] * scale)
             if "tokens_cut" in entry:
                 entry["tokens_cut"] = data["cutoff"]["tokens_cut"]
+            step = sample_steps[f"cutoff.{entry['framework']}"]
+            d.add(step.key, entry["examples_after"], "kept(sample) x N / n", f"{step.value} x {data['examples']} / {rows}",
+                  "count.why.sampled_cutoff")
+    for entry in data.get("packing", []):
+        for key in ("sequences", "sequences_min", "sequences_max"):
+            if key in entry:
+                entry[key] = round(entry[key] * scale)
+        step = sample_steps[f"packed.{entry['framework']}"]
+        value = entry.get("sequences", f"{entry.get('sequences_min')}-{entry.get('sequences_max')}")
+        d.add(step.key, value, "packed(sample) x N / n", f"{step.value} x {data['examples']} / {rows}", "count.why.sampled")
 
 
 def _estimated_examples(estimate: dict, d: Derivation) -> int:

@@ -93,8 +93,8 @@ def histogram(lengths, cutoff: int | None = None) -> list[dict]:
         return []
     top = int(lengths.max()) + 1
     edges = [0] + [2 ** k for k in range(4, max(5, top.bit_length() + 1))]
-    if cutoff and cutoff not in edges:
-        edges.append(cutoff + 1)
+    if cutoff:
+        edges.append(cutoff + 1)  # examples of exactly `cutoff` tokens are kept: their band ends there
     edges = sorted(e for e in set(edges) if e <= max(top, edges[1]))
     if edges[-1] < top:
         edges.append(top)
