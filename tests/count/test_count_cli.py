@@ -270,3 +270,19 @@ def test_under_sample_every_cutoff_and_packing_step_is_scaled_to_the_corpus(tmp_
     assert steps["packed.llamafactory"]["value"] == data["packing"][0]["sequences"]
     assert [s["key"] for s in data["derivation"]].count("packed.llamafactory") == 1  # the drawn rows' figure is replaced
     assert data["lengths"]["mean"] == round(data["tokens"] / data["examples"], 2)
+
+
+def test_an_invalid_item_of_a_json_array_is_named_as_an_item_not_a_line(tmp_path):
+    path = tmp_path / "alpaca.json"
+    rows = alpaca_rows(5)
+    rows[2] = {"instruction": "x", "input": "", "output": None}
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    code, out, _ = run("count", path, "--tokenizer", TINY_TOKENIZER, "--format", "json")
+    first = json.loads(out)["invalid_rows"]["first"][0]
+    assert code == 0 and first["line"] == 0 and first["reason"].startswith("item 3: ")
+
+
+def test_a_dataset_info_json_without_dataset_asks_for_an_entry(tmp_path):
+    (tmp_path / "dataset_info.json").write_text(json.dumps({"demo": {"file_name": "d.jsonl"}}), encoding="utf-8")
+    code, _, err = run("count", tmp_path / "dataset_info.json", "--tokenizer", TINY_TOKENIZER)
+    assert code == 2 and "say which entry" in err and "demo" in err and "--dataset NAME" in err

@@ -150,7 +150,11 @@ def count(options: CountOptions) -> Counted:
             try:
                 pieces = formats.segments(fmt, row, template)
             except formats.RowError as exc:
-                invalid.add(batch.source.path, _where(batch, i), str(exc))
+                where = _where(batch, i)
+                if batch.unit == "line":
+                    invalid.add(batch.source.path, where, str(exc))
+                else:  # a row or item number is not a line number: say which it is
+                    invalid.add(batch.source.path, 0, f"{batch.unit} {where}: {exc}")
                 continue
             for text, sup in pieces:
                 texts.append(text)

@@ -50,6 +50,8 @@ class RowBatch:
     """Compressed bytes of this file read so far (for the progress bar)."""
     lines: list | None = None
     """Line number of each row when lines were skipped (JSONL)."""
+    unit: str = "line"
+    """What `first_line` counts: `line` (JSONL/CSV/text), `item` (JSON array) or `row` (Parquet, Arrow, .idx)."""
 
 
 def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS) -> Iterator[RowBatch]:
@@ -174,7 +176,7 @@ def _read_json_array(source: Source, stream, raw, batch_rows: int) -> Iterator[R
             if not isinstance(row, dict):
                 raise InputError("count.error.bad_json_file", "count.hint.bad_json_file", path=source.path,
                                  detail=f"item {start + offset + 1} is a JSON {type(row).__name__}, not an object")
-        yield RowBatch(chunk, source, start + 1, raw.done)
+        yield RowBatch(chunk, source, start + 1, raw.done, unit="item")
 
 
 def _read_csv(source: Source, batch_rows: int) -> Iterator[RowBatch]:
@@ -221,7 +223,7 @@ def _read_parquet(source: Source, batch_rows: int) -> Iterator[RowBatch]:
     row = 1
     for batch in parquet.iter_batches(batch_size=batch_rows):
         rows = batch.to_pylist()
-        yield RowBatch(rows, source, row, int(size * min(row + len(rows) - 1, total) / total))
+        yield RowBatch(rows, source, row, int(size * min(row + len(rows) - 1, total) / total), unit="row")
         row += len(rows)
 
 
@@ -242,7 +244,7 @@ def _read_arrow(source: Source, batch_rows: int) -> Iterator[RowBatch]:
         for batch in batches:
             for start in range(0, batch.num_rows, batch_rows):
                 rows = batch.slice(start, batch_rows).to_pylist()
-                yield RowBatch(rows, source, row, min(size, mapped.tell()))
+                yield RowBatch(rows, source, row, min(size, mapped.tell()), unit="row")
                 row += len(rows)
 
 

@@ -256,7 +256,8 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     files, hint = sources.expand(options.paths, options.dataset, options.split)
     for s in files:
         if s.kind != "json" or s.compression or _sniff_array(s.path):
-            raise InputError("count.error.sample_format", "count.hint.sample_format", path=s.path,
+            raise InputError("count.error.sample_format",
+                             "count.hint.sample_compressed" if s.compression else "count.hint.sample_format", path=s.path,
                              kind=s.compression or ("a JSON array" if s.kind == "json" else s.kind))
     total_bytes = sum(os.path.getsize(s.path) for s in files)
     background = ThreadPoolExecutor(1)  # lines are counted from the blocks while the drawn rows are tokenized

@@ -148,8 +148,11 @@ def _from_dataset_info(info_path: str, name: str | None) -> tuple[list[Source], 
     """One entry of LLaMA-Factory's dataset_info.json: `file_name` relative to its folder (a file or a folder of files)."""
     with open(info_path, encoding="utf-8") as f:
         info = json.load(f)
-    if name is None or name not in info:
-        raise InputError("count.error.dataset_entry", "count.hint.dataset_entry", path=info_path, name=name or "",
+    if not name:
+        raise InputError("count.error.dataset_needed", "count.hint.dataset_needed", path=info_path,
+                         names=", ".join(sorted(info)[:20]))
+    if name not in info:
+        raise InputError("count.error.dataset_entry", "count.hint.dataset_entry", path=info_path, name=name,
                          names=", ".join(sorted(info)[:20]))
     entry = info[name]
     if "file_name" not in entry:
