@@ -75,8 +75,9 @@ class RowFormat:
     def describe(self) -> str:
         relevant = {"alpaca": ("prompt", "query", "response", "history", "system"), "sharegpt": ("messages", "system"),
                     "openai": ("messages", "system")}.get(self.kind, tuple(self.columns))
-        used = {k: self.columns[k] for k in relevant if self.columns.get(k)}
-        return f"{self.kind} {used}" + (f" {self.tags}" if self.tags else "")
+        used = ", ".join(f"{k}={self.columns[k]}" for k in relevant if self.columns.get(k))
+        tags = ", ".join(f"{k}={v}" for k, v in (self.tags or {}).items())
+        return f"{self.kind} ({used})" + (f" tags ({tags})" if tags else "")
 
 
 class RowError(Exception):
