@@ -286,3 +286,12 @@ def test_a_dataset_info_json_without_dataset_asks_for_an_entry(tmp_path):
     (tmp_path / "dataset_info.json").write_text(json.dumps({"demo": {"file_name": "d.jsonl"}}), encoding="utf-8")
     code, _, err = run("count", tmp_path / "dataset_info.json", "--tokenizer", TINY_TOKENIZER)
     assert code == 2 and "say which entry" in err and "demo" in err and "--dataset NAME" in err
+
+
+def test_plan_data_json_says_where_num_examples_came_from(tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", text_rows(120, seed=1))
+    code, out, _ = run("plan", "--data", path, "--tokenizer", TINY_TOKENIZER, "--per-device-train-batch-size", "4",
+                       "--num-train-epochs", "1", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["num_examples_from"]["counted"] == "examples"
+    assert data["num_examples_from"]["num_examples"] == 120 and data["banner"]["Num examples"] == "120"

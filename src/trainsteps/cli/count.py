@@ -176,4 +176,8 @@ def num_examples_from_data(data: dict, given: int | None, fmt: str, lang: str) -
         value, what, name = report["examples"], "count.plan.examples", ""
     if fmt == "human":
         click.echo(message(what, lang, value=f"{value:,}", framework=name), err=True)
+    else:  # the JSON says where num_examples came from (see output.emit)
+        click.get_current_context().meta["trainsteps.num_examples_from"] = {
+            "data": list(data["data_paths"]), "num_examples": value, "counted": "packed_sequences" if name else "examples",
+            "packing": name or None, "explanation": message(what, lang, value=f"{value:,}", framework=name)}
     return value

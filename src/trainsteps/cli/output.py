@@ -20,6 +20,10 @@ LANG_OPTION = click.option("--lang", type=click.Choice(["en", "zh"]), default="e
 
 def emit(fmt: str, data: dict, human: str) -> None:
     if fmt == "json":
+        context = click.get_current_context(silent=True)
+        origin = context.meta.get("trainsteps.num_examples_from") if context else None
+        if origin:  # `plan --data`: num_examples was counted, not typed
+            data = {**data, "num_examples_from": origin}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         click.echo(human)
