@@ -148,9 +148,9 @@ def _first_present(row: dict, names) -> str | None:
     return next((n for n in names if n in row), None)
 
 
-def _missing(field_name: str, row: dict, path: str = "") -> InputError:
+def _missing(field_name: str, row: dict, path: str = "", kind: str = "text") -> InputError:
     return InputError("count.error.missing_field", "count.hint.missing_field", field=field_name,
-                      columns=", ".join(sorted(map(str, row))), path=path or "-")
+                      columns=", ".join(sorted(map(str, row))), path=path or "-", format=kind)
 
 
 def check_columns(fmt: RowFormat, row: dict, path: str = "") -> None:
@@ -160,7 +160,7 @@ def check_columns(fmt: RowFormat, row: dict, path: str = "") -> None:
     for role in needed:
         column = fmt.columns.get(role)
         if column and column not in row:
-            raise _missing(column, row, path)
+            raise _missing(column, row, path, fmt.kind)
 
 
 def segments(fmt: RowFormat, row: dict, template: Template) -> list[tuple[str, bool]]:
