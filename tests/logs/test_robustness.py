@@ -99,3 +99,26 @@ def test_no_newline_at_all_is_read_in_pieces():
     data = b"x" * 300_000 + b"\nNum examples = 5\n"
     (run,) = read_bytes(data).runs
     assert run.value("num_examples") == 5
+
+
+def _banner_text(**values):
+    defaults = dict(n="128,770", e=3, bs=8, total=256, ga=8, m="1,509")
+    return BANNER.format(**(defaults | values))
+
+
+def test_a_banner_that_lost_its_line_breaks_is_read_from_a_file_as_from_text():
+    glued = _banner_text().replace("\n", " ").encode()
+    runs = read_bytes(glued, "glued.log").runs
+    assert runs and runs[0].banner["num_examples"].value == 128770
+    assert runs[0].banner["max_steps"].value == 1509
+
+
+def test_full_width_punctuation_from_a_chinese_input_method_is_read_as_ascii():
+    text = "Num examples ＝ 128，770\n  Num Epochs ＝ ３\n"
+    run = read_bytes(text.encode(), "zh.log").runs[0]
+    assert run.banner["num_examples"].value == 128770 and run.banner["num_epochs"].value == 3
+
+
+def test_the_line_count_does_not_count_the_end_of_the_last_line():
+    assert read_bytes(b"a\nb\n", "two.log").lines_read == 2
+    assert read_bytes(b"", "empty.log").lines_read == 0

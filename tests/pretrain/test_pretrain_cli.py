@@ -94,3 +94,34 @@ def test_lightning_ddp_plan_matches_the_two_rank_run():
     data = json.loads(result.output)
     assert data["run"]["optimizer_steps"] == case["global_step"]
     assert data["run"]["batches_per_epoch"] == case["num_training_batches"]
+
+
+def test_megatron_split_reaches_the_plan():
+    base = ["--framework", "megatron", "--seq-length", "2048", "--global-batch-size", "64", "--micro-batch-size", "4",
+            "--world-size", "16", "--train-iters", "100", "--train-tokens", "100000000", "--format", "json"]
+    default, train_only = run(*base), run(*base, "--split", "100,0,0")
+    assert default.exit_code == train_only.exit_code == 0
+    assert json.loads(default.output) != json.loads(train_only.output)
+
+
+@pytest.mark.parametrize("args", [
+    ["--framework", "neox", "--train-iters", "-3", "--seq-length", "2048", "--train-batch-size", "64", "--world-size", "8"],
+    ["--framework", "megatron", "--train-tokens", "0", "--seq-length", "8", "--global-batch-size", "4", "--micro-batch-size", "1",
+     "--world-size", "4", "--train-iters", "5"],
+    ["--framework", "megatron", "--rampup-batch-size", "16", "0", "1000", "--megatron-version", "0.17.0", "--global-batch-size", "64",
+     "--micro-batch-size", "1", "--world-size", "4", "--train-samples", "100000", "--seq-length", "8", "--train-tokens", "10000000"],
+])
+def test_impossible_pretraining_settings_are_one_line_errors(run_cli, args):
+    code, _, err = run_cli("plan", *args)
+    assert code == 2 and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_deepspeed_config_with_a_word_for_a_batch_size_is_an_input_error(tmp_path):
+    config = tmp_path / "ds.json"
+    config.write_text(json.dumps({"train_batch_size": "lots", "train_micro_batch_size_per_gpu": 4}))
+    result = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--world-size", "4")
+    assert result.exit_code == 2 and "train_batch_size is 'lots'" in result.output
+    config.write_text("[1, 2]")
+    result = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--world-size", "4")
+    assert result.exit_code == 2 and "no JSON object" in result.output

@@ -79,3 +79,27 @@ def test_explain_takes_the_article_s_two_lines_as_text_in_json(run_cli):
 def test_a_pretraining_framework_without_its_lines_is_a_clear_error(run_cli):
     code, out, err = run_cli("explain", "--text", "hello\nworld\n", "--framework", "megatron")
     assert code == 2 and out == "" and "no megatron lines" in err
+
+
+def test_megatron_lines_behind_a_logger_prefix_are_read():
+    from trainsteps.logs.pretrain import parse_pretrain_log
+
+    seen = parse_pretrain_log(["INFO:megatron.core.datasets.gpt_dataset:> total number of samples: 31267486",
+                               "[INFO     | megatron.core.datasets.gpt_dataset]: > total number of epochs: 2"])
+    assert (seen["samples_line"], seen["samples_line_kind"], seen["epochs_built"]) == (31267486, "mcore", 2)
+
+
+def test_an_iteration_line_alone_is_explained_not_called_nothing():
+    from trainsteps.logs.pretrain import explain_pretrain, parse_pretrain_log
+
+    seen = parse_pretrain_log([" iteration      100/   15000 | consumed samples:       102400 | global batch size:  1024 |"])
+    ids = [msg_id for msg_id, _ in explain_pretrain(seen).items]
+    assert ids == ["ptlog.iteration", "ptlog.consumed"]
+
+
+def test_deepspeed_config_lines_behind_their_print_prefix_are_read():
+    from trainsteps.logs.pretrain import parse_pretrain_log
+
+    prefix = "[2024-05-01 10:00:00,000] [INFO] [config.py:988:print]   "
+    seen = parse_pretrain_log([prefix + "train_batch_size ............. 256", prefix + "world_size ................... 4"])
+    assert seen["deepspeed"] == {"train_batch_size": 256, "world_size": 4}

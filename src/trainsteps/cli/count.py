@@ -129,7 +129,8 @@ def plan_data_options(command: click.Command) -> click.Command:
 
     holder = click.command("holder")(
         click.option("--data", "data_paths", multiple=True, help="Count this dataset to get --num-examples (see `trainsteps count`).")(
-            click.option("--data-split", default="train", show_default=True, help="With --data: split of a DatasetDict saved with save_to_disk.")(
+            click.option("--data-split", "dataset_split", default="train", show_default=True,
+                         help="With --data: split of a DatasetDict saved with save_to_disk.")(
                 data_options(holder))))
     taken = {q.name for q in command.params}
     added = [p for p in holder.params if p.name not in taken and p.name not in ("split", "micro_batch_size", "axolotl_world_size")]
@@ -139,7 +140,7 @@ def plan_data_options(command: click.Command) -> click.Command:
 
     def with_counted_data(**kwargs):
         data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS if key in added_names}
-        data["split"] = kwargs.pop("data_split", "train")
+        data["split"] = kwargs.pop("dataset_split", "train")  # not `data_split`: that is Megatron's --split
         data["micro_batch_size"] = kwargs.get("per_device_train_batch_size") or 1
         data["axolotl_world_size"] = kwargs.get("world_size") or ((kwargs.get("gpus") or 1) * (kwargs.get("nodes") or 1))
         if not data["data_paths"] and any(data.get(k) for k in ("tokenizer_path", "packing_names")):

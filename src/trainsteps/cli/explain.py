@@ -44,8 +44,6 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
         from trainsteps.logs.pretrain import PretrainObserved
 
         pretrain = PretrainObserved()
-        if text is not None and "\n" not in text.strip():
-            text = _one_label_per_line(text)
         observations = read_log(path if text is None else None, text, also=pretrain.feed if framework != "hf" else None)
         if framework in PRETRAIN_LOGS or (framework == "auto" and not observations.runs and pretrain.found_anything()):
             _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang)
@@ -67,17 +65,3 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
     explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
     data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
     emit(fmt, data, "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1)))
-
-
-# The banner's labels, for pastes that lost their line breaks ("Num examples = 1,047 Num Epochs = 300 ...").
-_BANNER_LABELS = ("Num examples", "Num Epochs", "Num update steps per epoch", "Instantaneous batch size per device",
-                  "Training with DataParallel", "Total train batch size", "Gradient Accumulation steps",
-                  "Total optimization steps", "Number of trainable parameters")
-
-
-def _one_label_per_line(text: str) -> str:
-    """Put each banner label of a one-line paste on its own line, as the Trainer printed it."""
-    import re
-
-    pattern = "|".join(re.escape(label) for label in _BANNER_LABELS)
-    return re.sub(rf"\s+(?=(?:{pattern})\b)", "\n", text)

@@ -31,6 +31,7 @@ def emit(fmt: str, data: dict, human: str) -> None:
 
 def fail(text: str, hint: str | None, lang: str = "en") -> None:
     colon, opening, closing = ("：", "（", "）") if lang == "zh" else (": ", " (", ")")
+    text = " ".join(part.strip() for part in text.splitlines())  # one line, even when it quotes a framework's message
     line = f"{label('error', lang)}{colon}{text}"
     if hint:
         line += f"{opening}{label('hint', lang)}{colon}{hint}{closing}"

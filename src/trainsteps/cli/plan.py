@@ -80,7 +80,10 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
     with user_errors(lang):
         check_framework_options(ctx, framework)
         if framework in PRETRAIN_FRAMEWORKS:  # pretraining
-            return run_pretrain(framework, opts, fmt, lang, explain)
+            try:
+                return run_pretrain(framework, opts, fmt, lang, explain)
+            except (ValueError, ZeroDivisionError) as exc:  # the rules refuse settings the framework would refuse
+                raise InputError("pt.error.settings", "pt.hint.settings", detail=str(exc) or type(exc).__name__) from exc
         seq_length = opts.get("seq_length")  # one option for both: tokens per packed row of a stream
         opts = drop_pretrain_options(opts)  # pretraining
         opts["seq_length"] = seq_length

@@ -17,9 +17,11 @@ _PATTERNS = {
     # GPT-NeoX and legacy Megatron, Python: sample_idx.shape[0] = N + 1 (4-space indent)
     "python_samples": re.compile(r"^\s{4}total number of samples:\s+([\d,]+)\s*$"),
     # megatron-core: N
-    "mcore_samples": re.compile(r"^\s*>\s*total number of samples:\s+([\d,]+)\s*$"),
+    "mcore_samples": re.compile(r"(?:^|\s|:|\])>\s*total number of samples:\s+([\d,]+)\s*$"),  # after any logger prefix
     # the C++ helper (NeoX, legacy Megatron): exact N, 5-space indent and aligned value
     "cpp_samples": re.compile(r"^\s{5}total number of samples:\s+([\d,]+)\s*$"),
+    # any other indent or prefix: which printer it was is unknown (N, or N + 1 from the Python path)
+    "other_samples": re.compile(r"total number of samples:\s+([\d,]+)\s*$"),
     "epochs": re.compile(r"total number of epochs:\s+(\d+)"),
     "cpp_epochs": re.compile(r"^\s*number of epochs:\s+(\d+)"),
     "seq_length": re.compile(r"^\s*sequence length:\s+(\d+)"),
@@ -27,7 +29,8 @@ _PATTERNS = {
     "iteration": re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)"),
     "consumed": re.compile(r"consumed samples:\s+(\d+)"),
     "global_batch": re.compile(r"global batch size:\s+(\d+)"),
-    "ds_value": re.compile(r"^\s*(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps|world_size)\s+\.*\s*(\d+)\s*$"),
+    "ds_value": re.compile(r"(?:^|\]|\s)(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps|world_size)"
+                           r"\s+\.*\s*(\d+)\s*$"),  # after DeepSpeed's `[date] [INFO] [config.py:N:print]` prefix too
     "neox_arg": re.compile(r"^\s*(train_batch_size|seq_length|train_iters)\s+\.{2,}\s*(\d+)"),
     "lightning_bar": re.compile(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
     "split": re.compile(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
@@ -137,8 +140,9 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
 
 
 def _match_samples(line: str, seen: PretrainObserved) -> None:
-    for kind in ("cpp", "python", "mcore"):
-        m = _PATTERNS[f"{kind}_samples"].match(line)
+    for kind in ("cpp", "python", "mcore", "other"):
+        pattern = _PATTERNS[f"{kind}_samples"]
+        m = pattern.search(line) if kind in ("mcore", "other") else pattern.match(line)  # the others: by their indent
         if m:
             # the Python line (N + 1) comes after the C++ one (N); keep the one printed last
             seen.samples_line, seen.samples_line_kind = _int(m.group(1)), kind
@@ -178,6 +182,8 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
         built = printed - offset
         facts.update(printed_samples=printed, samples_built=built)
         items.append(("ptlog.samples_line", {"printed": printed, "built": built}) if offset else ("ptlog.samples_line_exact", {"built": built}))
+        if kind == "other" and flavor is None:
+            items.append(("ptlog.printer_unknown", {"printed": printed}))
         if epochs:
             facts["epochs_built"] = epochs
             items.append(("ptlog.epochs_line", {"epochs": epochs}))
@@ -216,6 +222,12 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
                        "dp": ds["world_size"], "product": product}))
     if observed.get("lightning_batches") is not None:
         items.append(("ptlog.lightning_bar", {"batches": observed["lightning_batches"]}))
+    if observed.get("iteration") is not None:
+        it, total = observed["iteration"], observed.get("train_iters")
+        items.append(("ptlog.iteration", {"it": it, "total": total or "?", "done": f"{it / total:.1%}" if total else "?"}))
+        consumed = observed.get("consumed_samples")
+        if consumed is not None and B:
+            items.append(("ptlog.consumed", {"consumed": consumed, "B": B, "batches": round(consumed / B, 2)}))
     if not items:
         items.append(("ptlog.nothing", {}))
     return Explanation(facts, items)

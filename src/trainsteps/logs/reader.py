@@ -11,7 +11,7 @@ from trainsteps.errors import InputError
 from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, unsloth
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import LogObservations
-from trainsteps.logs.text import CHUNK, iter_lines, iter_text_lines
+from trainsteps.logs.text import CHUNK, iter_lines, iter_text_lines, unglued
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
@@ -121,14 +121,15 @@ class _Chained(io.RawIOBase):
 def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     also = out.also
-    for number, line in enumerate(lines, 1):
-        ctx.line_no, ctx.line = number, line
-        if also is not None:
-            also(line)
-        if not _useful(line):
-            continue
-        for parse in PARSERS:
-            if parse(line, ctx):
-                break
+    for number, physical in enumerate(lines, 1):
+        for line in unglued(physical):  # a banner whose line breaks were lost is read label by label
+            ctx.line_no, ctx.line = number, line
+            if also is not None:
+                also(line)
+            if not _useful(line):
+                continue
+            for parse in PARSERS:
+                if parse(line, ctx):
+                    break
     out.lines_read += ctx.line_no
     ctx.finish()

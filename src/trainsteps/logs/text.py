@@ -28,6 +28,8 @@ def iter_lines(stream: BinaryIO) -> Iterator[str]:
         text = pending + decoder.decode(chunk, final=not chunk)
         lines = text.split("\n")
         pending = lines.pop() if chunk else ""
+        if not chunk and lines and not lines[-1]:  # the text after the last newline is not a line
+            lines.pop()
         if "\r" in pending:
             parts = pending.split("\r")
             pending = parts.pop()
@@ -49,11 +51,19 @@ def iter_text_lines(text: str) -> Iterable[str]:
         yield clean(line)
 
 
+# Full-width forms a Chinese input method produces: 128，770 and Num examples ＝ 1,047 read as their ASCII forms.
+_FULL_WIDTH = {**{0xFF10 + d: ord("0") + d for d in range(10)}, ord("，"): ",", ord("＝"): "=", ord("："): ":",
+               ord("\u3000"): " ", ord("（"): "(", ord("）"): ")", ord("．"): "."}
+_HAS_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
+
+
 def clean(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if "\x00" in line:
         line = line.replace("\x00", "")
+    if _HAS_FULL_WIDTH.search(line):
+        line = line.translate(_FULL_WIDTH)
     return line[:MAX_LINE]
 
 
@@ -85,3 +95,19 @@ def parse_float(text: str) -> float | None:
 def letters(text: str) -> str:
     """Lower-case letters only: how labels are compared, so damaged spacing does not matter."""
     return re.sub(r"[^a-z]", "", text.lower())
+
+
+# The banner's labels, for pastes and logs that lost their line breaks ("Num examples = 1,047 Num Epochs = 300 ...").
+BANNER_LABELS = ("Num examples", "Num Epochs", "Num update steps per epoch", "Instantaneous batch size per device",
+                 "Training with DataParallel", "Total train batch size", "Gradient Accumulation steps",
+                 "Total optimization steps", "Number of trainable parameters")
+_NEXT_LABEL = re.compile(r"\s+(?=(?:" + "|".join(re.escape(label) for label in BANNER_LABELS) + r")\b)")
+
+
+def unglued(line: str) -> list[str]:
+    """A line holding several banner labels, split before each of them (as the Trainer printed them); else the line."""
+    if "Num " not in line and "Total " not in line:  # cheap test first: most log lines are not banners
+        return [line]
+    if sum(line.count(label) for label in BANNER_LABELS) < 2:
+        return [line]
+    return _NEXT_LABEL.split(line)
