@@ -33,6 +33,7 @@ CASES = [
     dict(n=1000, bs=4, acc=7, max_epochs=None, max_steps=20, limit=1.0),
     dict(n=37, bs=5, acc=3, max_epochs=4, max_steps=10, limit=1.0),
     dict(n=64, bs=8, acc=3, max_epochs=5, max_steps=-1, limit=0.75),
+    dict(n=100, bs=4, acc=8, max_epochs=0, max_steps=-1, limit=1.0),  # the fit loop is done before it starts
 ]
 DDP_CASES = [
     dict(n=99, bs=4, acc=8, max_epochs=2, max_steps=-1, limit=1.0, world=2),
@@ -75,10 +76,18 @@ def run_case(case: dict) -> dict:
                         limit_train_batches=case["limit"], logger=False, enable_checkpointing=False, enable_progress_bar=False,
                         enable_model_summary=False, num_sanity_val_steps=0)
     trainer.fit(model)
-    return {**case, "num_training_batches": int(trainer.num_training_batches), "estimated_stepping_batches": int(model.estimated),
+    started = model.estimated is not None  # on_train_start never runs when the fit loop is done before it begins
+    estimated = model.estimated if started else trainer.estimated_stepping_batches
+    return {**case, "training_started": started, "num_training_batches": _whole(trainer.num_training_batches),
+            "estimated_stepping_batches": _whole(estimated),
             "global_step": int(trainer.global_step), "current_epoch": int(trainer.current_epoch), "batches_run": model.batches,
             "rows_seen_all_ranks": model.rows * case.get("world", 1),  # every rank reads the same count (DistributedSampler pads)
             "rank": int(trainer.global_rank)}
+
+
+def _whole(value) -> int | None:
+    """int, or None for Lightning's `inf` (a loader it has not sized)."""
+    return None if value == float("inf") else int(value)
 
 
 def record_lightning(out_dir: Path) -> None:

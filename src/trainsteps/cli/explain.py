@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
@@ -39,6 +41,8 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
     with user_errors(lang):
         if path is not None and text is not None:
             raise InputError("explain.error.path_and_text", "explain.hint.path_and_text")
+        if path is None and text is None and sys.stdin.isatty():  # nothing piped in: waiting would look like a hang
+            raise InputError("explain.error.no_input", "explain.hint.no_input")
         from trainsteps.logs import read_log
         from trainsteps.logs.explain import explain_log, render, to_json
         from trainsteps.logs.pretrain import PretrainObserved

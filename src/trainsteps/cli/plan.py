@@ -80,6 +80,8 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
     with user_errors(lang):
         check_framework_options(ctx, framework)
         if framework in PRETRAIN_FRAMEWORKS:  # pretraining
+            if configs or launch:  # their config files are not read: say so rather than plan without them
+                raise InputError("pt.error.configs", "pt.hint.configs", framework=framework)
             try:
                 return run_pretrain(framework, opts, fmt, lang, explain)
             except (ValueError, ZeroDivisionError) as exc:  # the rules refuse settings the framework would refuse

@@ -92,6 +92,8 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
     if estimated == math.inf:
         raise InputError("lit.error.unbounded", "lit.hint.unbounded")
     steps = int(estimated)
+    if max_epochs == 0:  # the fit loop is done before the first epoch; only the estimate uses max(max_epochs, 1)
+        steps = d.add("steps_run", 0, "max_epochs = 0: no epoch starts", "", "lit.why.max_epochs_zero")
     full, rest = divmod(steps, per_epoch) if per_epoch else (0, 0)
     run_batches = d.add("batches_run", full * batches + rest * acc, "full epochs * batches + leftover steps * accumulate",
                         f"{full} * {batches} + {rest} * {acc}", "lit.why.batches_run")
@@ -115,5 +117,5 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
     stop = (f"`Trainer.fit` stopped: `max_steps={spec.max_steps}` reached." if spec.max_steps != -1 and steps == spec.max_steps
             else f"`Trainer.fit` stopped: `max_epochs={max_epochs}` reached.")
     inputs = {name: getattr(spec, name) for name in LightningSpec.__slots__}
-    return Schedule(framework="lightning", version="2.6", family="2.x", family_reason="lit.family", banner={"estimated_stepping_batches": str(steps)},
+    return Schedule(framework="lightning", version="2.6", family="2.x", family_reason="lit.family", banner={"estimated_stepping_batches": str(int(estimated))},
                     banner_lines=progress + [stop], run=facts, warnings=traps, derivation=d, inputs=inputs)
