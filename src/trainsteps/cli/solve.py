@@ -9,9 +9,9 @@ from trainsteps.errors import InputError
 
 
 @click.command("solve")
-@click.option("--epochs", type=float, help="Target: passes over the data (fractions allowed).")
-@click.option("--examples", type=float, help="Target: rows fed to the model, all ranks.")
-@click.option("--tokens", type=float, help="Target: tokens fed (needs --seq-length; rows are packed to that length).")
+@click.option("--epochs", type=click.FloatRange(min=0, min_open=True), help="Target: passes over the data (fractions allowed).")
+@click.option("--examples", type=click.IntRange(min=1), help="Target: rows fed to the model, all ranks.")
+@click.option("--tokens", type=click.IntRange(min=1), help="Target: tokens fed (needs --seq-length; rows are packed to that length).")
 @click.option("--max-steps", type=int, help="Inverse: what this max_steps covers in epochs, examples and tokens.")
 @click.option("--global-batch", "--global-batch-size", "global_batch", type=int, help="Layouts: every per-device batch x accumulation that reaches this global batch.")
 @click.option("--max-per-device-batch", type=int, help="Layouts: largest per-device batch that fits in memory.")
@@ -58,6 +58,8 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
             return
         if len(given) != 1:
             raise InputError("solve.error.one_question", "solve.hint.target")
+        if opts.get("num_examples") is None and opts.get("dataset_tokens") is None:
+            raise InputError("solve.error.size_missing", "solve.hint.size_missing")
         spec = _spec(opts, world)
         if given[0] == "max_steps":
             cov, schedule = engine.covers(spec, targets["max_steps"])

@@ -519,6 +519,8 @@ MESSAGES = {
     "ptlog.deepspeed_bad": "DeepSpeed batch: {tb:,} != micro {mb} x accumulation {ga} x world_size {dp} = {product:,}: DeepSpeed will stop with \"Check batch related parameters\"",
     "ptlog.lightning_bar": "the progress bar counts {batches:,} batches per epoch, not optimizer steps (divide by accumulate_grad_batches, rounding up)",
     "ptlog.nothing": "no sample, epoch, iteration or batch line found",
+    "solve.error.size_missing": "solve needs the size of the data",
+    "solve.hint.size_missing": "give --num-examples N (the rows; for a stream, the rows of one pass) or --dataset-tokens T with --seq-length",
     "pt.error.configs": "--framework {framework} does not read config files or launch lines",
     "pt.hint.configs": "give the values as options (`trainsteps plan --framework {framework} --help`; a DeepSpeed JSON goes in --deepspeed-config)",
     "explain.error.no_input": "no log given, and nothing is piped in",

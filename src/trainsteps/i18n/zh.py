@@ -515,6 +515,8 @@ MESSAGES = {
     "ptlog.deepspeed_bad": "DeepSpeed 批次：{tb:,} != 微批次 {mb} x 累积 {ga} x world_size {dp} = {product:,}：DeepSpeed 会报错 \"Check batch related parameters\"",
     "ptlog.lightning_bar": "进度条每个 epoch 计 {batches:,} 个批次，而不是优化器步数（除以 accumulate_grad_batches 并向上取整）",
     "ptlog.nothing": "没有找到样本、epoch、迭代或批次相关的行",
+    "solve.error.size_missing": "solve 需要数据的大小",
+    "solve.hint.size_missing": "请给出 --num-examples N（行数；数据流则为一遍的行数）或 --dataset-tokens T 加 --seq-length",
     "pt.error.configs": "--framework {framework} 不读取配置文件或启动命令",
     "pt.hint.configs": "请以选项给出取值（`trainsteps plan --framework {framework} --help`；DeepSpeed 的 JSON 用 --deepspeed-config）",
     "explain.error.no_input": "没有给出日志，也没有通过管道输入",
