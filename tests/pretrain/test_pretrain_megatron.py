@@ -128,3 +128,18 @@ def test_rampup_is_refused_for_iteration_based_training():
     with pytest.raises(InputError):
         plan_megatron(MegatronSpec(world_size=8, micro_batch_size=1, global_batch_size=64, train_iters=10, rampup_batch_size=(16, 8, 1000),
                                    train_tokens=10**9, release=MCORE["version"]))
+
+
+def test_a_ramp_batch_that_micro_times_dp_does_not_divide_stops_the_run_as_megatron_does():
+    # megatron-core's calculator asserts in update(consistency_check=True), which the training loop calls every
+    # iteration; --decrease-batch-size-if-needed rounds the ramp batch down instead (fewer samples, same iterations).
+    from trainsteps.frameworks.framework_error import FrameworkRuleError
+
+    with pytest.raises(FrameworkRuleError) as stop:
+        rampup_schedule(32, 32, 1_000_000, 1024, 10_000_000, micro=4, dp=64)
+    assert stop.value.framework_error == ("current global batch size (32) is not divisible by micro-batch-size (4) "
+                                          "timesdata parallel size (64)")
+    plain = rampup_schedule(256, 128, 1_000_000, 1024, 10_000_000)
+    rounded = rampup_schedule(256, 128, 1_000_000, 1024, 10_000_000, micro=4, dp=64, decrease=True)
+    assert rounded[:2] == plain[:2] and rounded[2] < plain[2]
+    assert rampup_schedule(256, 256, 1_000_000, 1024, 10_000_000, micro=4, dp=64) == rampup_schedule(256, 256, 1_000_000, 1024, 10_000_000)

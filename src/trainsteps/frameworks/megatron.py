@@ -148,8 +148,14 @@ def batch_sizes(spec: MegatronSpec, dp: int, d: Derivation) -> tuple[int, int]:
     return gbs, micro
 
 
-def rampup_schedule(start: int, increment: int, ramp_samples: int, gbs: int, train_samples: int) -> tuple[int, int, int]:
-    """Megatron-LM `update_train_iters` with the ramp-up calculator: (train_iters, ramp iterations, samples consumed)."""
+def rampup_schedule(start: int, increment: int, ramp_samples: int, gbs: int, train_samples: int, micro: int = 1, dp: int = 1,
+                    decrease: bool = False) -> tuple[int, int, int]:
+    """Megatron-LM `update_train_iters` with the ramp-up calculator: (train_iters, ramp iterations, samples consumed).
+
+    `update_train_iters` counts iterations with the ramp's batch sizes as they are; the training loop then checks
+    each one (`update_num_microbatches(..., consistency_check=True)`): a size that is not a multiple of
+    micro x dp stops the run, unless --decrease-batch-size-if-needed rounds it down, in which case the
+    rounded sizes are what is consumed."""
     if (gbs - start) % increment or gbs < start:
         raise InputError("mega.error.rampup", "mega.hint.rampup", start=start, increment=increment, gbs=gbs)
     per_increment = ramp_samples / ((gbs - start) // increment) if gbs > start else math.inf
@@ -166,11 +172,26 @@ def rampup_schedule(start: int, increment: int, ramp_samples: int, gbs: int, tra
     ramp_iterations = iterations
     if train_samples > consumed:
         iterations += (train_samples - consumed) // gbs
-    total = 0
-    for _ in range(ramp_iterations):
-        total += batch_at(total)
-    total += (iterations - ramp_iterations) * gbs
+    total = done = 0
+    while done < iterations and total <= ramp_samples:  # the training loop, iteration by iteration
+        total += _running_batch(batch_at(total), micro, dp, decrease, done + 1)
+        done += 1
+    total += (iterations - done) * gbs
     return iterations, ramp_iterations, total
+
+
+def _running_batch(batch: int, micro: int, dp: int, decrease: bool, iteration: int) -> int:
+    """The batch an iteration really runs: Megatron's consistency check, or its rounding down."""
+    unit = micro * dp
+    if batch % unit == 0:
+        return batch
+    if decrease:
+        if batch < unit:  # rounded down to no micro-batch at all: no samples would ever be consumed
+            raise InputError("mega.error.rampup_zero", "mega.hint.rampup_batch", batch=batch, unit=unit, iteration=iteration)
+        return batch // unit * unit
+    raise FrameworkRuleError("mega.error.rampup_batch", "mega.hint.rampup_batch", batch=batch, unit=unit, iteration=iteration,
+                             framework_error=f"current global batch size ({batch}) is not divisible by micro-batch-size ({micro}) "
+                                             f"timesdata parallel size ({dp})")  # sic: megatron-core's message
 
 
 def batch_regime(spec: MegatronSpec) -> str:
@@ -188,7 +209,8 @@ def _check_mode(spec: MegatronSpec) -> None:
         raise InputError("mega.error.mode", "mega.hint.mode")
 
 
-def _iterations(spec: MegatronSpec, gbs: int, d: Derivation, rampup: tuple[int, int, int] | None) -> tuple[int, int, int | None]:
+def _iterations(spec: MegatronSpec, gbs: int, d: Derivation, rampup: tuple[int, int, int] | None,
+                dp: int = 1) -> tuple[int, int, int | None]:
     """(train_iters, samples consumed, ramp iterations)."""
     _check_mode(spec)
     if spec.train_iters is not None:
@@ -198,7 +220,8 @@ def _iterations(spec: MegatronSpec, gbs: int, d: Derivation, rampup: tuple[int, 
         return it, d.add("samples_seen", it * gbs, "train_iters * gbs", f"{it:,} * {gbs}", "mega.why.consumed"), None
     if rampup:
         start, inc, ramp = rampup
-        it, ramp_it, consumed = rampup_schedule(start, inc, ramp, gbs, spec.train_samples)
+        it, ramp_it, consumed = rampup_schedule(start, inc, ramp, gbs, spec.train_samples, spec.micro_batch_size, dp,
+                                                spec.decrease_batch_size_if_needed)
         d.add("ramp_iterations", ramp_it, "iterations while consumed <= ramp samples", f"{start}+{inc}... over {ramp:,} samples",
               "mega.why.ramp")
         d.add("train_iters", it, "ramp iterations + (train_samples - ramp consumed) // gbs", "", "mega.why.ramp_iters")
@@ -387,7 +410,7 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
             traps.append(Trap("MEGATRON_RAMPUP_IGNORED", "mega.trap.rampup_ignored",
                               {"release": spec.release or NEWEST_CORE_RELEASE, "start": spec.rampup_batch_size[0]}))
         gbs, micro = batch_sizes(spec, dp, d)
-        it, consumed, ramp_it = _iterations(spec, gbs, d, rampup)
+        it, consumed, ramp_it = _iterations(spec, gbs, d, rampup, dp)
     targets = _targets(spec, it, gbs, d)
     S = spec.seq_length
     blend_lengths = None
