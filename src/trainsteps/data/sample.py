@@ -272,7 +272,13 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     valid = np.zeros(len(draws), dtype=bool)
     plain = True
     blank = np.zeros(len(draws), dtype=bool)
-    seen_bad = set()
+    listed = set()
+
+    def report(problems: Problems, d: Draw, reason: str) -> None:  # a line drawn twice is listed once
+        if (d.path, d.start) not in listed:
+            listed.add((d.path, d.start))
+            problems.add(d.path, 0, f"{reason}, the line at byte {d.start:,}")
+
     for i, d in enumerate(draws):
         if not d.text.strip():
             malformed.blank_lines += 1
@@ -281,14 +287,10 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
         try:
             row = json.loads(d.text)
         except ValueError as exc:
-            if (d.path, d.start) not in seen_bad:  # a line drawn twice is listed once
-                malformed.add(d.path, 0, f"not JSON ({str(exc)[:80]}), the line at byte {d.start:,}")
-            seen_bad.add((d.path, d.start))
+            report(malformed, d, f"not JSON ({str(exc)[:80]})")
             continue
         if not isinstance(row, dict):
-            if (d.path, d.start) not in seen_bad:
-                malformed.add(d.path, 0, f"not a JSON object, the line at byte {d.start:,}")
-            seen_bad.add((d.path, d.start))
+            report(malformed, d, "not a JSON object")
             continue
         if fmt is None:
             fmt = formats.resolve(hint, options.data_format, row, options.text_field)
@@ -297,9 +299,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
         try:
             pieces = formats.segments(fmt, row, template)
         except formats.RowError as exc:
-            if (d.path, d.start) not in seen_bad:
-                invalid.add(d.path, 0, f"{exc}, the line at byte {d.start:,}")
-            seen_bad.add((d.path, d.start))
+            report(invalid, d, str(exc))
             continue
         valid[i] = True
         for text, sup in pieces:
