@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from trainsteps.configs.files import ConfigFile, read_config
-from trainsteps.configs.settings import Settings
+from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError, TrainstepsError
 from trainsteps.spec import RunSpec
@@ -210,19 +210,12 @@ def _coerce(fields: dict) -> dict:
     for name in _INT_FIELDS:
         value = out.get(name)
         if isinstance(value, str) or (isinstance(value, float) and value.is_integer()):
-            out[name] = _number(name, value, int)
+            out[name] = to_number(value, int, name)
     for name in _FLOAT_FIELDS:
         value = out.get(name)
         if isinstance(value, str):
-            out[name] = _number(name, value, float)
+            out[name] = to_number(value, float, name)
     for name in ("dataloader_drop_last", "logging_first_step", "streaming", "split_batches", "even_batches"):
         if isinstance(out.get(name), str):
             out[name] = out[name].strip().lower() in ("true", "1", "yes")
     return out
-
-
-def _number(name: str, value, kind):
-    try:
-        return kind(float(value)) if kind is int else kind(value)
-    except (TypeError, ValueError):
-        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=name, value=value) from None

@@ -13,7 +13,7 @@ from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.known_keys import LLAMAFACTORY
 from trainsteps.configs.outcome import Outcome
-from trainsteps.configs.settings import Settings
+from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import llamafactory as lf
@@ -63,7 +63,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         raise InputError("configs.error.lf_mix", "configs.hint.lf_mix", value=mix, version=version, allowed=", ".join(lf.MIX_STRATEGIES.at(version)))
     probs = g("interleave_probs")
     if isinstance(probs, str):
-        probs = [_probability(x) for x in probs.split(",")]
+        probs = [to_number(x, float, "lf.interleave_probs") for x in probs.split(",")]
     pipeline = lf.PipelineInput(
         datasets=_datasets(cfg, names, g("dataset_dir", "data"), stage, lengths_provider),
         stage=stage, version=version, cutoff_len=settings.whole("lf.cutoff_len"), max_samples=settings.whole("lf.max_samples"), val_size=settings.real("lf.val_size", 0) or 0.0,
@@ -90,25 +90,9 @@ def _names(value) -> list[str]:
     return [str(n).strip() for n in value]
 
 
-def _val_size(value) -> float:
-    try:
-        return float(value or 0)
-    except (TypeError, ValueError):
-        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name="val_size", value=value,
-                         setting="lf.val_size") from None
-
-
-def _probability(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name="interleave_probs", value=text,
-                         setting="lf.interleave_probs") from None
-
-
 def _check_data_args(g) -> None:
     """The checks of LLaMA-Factory's DataArguments.__post_init__ that stop a run before it starts."""
-    val = _val_size(g("val_size", 0))
+    val = to_number(g("val_size", 0) or 0, float, "lf.val_size")
     if val > 1e-6 and g("eval_dataset") is not None:
         raise InputError("configs.error.lf_val_and_eval", "configs.hint.lf_val_and_eval")
     if g("interleave_probs") is not None and g("mix_strategy", "concat") == "concat":

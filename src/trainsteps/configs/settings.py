@@ -86,28 +86,16 @@ class Settings:
         value = self.get(key, default)
         if value is None:
             return None
-        try:
-            number = int(float(value)) if not isinstance(value, bool) else None
-        except (TypeError, ValueError):
-            number = None
-        name = key.split(".", 1)[-1]
-        if number is None:
-            raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=name, value=value, setting=key)
+        number = to_number(value, int, key)
         if minimum is not None and number < minimum:
             which = "input.positive_int" if minimum == 1 else "input.non_negative"
-            raise InputError(which, which.replace("input.", "input.hint."), name=name, value=number, setting=key)
+            raise InputError(which, which.replace("input.", "input.hint."), name=_name(key), value=number, setting=key)
         return number
 
     def real(self, key: str, default: Any = None) -> float | None:
         """The value of `key` as a float (None stays None); a word is an error naming the key."""
         value = self.get(key, default)
-        if value is None:
-            return None
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=key.split(".", 1)[-1], value=value,
-                             setting=key) from None
+        return None if value is None else to_number(value, float, key)
 
     def __contains__(self, key: str) -> bool:
         return key in self.values
@@ -120,6 +108,22 @@ class Settings:
             "overridden_by_flags": [{"key": c.key, "flag": c.kept.origin, "file_value": c.other.value, "file": c.other.origin} for c in self.overridden],
             "ignored_keys": [{"key": k, "from": o} for k, o in self.ignored],
         }
+
+
+def to_number(value: Any, kind: type, key: str) -> int | float:
+    """`value` (a YAML number or string such as "3.0e-5") as `kind`; anything else is an error naming `key`."""
+    try:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        return int(float(value)) if kind is int else kind(value)
+    except (TypeError, ValueError):
+        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=_name(key), value=value,
+                         setting=key) from None
+
+
+def _name(key: str) -> str:
+    """`lf.val_size` -> `val_size`: the name the user wrote."""
+    return key.split(".", 1)[-1]
 
 
 def _same(a: Any, b: Any) -> bool:
