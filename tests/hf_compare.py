@@ -18,7 +18,24 @@ ENVIRONMENT_ERRORS = ("don't know how to restore data location",)
 def spec_of(version: str, run: dict) -> RunSpec:
     settings = {k: v for k, v in run["inputs"].items() if k in FIELDS and v is not None}
     settings["trainable_parameters"] = run.get("trainable_parameters")
+    if settings.get("save_strategy") == "best" and run.get("eval_losses"):
+        settings["improving_evals"] = improving_evals(run)
     return RunSpec(transformers=version, **settings)
+
+
+def improving_evals(run: dict) -> str:
+    """The evaluations whose recorded eval_loss beat every earlier one (in the run's direction): what a user
+    tells the plan with --improving-evals. The losses are the Trainer's own, from on_evaluate."""
+    inputs = run["inputs"]
+    greater = inputs.get("greater_is_better")
+    if greater is None:
+        greater = not str(inputs.get("metric_for_best_model") or "loss").endswith("loss")
+    best, steps = None, []
+    for step, loss in zip(run["eval_steps"], run["eval_losses"], strict=True):
+        if best is None or (loss > best if greater else loss < best):
+            best = loss
+            steps.append(step)
+    return ",".join(map(str, steps))
 
 
 def assert_engine_matches(version: str, run: dict) -> None:

@@ -25,6 +25,19 @@ def test_fixtures_cover_every_family_with_enough_cases():
     assert all(len(load_json(p)["runs"]) >= 40 for p in FILES)
 
 
+def test_every_family_has_its_first_and_last_release_and_three_in_all_recorded():
+    from trainsteps.frameworks.hf.log_lines import all_releases
+
+    recorded = {load_json(p)["transformers"] for p in FILES}
+    by_family: dict[str, list[str]] = {}
+    for release in all_releases():  # oldest first
+        by_family.setdefault(trainsteps.plan(num_examples=10, transformers=release).family, []).append(release)
+    for family, releases in by_family.items():
+        mine = [r for r in releases if r in recorded]
+        assert releases[0] in recorded and releases[-1] in recorded, (family, releases[0], releases[-1])
+        assert len(mine) >= 3, (family, mine)
+
+
 @pytest.mark.parametrize("version, run", recorded_runs(FILES))
 def test_engine_equals_the_recorded_run(version, run):
     assert_engine_matches(version, run)

@@ -86,6 +86,28 @@ CASES: list[dict] = [
     _c("n1047_b10_g8_ms50_log0.1", 1047, 10, 8, max_steps=50, logging_steps=0.1),
     _c("n1047_b10_g8_e3_log7_first", 1047, 10, 8, num_train_epochs=3, logging_steps=7, logging_first_step=True),
     _c("n1047_b10_g8_e3_logepoch", 1047, 10, 8, num_train_epochs=3, logging_strategy="epoch"),
+    # logging_first_step logs step 1 whatever logging_strategy is
+    _c("n1047_b10_g8_e3_logepoch_first", 1047, 10, 8, num_train_epochs=3, logging_strategy="epoch", logging_first_step=True),
+    _c("n1047_b10_g8_e3_logno_first", 1047, 10, 8, num_train_epochs=3, logging_strategy="no", logging_first_step=True),
+    _c("n7_b8_g4_e3_logepoch_first", 7, 8, 4, num_train_epochs=3, logging_strategy="epoch", logging_first_step=True),
+    # --- eval_delay: epoch evaluation compares it with state.epoch, steps evaluation with global_step ------------------
+    _c("n1000_b7_g3_e3_evalepoch_delay1", 1000, 7, 3, num_train_epochs=3, eval_strategy="epoch", eval_delay=1),
+    _c("n1047_b10_g8_e3_evalepoch_delay2", 1047, 10, 8, num_train_epochs=3, eval_strategy="epoch", eval_delay=2),
+    _c("n1047_b10_g8_ms50_eval7_delay20", 1047, 10, 8, max_steps=50, eval_strategy="steps", eval_steps=7, eval_delay=20),
+    # --- save_strategy="best": a checkpoint at each evaluation that improves metric_for_best_model ----------------------
+    _c("n1047_b10_g8_ms50_eval7_savebest", 1047, 10, 8, max_steps=50, eval_strategy="steps", eval_steps=7,
+       save_strategy="best", metric_for_best_model="loss"),
+    _c("n1047_b10_g8_ms50_eval7_savebest_gib", 1047, 10, 8, max_steps=50, eval_strategy="steps", eval_steps=7,
+       save_strategy="best", metric_for_best_model="loss", greater_is_better=True),
+    _c("n1047_b10_g8_e3_evalepoch_savebest", 1047, 10, 8, num_train_epochs=3, eval_strategy="epoch",
+       save_strategy="best", metric_for_best_model="loss"),
+    _c("n1047_b10_g8_ms50_eval7_savebest_nometric", 1047, 10, 8, max_steps=50, eval_strategy="steps", eval_steps=7,
+       save_strategy="best"),
+    # --- resume with evaluation and save intervals ----------------------------------------------------------------------
+    _c("n1047_b10_g8_e3_resume20_eval7_save10", 1047, 10, 8, num_train_epochs=3, resume_from_step=20,
+       eval_strategy="steps", eval_steps=7, save_strategy="steps", save_steps=10),
+    _c("n1000_b7_g3_e2_resume30_evalepoch_saveepoch", 1000, 7, 3, num_train_epochs=2, resume_from_step=30,
+       eval_strategy="epoch", save_strategy="epoch"),
     # --- streaming (IterableDataset) -----------------------------------------------------------
     _c("stream_n300_b4_g2_ms20", 300, 4, 2, max_steps=20, streaming=True),
     _c("stream_n300_b4_g2_ms20_w2", 300, 4, 2, max_steps=20, streaming=True, world_size=2),

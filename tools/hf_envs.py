@@ -37,6 +37,21 @@ PINS: dict[str, list[str]] = {
     "4.47.1": ["accelerate==1.2.1"],
     "5.3.0": ["accelerate"],
     "4.42.4": ["accelerate==0.32.1", "numpy<2"],
+    # added so that every release family has its first and last release and at least three releases recorded
+    "4.30.0": ["accelerate==0.20.3", "numpy<2", "huggingface_hub<0.24", "setuptools<81"],
+    "4.30.1": ["accelerate==0.20.3", "numpy<2", "huggingface_hub<0.24", "setuptools<81"],
+    "4.31.0": ["accelerate==0.21.0", "numpy<2", "huggingface_hub<0.24", "setuptools<81"],
+    "4.45.2": ["accelerate==0.34.2", "numpy<2"],
+    "4.46.0": ["accelerate==1.0.1"],
+    "4.46.2": ["accelerate==1.1.1"],
+    "4.47.0": ["accelerate==1.2.0"],
+    "4.48.0": ["accelerate==1.2.1"],
+    "4.52.0": ["accelerate==1.7.0"],
+    "4.52.1": ["accelerate==1.7.0"],
+    "4.54.1": ["accelerate==1.9.0"],
+    "4.57.0": ["accelerate==1.10.1"],
+    "4.57.1": ["accelerate==1.10.1"],
+    "5.24.0": ["accelerate==1.15.0"],
 }
 
 

@@ -48,6 +48,7 @@ ARG_KEYS = [
     "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "max_steps",
     "dataloader_drop_last", "warmup_ratio", "warmup_steps", "logging_strategy", "logging_steps",
     "logging_first_step", "eval_strategy", "eval_steps", "save_strategy", "save_steps",
+    "eval_delay", "metric_for_best_model", "greater_is_better",
 ]
 # Inputs handled by the harness itself, with their defaults.
 HARNESS_DEFAULTS = {"world_size": 1, "split_batches": False, "streaming": False, "resume_from_step": None}
@@ -184,9 +185,11 @@ def extract_banner(records):
 class Recorder(TrainerCallback):
     def __init__(self):
         self.epoch_end, self.logs, self.evals, self.saves = [], [], [], []
+        self.epoch_end_state, self.eval_losses = [], []
 
     def on_epoch_end(self, args, state, control, **kw):
         self.epoch_end.append(state.global_step)
+        self.epoch_end_state.append(state.epoch)
         if len(self.epoch_end) > EPOCH_LIMIT:
             raise RuntimeError(f"harness: more than {EPOCH_LIMIT} epochs ended, aborted (the loop would not end)")
 
@@ -194,8 +197,9 @@ class Recorder(TrainerCallback):
         if logs and "loss" in logs:
             self.logs.append(state.global_step)
 
-    def on_evaluate(self, args, state, control, **kw):
+    def on_evaluate(self, args, state, control, metrics=None, **kw):
         self.evals.append(state.global_step)
+        self.eval_losses.append((metrics or {}).get("eval_loss"))
 
     def on_save(self, args, state, control, **kw):
         self.saves.append(state.global_step)
@@ -376,6 +380,8 @@ def run_case(case, workdir):
     rec["final_global_step"] = getattr(state, "global_step", None) if state is not None else None
     rec["state_epoch"] = getattr(state, "epoch", None) if state is not None else None
     rec["epoch_end_steps"] = cb.epoch_end
+    rec["epoch_end_state_epochs"] = cb.epoch_end_state
+    rec["eval_losses"] = cb.eval_losses
     rec["log_steps"] = cb.logs
     rec["eval_steps"] = cb.evals
     rec["save_steps"] = cb.saves

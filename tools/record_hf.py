@@ -41,7 +41,7 @@ WORKER = HERE / "hf_worker.py"
 RUN_KEYS = [
     "case", "inputs", "banner", "banner_lines", "log_text", "max_steps", "final_global_step", "state_epoch",
     "epoch_end_steps", "log_steps", "eval_steps", "save_steps", "warmup_steps", "real_optimizer_updates",
-    "samples_seen", "forward_calls_rank0", "trainable_parameters", "error",
+    "samples_seen", "forward_calls_rank0", "trainable_parameters", "error", "epoch_end_state_epochs", "eval_losses",
 ]
 NOTES = {
     "model": "torch.nn.Module with one nn.Linear(1,1); forward(x, labels) returns {'loss': mse}; 2 trainable parameters",
@@ -68,6 +68,8 @@ NOTES = {
                               "post-hook), rank 0",
     "log_steps": "state.global_step at each on_log whose logs contain 'loss'",
     "eval_steps/save_steps/epoch_end_steps": "state.global_step at each on_evaluate / on_save / on_epoch_end callback",
+    "epoch_end_state_epochs": "state.epoch at each on_epoch_end callback (what epoch-strategy evaluation compares eval_delay with)",
+    "eval_losses": "metrics['eval_loss'] passed to each on_evaluate callback (which evaluations improve metric_for_best_model='loss')",
     "log_text": "every record of the 'transformers' logger hierarchy on rank 0 at INFO verbosity, formatted as "
                 "'[%(levelname)s|%(filename)s:%(lineno)s] >> %(message)s' (the HF explicit format without the time); "
                 "the temporary directory holding each case's output_dir is written as <workdir>",

@@ -89,6 +89,17 @@ class RunSpec:
     save_steps: float = 500
     """Save every this many steps; below 1 is a fraction of the total steps (rounded up)."""
 
+    metric_for_best_model: str | None = None
+    """Metric that `save_strategy="best"` compares at each evaluation (`loss` means `eval_loss`)."""
+
+    greater_is_better: bool | None = None
+    """Whether a larger `metric_for_best_model` is better; None lets the Trainer decide (False for
+    names ending in `loss`)."""
+
+    improving_evals: str = "all"
+    """Which evaluations improve the best metric, for `save_strategy="best"` (it saves only at those):
+    `all` (every one: an upper bound on saves), `first`, or the steps, comma-separated (`7,21,35`)."""
+
     trainable_parameters: int | None = None
     """Trainable parameters of the model, only for printing the banner's last line."""
 

@@ -57,6 +57,10 @@ from trainsteps.errors import InputError
 @click.option("--eval-delay", type=float, default=0, show_default=True, help="No evaluation before this step/epoch.")
 @click.option("--save-strategy", default="steps", show_default=True, help="steps | epoch | best | no")
 @click.option("--save-steps", type=float, default=500, show_default=True, help="Save every N steps (below 1: fraction).")
+@click.option("--metric-for-best-model", help="Metric save_strategy best compares (e.g. loss).")
+@click.option("--greater-is-better/--lower-is-better", default=None, help="Direction of --metric-for-best-model (default: the Trainer's).")
+@click.option("--improving-evals", default="all", show_default=True,
+              help="save_strategy best: which evaluations improve the metric: all (upper bound), first, or steps '14,28'.")
 @click.option("--trainable-parameters", type=int, help="Model's trainable parameters, to print the banner's last line.")
 @click.option("--compare-versions", is_flag=True, help="Show the same settings under every release family side by side.")
 @click.option("--explain", is_flag=True, help="Show where every number comes from.")

@@ -215,7 +215,7 @@ def _coerce(fields: dict) -> dict:
         value = out.get(name)
         if isinstance(value, str):
             out[name] = to_number(value, float, name)
-    for name in ("dataloader_drop_last", "logging_first_step", "streaming", "split_batches", "even_batches"):
+    for name in ("dataloader_drop_last", "logging_first_step", "streaming", "split_batches", "even_batches", "greater_is_better"):
         if isinstance(out.get(name), str):
             out[name] = out[name].strip().lower() in ("true", "1", "yes")
     return out

@@ -14,7 +14,7 @@ from trainsteps.configs.settings import Settings
 STEP_KEYS = (
     "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "max_steps", "dataloader_drop_last",
     "warmup_ratio", "warmup_steps", "logging_strategy", "logging_steps", "logging_first_step", "eval_strategy", "eval_steps",
-    "eval_delay", "save_strategy", "save_steps",
+    "eval_delay", "save_strategy", "save_steps", "metric_for_best_model", "greater_is_better",
 )
 ALIASES = {"evaluation_strategy": "eval_strategy", "per_gpu_train_batch_size": "per_device_train_batch_size"}
 _STRATEGY_KEYS = ("logging_strategy", "eval_strategy", "save_strategy")

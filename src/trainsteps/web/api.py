@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 from trainsteps.errors import InputError
 from trainsteps.spec import RunSpec
 
-_BOOLEAN = {"dataloader_drop_last", "split_batches", "even_batches", "streaming", "logging_first_step"}
+_BOOLEAN = {"dataloader_drop_last", "split_batches", "even_batches", "streaming", "logging_first_step", "greater_is_better"}
 
 
 def spec_from_query(query: str) -> tuple[RunSpec, str]:

@@ -6,7 +6,8 @@ import math
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks.hf.releases import Rules
+from trainsteps.frameworks.hf.releases import SAVE_BEST_NEEDS_METRIC, SAVE_BEST_REFUSED, Rules
+from trainsteps.spec import RunSpec
 
 
 def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | None, steps: float | None) -> int:
@@ -61,3 +62,43 @@ def multiples(every: int, up_to: int, start: int = 1, name: str = "logging_steps
     if count > MAX_EVENTS:
         raise InputError("hf.error.too_many_events", "hf.hint.too_many_events", name=name, every=every, count=count, steps=up_to)
     return list(range(first, up_to + 1, every))
+
+
+def check_save_strategy(rules: Rules, spec: RunSpec) -> None:
+    """`save_strategy="best"` exists from 4.47.0 and needs `metric_for_best_model` (the Trainer refuses otherwise)."""
+    if spec.save_strategy != "best":
+        return
+    if rules.save_best == "refused":
+        raise InputError("hf.error.save_best_refused", "hf.hint.save_best_refused", version=str(rules.version),
+                         framework_error=SAVE_BEST_REFUSED)
+    if not spec.metric_for_best_model:
+        raise InputError("hf.error.save_best_metric", "hf.hint.save_best_metric", version=str(rules.version),
+                         framework_error=SAVE_BEST_NEEDS_METRIC)
+
+
+def best_saves(improving: str, eval_steps: list[int]) -> list[int]:
+    """`save_strategy="best"`: a checkpoint at each evaluation that improves the best metric, and nowhere else.
+
+    Which evaluations improve depends on the metric values, so the user says: `all` (an upper bound),
+    `first` (the first evaluation always improves on a fresh run: the best metric starts at -inf / +inf),
+    or the steps themselves.
+    """
+    choice = (improving or "all").strip().lower()
+    if choice == "all":
+        return list(eval_steps)
+    if choice == "first":
+        return list(eval_steps[:1])
+    try:
+        wanted = sorted({int(part) for part in choice.split(",") if part.strip()})
+    except ValueError:
+        raise InputError("hf.error.improving_evals", "hf.hint.improving_evals", value=improving) from None
+    missing = [step for step in wanted if step not in eval_steps]
+    if missing:
+        raise InputError("hf.error.improving_evals_not_eval", "hf.hint.improving_evals_not_eval",
+                         steps=", ".join(map(str, missing)), evals=_short_list(eval_steps))
+    return wanted
+
+
+def _short_list(steps: list[int], most: int = 12) -> str:
+    shown = ", ".join(map(str, steps[:most]))
+    return shown + (", ..." if len(steps) > most else "") if steps else "none"

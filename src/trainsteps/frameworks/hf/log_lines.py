@@ -10,7 +10,7 @@ handful of releases) that wrote the log.
 sits at a fixed offset from the first (`OFFSETS`, by banner layout). Source: the released
 wheels' `transformers/trainer.py` (`pip download --no-deps transformers==X`, grep the
 `logger.info` calls); spot-checked on 4.42.0, 4.44.2, 4.49.0, 4.50.0, 5.3.0 and 5.23.0.
-Regenerate or extend with `python tools/hf_log_lines.py 4.30.0 ... 5.23.0`.
+Regenerate or extend with `python tools/hf_log_lines.py 4.30.0 ... 5.24.0`.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ BANNER_LINES: list[tuple[int, int, tuple[str, ...]]] = [
     (1591, 1601, ("5.18.0",)),
     (1604, 1614, ("5.19.0",)),
     (1601, 1611, ("5.20.0", "5.20.1", "5.20.2", "5.21.0", "5.21.1", "5.22.0", "5.22.1", "5.22.2")),
-    (1618, 1628, ("5.23.0",)),
+    (1618, 1628, ("5.23.0", "5.24.0")),
 ]
 
 # Offset of each banner label from the "Running training" line, by layout (see banner.py).

@@ -19,6 +19,9 @@ class LoopResult:
     global_step: int
     """Optimizer steps at the end (the Trainer's final `state.global_step`)."""
     epoch_end_steps: list[int] = field(default_factory=list)
+    epoch_end_states: list[float | None] = field(default_factory=list)
+    """`state.epoch` at each epoch end, only when `LoopInput.track_epoch_states` asks for it. It moves only
+    when the optimizer steps, so an epoch whose last batches do not step ends below its whole number."""
     state_epoch: float | None = 0.0
     """The Trainer's `state.epoch` at the end: set at every optimizer step to epoch + position / steps_in_epoch."""
     batches_consumed: int = 0
@@ -49,6 +52,8 @@ class LoopInput:
     """`num_examples` as the 4.46-4.51 prefetch uses it (dataset rows, not batches)."""
     resume_step: int = 0
     nupe: int = 1
+    track_epoch_states: bool = False
+    """Record `state.epoch` at every epoch end (epoch-strategy evaluation with eval_delay compares with it)."""
 
 
 def run_loop(inp: LoopInput) -> LoopResult:
@@ -67,7 +72,7 @@ def run_loop(inp: LoopInput) -> LoopResult:
         available = inp.batches_per_epoch - first
         pulled = min(available, ga * (L // ga) + remainder) if fam.chunk_bug else available
         out.batches_never_read = max(out.batches_never_read, available - pulled)
-        if first == 0 and epoch + 1 < inp.epochs:
+        if first == 0 and epoch + 1 < inp.epochs and not inp.track_epoch_states:
             jumped = _fast_forward(inp, out, epoch, pulled, counter)
             if out.never_ends:
                 return out
@@ -98,6 +103,8 @@ def run_loop(inp: LoopInput) -> LoopResult:
             out.last_batches_consumed += 1 if first + position == inp.batches_per_epoch else 0
             out.state_epoch = epoch + (first + position) / L
             out.epoch_end_steps.append(out.global_step)
+            if inp.track_epoch_states:
+                out.epoch_end_states.append(out.state_epoch)
             out.reached_max_steps = True
             return out
         out.real_updates += syncs if fam.extra_sync_updates else multiples
@@ -109,6 +116,8 @@ def run_loop(inp: LoopInput) -> LoopResult:
         out.last_batches_consumed += 1 if first + pulled == inp.batches_per_epoch else 0
         counter += pulled
         out.epoch_end_steps.append(out.global_step)
+        if inp.track_epoch_states:
+            out.epoch_end_states.append(out.state_epoch)
         epoch += 1
     out.reached_max_steps = out.global_step >= inp.max_steps
     return out

@@ -11,7 +11,7 @@ from trainsteps.frameworks.hf import intervals, stream, traps
 from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
 from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
-from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR, Rules, rules_for
+from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR, LOG_SAME_STEP_ERROR, Rules, rules_for
 from trainsteps.schedule import RunFacts, Schedule
 from trainsteps.spec import RunSpec
 from trainsteps.validate import validate_trainer_spec
@@ -24,6 +24,7 @@ def plan(spec: RunSpec) -> Schedule:
         rules = rules_for(spec.transformers)
     except ValueError as exc:
         raise InputError("hf.error.version", "hf.hint.version", version=spec.transformers, detail=str(exc)) from None
+    _check_release_accepts(rules, spec)
     d = Derivation()
     d.given("transformers", str(rules.version), "hf.family.reason", family=rules.family.name)
     bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
@@ -42,10 +43,18 @@ def plan(spec: RunSpec) -> Schedule:
         return _plan_empty_loader(d, rules, spec, total_batch)
     nupe = _update_steps_per_epoch(d, rules, L, ga)
     max_steps, epochs = _max_steps_and_epochs(d, spec, nupe)
+    track = spec.eval_strategy == "epoch" and spec.eval_delay > 0
     loop = run_loop(
-        LoopInput(rules.family, L, L, ga, max_steps, epochs, spec.num_examples, spec.resume_from_step or 0, nupe)
+        LoopInput(rules.family, L, L, ga, max_steps, epochs, spec.num_examples, spec.resume_from_step or 0, nupe, track)
     )
     return _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, L)
+
+
+def _check_release_accepts(rules: Rules, spec: RunSpec) -> None:
+    """Settings this release cannot take: the real launch stops before training."""
+    if spec.split_batches and not rules.split_batches_settable:
+        raise InputError("hf.error.split_batches_unavailable", "hf.hint.split_batches_unavailable", version=str(rules.version))
+    intervals.check_save_strategy(rules, spec)
 
 
 def _parallel_layout(d: Derivation, rules: Rules, spec: RunSpec) -> tuple[int, int]:
@@ -127,9 +136,9 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
     warmup = intervals.warmup_steps(d, rules, max_steps, spec.warmup_ratio, spec.warmup_steps)
     final = loop.global_step
     start = spec.resume_from_step or 0
-    log_steps = _log_steps(d, spec, loop, max_steps, start)
+    log_steps = _log_steps(d, rules, spec, loop, max_steps, start)
     eval_steps = _eval_steps(d, rules, spec, loop, max_steps, start)
-    save_steps = _save_steps(d, rules, spec, loop, max_steps, start)
+    save_steps = _save_steps(d, rules, spec, loop, max_steps, start, eval_steps)
     samples = None
     if shape is not None:
         samples = _samples_seen(d, loop, shape)
@@ -182,20 +191,32 @@ def _samples_seen(d: Derivation, loop: LoopResult, shape: LoaderShape) -> int:
                  "hf.samples")
 
 
-def _log_steps(d, spec, loop, max_steps, start) -> list[int]:
-    if spec.logging_strategy == "epoch":
-        return sorted(set(loop.epoch_end_steps))
-    if spec.logging_strategy != "steps":
-        return []
-    every = intervals.interval(d, "logging_steps", spec.logging_steps, max_steps)
-    steps = intervals.multiples(every, loop.global_step, start + 1)
-    if spec.logging_first_step and start == 0 and loop.global_step >= 1 and (not steps or steps[0] != 1):
-        steps.insert(0, 1)
-    return steps
+def _log_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
+    # DefaultFlowCallback sets should_log at global_step 1 whatever the strategy.
+    first = spec.logging_first_step and start == 0 and loop.global_step >= 1
+    if spec.logging_strategy == "steps":
+        every = intervals.interval(d, "logging_steps", spec.logging_steps, max_steps)
+        steps = intervals.multiples(every, loop.global_step, start + 1)
+        if first and (not steps or steps[0] != 1):
+            steps.insert(0, 1)
+        return steps
+    triggers = sorted(([1] if first else []) + (loop.epoch_end_steps if spec.logging_strategy == "epoch" else []))
+    logged, last = [], start
+    for step in triggers:
+        if step > last:
+            logged.append(step)
+            last = step
+        elif rules.log_same_step == "crash":  # the loss is divided by (step - last logged step) = 0
+            raise InputError("hf.error.log_same_step", "hf.hint.log_same_step", version=str(rules.version), step=step,
+                             framework_error=LOG_SAME_STEP_ERROR)
+    return logged
 
 
 def _eval_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
     if spec.eval_strategy == "epoch":
+        if loop.epoch_end_states:  # eval_delay is compared with state.epoch, which may end an epoch below its number
+            return [step for i, (step, epoch) in enumerate(zip(loop.epoch_end_steps, loop.epoch_end_states, strict=True))
+                    if spec.eval_delay <= (i + 1 if epoch is None else epoch)]
         return [step for i, step in enumerate(loop.epoch_end_steps) if i + 1 >= spec.eval_delay]
     if spec.eval_strategy != "steps":
         return []
@@ -206,7 +227,9 @@ def _eval_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
     return steps
 
 
-def _save_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
+def _save_steps(d, rules, spec, loop, max_steps, start, eval_steps) -> list[int]:
+    if spec.save_strategy == "best":
+        return intervals.best_saves(spec.improving_evals, eval_steps)
     final = loop.reached_max_steps and spec.save_strategy in rules.final_step_save
     if spec.save_strategy == "epoch":
         steps = list(loop.epoch_end_steps)

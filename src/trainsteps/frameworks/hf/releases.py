@@ -130,6 +130,34 @@ EMPTY_LOADER = Timeline(
 EMPTY_LOADER_ERROR = "ValueError: args.max_steps must be set to a positive value if dataloader does not have a length, was {max_steps}"
 
 
+# save_strategy="best": SaveStrategy gained BEST in 4.47.0; before, TrainingArguments refuses the value.
+SAVE_BEST = Timeline(
+    "save_strategy best",
+    [
+        ("4.30.0", "refused"),
+        ("4.47.0", "improving_evals"),  # a checkpoint at each evaluation that improves metric_for_best_model
+    ],
+)
+SAVE_BEST_REFUSED = "ValueError: best is not a valid IntervalStrategy, please select one of ['no', 'steps', 'epoch']"
+SAVE_BEST_NEEDS_METRIC = ("ValueError: `args.metric_for_best_model` must be provided when using 'best' save_strategy or "
+                          "if `args.load_best_model_at_end` is set to `True`.")
+
+# How a user can ask the Trainer for accelerate's split_batches.
+SPLIT_BATCHES = Timeline(
+    "split_batches",
+    [
+        ("4.30.0", False),  # the Trainer builds its Accelerator (or sampler) with no way to pass it
+        ("4.35.0", True),  # TrainingArguments.split_batches; from 4.38 accelerator_config={"split_batches": True}
+    ],
+)
+
+
+# A second log at a step already logged (logging_first_step and an epoch end at step 1, an epoch with no step):
+# before 4.37 `_maybe_log_save_evaluate` divides the loss by (global_step - last logged step) and crashes.
+LOG_SAME_STEP = Timeline("log at a logged step", [("4.30.0", "crash"), ("4.37.0", "skipped")])
+LOG_SAME_STEP_ERROR = "ZeroDivisionError: float division by zero"
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule in force at one release."""
@@ -146,6 +174,9 @@ class Rules:
     no_length_error: str
     empty_loader: str
     newer_than_known: bool
+    save_best: str
+    split_batches_settable: bool
+    log_same_step: str
 
 
 @lru_cache(maxsize=256)
@@ -168,6 +199,9 @@ def rules_for(version: str | Version | None) -> Rules:
         no_length_error=NO_LENGTH_ERROR.at(version),
         empty_loader=EMPTY_LOADER.at(version),
         newer_than_known=version > NEWEST,
+        save_best=SAVE_BEST.at(version),
+        split_batches_settable=SPLIT_BATCHES.at(version),
+        log_same_step=LOG_SAME_STEP.at(version),
     )
 
 

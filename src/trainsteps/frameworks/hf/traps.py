@@ -68,8 +68,19 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
         dropped = spec.num_examples - shape.batches * shape.full_rows
         if dropped > 0 and not spec.split_batches:
             found.append(Trap("HF_DROP_LAST_DISCARDS", "hf.trap.drop_last", {"rows": dropped}))
+    if spec.save_strategy == "best":
+        found.extend(_best_save_traps(spec, facts))
     if (shape and not stream and rules.family.counter == "cumulative" and shape.batches > spec.gradient_accumulation_steps
             and shape.batches % spec.gradient_accumulation_steps):
         found.append(Trap("HF_WINDOW_CROSSES_EPOCHS", "hf.trap.window_crosses",
                           {"left": shape.batches % spec.gradient_accumulation_steps}))
     return found
+
+
+def _best_save_traps(spec: RunSpec, facts: RunFacts) -> list[Trap]:
+    if not facts.eval_steps:
+        return [Trap("HF_BEST_NEVER_SAVES", "hf.trap.best_never_saves", {"strategy": spec.eval_strategy})]
+    if (spec.improving_evals or "all").strip().lower() == "all" and len(facts.eval_steps) > 1:
+        return [Trap("HF_BEST_SAVES_UPPER_BOUND", "hf.trap.best_upper_bound",
+                     {"metric": spec.metric_for_best_model, "saves": len(facts.save_steps)})]
+    return []
