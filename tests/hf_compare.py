@@ -18,6 +18,8 @@ ENVIRONMENT_ERRORS = ("don't know how to restore data location",)
 def spec_of(version: str, run: dict) -> RunSpec:
     settings = {k: v for k, v in run["inputs"].items() if k in FIELDS and v is not None}
     settings["trainable_parameters"] = run.get("trainable_parameters")
+    if settings.get("resume_from_step"):  # the recorder wrote checkpoint-K with save_steps=K (fixture notes, "resume")
+        settings["checkpoint_save_steps"] = settings["resume_from_step"]
     if settings.get("save_strategy") == "best" and run.get("eval_losses"):
         settings["improving_evals"] = improving_evals(run)
     return RunSpec(transformers=version, **settings)

@@ -76,3 +76,13 @@ def test_split_batches_is_refused_where_the_trainer_cannot_set_it():
     with pytest.raises(InputError):
         trainsteps.plan(**settings, transformers="4.33.0")
     assert trainsteps.plan(**settings, transformers="4.35.0").run.optimizer_steps > 0
+
+
+def test_a_resumed_run_keeps_the_intervals_of_its_checkpoint_from_4_32():
+    settings = dict(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, num_train_epochs=3,
+                    resume_from_step=20, save_strategy="steps", save_steps=10, checkpoint_save_steps=20)
+    kept = trainsteps.plan(**settings, transformers="4.45.2")
+    assert all(step % 20 == 0 or step == kept.run.max_steps for step in kept.run.save_steps)
+    assert "HF_RESUME_KEEPS_CHECKPOINT_INTERVAL" in [w.code for w in kept.warnings]
+    arguments = trainsteps.plan(**settings, transformers="4.31.0")  # the callbacks still read args.save_steps
+    assert 30 in arguments.run.save_steps

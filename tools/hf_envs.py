@@ -46,10 +46,8 @@ PINS: dict[str, list[str]] = {
     "4.46.2": ["accelerate==1.1.1"],
     "4.47.0": ["accelerate==1.2.0"],
     "4.48.0": ["accelerate==1.2.1"],
-    "4.52.0": ["accelerate==1.7.0"],
     "4.52.1": ["accelerate==1.7.0"],
     "4.54.1": ["accelerate==1.9.0"],
-    "4.57.0": ["accelerate==1.10.1"],
     "4.57.1": ["accelerate==1.10.1"],
     "5.24.0": ["accelerate==1.15.0"],
 }

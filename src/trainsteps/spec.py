@@ -89,6 +89,16 @@ class RunSpec:
     save_steps: float = 500
     """Save every this many steps; below 1 is a fraction of the total steps (rounded up)."""
 
+    checkpoint_logging_steps: int | None = None
+    """After a resume: `logging_steps` stored in the checkpoint's trainer_state.json (absolute). From transformers
+    4.32 the resumed run uses it instead of `logging_steps`; None means the same value as the arguments."""
+
+    checkpoint_eval_steps: int | None = None
+    """After a resume: `eval_steps` stored in the checkpoint (see `checkpoint_logging_steps`)."""
+
+    checkpoint_save_steps: int | None = None
+    """After a resume: `save_steps` stored in the checkpoint (see `checkpoint_logging_steps`)."""
+
     metric_for_best_model: str | None = None
     """Metric that `save_strategy="best"` compares at each evaluation (`loss` means `eval_loss`)."""
 

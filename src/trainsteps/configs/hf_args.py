@@ -59,7 +59,7 @@ def read_hf_file(cfg: ConfigFile, settings: Settings) -> None:
 
 def read_trainer_state(cfg: ConfigFile, settings: Settings) -> None:
     """A checkpoint's state: resume from its global step; its max_steps and batch size are checked against the plan.
-    Its logging/eval/save steps are absolute values computed from the fractions of the config, so they are not read."""
+    Its logging/eval/save steps are the intervals a resumed run keeps (transformers 4.32+), whatever the arguments say."""
     data = cfg.data
     if isinstance(data.get("global_step"), int):
         settings.put("resume_from_step", data["global_step"], cfg.where("global_step"))
@@ -67,6 +67,9 @@ def read_trainer_state(cfg: ConfigFile, settings: Settings) -> None:
         settings.put("state_max_steps", data["max_steps"], cfg.where("max_steps"))
     if isinstance(data.get("train_batch_size"), int):
         settings.put("per_device_train_batch_size", data["train_batch_size"], cfg.where("train_batch_size"))
+    for name in ("logging_steps", "eval_steps", "save_steps"):
+        if isinstance(data.get(name), int) and not isinstance(data.get(name), bool):
+            settings.put("checkpoint_" + name, data[name], cfg.where(name))
 
 
 def looks_like_trainer_state(data: dict) -> bool:

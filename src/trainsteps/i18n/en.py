@@ -265,6 +265,8 @@ MESSAGES = {
     "hf.hint.split_batches_unavailable": "drop split_batches, or name a release from 4.35.0 on with --transformers",
     "hf.error.log_same_step": "transformers {version} stops at step {step:,}: it logs that step a second time and divides the loss by zero ({framework_error}); 4.37 and later skip the second log",
     "hf.hint.log_same_step": "drop logging_first_step, or log by steps instead of by epoch, or name a release from 4.37.0 on with --transformers",
+    "hf.interval.checkpoint": "resumed run: transformers {version} keeps the interval stored in the checkpoint's trainer_state.json (from 4.32), not the argument",
+    "hf.trap.checkpoint_interval": "after the resume transformers {version} keeps {name} = {stored} from the checkpoint's trainer_state.json, not {name} = {given} from the arguments",
     "hf.error.warmup_steps_int": "transformers {version} refuses warmup_steps={value}; it says: {framework_error}",
     "hf.hint.warmup_steps_int": "use a whole number of steps above 1, or --warmup-ratio for a fraction",
     "hf.error.interval_not_int": "{name} = {value} must be a whole number when it is 1 or more",

@@ -261,6 +261,8 @@ MESSAGES = {
     "hf.hint.split_batches_unavailable": "去掉 split_batches，或用 --transformers 指定 4.35.0 及以后的版本",
     "hf.error.log_same_step": "transformers {version} 在第 {step:,} 步停止：它第二次记录同一步并用零去除损失（{framework_error}）；4.37 及以后的版本会跳过第二次记录",
     "hf.hint.log_same_step": "去掉 logging_first_step，或改为按步而非按轮记录，或用 --transformers 指定 4.37.0 及以后的版本",
+    "hf.interval.checkpoint": "续训：transformers {version} 沿用检查点 trainer_state.json 中保存的间隔（从 4.32 起），而不是参数中的值",
+    "hf.trap.checkpoint_interval": "续训后 transformers {version} 沿用检查点 trainer_state.json 中的 {name} = {stored}，而不是参数中的 {name} = {given}",
     "hf.error.warmup_steps_int": "transformers {version} 不接受 warmup_steps={value}；其报错为：{framework_error}",
     "hf.hint.warmup_steps_int": "请使用大于 1 的整数步数，或用 --warmup-ratio 表示比例",
     "hf.error.interval_not_int": "{name} = {value} 大于等于 1 时必须是整数",

@@ -195,7 +195,7 @@ def _log_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
     # DefaultFlowCallback sets should_log at global_step 1 whatever the strategy.
     first = spec.logging_first_step and start == 0 and loop.global_step >= 1
     if spec.logging_strategy == "steps":
-        every = intervals.interval(d, "logging_steps", spec.logging_steps, max_steps)
+        every = _every(d, rules, spec, "logging_steps", spec.logging_steps, max_steps)
         steps = intervals.multiples(every, loop.global_step, start + 1)
         if first and (not steps or steps[0] != 1):
             steps.insert(0, 1)
@@ -220,7 +220,7 @@ def _eval_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
         return [step for i, step in enumerate(loop.epoch_end_steps) if i + 1 >= spec.eval_delay]
     if spec.eval_strategy != "steps":
         return []
-    every = intervals.interval(d, "eval_steps", spec.eval_steps or spec.logging_steps, max_steps)
+    every = _every(d, rules, spec, "eval_steps", spec.eval_steps or spec.logging_steps, max_steps)
     steps = [s for s in intervals.multiples(every, loop.global_step, start + 1, "eval_steps") if s >= spec.eval_delay]
     if rules.final_step_eval and loop.reached_max_steps and every and max_steps % every and max_steps >= spec.eval_delay:
         steps.append(max_steps)
@@ -238,11 +238,19 @@ def _save_steps(d, rules, spec, loop, max_steps, start, eval_steps) -> list[int]
         return steps
     if spec.save_strategy != "steps":
         return []
-    every = intervals.interval(d, "save_steps", spec.save_steps, max_steps)
+    every = _every(d, rules, spec, "save_steps", spec.save_steps, max_steps)
     steps = intervals.multiples(every, loop.global_step, start + 1, "save_steps")
     if final and (not every or max_steps % every):
         steps.append(max_steps)
     return steps
+
+
+def _every(d, rules, spec, name: str, value: float, max_steps: int) -> int:
+    """The interval in force: a resumed run of 4.32+ keeps the one stored in its checkpoint."""
+    stored = getattr(spec, "checkpoint_" + name) if spec.resume_from_step else None
+    if stored is not None and rules.resume_intervals == "checkpoint":
+        return d.add(name, int(stored), why="hf.interval.checkpoint", version=str(rules.version))
+    return intervals.interval(d, name, value, max_steps)
 
 
 def _num(x: float) -> str:

@@ -158,6 +158,11 @@ LOG_SAME_STEP = Timeline("log at a logged step", [("4.30.0", "crash"), ("4.37.0"
 LOG_SAME_STEP_ERROR = "ZeroDivisionError: float division by zero"
 
 
+# Where a resumed run takes logging/eval/save steps from. From 4.32 the callbacks read state.*_steps, and the
+# state loaded from the checkpoint's trainer_state.json replaces the one computed from the arguments.
+RESUME_INTERVALS = Timeline("intervals after a resume", [("4.30.0", "arguments"), ("4.32.0", "checkpoint")])
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule in force at one release."""
@@ -177,6 +182,7 @@ class Rules:
     save_best: str
     split_batches_settable: bool
     log_same_step: str
+    resume_intervals: str
 
 
 @lru_cache(maxsize=256)
@@ -202,6 +208,7 @@ def rules_for(version: str | Version | None) -> Rules:
         save_best=SAVE_BEST.at(version),
         split_batches_settable=SPLIT_BATCHES.at(version),
         log_same_step=LOG_SAME_STEP.at(version),
+        resume_intervals=RESUME_INTERVALS.at(version),
     )
 
 

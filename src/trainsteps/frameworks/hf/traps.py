@@ -70,6 +70,8 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
             found.append(Trap("HF_DROP_LAST_DISCARDS", "hf.trap.drop_last", {"rows": dropped}))
     if spec.save_strategy == "best":
         found.extend(_best_save_traps(spec, facts))
+    if spec.resume_from_step and rules.resume_intervals == "checkpoint":
+        found.extend(_checkpoint_interval_traps(spec, version))
     if (shape and not stream and rules.family.counter == "cumulative" and shape.batches > spec.gradient_accumulation_steps
             and shape.batches % spec.gradient_accumulation_steps):
         found.append(Trap("HF_WINDOW_CROSSES_EPOCHS", "hf.trap.window_crosses",
@@ -84,3 +86,17 @@ def _best_save_traps(spec: RunSpec, facts: RunFacts) -> list[Trap]:
         return [Trap("HF_BEST_SAVES_UPPER_BOUND", "hf.trap.best_upper_bound",
                      {"metric": spec.metric_for_best_model, "saves": len(facts.save_steps)})]
     return []
+
+
+def _checkpoint_interval_traps(spec: RunSpec, version: str) -> list[Trap]:
+    found = []
+    for name in ("logging_steps", "eval_steps", "save_steps"):
+        stored, given = getattr(spec, "checkpoint_" + name), getattr(spec, name)
+        if stored is not None and given is not None and given >= 1 and int(stored) != given:
+            found.append(Trap("HF_RESUME_KEEPS_CHECKPOINT_INTERVAL", "hf.trap.checkpoint_interval",
+                              {"name": name, "stored": int(stored), "given": _plain(given), "version": version}))
+    return found
+
+
+def _plain(value: float):
+    return int(value) if float(value).is_integer() else value
