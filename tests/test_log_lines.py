@@ -19,5 +19,5 @@ def test_each_release_appears_once_and_has_a_family():
 def test_lines_seen_in_the_wild():
     assert releases_for_lines({"header": 2128}) == ["4.42.0", "4.42.1", "4.42.2", "4.42.3", "4.42.4"]
     assert releases_for_lines({"num_examples": 2406, "trainable_parameters": 2414}) == ["4.49.0"]
-    assert releases_for_lines({"header": 1618, "update_steps_per_epoch": 1621}) == ["5.23.0"]
+    assert releases_for_lines({"header": 1618, "update_steps_per_epoch": 1621}) == ["5.23.0", "5.24.0"]
     assert releases_for_lines({"num_examples": 2406, "header": 2406}) == []

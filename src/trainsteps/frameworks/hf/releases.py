@@ -14,7 +14,7 @@ from functools import lru_cache
 from trainsteps.versions import Timeline, Version, as_version
 
 OLDEST = Version(4, 30, 0)
-NEWEST = Version(5, 23, 0)
+NEWEST = Version(5, 24, 0)
 
 
 @dataclass(frozen=True, slots=True)
