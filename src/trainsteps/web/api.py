@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl
 
 import click
 
-from trainsteps.errors import InputError, TrainstepsError
+from trainsteps.errors import InputError
 
 LANGS = ("en", "zh")
 MAX_LOG_BYTES = 8 * 1024 * 1024

@@ -23,7 +23,8 @@ const T = {
     c_tokens: "Tokens fed over optimizer steps", c_compare: "Every release family, same settings",
     l_lr: "learning rate (logged at step)", l_epoch: "epoch end", l_eval: "evaluation", l_save: "checkpoint", l_log: "loss logged", l_stop: "run stops",
     l_plan: "the plan's end", l_warmup: "end of warmup",
-    stop_caption: "The run stops at step {steps} (epoch {done} of {planned}).", plan_caption: " {planned} epochs would end at step {end}.",
+    stop_caption: "The run stops at step {steps} (epoch {done} of {planned}).",
+    stop_caption_pt: "The run stops at iteration {steps}, having trained {done} of the {planned} epochs its data loader built.", plan_caption: " {planned} epochs would end at step {end}.",
     lr_caption: "{name} over {total} steps (num_training_steps = the plan's max_steps), warmup {warmup} steps.",
     cli_output: "What the command line prints", cli_line: "The same on the command line", family: "release family", steps: "optimizer steps", epochs: "epochs",
     loading: "Computing...", failed: "The server did not answer: {detail}",
@@ -47,7 +48,8 @@ const T = {
     c_lr: "学习率与事件（横轴为优化步）", c_events: "事件（横轴为优化步）", c_samples: "已训练样本数（横轴为优化步）",
     c_tokens: "已训练 token 数（横轴为优化步）", c_compare: "同样设置下的各版本族",
     l_lr: "学习率（该步记录的值）", l_epoch: "轮次结束", l_eval: "评估", l_save: "检查点", l_log: "记录损失", l_stop: "训练停止", l_plan: "计划的结束", l_warmup: "预热结束",
-    stop_caption: "训练在第 {steps} 步停止（第 {done} 轮，共 {planned} 轮）。", plan_caption: "{planned} 轮将在第 {end} 步结束。",
+    stop_caption: "训练在第 {steps} 步停止（第 {done} 轮，共 {planned} 轮）。",
+    stop_caption_pt: "训练在第 {steps} 次迭代停止，训练了数据加载器所构建的 {planned} 轮中的 {done} 轮。", plan_caption: "{planned} 轮将在第 {end} 步结束。",
     lr_caption: "{name}，共 {total} 步（num_training_steps = 计划的 max_steps），预热 {warmup} 步。",
     cli_output: "命令行的输出", cli_line: "在命令行上", family: "版本族", steps: "优化步数", epochs: "轮数",
     loading: "计算中……", failed: "服务器没有回应：{detail}",
@@ -358,6 +360,7 @@ function figure(key, value) {
 }
 function renderResult(body, compare) {
   const out = [], charts = body.web.charts;
+  if (charts) charts.framework = body.framework;
   if (charts && charts.steps !== undefined) {
     const pretrain = body.framework !== "hf";
     const figs = [figure(pretrain && body.framework !== "lightning" ? "f_iterations" : "f_steps",
@@ -444,7 +447,8 @@ function eventsCard(c) {
   return el("div", {class: "card"}, el("h2", {text: t(lr ? "c_lr" : "c_events")}), box, legend, el("p", {class: "caption", id: "stop-caption", text: caption.join(" ")}));
 }
 function stopCaption(c) {
-  let s = fmt(t("stop_caption"), {steps: c.steps_text, done: c.epochs_completed_text, planned: c.epochs_planned_text});
+  let s = fmt(t(c.framework === "hf" || c.framework === "lightning" ? "stop_caption" : "stop_caption_pt"),
+              {steps: c.steps_text, done: c.epochs_completed_text, planned: c.epochs_planned_text});
   if (c.planned_end_step) s += fmt(t("plan_caption"), {planned: c.epochs_planned_text, end: c.planned_end_text});
   return s;
 }
@@ -454,7 +458,9 @@ function progressCard(p) {
   return el("div", {class: "card"}, el("h2", {text: t(p.unit === "tokens" ? "c_tokens" : "c_samples")}), box);
 }
 function drawPending() { while (pending.length) pending.shift()(); }
-const groupFmt = (v) => (v == null ? "" : Number.isInteger(v) ? v.toLocaleString("en-US") : String(+v.toPrecision(4)));
+const compact = new Intl.NumberFormat("en-US", {notation: "compact", maximumSignificantDigits: 4});
+// axis ticks only (the figures and texts carry the exact numbers): 1,000 below a million, 31.46B above
+const groupFmt = (v) => (v == null ? "" : Math.abs(v) >= 1e6 ? compact.format(v) : Number.isInteger(v) ? v.toLocaleString("en-US") : String(+v.toPrecision(4)));
 function baseOpts(box, height) {
   return {width: Math.max(240, box.clientWidth), height, legend: {show: false}, cursor: {y: false},
     axes: [{stroke: css("--muted"), grid: {stroke: css("--line")}, ticks: {stroke: css("--line")}, values: (u, vals) => vals.map(groupFmt)},
@@ -465,7 +471,7 @@ function drawEvents(box, c, lr) {
   const xs = lr ? lr.points.map((p) => p[0]) : [0, end];
   const ys = lr ? lr.points.map((p) => p[1]) : [null, null];
   const drawn = {epochs: [], stop: null};
-  const opts = baseOpts(box, 260);
+  const opts = baseOpts(box, lr ? 260 : 110);
   opts.scales = {x: {time: false, range: [0, end]}, y: lr ? {} : {range: [0, 1]}};
   opts.series = [{}, {label: t("l_lr"), stroke: css("--lr"), width: 2, points: {show: false}}];
   if (!lr) opts.axes[1].show = false;

@@ -42,7 +42,8 @@ def schedule_charts(data: dict, lr: tuple[str, float, dict] | None) -> dict:
             and data.get("framework", "hf") == "hf":
         # the loop's own steps per full epoch (its first epoch), times the epochs asked for: where the plan would end
         planned_end = round(ends[0] * wanted)
-        chart["planned_end_step"], chart["planned_end_text"] = planned_end, _count(planned_end)
+        if planned_end > steps:
+            chart["planned_end_step"], chart["planned_end_text"] = planned_end, _count(planned_end)
     chart["progress"] = _progress(run, ends, data.get("framework", "hf"), data.get("inputs") or {})
     if lr is not None and data.get("framework", "hf") == "hf":
         chart["lr"] = _lr_chart(lr, run)

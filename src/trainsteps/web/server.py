@@ -185,6 +185,10 @@ class Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Malformed requests (bad request line, headers too long, unknown method) answer in JSON too."""
         self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"  # an unparseable line counts as HTTP/0.9, which has no headers: answer as 1.0
+        if not hasattr(self, "command"):
+            self.command = None
         try:
             self._json(code, {"error": message or HTTPStatus(code).phrase, "hint": explain or "send a plain HTTP/1.1 GET or POST"})
         except OSError:
