@@ -198,6 +198,23 @@ def test_slow_clients_are_cut_off_and_do_not_block_others(monkeypatch):
         server.server_close()
 
 
+def test_a_full_house_evicts_the_slowest_half_open_connection(monkeypatch):
+    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 20)
+    server = make_server("127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        held = [socket.create_connection(server.server_address, timeout=10) for _ in range(40)]
+        for sock in held:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")
+        status, _, _ = get(f"http://127.0.0.1:{server.server_address[1]}/api/plan?num_examples=7")
+        assert status == 200
+        for sock in held:
+            sock.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_the_backlog_is_large():
     assert server_module.CalculatorServer.request_queue_size >= 64
 

@@ -24,8 +24,9 @@ REQUEST_DEADLINE = 10.0
 """Seconds a connection may take to deliver one request (line, headers and body), idle keep-alive time included."""
 IDLE_TIMEOUT = 5.0
 """Seconds one socket read may wait."""
-MAX_CONNECTIONS = 256
-"""Connections served at once; more get an immediate JSON 503."""
+MAX_CONNECTIONS = 512
+"""Connections served at once. When all are taken, the one that has waited longest for its request is cut off to
+make room (a crowd of half-open connections cannot lock others out); only if none is waiting does a JSON 503 go out."""
 MAX_BODY = 10 * 1024 * 1024
 """Largest request body (a pasted log plus its JSON envelope); larger is a 413 without reading it."""
 CACHE_SIZE = 512
@@ -60,6 +61,7 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
 class Handler(BaseHTTPRequestHandler):
     server_version = "trainsteps"
     protocol_version = "HTTP/1.1"  # keep-alive: the page's requests reuse one connection
+    disable_nagle_algorithm = True  # headers and body leave at once (no 40 ms delayed-ACK stall on keep-alive connections)
     timeout = IDLE_TIMEOUT
     server: CalculatorServer
 
@@ -237,9 +239,22 @@ class CalculatorServer(ThreadingHTTPServer):
                 except OSError:
                     pass
 
-    # at most MAX_CONNECTIONS threads; the next connection gets a 503 at once
+    def _evict_slowest(self) -> bool:
+        """Shut down the connection that has waited longest for its request; False when none is waiting."""
+        with self._lock:
+            if not self._deadlines:
+                return False
+            connection = min(self._deadlines, key=self._deadlines.get)
+            del self._deadlines[connection]
+        try:
+            connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        return True
+
+    # at most MAX_CONNECTIONS threads: a full house evicts the slowest request, else the newcomer gets a 503
     def process_request(self, request, client_address) -> None:
-        if not self._slots.acquire(blocking=False):
+        if not self._slots.acquire(blocking=False) and not (self._evict_slowest() and self._slots.acquire(timeout=1.0)):
             try:
                 body = b'{"error":"too many connections","hint":"try again in a moment"}'
                 request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"

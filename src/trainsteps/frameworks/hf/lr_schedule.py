@@ -64,7 +64,7 @@ class LrSchedule:
             marks += [self.warmup_steps + stable, self.warmup_steps + stable + decay]
         return sorted({m for m in marks if 0 <= m <= self.total_steps})
 
-    def curve(self, points: int = 600) -> list[tuple[int, float]]:
+    def curve(self, points: int = 400) -> list[tuple[int, float]]:
         """(step, rate) at every step for short runs, else at `points` evenly spaced steps plus the boundaries."""
         total = self.total_steps
         if total <= points:
@@ -72,7 +72,8 @@ class LrSchedule:
         else:
             steps = sorted({round(i * total / points) for i in range(points + 1)}
                            | {s + d for s in self.boundaries() for d in (-1, 0, 1) if 0 <= s + d <= total})
-        return [(s, self.rate(s)) for s in steps]
+        factor, args = _FACTORS[self.name], (self.warmup_steps, self.total_steps, self.learning_rate, self.kwargs)
+        return [(s, self.learning_rate * factor(s, *args)) for s in steps]
 
 
 def _warmup(step: float, warmup: float) -> float:
