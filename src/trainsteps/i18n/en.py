@@ -87,6 +87,15 @@ QUANTITIES = {
     'max_steps_estimate': 'max_steps, first estimate',
     'max_steps_ceil': 'max_steps rounded up',
     'max_steps_floor': 'max_steps rounded down',
+    # time model
+    'time_steps': 'optimizer steps to run (S)',
+    'time_step_seconds': 'seconds per optimizer step (t_step)',
+    'time_train_seconds': 'training time (s)',
+    'time_eval_seconds': 'evaluation time (s)',
+    'time_save_seconds': 'checkpoint-save time (s)',
+    'time_wall_seconds': 'wall-clock time (s)',
+    'time_gpu_hours': 'GPU-hours',
+    'time_cost': 'cost',
 }
 
 LABELS = {
@@ -181,6 +190,11 @@ LABELS = {
     'accumulation': 'accumulation',
     'global_batch': 'global batch',
     'list_sep': ', ',
+    # time model
+    'time.part.train': 'training steps',
+    'time.part.eval': 'evaluations',
+    'time.part.save': 'checkpoint saves',
+    'time.part.prepare': 'preparation (tokenization, preprocessing)',
 }
 
 MESSAGES = {
@@ -876,4 +890,18 @@ MESSAGES = {
     'mega.hint.step_run': 'every batch the run reaches must be a multiple of micro x dp = {unit}, and the micro-batches per rank may never decrease',
     # count: Axolotl multipack, checked against its sampler
     'count.why.axolotl_min4': 'Axolotl {version} multipack first-fit over random orders; its sampler length is the smallest of 4 unseeded orders, so the range where that minimum falls 99% of the time is shown (from {orders} orders packed here)',
+    # time model
+    'time.why.steps': 'the optimizer steps of the plan after step {start:,}',
+    'time.why.origin.flag': 'measured, as given ({detail}); range {range}',
+    'time.why.origin.log': 'measured in the log ({detail}); range {range}',
+    'time.why.origin.model': 'FLOPs model ({detail}); range {range}',
+    'time.why.duration': '{duration}, range {range}',
+    'time.why.gpu_hours': 'the GPUs are held for the whole wall time',
+    'time.why.cost': 'in {currency}',
+    'time.note.left_out': 'left out (no rate for them): {parts}',
+    'time.error.rate_positive': '{option} must be a positive number, got {value}',
+    'time.hint.rate_positive': 'give the measured rate, e.g. --step-time 4 (seconds per optimizer step) or --tokens-per-second 3500',
+    'time.error.duration': '{option} cannot read the duration "{value}"',
+    'time.error.duration_positive': '{option} must be a positive duration, got "{value}"',
+    'time.hint.duration': 'write seconds (4), or with units: 4s, 2.5m, 1h30m, 2d, or SLURM\'s 1-12:00:00',
 }

@@ -87,6 +87,15 @@ QUANTITIES = {
     'max_steps_estimate': 'max_steps 初步估计',
     'max_steps_ceil': 'max_steps 向上取整',
     'max_steps_floor': 'max_steps 向下取整',
+    # time model
+    'time_steps': '待运行的优化器步数 (S)',
+    'time_step_seconds': '每个优化器步的秒数 (t_step)',
+    'time_train_seconds': '训练时间（秒）',
+    'time_eval_seconds': '评估时间（秒）',
+    'time_save_seconds': '保存检查点时间（秒）',
+    'time_wall_seconds': '总耗时（秒）',
+    'time_gpu_hours': 'GPU 小时',
+    'time_cost': '费用',
 }
 
 LABELS = {
@@ -181,6 +190,11 @@ LABELS = {
     'accumulation': '梯度累积',
     'global_batch': '全局批次',
     'list_sep': '，',
+    # time model
+    'time.part.train': '训练步',
+    'time.part.eval': '评估',
+    'time.part.save': '保存检查点',
+    'time.part.prepare': '准备（分词、预处理）',
 }
 
 MESSAGES = {
@@ -871,4 +885,18 @@ MESSAGES = {
     'mega.hint.step_run': '训练到达的每个批次都必须是 micro x dp = {unit} 的倍数，且每个 rank 的 micro-batch 数不能减少',
     # count: Axolotl multipack, checked against its sampler
     'count.why.axolotl_min4': 'Axolotl {version} multipack 按随机顺序 first-fit；其 sampler 长度取 4 个未设种子随机顺序中的最小值，故给出该最小值 99% 落入的范围（本地打包 {orders} 个顺序估计）',
+    # time model
+    'time.why.steps': '计划中第 {start:,} 步之后的优化器步数',
+    'time.why.origin.flag': '实测值，由参数给出（{detail}）；范围 {range}',
+    'time.why.origin.log': '从日志中测得（{detail}）；范围 {range}',
+    'time.why.origin.model': 'FLOPs 模型（{detail}）；范围 {range}',
+    'time.why.duration': '{duration:zh}，范围 {range:zh}',
+    'time.why.gpu_hours': '整个运行期间都占用 GPU',
+    'time.why.cost': '单位 {currency}',
+    'time.note.left_out': '未计入（没有速率）：{parts:zh}',
+    'time.error.rate_positive': '{option} 必须是正数，得到的是 {value}',
+    'time.hint.rate_positive': '请给出实测速率，例如 --step-time 4（每个优化器步的秒数）或 --tokens-per-second 3500',
+    'time.error.duration': '{option} 无法读取时长 "{value}"',
+    'time.error.duration_positive': '{option} 必须是正的时长，得到的是 "{value}"',
+    'time.hint.duration': '写秒数（4），或带单位：4s、2.5m、1h30m、2d，或 SLURM 的 1-12:00:00',
 }
