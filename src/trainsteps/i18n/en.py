@@ -904,4 +904,8 @@ MESSAGES = {
     'time.error.duration': '{option} cannot read the duration "{value}"',
     'time.error.duration_positive': '{option} must be a positive duration, got "{value}"',
     'time.hint.duration': 'write seconds (4), or with units: 4s, 2.5m, 1h30m, 2d, or SLURM\'s 1-12:00:00',
+    'time.assume.warmup_skipped': 'the first {steps} steps after the start are not measured (warm-up)',
+    'time.assume.pauses_removed': '{seconds} s of evaluation and save pauses taken out of the step rate',
+    'time.assume.log_median': 'the median of {lines} logged intervals (robust to evaluation spikes)',
+    'time.assume.summary_average': 'the run-wide average of train_runtime (includes warm-up; evaluations taken out when printed)',
 }

@@ -899,4 +899,8 @@ MESSAGES = {
     'time.error.duration': '{option} 无法读取时长 "{value}"',
     'time.error.duration_positive': '{option} 必须是正的时长，得到的是 "{value}"',
     'time.hint.duration': '写秒数（4），或带单位：4s、2.5m、1h30m、2d，或 SLURM 的 1-12:00:00',
+    'time.assume.warmup_skipped': '启动后的前 {steps} 步不计入测量（预热）',
+    'time.assume.pauses_removed': '已从步速中扣除 {seconds} 秒的评估和保存停顿',
+    'time.assume.log_median': '取 {lines} 个日志区间的中位数（不受评估尖峰影响）',
+    'time.assume.summary_average': '取 train_runtime 的全程平均（含预热；如打印了评估耗时则已扣除）',
 }
