@@ -430,3 +430,63 @@ def render_time(result, lang: str = "en", explain: bool = False) -> str:
 
 def _row(name: str, value: str) -> str:
     return f"  {name:<18} {value}"
+
+
+# ------------------------------------------------------------------ solve: time of a solved run, and --time-budget
+
+def pseudo_plan(steps: int, rows_per_step: int, seq_length: int | None, world: int, micro: int) -> dict:
+    """What the time model reads from a plan, for `solve` (which plans candidates, not one run)."""
+    run = {"optimizer_steps": steps, "max_steps": steps, "eval_steps": [], "save_steps": [],
+           "samples_seen": steps * rows_per_step, "tokens_seen": None, "warmup_steps": 0}
+    return {"framework": "hf", "run": run, "inputs": {"world_size": world, "per_device_train_batch_size": micro}}
+
+
+def solve_time(request: dict, steps: int, opts: dict, world: int) -> tuple[dict, str]:
+    """`solve --epochs 3 --step-time 4`: the time of the max_steps found (JSON object and text section)."""
+    micro, ga = opts.get("per_device_train_batch_size") or 1, opts.get("gradient_accumulation_steps") or 1
+    data = pseudo_plan(steps, micro * ga * world, opts.get("seq_length"), world, micro)
+    request = {**request, "seq_length": request.get("seq_length") or opts.get("seq_length")}
+    result = estimate_for_plan(data, request)
+    return result.to_dict(request["lang"]), render_time(result, request["lang"], request.get("explain"))
+
+
+def solve_budget(request: dict, opts: dict, world: int, step_limit: int | None):
+    """`solve --time-budget 12h`: the max_steps that fit, fitted at the slow end of the rate."""
+    from trainsteps.timing import RunCounts, parse_duration
+    from trainsteps.timing.budget import fit_budget
+
+    budget = parse_duration(request["time_budget"], "--time-budget")
+    micro, ga = opts.get("per_device_train_batch_size") or 1, opts.get("gradient_accumulation_steps") or 1
+    request = {**request, "seq_length": request.get("seq_length") or opts.get("seq_length")}
+    data = pseudo_plan(1, micro * ga * world, request["seq_length"], world, micro)
+    shape_tokens = tokens_per_step(data, request, None)
+    counts = RunCounts(optimizer_steps=1, tokens_per_step=shape_tokens.tokens if shape_tokens else None,
+                       samples_per_step=micro * ga * world)
+    rate, notes, _ = choose_rate(request, counts, shape_tokens, world, data)
+    save = _duration(request.get("save_time"), "--save-time")
+    prepare = _duration(request.get("prepare_time"), "--prepare-time")
+    every = parse_duration(request["save_every"], "--save-every") if request.get("save_every") else None
+    fit = fit_budget(budget, rate, margin=request.get("safety_margin") if request.get("safety_margin") is not None else 0.10,
+                     save_seconds=save, prepare_seconds=prepare, save_every_seconds=every, step_limit=step_limit,
+                     gpus=world)
+    fit.estimate.notes.extend(notes)
+    return fit
+
+
+def render_budget(fit, lang: str, explain: bool, covered: str | None = None, target_fits: bool | None = None) -> str:
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import Spoken
+
+    rows = [label("time.budget.heading", lang)]
+    rows.append(_row(label("time.budget.limit", lang), format(Spoken(fit.budget_seconds), lang)
+                     + f" − {fit.margin:.0%} = " + format(Spoken(fit.budget_seconds * (1 - fit.margin)), lang)))
+    rows.append(_row("max_steps", f"{fit.max_steps:,}"))
+    rows.append(_row("save_steps", f"{fit.save_steps:,}"))
+    if covered:
+        rows.append(_row(label("time.budget.covers", lang), covered))
+    if target_fits is not None:
+        rows.append("  - " + message("time.budget.target_fits" if target_fits else "time.budget.target_cut", lang))
+    rows.append("  - " + message("time.budget.why", lang, steps=f"{fit.max_steps:,}", save=f"{fit.save_steps:,}"))
+    if explain:
+        rows.extend("  " + line for line in fit.derivation.render(lang))
+    return "\n".join(rows) + "\n\n" + render_time(fit.estimate, lang, explain)

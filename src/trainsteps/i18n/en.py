@@ -96,6 +96,9 @@ QUANTITIES = {
     'time_wall_seconds': 'wall-clock time (s)',
     'time_gpu_hours': 'GPU-hours',
     'time_cost': 'cost',
+    'time_budget_usable': 'usable time (s)',
+    'time_save_steps': 'save_steps (checkpoint cadence)',
+    'time_budget_steps': 'max_steps that fit',
 }
 
 LABELS = {
@@ -206,6 +209,9 @@ LABELS = {
     'time.row.eval': 'evaluations',
     'time.row.save': 'checkpoint saves',
     'time.row.prepare': 'preparation',
+    'time.budget.heading': 'Time budget',
+    'time.budget.limit': 'usable time',
+    'time.budget.covers': 'covers',
 }
 
 MESSAGES = {
@@ -972,4 +978,15 @@ MESSAGES = {
     'time.hint.no_timing': 'give a log with progress bars (4.00s/it) or the final train_runtime, or type the rate with --step-time',
     'time.error.eval_examples': '--eval-examples must be a positive number of rows, got {value}',
     'time.hint.eval_examples': 'give the rows of the evaluation set, or leave it out',
+    'time.budget.target_fits': 'the target fits: its max_steps is within the budget',
+    'time.budget.target_cut': 'the target does not fit: max_steps is cut to what the budget allows (set it, so the learning-rate schedule still ends)',
+    'time.budget.why': 'set max_steps={steps} and save_steps={save}: the learning-rate schedule then ends inside the budget even at the slow end of the rate, and a kill loses at most one save interval',
+    'time.why.budget': '{duration}',
+    'time.why.save_cadence': 'a checkpoint about every {duration}, at the slow end of the rate',
+    'time.why.budget_steps': 'fitted at the slow end of the rate, evaluations and saves included',
+    'time.error.margin': '--safety-margin must be at least 0 and below 1, got {value}',
+    'time.hint.margin': 'e.g. --safety-margin 0.1 keeps a tenth of the budget free',
+    'time.error.budget_too_small': 'not one step fits in {budget} at up to {step} a step',
+    'time.hint.budget_too_small': 'raise --time-budget or lower --safety-margin / --prepare-time',
+    'integration.eta_unknown': 'trainsteps: ETA unknown until the rate has warmed up ({steps} steps after the start)',
 }

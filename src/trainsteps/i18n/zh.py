@@ -96,6 +96,9 @@ QUANTITIES = {
     'time_wall_seconds': '总耗时（秒）',
     'time_gpu_hours': 'GPU 小时',
     'time_cost': '费用',
+    'time_budget_usable': '可用时间（秒）',
+    'time_save_steps': 'save_steps（检查点间隔）',
+    'time_budget_steps': '能放下的 max_steps',
 }
 
 LABELS = {
@@ -206,6 +209,9 @@ LABELS = {
     'time.row.eval': '评估',
     'time.row.save': '保存检查点',
     'time.row.prepare': '准备',
+    'time.budget.heading': '时间预算',
+    'time.budget.limit': '可用时间',
+    'time.budget.covers': '覆盖',
 }
 
 MESSAGES = {
@@ -967,4 +973,15 @@ MESSAGES = {
     'time.hint.no_timing': '给出带进度条（4.00s/it）或最终 train_runtime 的日志，或用 --step-time 直接输入速率',
     'time.error.eval_examples': '--eval-examples 必须是正的行数，得到的是 {value}',
     'time.hint.eval_examples': '给出评估集的行数，或不写此项',
+    'time.budget.target_fits': '目标放得下：它的 max_steps 在预算之内',
+    'time.budget.target_cut': '目标放不下：max_steps 被截到预算允许的步数（请设置它，让学习率调度仍能走完）',
+    'time.budget.why': '设置 max_steps={steps} 和 save_steps={save}：即使按速率的慢端，学习率调度也会在预算内结束，中断时最多损失一个保存间隔',
+    'time.why.budget': '{duration:zh}',
+    'time.why.save_cadence': '按速率的慢端，大约每 {duration:zh} 保存一次检查点',
+    'time.why.budget_steps': '按速率的慢端拟合，包含评估和保存',
+    'time.error.margin': '--safety-margin 必须大于等于 0 且小于 1，得到的是 {value}',
+    'time.hint.margin': '例如 --safety-margin 0.1 留出十分之一的预算',
+    'time.error.budget_too_small': '在 {budget:zh} 内按每步最多 {step:zh} 一步也放不下',
+    'time.hint.budget_too_small': '提高 --time-budget，或降低 --safety-margin / --prepare-time',
+    'integration.eta_unknown': 'trainsteps：速率预热完成前 ETA 未知（启动后 {steps} 步）',
 }

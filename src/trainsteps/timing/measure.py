@@ -61,6 +61,10 @@ class StepClock:
         self._paused += seconds
         self.pauses.setdefault(kind, []).append(seconds)
 
+    def pause_extra(self, seconds: float) -> None:
+        """More wall time of the pause just recorded (its tail: writing files, logging)."""
+        self._paused += max(0.0, float(seconds))
+
     @property
     def measured_steps(self) -> int:
         return self._marks[-1][0] - self._warm[0] if self._marks else 0
