@@ -69,7 +69,7 @@ class Interval:
 def _round(value: float, digits: int) -> float:
     if value == 0 or not math.isfinite(value):
         return value
-    return float(round(value, max(digits, digits - int(math.floor(math.log10(abs(value)))) - 1)))
+    return float(round(value, max(digits, 5 - int(math.floor(math.log10(abs(value)))))))  # >= 6 significant digits
 
 
 @dataclass(frozen=True, slots=True)

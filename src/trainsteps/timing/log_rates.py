@@ -194,8 +194,11 @@ class RateReader:
         if not self.samples:
             return []
         totals: dict[tuple[str, int], int] = {}
-        for s in self.samples:
-            totals[(s.kind, s.total)] = totals.get((s.kind, s.total), 0) + 1
+        for s in self.samples:  # only bars that say something about speed
+            if s.seconds_per_step or (s.elapsed and s.step):
+                totals[(s.kind, s.total)] = totals.get((s.kind, s.total), 0) + 1
+        if not totals:
+            return []
         if self.total_hint and any(total == self.total_hint for _, total in totals):
             key = max((k for k in totals if k[1] == self.total_hint), key=lambda k: totals[k])
         elif any(kind == "lightning" for kind, _ in totals):
