@@ -198,6 +198,8 @@ SOLVE_CASES = {
     "tokens": dict(streaming="true", dataset_tokens=1000000000, seq_length=2048, epochs=1, per_device_train_batch_size=4,
                    gradient_accumulation_steps=8, world_size=8),
     "layouts": dict(global_batch=128, world_size=6),
+    "time-budget": dict(streaming="true", num_examples=100000, per_device_train_batch_size=4, gradient_accumulation_steps=8, world_size=8,
+                        time_budget="12h", step_time="4s"),
 }
 
 
@@ -238,7 +240,7 @@ def test_a_phone_gets_no_horizontal_scroll(page, base_url, tab, query):
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{base_url}/?tab={tab}&{query}")
     page.wait_for_timeout(300)
-    if tab not in ("config", "explain", "time"):
+    if tab not in ("config", "explain"):
         page.wait_for_selector("#cli-text")
     if tab == "explain" and (SEEDS / "003_7f500e4ac564ddde.txt").exists():
         page.fill("#log-text", (SEEDS / "003_7f500e4ac564ddde.txt").read_text(encoding="utf-8"))
@@ -249,7 +251,20 @@ def test_a_phone_gets_no_horizontal_scroll(page, base_url, tab, query):
     shot(page, f"phone-{tab}{'-zh' if 'zh' in query else ''}-390")
 
 
-def test_the_time_tab_says_what_is_missing(page, base_url):
-    page.goto(f"{base_url}/?tab=time")
-    page.wait_for_selector("#time-missing")
-    assert "time model" in page.locator("#time-missing").text_content()
+TIME_CASES = {
+    "seed001-4s": dict(PLAN_CASES["seed001-4.49.0"], step_time="4s"),
+    "flops-h100": dict(num_examples=20000, per_device_train_batch_size=4, gradient_accumulation_steps=8, world_size=8, num_train_epochs=2,
+                       seq_length=2048, params="7.6B", gpu="h100-sxm", mfu="0.3-0.45"),
+}
+
+
+@pytest.mark.parametrize("name", TIME_CASES)
+def test_the_time_tab_says_the_clis_hours(page, base_url, name):
+    from trainsteps.timing.durations import format_duration
+
+    settings = TIME_CASES[name]
+    data, text = run_cli("plan", *flags(settings))
+    page.goto(f"{base_url}/?{urlencode({'tab': 'time', **settings})}")
+    wait_for_text(page, text)
+    assert page.locator('[data-figure="f_wall"] .v').text_content() == format_duration(data["time"]["wall_seconds"]["expected"])
+    shot(page, f"time-{name}-1280")

@@ -36,12 +36,13 @@ _ALIASES = {
     "dispatch_batches": ("no_dispatch_batches", True), "tensor_model_parallel_size": ("tensor_parallel_size", False),
     "pipeline_model_parallel_size": ("pipeline_parallel_size", False), "expert_model_parallel_size": ("expert_parallel_size", False),
     "split": ("data_split", False), "release": ("megatron_version", False), "code": ("megatron_code", False),
+    "gpu": ("gpu_name", False),
 }
 # options that read files or directories on the server, or shape the output: never taken from a request
 _NEVER = {"configs", "path", "text", "data_prefix", "data_weight", "deepspeed_config", "data_paths", "dataset_split",
           "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "no_special_tokens", "add_eos",
           "cutoff_len", "packing_names", "num_proc", "sample_packing_bin_size", "sample_packing_group_size",
-          "sample_packing_sequentially", "threads", "fmt", "lang", "explain", "compare_versions"}
+          "sample_packing_sequentially", "threads", "fmt", "lang", "explain", "compare_versions", "timing_from", "model_path"}
 # page state and the LR schedule: read by the web layer, not passed to the command
 PAGE_KEYS = {"lang", "tab", "lr_scheduler_type", "learning_rate", "lr_scheduler_kwargs"}
 

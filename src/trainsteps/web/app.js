@@ -18,6 +18,8 @@ const T = {
     config_placeholder: "Paste a LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or a DeepSpeed JSON here...",
     config_name: "file name", choose_log: "Choose a log file", choose_files: "Add files (dataset_info.json, data, accelerate config)",
     drop: "or drop files here", remove: "remove", run: "Compute", too_large: "This file is {size}; the page takes at most {limit}. Run: trainsteps explain FILE (any size, constant memory).",
+    f_wall: "wall clock (expected, range)", f_gpu_hours: "GPU-hours", f_cost: "cost", g_rate: "Speed: a measured rate, or the FLOPs model",
+    g_pauses: "Evaluations, saves, preparation, price", g_budget: "Time budget",
     f_steps: "optimizer steps", f_epochs: "epochs completed", f_samples: "samples seen (all ranks)", f_tokens: "tokens seen", f_iterations: "iterations",
     c_lr: "Learning rate and events over optimizer steps", c_events: "Events over optimizer steps", c_samples: "Samples fed over optimizer steps",
     c_tokens: "Tokens fed over optimizer steps", c_compare: "Every release family, same settings",
@@ -44,6 +46,8 @@ const T = {
     config_placeholder: "在此粘贴 LLaMA-Factory / Axolotl / TRL / ms-swift 的 YAML、TrainingArguments JSON 或 DeepSpeed JSON……",
     config_name: "文件名", choose_log: "选择日志文件", choose_files: "添加文件（dataset_info.json、数据、accelerate 配置）",
     drop: "或把文件拖到这里", remove: "移除", run: "计算", too_large: "此文件大小为 {size}，网页最多接受 {limit}。请运行：trainsteps explain FILE（任意大小，固定内存）。",
+    f_wall: "实际耗时（期望值与区间）", f_gpu_hours: "GPU 小时", f_cost: "费用", g_rate: "速度：实测速率，或 FLOPs 模型",
+    g_pauses: "评估、保存、准备、价格", g_budget: "时间预算",
     f_steps: "优化步数", f_epochs: "完成轮数", f_samples: "已训练样本数（所有进程）", f_tokens: "已训练 token 数", f_iterations: "迭代数",
     c_lr: "学习率与事件（横轴为优化步）", c_events: "事件（横轴为优化步）", c_samples: "已训练样本数（横轴为优化步）",
     c_tokens: "已训练 token 数（横轴为优化步）", c_compare: "同样设置下的各版本族",
@@ -115,6 +119,18 @@ const CONFIG_FIELDS = [
     F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
   {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
 ];
+const RATE_FIELDS = [F("step_time", "text", {ph: "4s"}), F("tokens_per_second", "text", {ph: "3500/gpu"}), F("samples_per_second", "text"),
+  F("params", "text", {ph: "7.6B"}), F("gpu", "gpu"), F("dtype", "select", {options: ["", "bf16", "fp16", "fp8", "tf32", "fp32"]}),
+  F("mfu", "text", {ph: "0.3-0.5"}), F("training", "select", {options: ["", "full", "lora", "qlora", "frozen"]})];
+const TIME_FIELDS = [
+  HF_FIELDS[0], HF_FIELDS[1], HF_FIELDS[2],
+  {group: "g_rate", fields: RATE_FIELDS},
+  {group: "g_pauses", fold: true, fields: [F("eval_strategy", "select", {options: ["", "no", "steps", "epoch"]}), F("eval_steps", "float"),
+    F("eval_examples", "int"), F("eval_time", "text", {ph: "90s"}), F("save_steps", "float", {ph: "500"}), F("save_time", "text", {ph: "30s"}),
+    F("prepare_time", "text", {ph: "10m"}), F("price_per_gpu_hour", "float"), F("currency", "text", {ph: "USD"})]},
+];
+SOLVE_FIELDS.push({group: "g_budget", fold: true, fields: [F("time_budget", "text", {ph: "12h"}), F("safety_margin", "float", {ph: "0.1"}),
+  F("save_every", "text", {ph: "1h"}), ...RATE_FIELDS]});
 const TABS = {
   plan: {api: "/api/plan", groups: HF_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
     num_train_epochs: "300", transformers: "4.49.0"}},
@@ -124,7 +140,8 @@ const TABS = {
     gradient_accumulation_steps: "8"}},
   pretrain: {api: "/api/plan", groups: PT_FIELDS, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
     global_batch_size: "1024", micro_batch_size: "4", world_size: "64", train_iters: "15000"}},
-  time: {api: null, groups: []},  // extension point: enabled when /api/meta reports a time model
+  time: {api: null, groups: TIME_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
+    num_train_epochs: "300", transformers: "4.49.0", step_time: "4s"}},  // on when /api/meta reports the time model
 };
 // Config templates for the wrapper picker (shapes of the repository's examples/; edit them to your run)
 const TEMPLATES = {
@@ -178,8 +195,8 @@ function writeURL(push) {
 function fieldInput(f) {
   const id = "f-" + f.name;
   if (f.kind === "bool" || f.kind === "boolT") return el("input", {id, name: f.name, type: "checkbox"});
-  if (f.kind === "select" || f.kind === "scheduler") {
-    const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.options;
+  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu") {
+    const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.kind === "gpu" ? ["", ...(state.meta?.gpus || [])] : f.options;
     return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: o === "" ? "(default)" : o})));
   }
   const attrs = {id, name: f.name, type: "text", placeholder: f.ph || "", spellcheck: "false"};
@@ -217,7 +234,8 @@ function buildForm() {
       el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
       el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}));
   }
-  if (state.tab === "solve") form.append(el("p", {class: "note", text: t("time_budget")}));
+  if (state.tab === "solve" && !state.meta.time_model) form.append(el("p", {class: "note", text: t("time_budget")}));
+  if (state.tab === "time" && !TABS.time.api) return;
   for (const g of tab.groups) {
     const rows = g.fields.map(fieldRow).flat();
     const used = g.fields.some((f) => state.values[f.name] !== undefined);
@@ -368,6 +386,14 @@ function renderResult(body, compare) {
     if (!pretrain || body.framework === "lightning") figs.push(figure("f_epochs", charts.epochs_planned_text !== "?" && !body.run.rank_split
       ? `${charts.epochs_completed_text} / ${charts.epochs_planned_text}` : charts.epochs_completed_text));
     if (charts.progress) figs.push(figure(charts.progress.unit === "tokens" ? "f_tokens" : "f_samples", charts.progress.total_text));
+    out.push(el("div", {class: "figures"}, figs));
+  }
+  if (body.web.time) {
+    const tm = body.web.time;
+    const figs = [el("div", {class: "figure", "data-figure": "f_wall"}, el("div", {class: "k", text: t("f_wall")}), el("div", {class: "v", text: tm.wall_text}),
+      el("div", {class: "k", text: tm.wall_range_text}))];
+    if (tm.gpu_hours_text) figs.push(figure("f_gpu_hours", tm.gpu_hours_text));
+    if (tm.cost_text) figs.push(figure("f_cost", tm.cost_text));
     out.push(el("div", {class: "figures"}, figs));
   }
   for (const w of body.warnings || []) if (w && w.code) out.push(el("div", {class: "warn"}, el("code", {text: `[${w.code}]`}), " " + w.message));
@@ -537,7 +563,7 @@ function render() {
 async function start() {
   const [ok, meta] = await fetchJSON("/api/meta");
   state.meta = ok ? meta : {releases: [], schedulers: ["linear"], limits: {log_bytes: 8388608, config_bytes: 2097152}, newest: ""};
-  TABS.time.api = state.meta.time_model ? "/api/time" : null;
+  TABS.time.api = state.meta.time_model ? "/api/plan" : null;
   $("releases").replaceChildren(...state.meta.releases.map((v) => el("option", {value: v})));
   readURL();
   if (state.fromExample && !TABS[state.tab].post) writeURL(false);

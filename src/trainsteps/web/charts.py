@@ -97,3 +97,20 @@ def compare_chart(data: dict) -> dict:
                      "epochs_text": "-" if row["error"] else _epochs(row["epochs_completed"]),
                      "warnings": row["warnings"], "error": row["error"]})
     return {"families": rows}
+
+
+def time_figures(data: dict, lang: str) -> dict | None:
+    """The `time` object of a plan, said as the CLI's Time section says durations (`4 h 20 min`)."""
+    spent = data.get("time")
+    if not isinstance(spent, dict) or not isinstance(spent.get("wall_seconds"), dict):
+        return None
+    from trainsteps.timing.durations import format_duration
+
+    wall, hours, cost = spent["wall_seconds"], spent.get("gpu_hours") or {}, spent.get("cost")
+    out = {"wall_text": format_duration(wall["expected"], lang),
+           "wall_range_text": f"{format_duration(wall['low'], lang)} – {format_duration(wall['high'], lang)}",
+           "gpu_hours_text": None if not hours else f"{hours['expected']:,.2f} ({hours['low']:,.2f} – {hours['high']:,.2f})",
+           "source": spent.get("source")}
+    if isinstance(cost, dict) and cost.get("expected") is not None:
+        out["cost_text"] = f"{cost['expected']:,.2f} ({cost['low']:,.2f} – {cost['high']:,.2f}) {cost.get('currency', '')}".strip()
+    return out

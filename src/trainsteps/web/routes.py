@@ -12,7 +12,7 @@ import click
 
 from trainsteps.errors import TrainstepsError
 from trainsteps.web import api
-from trainsteps.web.charts import compare_chart, schedule_charts
+from trainsteps.web.charts import compare_chart, schedule_charts, time_figures
 
 _SCHEDULES = ("hf", "neox", "megatron", "lightning")
 
@@ -79,6 +79,8 @@ def _answer(command: click.Command, argv: list[str], lang: str, lr=None, compare
         web["charts"] = compare_chart(data)
     elif isinstance(data.get("run"), dict) and data.get("framework") in _SCHEDULES:
         web["charts"] = schedule_charts(data, lr)
+    if data.get("time"):
+        web["time"] = time_figures(data, lang)
     return HTTPStatus.OK, {**data, "web": web}
 
 
@@ -115,6 +117,10 @@ def meta() -> dict:
     from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
     from trainsteps.frameworks.hf.releases import NEWEST
 
+    try:  # the time model (trainsteps.timing) turns on the Time tab
+        from trainsteps.timing.gpus import GPUS
+    except ImportError:
+        GPUS = None
     return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
             "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},
-            "time_model": False}
+            "time_model": GPUS is not None, "gpus": sorted(GPUS or ())}
