@@ -1,6 +1,6 @@
 """A real headless Chromium (Debian's `chromium` package) driven by Playwright for Python, against `trainsteps web`.
 
-Skipped with the reason when Chromium or Playwright is missing (`.ci/run` installs both; `pip install -e '.[browser]'`
+Skipped with the reason when Chromium or Playwright is missing (`.ci/run` installs both; `pip install -e '.[test]'`
 and `apt-get install chromium`). Screenshots go to tests/browser/shots/ (git-ignored)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def pytest_collection_modifyitems(config, items):
         try:
             import playwright.sync_api  # noqa: F401
         except ImportError:
-            reason = "Playwright for Python is not installed (pip install -e '.[browser]'; no `playwright install` needed)"
+            reason = "Playwright for Python is not installed (pip install -e '.[test]'; no `playwright install` needed)"
     for item in items:
         if Path(str(item.fspath)).is_relative_to(here):
             item.add_marker(pytest.mark.browser)
