@@ -36,7 +36,7 @@ _ALIASES = {
     "dispatch_batches": ("no_dispatch_batches", True), "tensor_model_parallel_size": ("tensor_parallel_size", False),
     "pipeline_model_parallel_size": ("pipeline_parallel_size", False), "expert_model_parallel_size": ("expert_parallel_size", False),
     "split": ("data_split", False), "release": ("megatron_version", False), "code": ("megatron_code", False),
-    "gpu": ("gpu_name", False),
+    "gpu": ("gpu_name", False), "set": ("rl_overrides", False),
 }
 # options that read files or directories on the server, or shape the output: never taken from a request
 _NEVER = {"configs", "path", "text", "data_prefix", "data_weight", "deepspeed_config", "data_paths", "dataset_split",
@@ -112,6 +112,9 @@ def _option(param: click.Option, key: str, text: str, inverted: bool) -> list[st
         return [flag] if (value in _TRUE) != inverted else []
     if text == "":
         return []  # an empty field is an unset field
+    if param.multiple:  # repeated options (`--set KEY=VALUE`): one per line
+        lines = [line.strip() for line in text.splitlines() if line.strip()][:50]
+        return [part for line in lines for part in (flag, _checked(param, key, line))]
     if param.nargs > 1:
         parts = re.split(r"[\s,]+", text)
         if len(parts) != param.nargs:
@@ -186,10 +189,12 @@ def check_log(text: str) -> None:
         raise PayloadTooLarge("web.error.log_too_large", "web.hint.log_too_large", limit=f"{MAX_LOG_BYTES // (1024 * 1024)} MB")
 
 
-def write_config_files(files: list[dict], folder: Path) -> list[Path]:
+def write_config_files(files: list[dict], folder: Path, launch_only: bool = False) -> list[Path]:
     """Write posted config files (name + text) into `folder`; a dataset_info.json and data files go where the
     LLaMA-Factory YAML's dataset_dir points. Returns the config paths, in order. Names are reduced to a bare file
     name: nothing is written outside `folder`."""
+    if launch_only and (files in (None, []) or all(isinstance(f, dict) and not str(f.get("text", "")).strip() for f in files)):
+        return []  # a launch line alone (`swift sft ...`, `python3 -m verl.trainer.main_ppo ...`) is a whole request
     if not isinstance(files, list) or not files or len(files) > MAX_CONFIG_FILES:
         raise InputError("web.error.no_config", "web.hint.no_config", limit=MAX_CONFIG_FILES)
     total = 0

@@ -79,7 +79,14 @@ const HF_FIELDS = [
     F("tensor_parallel_size", "int", {ph: "1"}), F("context_parallel_size", "int", {ph: "1"}), F("sequence_parallel_size", "int", {ph: "1"}),
     F("trainable_parameters", "int")]},
 ];
-const WRAPPERS = {hf: "Hugging Face Trainer", llamafactory: "LLaMA-Factory", trl: "TRL", axolotl: "Axolotl", swift: "ms-swift"};
+const WRAPPERS = {hf: "Hugging Face Trainer", llamafactory: "LLaMA-Factory", trl: "TRL", axolotl: "Axolotl", swift: "ms-swift",
+  verl: "verl (RL)", openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)"};
+// RL trainers are planned from their launch line (shown when this build models them: /api/meta rl_frameworks)
+const RL = {
+  verl: "python3 -m verl.trainer.main_ppo data.train_files=train.parquet data.train_batch_size=256 actor_rollout_ref.rollout.n=5 actor_rollout_ref.actor.ppo_mini_batch_size=64 trainer.n_gpus_per_node=8 trainer.nnodes=1 trainer.total_epochs=3",
+  openrlhf: "deepspeed --module openrlhf.cli.train_ppo_ray --rollout_batch_size 1024 --n_samples_per_prompt 4 --train_batch_size 256 --micro_train_batch_size 4 --num_episodes 1",
+  easyr1: "python3 -m verl.trainer.main config=examples/config.yaml data.rollout_batch_size=512 worker.rollout.n=5 trainer.total_epochs=15",
+};
 const PT = ["megatron", "neox", "deepspeed", "lightning"];
 const PT_FIELDS = [
   {group: "g_framework", fields: [F("framework", "select", {options: PT, noDefault: true})]},
@@ -115,7 +122,8 @@ const EXPLAIN_FIELDS = [
 ];
 const CONFIG_FIELDS = [
   {group: "g_overrides", fields: [F("launch", "text", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
-    F("framework_version", "text"), F("framework", "select", {options: ["", "deepspeed"]}), F("num_examples", "int"), F("world_size", "int"),
+    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256"}),
+    F("num_examples", "int"), F("world_size", "int"),
     F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
   {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
 ];
@@ -195,8 +203,10 @@ function writeURL(push) {
 function fieldInput(f) {
   const id = "f-" + f.name;
   if (f.kind === "bool" || f.kind === "boolT") return el("input", {id, name: f.name, type: "checkbox"});
-  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu") {
-    const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.kind === "gpu" ? ["", ...(state.meta?.gpus || [])] : f.options;
+  if (f.kind === "lines") return el("textarea", {id, name: f.name, placeholder: f.ph || "", spellcheck: "false", rows: "2"});
+  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu" || f.kind === "framework") {
+    const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.kind === "gpu" ? ["", ...(state.meta?.gpus || [])]
+      : f.kind === "framework" ? ["", "deepspeed", ...(state.meta?.rl_frameworks || [])] : f.options;
     return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: o === "" ? "(default)" : o})));
   }
   const attrs = {id, name: f.name, type: "text", placeholder: f.ph || "", spellcheck: "false"};
@@ -217,7 +227,8 @@ function buildForm() {
   const tab = TABS[state.tab];
   if (state.tab === "plan") {
     form.append(el("h3", {text: t("g_framework")}), el("label", {for: "wrapper", text: t("wrapper")}),
-      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).map(([k, v]) => el("option", {value: k, text: v}))));
+      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).filter(([k]) => !RL[k] || (state.meta?.rl_frameworks || []).includes(k))
+        .map(([k, v]) => el("option", {value: k, text: v}))));
     form.append(el("p", {class: "note", id: "wrapper-note", hidden: true}));
   }
   if (state.tab === "explain") {
@@ -283,7 +294,7 @@ function wireForm() {
     if (e.target.id === "config-text") { state.configText = e.target.value; return; }
     if (e.target.id === "config-name") { state.configName = e.target.value; return; }
     state.values = collect();
-    if (TABS[state.tab].post) { writeURL(false); return; }
+    if (TABS[state.tab].post) { writeURL(false); return; }  // posted tabs compute on "Compute" (a log can be large)
     clearTimeout(timer);
     timer = setTimeout(() => { writeURL(true); compute(); }, 300);
   });
@@ -307,6 +318,10 @@ function wireForm() {
   }
 }
 function openTemplate(name) {
+  if (RL[name]) {
+    state.tab = "config"; state.values = {framework: name, launch: RL[name]}; state.configText = ""; state.files = [];
+    writeURL(true); render(); return;
+  }
   const [file, text] = TEMPLATES[name];
   state.tab = "config"; state.values = {}; state.configName = file; state.configText = text; state.files = [];
   writeURL(true); render();
@@ -357,7 +372,8 @@ async function fetchJSON(url, init) {
 async function compute() {
   const id = ++requestId, tab = state.tab;
   if (!TABS[tab].api) return renderTime();
-  if (TABS[tab].post && !(tab === "explain" ? state.text.trim() : (state.configText || "").trim())) { $("result").replaceChildren(); return; }
+  const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
+  if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
   const jobs = [call(tab)];
   if (tab === "plan") jobs.push(fetchJSON("/api/compare?" + new URLSearchParams({...state.values, lang: state.lang})));

@@ -50,13 +50,13 @@ def answer_post(path: str, raw: bytes) -> tuple[int, dict]:
             return _answer(command, argv, lang, shown_args=["--text", "LOG"] + argv[2:])
         with api.temporary_folder() as folder:
             folder = Path(folder)
-            paths = api.write_config_files(body.get("files"), folder)
+            paths = api.write_config_files(body.get("files"), folder, launch_only=bool(settings.get("launch", "").strip()))
             try:  # the schedule the file names; one transformers would refuse is not drawn, the plan still is
                 lr = api.lr_settings({**api.lr_from_files(body.get("files")), **settings})
             except TrainstepsError:
                 lr = api.lr_settings(settings)
             argv = api.argv_for(command, settings)
-            if settings.get("framework") == "deepspeed":  # a DeepSpeed JSON is its --deepspeed-config
+            if settings.get("framework") == "deepspeed" and paths:  # a DeepSpeed JSON is its --deepspeed-config
                 argv += ["--deepspeed-config", str(paths[0])]
             else:
                 argv = [str(p) for p in paths] + argv
@@ -121,6 +121,10 @@ def meta() -> dict:
         from trainsteps.timing.gpus import GPUS
     except ImportError:
         GPUS = None
+    try:  # RL trainers (verl, OpenRLHF, EasyR1) join the trainer picker when `plan` models them
+        from trainsteps.cli.plan_rl import RL_FRAMEWORKS
+    except ImportError:
+        RL_FRAMEWORKS = ()
     return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
             "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},
-            "time_model": GPUS is not None, "gpus": sorted(GPUS or ())}
+            "time_model": GPUS is not None, "gpus": sorted(GPUS or ()), "rl_frameworks": list(RL_FRAMEWORKS)}
