@@ -251,3 +251,14 @@ def test_any_query_is_answered_with_json_200_or_400(query, path):
     json.dumps(body, allow_nan=False)  # what the server sends must encode
     if status == 400:
         assert body["error"] and "Traceback" not in body["error"]
+
+
+def test_a_launch_line_alone_is_a_config_request():
+    launch = "NPROC_PER_NODE=8 swift sft --model Qwen/Qwen2.5-7B --dataset data.jsonl --num_train_epochs 3"
+    status, data = answer_post("/api/config", json.dumps({"files": [{"name": "config.yaml", "text": ""}],
+                                                          "settings": {"launch": launch, "num_examples": 20000}}).encode())
+    expected = cli_json("plan", "--launch", launch, "--num-examples", "20000")
+    assert status == 200 and data["run"] == expected["run"] and data["banner"] == expected["banner"]
+    assert data["web"]["cli"].startswith("trainsteps plan --launch")
+    status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {}}).encode())
+    assert status == 400 and "config" in data["error"]

@@ -178,7 +178,7 @@ def usage_error(command: click.Command, exc: click.UsageError) -> tuple[str, str
 
 def cli_line(command: click.Command, argv: list[str], files: list[str] = ()) -> str:
     """The same request as a command line, for the page to show and copy."""
-    shown = [a if len(a) < 200 else "FILE" for a in argv if a not in ("--format", "json", "--explain")]
+    shown = [a for a in argv if a not in ("--format", "json", "--explain")]
     return " ".join(["trainsteps", command.name, *map(shlex.quote, files), *map(shlex.quote, shown)])
 
 
