@@ -262,3 +262,27 @@ def test_a_launch_line_alone_is_a_config_request():
     assert data["web"]["cli"].startswith("trainsteps plan --launch")
     status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {}}).encode())
     assert status == 400 and "config" in data["error"]
+
+
+JSON_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(allow_nan=False), st.text(max_size=30)),
+                           lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+                           max_leaves=12)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    st.fixed_dictionaries({"text": st.one_of(st.text(max_size=300), JSON_VALUES)}, optional={"settings": st.one_of(
+        st.dictionaries(st.sampled_from(["framework", "raw_examples", "seq_length", "global_batch_size", "lang", "x"]), JSON_VALUES, max_size=4),
+        JSON_VALUES)}),
+    st.fixed_dictionaries({"files": st.one_of(st.lists(st.fixed_dictionaries(
+        {"name": st.one_of(st.sampled_from(["a.yaml", "../../x.yaml", "dataset_info.json", "c:\\\\evil.json", ".hidden", ""]), st.text(max_size=20)),
+         "text": st.one_of(st.sampled_from(["per_device_train_batch_size: 4\nnum_train_epochs: 2\n", "{}", "stage: sft\ndataset: x\n", "[1,2"]),
+                           st.text(max_size=80))}, optional={"role": st.sampled_from(["data", "config"])}), max_size=4), JSON_VALUES)},
+        optional={"settings": st.dictionaries(st.sampled_from(["num_examples", "transformers", "launch", "framework", "lang"]), JSON_VALUES, max_size=3)}),
+    JSON_VALUES),
+    st.sampled_from(["/api/explain", "/api/config"]))
+def test_any_posted_body_is_answered_with_json(body, path):
+    status, answer = answer_post(path, json.dumps(body).encode())
+    assert status in (200, 400, 413)
+    json.dumps(answer, allow_nan=False)
+    assert "trainsteps-web-" not in json.dumps(answer)  # no temporary folder leaks into an answer

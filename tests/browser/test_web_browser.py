@@ -268,3 +268,12 @@ def test_the_time_tab_says_the_clis_hours(page, base_url, name):
     wait_for_text(page, text)
     assert page.locator('[data-figure="f_wall"] .v').text_content() == format_duration(data["time"]["wall_seconds"]["expected"])
     shot(page, f"time-{name}-1280")
+
+
+@pytest.mark.parametrize("query", [ISSUE_URL[2:], "tab=pretrain", "tab=time&lang=zh"])
+def test_360_px_is_the_narrowest_supported_width(page, base_url, query):
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{base_url}/?{query}")
+    page.wait_for_selector("#cli-text")
+    page.wait_for_timeout(200)
+    assert page.evaluate("() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)") <= 360

@@ -28,7 +28,7 @@ const T = {
     stop_caption: "The run stops at step {steps} (epoch {done} of {planned}).",
     stop_caption_pt: "The run stops at iteration {steps}, having trained {done} of the {planned} epochs its data loader built.", plan_caption: " {planned} epochs would end at step {end}.",
     lr_caption: "{name} over {total} steps (num_training_steps = the plan's max_steps), warmup {warmup} steps.",
-    cli_output: "What the command line prints", cli_line: "The same on the command line", family: "release family", steps: "optimizer steps", epochs: "epochs",
+    cli_output: "What the command line prints", cli_line: "The same on the command line", family: "release family", release: "release", steps: "optimizer steps", epochs: "epochs",
     loading: "Computing...", failed: "The server did not answer: {detail}",
   },
   zh: {
@@ -55,7 +55,7 @@ const T = {
     stop_caption: "训练在第 {steps} 步停止（第 {done} 轮，共 {planned} 轮）。",
     stop_caption_pt: "训练在第 {steps} 次迭代停止，训练了数据加载器所构建的 {planned} 轮中的 {done} 轮。", plan_caption: "{planned} 轮将在第 {end} 步结束。",
     lr_caption: "{name}，共 {total} 步（num_training_steps = 计划的 max_steps），预热 {warmup} 步。",
-    cli_output: "命令行的输出", cli_line: "在命令行上", family: "版本族", steps: "优化步数", epochs: "轮数",
+    cli_output: "命令行的输出", cli_line: "在命令行上", family: "版本族", release: "版本", steps: "优化步数", epochs: "轮数",
     loading: "计算中……", failed: "服务器没有回应：{detail}",
   },
 };
@@ -441,7 +441,7 @@ function compareCard(c, current) {
   const rows = c.families.map((f) => el("div", {class: "bar" + (f.family === current ? " current" : ""), "data-family": f.family},
     el("span", {text: f.family}), el("div", {class: "track", role: "img", "aria-label": `${f.family}: ${f.steps_text} ${t("steps")}, ${f.epochs_text} ${t("epochs")}`},
       barFill(f.steps ? f.steps / max : 0)), el("span", {class: "num", text: `${f.steps_text} · ${f.epochs_text} ${t("epochs")}`})));
-  const table = el("table", {class: "compare"}, el("tr", {}, [t("family"), "release", t("steps"), t("epochs")].map((h) => el("th", {text: h}))),
+  const table = el("table", {class: "compare"}, el("tr", {}, [t("family"), t("release"), t("steps"), t("epochs")].map((h) => el("th", {text: h}))),
     c.families.map((f) => el("tr", {}, [f.family, f.version, f.steps_text, f.epochs_text].map((v) => el("td", {text: v})))));
   const errors = c.families.filter((f) => f.error).map((f) => el("p", {class: "caption"}, el("strong", {text: f.family + ": "}), f.error));
   return el("div", {class: "card", id: "compare"}, el("h2", {text: t("c_compare")}), el("div", {class: "bars"}, rows), table, errors);
