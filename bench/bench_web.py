@@ -42,6 +42,7 @@ def start_server() -> tuple[subprocess.Popen, int]:
 
 class _Baseline(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as trainsteps does: the ratio then measures the work, not a delayed-ACK stall
     body = json.dumps({"ok": True, "pad": "x" * 2000}).encode()
 
     def do_GET(self):  # noqa: N802
@@ -137,7 +138,7 @@ def main() -> None:
         print(f"trainsteps web on 127.0.0.1:{port}; {c} concurrent clients, {s:g} s per case, {os.cpu_count()} CPUs")
         load(port, link, c, 1.0)  # warm up
         base = load(baseline_port, "/", c, s)
-        show("baseline: stdlib http.server, fixed JSON (keep-alive)", base)
+        show("baseline: stdlib http.server, fixed 2 kB JSON (keep-alive)", base)
         show("/api/plan, seed-001 link (keep-alive; repeat = cached)", load(port, link, c, s), base)
         distinct = lambda n: "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n))  # noqa: E731
         show("/api/plan, a different plan every request (keep-alive)", load(port, distinct, c, s), base)
