@@ -213,6 +213,7 @@ class CalculatorServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._cache: OrderedDict = OrderedDict()
+        self._closed = threading.Event()
         super().__init__(address, Handler)
         threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True).start()
 
@@ -226,8 +227,7 @@ class CalculatorServer(ThreadingHTTPServer):
             self._deadlines.pop(connection, None)
 
     def _reap(self) -> None:
-        while True:
-            time.sleep(0.5)
+        while not self._closed.wait(0.5):
             now = time.monotonic()
             with self._lock:
                 late = [c for c, deadline in self._deadlines.items() if deadline < now]
@@ -271,6 +271,10 @@ class CalculatorServer(ThreadingHTTPServer):
         finally:
             self.unwatch(request)
             self._slots.release()
+
+    def server_close(self) -> None:
+        self._closed.set()
+        super().server_close()
 
     def handle_error(self, request, client_address) -> None:
         if os.environ.get("TRAINSTEPS_DEBUG") == "1":
