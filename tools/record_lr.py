@@ -43,8 +43,8 @@ def record(name, warmup, total, lr, kwargs) -> list[float]:
     optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scheduler = get_scheduler(name, optimizer, num_warmup_steps=warmup, num_training_steps=total,
-                                  scheduler_specific_kwargs=dict(kwargs))
+        extra = {"scheduler_specific_kwargs": dict(kwargs)} if kwargs else {}
+        scheduler = get_scheduler(name, optimizer, num_warmup_steps=warmup, num_training_steps=total, **extra)
         rates = [scheduler.get_last_lr()[0]]
         for _ in range(total + 5):  # a few steps past the plan: what a run that overshoots would get
             optimizer.step()
@@ -54,10 +54,16 @@ def record(name, warmup, total, lr, kwargs) -> list[float]:
 
 
 def main() -> None:
-    import transformers
+    import inspect
 
+    import transformers
+    from transformers import get_scheduler
+    from transformers.trainer_utils import SchedulerType
+
+    known = {member.value for member in SchedulerType}  # older releases have fewer schedulers: record what they have
+    takes_kwargs = "scheduler_specific_kwargs" in inspect.signature(get_scheduler).parameters  # lr_scheduler_kwargs: 4.33+
     cases = [{"name": n, "warmup": w, "total": t, "learning_rate": lr, "kwargs": kw, "rates": record(n, w, t, lr, kw)}
-             for n, w, t, lr, kw in CASES]
+             for n, w, t, lr, kw in CASES if n in known and (takes_kwargs or not kw)]
     out = pathlib.Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "lr" / f"transformers-{transformers.__version__}.json"
     out.write_text(json.dumps({"transformers": transformers.__version__, "cases": cases}, indent=1) + "\n")
     print(f"wrote {out} ({len(cases)} cases)")
