@@ -122,7 +122,7 @@ const EXPLAIN_FIELDS = [
 ];
 const CONFIG_FIELDS = [
   {group: "g_overrides", fields: [F("launch", "text", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
-    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256"}),
+    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256", needsRL: true}),
     F("num_examples", "int"), F("world_size", "int"),
     F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
   {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
@@ -248,7 +248,7 @@ function buildForm() {
   if (state.tab === "solve" && !state.meta.time_model) form.append(el("p", {class: "note", text: t("time_budget")}));
   if (state.tab === "time" && !TABS.time.api) return;
   for (const g of tab.groups) {
-    const rows = g.fields.map(fieldRow).flat();
+    const rows = g.fields.filter((f) => !f.needsRL || (state.meta?.rl_frameworks || []).length).map(fieldRow).flat();
     const used = g.fields.some((f) => state.values[f.name] !== undefined);
     if (g.details || (g.fold && !used)) form.append(el("details", {open: used}, el("summary", {text: t(g.group)}), el("div", {}, rows)));
     else form.append(el("h3", {text: t(g.group)}), ...rows);
