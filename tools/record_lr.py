@@ -65,7 +65,8 @@ def main() -> None:
     cases = [{"name": n, "warmup": w, "total": t, "learning_rate": lr, "kwargs": kw, "rates": record(n, w, t, lr, kw)}
              for n, w, t, lr, kw in CASES if n in known and (takes_kwargs or not kw)]
     out = pathlib.Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "lr" / f"transformers-{transformers.__version__}.json"
-    out.write_text(json.dumps({"transformers": transformers.__version__, "cases": cases}, indent=1) + "\n")
+    lines = ",\n".join(json.dumps(case) for case in cases)  # one case per line
+    out.write_text(f'{{"transformers": "{transformers.__version__}", "cases": [\n{lines}\n]}}\n')
     print(f"wrote {out} ({len(cases)} cases)")
 
 
