@@ -190,9 +190,9 @@ def test_slow_clients_are_cut_off_and_do_not_block_others(monkeypatch):
                 pass
             sock.close()
         deadline = time.monotonic() + 5
-        while threading.active_count() > 10 and time.monotonic() < deadline:
+        while server.active and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert threading.active_count() <= 10  # their threads are gone
+        assert server.active == 0  # their threads are gone
     finally:
         server.shutdown()
         server.server_close()

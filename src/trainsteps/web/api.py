@@ -203,6 +203,9 @@ def write_config_files(files: list[dict], folder: Path, launch_only: bool = Fals
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("text"), str):
             raise InputError("web.error.no_config", "web.hint.no_config", limit=MAX_CONFIG_FILES)
         name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(item["name"].replace("\\", "/")).name).lstrip(".") or "config.yaml"
+        taken = {n for n, _ in configs + data}
+        if name in taken:  # two files of one name: keep both (sft.yaml, 2-sft.yaml)
+            name = next(f"{i}-{name}" for i in range(2, MAX_CONFIG_FILES + 2) if f"{i}-{name}" not in taken)
         total += len(item["text"].encode("utf-8"))
         if total > MAX_CONFIG_BYTES:
             raise PayloadTooLarge("web.error.config_too_large", "web.hint.config_too_large", limit=f"{MAX_CONFIG_BYTES // (1024 * 1024)} MB")

@@ -50,20 +50,29 @@ def answer_post(path: str, raw: bytes) -> tuple[int, dict]:
             return _answer(command, argv, lang, shown_args=["--text", "LOG"] + argv[2:])
         with api.temporary_folder() as folder:
             folder = Path(folder)
-            paths = api.write_config_files(body.get("files"), folder, launch_only=bool(settings.get("launch", "").strip()))
-            try:  # the schedule the file names; one transformers would refuse is not drawn, the plan still is
-                lr = api.lr_settings({**api.lr_from_files(body.get("files")), **settings})
-            except TrainstepsError:
-                lr = api.lr_settings(settings)
-            argv = api.argv_for(command, settings)
-            if settings.get("framework") == "deepspeed" and paths:  # a DeepSpeed JSON is its --deepspeed-config
-                argv += ["--deepspeed-config", str(paths[0])]
-            else:
-                argv = [str(p) for p in paths] + argv
-            status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
-            return status, api.without_folder(answer, folder)
+            try:
+                return _config(command, body, settings, lang, folder)
+            except TrainstepsError as exc:  # a refusal may quote a file's path: name it as the user did
+                status, answer = _refused(command, exc, lang)
+                return status, api.without_folder(answer, folder)
     except TrainstepsError as exc:
         return _refused(command, exc, lang)
+
+
+def _config(command: click.Command, body: dict, settings: dict, lang: str, folder: Path) -> tuple[int, dict]:
+    """POST /api/config: the posted files written to `folder`, then `plan FILES... SETTINGS` as the CLI runs it."""
+    paths = api.write_config_files(body.get("files"), folder, launch_only=bool(settings.get("launch", "").strip()))
+    try:  # the schedule the file names; one transformers would refuse is not drawn, the plan still is
+        lr = api.lr_settings({**api.lr_from_files(body.get("files")), **settings})
+    except TrainstepsError:
+        lr = api.lr_settings(settings)
+    argv = api.argv_for(command, settings)
+    if settings.get("framework") == "deepspeed" and paths:  # a DeepSpeed JSON is its --deepspeed-config
+        argv += ["--deepspeed-config", str(paths[0])]
+    else:
+        argv = [str(p) for p in paths] + argv
+    status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
+    return status, api.without_folder(answer, folder)
 
 
 def _answer(command: click.Command, argv: list[str], lang: str, lr=None, compare: bool = False,

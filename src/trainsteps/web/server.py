@@ -214,6 +214,8 @@ class CalculatorServer(ThreadingHTTPServer):
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._cache: OrderedDict = OrderedDict()
         self._closed = threading.Event()
+        self.active = 0
+        """Connections being served now (each holds a thread)."""
         super().__init__(address, Handler)
         threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True).start()
 
@@ -263,6 +265,8 @@ class CalculatorServer(ThreadingHTTPServer):
                 pass
             self.shutdown_request(request)
             return
+        with self._lock:
+            self.active += 1
         super().process_request(request, client_address)
 
     def process_request_thread(self, request, client_address) -> None:
@@ -270,6 +274,8 @@ class CalculatorServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self.unwatch(request)
+            with self._lock:
+                self.active -= 1
             self._slots.release()
 
     def server_close(self) -> None:
