@@ -179,9 +179,13 @@ def test_the_config_tab_plans_a_llamafactory_yaml(page, base_url):
     shot(page, "config-llamafactory-1280")
 
 
-@pytest.mark.parametrize("seed", ["001_da0d5ce1fe3e06b2.txt", "003_7f500e4ac564ddde.txt"])
-def test_the_explain_tab_explains_a_pasted_log(page, base_url, seed):
-    path = SEEDS / seed
+LOGS = [SEEDS / "001_da0d5ce1fe3e06b2.txt", SEEDS / "003_7f500e4ac564ddde.txt",  # the whole pastes, where the machine has them
+        ROOT / "tests" / "fixtures" / "logs" / "seed_001_1047.log", ROOT / "tests" / "fixtures" / "logs" / "seed_003_4gpu.log"]
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.name for p in LOGS])
+def test_the_explain_tab_explains_a_pasted_log(page, base_url, path):
+    seed = path.name
     if not path.exists():
         pytest.skip(f"{path} is not on this machine")
     log = path.read_text(encoding="utf-8")
