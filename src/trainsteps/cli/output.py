@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 import click
 
@@ -17,13 +18,35 @@ FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["human", "jso
 LANG_OPTION = click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
                            help="Language of every message (English or Chinese).")
 
+# Set by `captured()`: the web server runs a command in-process and keeps its JSON and its text instead of printing them.
+_CAPTURE: ContextVar[list | None] = ContextVar("trainsteps_capture", default=None)
+
+
+@contextmanager
+def captured():
+    """Run a command and collect what it emits as (JSON data, human text); errors are raised, not printed."""
+    box: list = []
+    token = _CAPTURE.set(box)
+    try:
+        yield box
+    finally:
+        _CAPTURE.reset(token)
+
 
 def emit(fmt: str, data: dict, human: str) -> None:
+    context = click.get_current_context(silent=True)
+    if context is not None and context.meta.get("trainsteps.time"):  # plan/solve with a rate or a model: add the time
+        from trainsteps.cli.timing import attach_time
+
+        data, human = attach_time(context, data, human)
+    origin = context.meta.get("trainsteps.num_examples_from") if context else None
+    if origin:  # `plan --data`: num_examples was counted, not typed
+        data = {**data, "num_examples_from": origin}
+    box = _CAPTURE.get()
+    if box is not None:
+        box.append((data, human))
+        return
     if fmt == "json":
-        context = click.get_current_context(silent=True)
-        origin = context.meta.get("trainsteps.num_examples_from") if context else None
-        if origin:  # `plan --data`: num_examples was counted, not typed
-            data = {**data, "num_examples_from": origin}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         click.echo(human)
@@ -45,7 +68,7 @@ def user_errors(lang: str = "en"):
     try:
         yield
     except TrainstepsError as exc:
-        if os.environ.get("TRAINSTEPS_DEBUG") == "1":
+        if os.environ.get("TRAINSTEPS_DEBUG") == "1" or _CAPTURE.get() is not None:
             raise
         fail(*exc.render(lang), lang=lang)
 

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+import errno
+
 import click
+
+from trainsteps.cli.output import user_errors
+from trainsteps.errors import InputError
 
 
 @click.command("web")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (keep it local unless you mean it).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. The page answers only to loopback names and this one (0.0.0.0: any name).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on (0 picks a free one).")
 def web_command(host: str, port: int) -> None:
-    """Serve the web calculator: a page with every plan setting, en / zh, and a JSON API (/api/plan, /api/compare)."""
+    """Serve the web calculator: plan, configs, logs, solve, pretraining, with plots and links you can share.
+
+    The page runs the same commands as this CLI (JSON API: /api/plan, /api/compare, /api/solve, POST /api/explain,
+    POST /api/config; settings use the JSON `inputs` names). See docs/web.md.
+    """
     from trainsteps.web.server import make_server
 
-    server = make_server(host, port)
-    click.echo(f"trainsteps calculator on http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)")
+    with user_errors("en"):
+        try:
+            server = make_server(host, port)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise InputError("web.error.port_in_use", "web.hint.port_in_use", port=port) from None
+            raise InputError("web.error.address", "web.hint.address", host=host, port=port, detail=exc.strerror or str(exc)) from None
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"trainsteps calculator on http://{shown}:{server.server_address[1]}/  (Ctrl+C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

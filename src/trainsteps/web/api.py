@@ -1,37 +1,321 @@
-"""Query strings -> RunSpec -> JSON, shared by every route. No I/O here."""
+"""The web calculator's API: settings from a query string (or a posted log / config files) -> the very CLI command
+-> the CLI's JSON, plus the CLI's text and the chart data. No rule is restated here: each route runs the click
+command the terminal runs (`plan`, `plan --compare-versions`, `solve`, `explain`), captured in-process.
+
+Settings use the names of the JSON `inputs` (RunSpec field names: `num_examples`, `transformers`, ...); a few
+pretraining `inputs` names are accepted for the CLI option they mirror (`tensor_model_parallel_size`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import fields
-from urllib.parse import parse_qs
+import math
+import re
+import shlex
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import click
 
 from trainsteps.errors import InputError
-from trainsteps.spec import RunSpec
 
-_BOOLEAN = {"dataloader_drop_last", "split_batches", "even_batches", "streaming", "logging_first_step", "greater_is_better"}
+LANGS = ("en", "zh")
+MAX_LOG_BYTES = 8 * 1024 * 1024
+"""A pasted or uploaded log larger than this is refused with a pointer to `trainsteps explain FILE`."""
+MAX_CONFIG_BYTES = 2 * 1024 * 1024
+"""All config files of one request together (YAML, JSON, dataset_info.json, small data files)."""
+MAX_CONFIG_FILES = 12
+MAX_TEXT_SETTING = 400
+MAX_DIGITS = 24
+
+_TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no", ""}
+# `inputs` names that differ from the CLI option they set (value: (option name, inverted flag))
+_ALIASES = {
+    "transformers": ("transformers_version", False), "even_batches": ("no_even_batches", True),
+    "dispatch_batches": ("no_dispatch_batches", True), "tensor_model_parallel_size": ("tensor_parallel_size", False),
+    "pipeline_model_parallel_size": ("pipeline_parallel_size", False), "expert_model_parallel_size": ("expert_parallel_size", False),
+    "split": ("data_split", False), "release": ("megatron_version", False), "code": ("megatron_code", False),
+    "gpu": ("gpu_name", False), "set": ("rl_overrides", False),
+}
+# options that read files or directories on the server, or shape the output: never taken from a request
+_NEVER = {"configs", "path", "text", "data_prefix", "data_weight", "deepspeed_config", "data_paths", "dataset_split",
+          "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "no_special_tokens", "add_eos",
+          "cutoff_len", "packing_names", "num_proc", "sample_packing_bin_size", "sample_packing_group_size",
+          "sample_packing_sequentially", "threads", "fmt", "lang", "explain", "compare_versions", "timing_from", "model_path"}
+# page state and the LR schedule: read by the web layer, not passed to the command
+PAGE_KEYS = {"lang", "tab", "lr_scheduler_type", "learning_rate", "lr_scheduler_kwargs"}
 
 
-def spec_from_query(query: str) -> tuple[RunSpec, str]:
-    """Parse `num_examples=1047&per_device_train_batch_size=10&lang=zh` into a RunSpec and a language."""
-    values = {key: items[-1] for key, items in parse_qs(query, keep_blank_values=False).items()}
-    lang = values.pop("lang", "en")
-    kinds = {f.name: f.type for f in fields(RunSpec)}
-    settings = {}
-    for key, text in values.items():
-        if key not in kinds:
-            raise InputError("web.error.unknown_field", "web.hint.unknown_field", name=key)
-        settings[key] = _convert(key, text, kinds[key])
-    return RunSpec(**settings), lang if lang in ("en", "zh") else "en"
+@dataclass(frozen=True)
+class Route:
+    command: str
+    """`module:attribute` of the click command the CLI runs."""
+    extra: tuple[str, ...] = ()
+    """Arguments the route always adds (`--compare-versions`)."""
 
 
-def _convert(key: str, text: str, kind: str):
-    if key in _BOOLEAN:
-        return text.lower() in ("1", "true", "on", "yes")
+ROUTES = {
+    "/api/plan": Route("trainsteps.cli.plan:plan_command"),
+    "/api/compare": Route("trainsteps.cli.plan:plan_command", ("--compare-versions",)),
+    "/api/solve": Route("trainsteps.cli.solve:solve_command"),
+    "/api/explain": Route("trainsteps.cli.explain:explain_command"),
+    "/api/config": Route("trainsteps.cli.plan:plan_command"),
+}
+
+
+class PayloadTooLarge(InputError):
+    """A log or config above the web's size cap (413)."""
+
+
+def load_command(route: Route) -> click.Command:
+    import importlib
+
+    module, attr = route.command.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def parse_query(query: str) -> dict[str, str]:
+    """`a=1&b=2` -> {'a': '1', 'b': '2'}; the last value wins, as in the CLI."""
     try:
-        if kind.startswith("int"):
-            return int(text)
-        if kind.startswith("float"):
-            return float(text)
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=False, max_num_fields=200)
     except ValueError:
-        raise InputError("web.error.not_a_number", "web.hint.not_a_number", name=key, value=text) from None
+        raise InputError("web.error.too_many_fields", "web.hint.too_many_fields") from None
+    return dict(pairs)
+
+
+def language(settings: dict[str, str]) -> str:
+    return settings.get("lang") if settings.get("lang") in LANGS else "en"
+
+
+def argv_for(command: click.Command, settings: dict[str, str]) -> list[str]:
+    """The command line the CLI would get for these settings; every value checked first (finite, whole, boolean)."""
+    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    argv: list[str] = []
+    for key, text in settings.items():
+        if key in PAGE_KEYS:
+            continue
+        name, inverted = _ALIASES.get(key, (key, False))
+        param = params.get(name)
+        if param is None or name in _NEVER:
+            raise InputError("web.error.unknown_field", "web.hint.unknown_field", name=key)
+        argv += _option(param, key, text.strip(), inverted)
+    return argv
+
+
+def _option(param: click.Option, key: str, text: str, inverted: bool) -> list[str]:
+    flag = param.opts[0]
+    if param.is_flag:
+        value = text.lower()
+        if value not in _TRUE | _FALSE:
+            raise InputError("web.error.not_a_boolean", "web.hint.not_a_boolean", name=key, value=text[:40])
+        return [flag] if (value in _TRUE) != inverted else []
+    if text == "":
+        return []  # an empty field is an unset field
+    if param.multiple:  # repeated options (`--set KEY=VALUE`): one per line
+        lines = [line.strip() for line in text.splitlines() if line.strip()][:50]
+        return [part for line in lines for part in (flag, _checked(param, key, line))]
+    if param.nargs > 1:
+        parts = re.split(r"[\s,]+", text)
+        if len(parts) != param.nargs:
+            raise InputError("web.error.count", "web.hint.count", name=key, count=param.nargs, value=text[:40])
+        return [flag, *(_checked(param, key, part) for part in parts)]
+    return [flag, _checked(param, key, text)]
+
+
+def _checked(param: click.Option, key: str, text: str) -> str:
+    kind = param.type
+    if isinstance(kind, (click.types.FloatParamType, click.FloatRange)):
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError("web.error.not_a_number", "web.hint.not_a_number", name=key, value=text[:40]) from None
+        if not math.isfinite(number) or len(text) > 64:
+            raise InputError("web.error.not_finite", "web.hint.not_finite", name=key, value=text[:40])
+        return text
+    if isinstance(kind, (click.types.IntParamType, click.IntRange)):
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise InputError("web.error.not_whole", "web.hint.not_whole", name=key, value=text[:40])
+        if len(text.lstrip("+-")) > MAX_DIGITS:
+            raise InputError("web.error.too_large", "web.hint.too_large", name=key, digits=MAX_DIGITS)
+        return text
+    if len(text) > MAX_TEXT_SETTING or any(ord(c) < 32 for c in text):
+        raise InputError("web.error.text", "web.hint.text", name=key, limit=MAX_TEXT_SETTING)
     return text
+
+
+def run(command: click.Command, argv: list[str]) -> tuple[dict, str]:
+    """Run the CLI command in this thread and return what it emitted: (JSON data, human text)."""
+    from trainsteps.cli.output import captured
+
+    with captured() as box:
+        command.main(args=argv, prog_name=f"trainsteps {command.name}", standalone_mode=False)
+    if not box:  # every command emits exactly once; anything else is a defect worth a 500
+        raise RuntimeError(f"{command.name} emitted nothing")
+    return box[-1]
+
+
+def page_words(command: click.Command, text: str | None) -> str | None:
+    """Error text for the page: CLI options (`--num-train-epochs`) become the page's field names (`num_train_epochs`)."""
+    if not text:
+        return text
+    names = {}
+    inverse = {option: key for key, (option, _) in _ALIASES.items()}
+    for param in command.params:
+        for opt in getattr(param, "opts", []):
+            if opt.startswith("--"):
+                names[opt] = inverse.get(param.name, param.name)
+    return re.sub(r"--[a-z][a-z0-9-]*", lambda m: names.get(m.group(0), m.group(0)[2:].replace("-", "_")), text)
+
+
+def usage_error(command: click.Command, exc: click.UsageError) -> tuple[str, str]:
+    """A click parsing error, worded with the field name."""
+    if isinstance(exc, click.BadParameter) and exc.param is not None:
+        inverse = {option: key for key, (option, _) in _ALIASES.items()}
+        return f"{inverse.get(exc.param.name, exc.param.name)}: {exc.message}", ""
+    return page_words(command, exc.format_message()), ""
+
+
+def cli_line(command: click.Command, argv: list[str], files: list[str] = ()) -> str:
+    """The same request as a command line, for the page to show and copy."""
+    shown = [a for a in argv if a not in ("--format", "json", "--explain")]
+    return " ".join(["trainsteps", command.name, *map(shlex.quote, files), *map(shlex.quote, shown)])
+
+
+# ---- posted files: a log for explain, config files for plan --------------------------------------------------------
+
+def check_log(text: str) -> None:
+    if len(text.encode("utf-8")) > MAX_LOG_BYTES:
+        raise PayloadTooLarge("web.error.log_too_large", "web.hint.log_too_large", limit=f"{MAX_LOG_BYTES // (1024 * 1024)} MB")
+
+
+def write_config_files(files: list[dict], folder: Path, launch_only: bool = False) -> list[Path]:
+    """Write posted config files (name + text) into `folder`; a dataset_info.json and data files go where the
+    LLaMA-Factory YAML's dataset_dir points. Returns the config paths, in order. Names are reduced to a bare file
+    name: nothing is written outside `folder`."""
+    if launch_only and (files in (None, []) or all(isinstance(f, dict) and not str(f.get("text", "")).strip() for f in files)):
+        return []  # a launch line alone (`swift sft ...`, `python3 -m verl.trainer.main_ppo ...`) is a whole request
+    if not isinstance(files, list) or not files or len(files) > MAX_CONFIG_FILES:
+        raise InputError("web.error.no_config", "web.hint.no_config", limit=MAX_CONFIG_FILES)
+    total = 0
+    configs, data = [], []
+    for item in files:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("text"), str):
+            raise InputError("web.error.no_config", "web.hint.no_config", limit=MAX_CONFIG_FILES)
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(item["name"].replace("\\", "/")).name).lstrip(".") or "config.yaml"
+        taken = {n for n, _ in configs + data}
+        if name in taken:  # two files of one name: keep both (sft.yaml, 2-sft.yaml)
+            name = next(f"{i}-{name}" for i in range(2, MAX_CONFIG_FILES + 2) if f"{i}-{name}" not in taken)
+        total += len(item["text"].encode("utf-8"))
+        if total > MAX_CONFIG_BYTES:
+            raise PayloadTooLarge("web.error.config_too_large", "web.hint.config_too_large", limit=f"{MAX_CONFIG_BYTES // (1024 * 1024)} MB")
+        (data if item.get("role") == "data" or name == "dataset_info.json" else configs).append((name, item["text"]))
+    if not configs:
+        raise InputError("web.error.no_config", "web.hint.no_config", limit=MAX_CONFIG_FILES)
+    data_dir = folder / _dataset_dir(configs)
+    paths = []
+    for name, text in configs:
+        paths.append(folder / name)
+        paths[-1].write_text(text, encoding="utf-8")
+    if data:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in data:
+            (data_dir / name).write_text(text, encoding="utf-8")
+    return paths
+
+
+def _dataset_dir(configs: list[tuple[str, str]]) -> str:
+    """LLaMA-Factory's dataset_dir of the first YAML that names one (a plain relative folder), else `data`."""
+    import yaml
+
+    for _, text in configs:
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue
+        value = loaded.get("dataset_dir") if isinstance(loaded, dict) else None
+        if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", value) and ".." not in value:
+            return value
+    return "data"
+
+
+def temporary_folder() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="trainsteps-web-")
+
+
+def without_folder(value, folder: Path):
+    """The CLI's output with the temporary folder's path removed, so files read as the names the user gave."""
+    prefix = str(folder) + "/"
+    if isinstance(value, str):
+        return value.replace(prefix, "")
+    if isinstance(value, list):
+        return [without_folder(v, folder) for v in value]
+    if isinstance(value, dict):
+        return {k: without_folder(v, folder) for k, v in value.items()}
+    return value
+
+
+# ---- the scheduler: what the Trainer builds from lr_scheduler_type / learning_rate / lr_scheduler_kwargs ----------
+
+def lr_settings(settings: dict[str, str]) -> tuple[str, float, dict]:
+    import json
+
+    from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
+
+    name = settings.get("lr_scheduler_type") or "linear"
+    if name not in SCHEDULERS + METRIC_DRIVEN:
+        raise InputError("web.error.scheduler", "web.hint.scheduler", value=name[:40], names=", ".join(SCHEDULERS + METRIC_DRIVEN))
+    text = settings.get("learning_rate") or "5e-5"
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = float("nan")
+    if not math.isfinite(rate) or rate <= 0:
+        raise InputError("web.error.not_finite", "web.hint.not_finite", name="learning_rate", value=text[:40])
+    raw = settings.get("lr_scheduler_kwargs") or "{}"
+    try:
+        kwargs = json.loads(raw, parse_constant=_no_constant)
+    except ValueError:
+        kwargs = None
+    if not isinstance(kwargs, dict) or len(raw) > MAX_TEXT_SETTING or not all(_plain(v) for v in kwargs.values()):
+        raise InputError("web.error.kwargs", "web.hint.kwargs", value=raw[:60])
+    return name, rate, kwargs
+
+
+def lr_from_files(files: list[dict]) -> dict[str, str]:
+    """lr_scheduler_type / learning_rate / lr_scheduler_kwargs as a posted YAML or JSON config sets them (Axolotl:
+    lr_scheduler), so the page draws the schedule the file asks for; settings typed on the page win."""
+    import json
+
+    import yaml
+
+    found: dict[str, str] = {}
+    for item in files if isinstance(files, list) else []:
+        text = item.get("text") if isinstance(item, dict) else None
+        if not isinstance(text, str) or item.get("role") == "data" or len(text) > MAX_CONFIG_BYTES:
+            continue
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue
+        if not isinstance(loaded, dict):
+            continue
+        name = loaded.get("lr_scheduler_type", loaded.get("lr_scheduler"))
+        if isinstance(name, str) and "lr_scheduler_type" not in found:
+            found["lr_scheduler_type"] = name
+        rate = loaded.get("learning_rate")
+        if isinstance(rate, (int, float, str)) and not isinstance(rate, bool) and "learning_rate" not in found:
+            found["learning_rate"] = str(rate)
+        kwargs = loaded.get("lr_scheduler_kwargs")
+        if isinstance(kwargs, dict) and "lr_scheduler_kwargs" not in found:
+            found["lr_scheduler_kwargs"] = json.dumps(kwargs)
+    return found
+
+
+def _no_constant(name: str):
+    raise ValueError(name)
+
+
+def _plain(value) -> bool:
+    return isinstance(value, str) and len(value) < 20 or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                                           and math.isfinite(value) and abs(value) < 1e15)

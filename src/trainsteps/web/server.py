@@ -1,61 +1,316 @@
-"""A small HTTP server for the calculator (standard library only; binds to localhost by default)."""
+"""The calculator's HTTP server (standard library only; binds to localhost by default).
+
+Every answer is JSON or one of the packaged files; a bad value is a JSON 400, anything unexpected a JSON 500 (the
+connection is never just dropped). Hardening: a listen backlog of 128, a deadline per request (a client that
+trickles its headers is cut off), a cap on connections served at once, the Host header checked against the names
+this server answers to (DNS rebinding), strict security headers and no version in `Server:`.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import sys
+import threading
+import time
+from collections import OrderedDict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import urlsplit
 
-from trainsteps.errors import TrainstepsError
+REQUEST_DEADLINE = 10.0
+"""Seconds a connection may take to deliver one request (line, headers and body), idle keep-alive time included."""
+IDLE_TIMEOUT = 5.0
+"""Seconds one socket read may wait."""
+MAX_CONNECTIONS = 512
+"""Connections served at once. When all are taken, the one that has waited longest for its request is cut off to
+make room (a crowd of half-open connections cannot lock others out); only if none is waiting does a JSON 503 go out."""
+MAX_BODY = 10 * 1024 * 1024
+"""Largest request body (a pasted log plus its JSON envelope); larger is a 413 without reading it."""
+CACHE_SIZE = 512
+"""GET answers kept (the engine is pure: the same query gives the same bytes)."""
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+STATIC = {
+    "/": ("page.html", "text/html; charset=utf-8"),
+    "/index.html": ("page.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/vendor/uPlot.iife.min.js": ("vendor/uPlot.iife.min.js", "text/javascript; charset=utf-8"),
+    "/vendor/uPlot.min.css": ("vendor/uPlot.min.css", "text/css; charset=utf-8"),
+    "/vendor/uPlot.LICENSE": ("vendor/uPlot.LICENSE", "text/plain; charset=utf-8"),
+}
 
 
-def _page() -> bytes:
-    return resources.files("trainsteps.web").joinpath("page.html").read_bytes()
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    root = resources.files("trainsteps.web")
+    return {path: (root.joinpath(name).read_bytes(), kind) for path, (name, kind) in STATIC.items()}
 
 
 class Handler(BaseHTTPRequestHandler):
     server_version = "trainsteps"
+    protocol_version = "HTTP/1.1"  # keep-alive: the page's requests reuse one connection
+    disable_nagle_algorithm = True  # headers and body leave at once (no 40 ms delayed-ACK stall on keep-alive connections)
+    timeout = IDLE_TIMEOUT
+    server: CalculatorServer
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server API
-        url = urlsplit(self.path)
-        if url.path in ("/", "/index.html"):
-            return self._send(HTTPStatus.OK, _page(), "text/html; charset=utf-8")
-        if url.path in ("/api/plan", "/api/compare"):
-            return self._api(url.path, url.query)
-        return self._json(HTTPStatus.NOT_FOUND, {"error": "not found", "hint": "use / or /api/plan"})
+    def version_string(self) -> str:
+        return self.server_version  # no Python or trainsteps version in `Server:`
 
-    def _api(self, path: str, query: str) -> None:
-        from trainsteps import plan
-        from trainsteps.compare import compare_families
-        from trainsteps.web.api import spec_from_query
-
-        lang = "en"
+    def handle_one_request(self) -> None:
+        self.server.watch(self.connection)  # the reaper cuts this connection off if the request is not in by the deadline
         try:
-            spec, lang = spec_from_query(query)
-            if path == "/api/plan":
-                body = plan(spec).to_dict(lang)
-            else:
-                body = {"comparison": [row.to_dict(lang) for row in compare_families(spec)]}
-        except TrainstepsError as exc:
-            text, hint = exc.render(lang)
-            return self._json(HTTPStatus.BAD_REQUEST, {"error": text, "hint": hint})
-        self._json(HTTPStatus.OK, body)
+            super().handle_one_request()
+        except (ConnectionError, TimeoutError, OSError):
+            self.close_connection = True
+        finally:
+            self.server.unwatch(self.connection)
 
-    def _json(self, status: HTTPStatus, body: dict) -> None:
-        self._send(status, json.dumps(body, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
+    # ---- routes ----------------------------------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802 - the http.server API
+        self._guarded(self._get)
 
-    def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
+    def do_POST(self) -> None:  # noqa: N802
+        self._guarded(self._post)
+
+    def _guarded(self, action) -> None:
+        if self.command == "GET":
+            self.server.unwatch(self.connection)  # the request is in; a POST body is still to come
+        try:
+            if not self._host_allowed():
+                return self._json(HTTPStatus.MISDIRECTED_REQUEST, {"error": "this server does not answer to that Host name",
+                                                                   "hint": "open it as http://127.0.0.1:PORT/ or start it with --host NAME"})
+            action()
+        except Exception as exc:  # noqa: BLE001 - the last line of defence: a JSON 500, never a dropped connection
+            if os.environ.get("TRAINSTEPS_DEBUG") == "1":
+                import traceback
+
+                traceback.print_exc(file=sys.stderr)
+            self.close_connection = True
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {type(exc).__name__}",
+                                                          "hint": "this is a defect in trainsteps; the same settings on the "
+                                                                  "command line with TRAINSTEPS_DEBUG=1 show where"})
+
+    def _get(self) -> None:
+        url = urlsplit(self.path)
+        static = self.server.files.get(url.path)
+        if static is not None:
+            body, kind = static
+            cache = "no-cache" if url.path in ("/", "/index.html") else "public, max-age=300"
+            return self._send(HTTPStatus.OK, body, kind, cache)
+        if url.path in ("/api/plan", "/api/compare", "/api/solve"):
+            return self._cached(url.path, url.query)
+        if url.path == "/api/meta":
+            from trainsteps.web.routes import meta
+
+            return self._json(HTTPStatus.OK, meta())
+        if url.path in ("/api/explain", "/api/config"):
+            return self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"{url.path} takes a POST with a JSON body",
+                                                              "hint": "the page sends it; see docs/web.md"})
+        self._json(HTTPStatus.NOT_FOUND, {"error": f"nothing at {url.path[:100]}", "hint": "open / or use /api/plan"})
+
+    def _cached(self, path: str, query: str) -> None:
+        key = (path, query)
+        hit = self.server.cache_get(key)
+        if hit is None:
+            from trainsteps.web.routes import answer_query
+
+            hit = self._encode(*answer_query(path, query))
+            if hit[0] == HTTPStatus.OK:
+                self.server.cache_put(key, hit)
+        self._send(hit[0], hit[1], "application/json; charset=utf-8", "no-store")
+
+    def _post(self) -> None:
+        from trainsteps.web.routes import answer_post
+
+        path = urlsplit(self.path).path
+        if path not in ("/api/explain", "/api/config"):
+            return self._json(HTTPStatus.NOT_FOUND, {"error": f"nothing to POST at {path[:100]}", "hint": "use /api/explain or /api/config"})
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self.close_connection = True
+            return self._json(HTTPStatus.LENGTH_REQUIRED, {"error": "the request has no Content-Length", "hint": "send the body with its length"})
+        if int(length) > MAX_BODY:
+            self.close_connection = True  # the body is not read: closing is the only way to stay in sync
+            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {
+                "error": f"the request is {int(length):,} bytes; the page takes at most {MAX_BODY // (1024 * 1024)} MB",
+                "hint": "read large logs with the command line: trainsteps explain FILE (it streams any size)"})
+        raw = self.rfile.read(int(length))
+        self.server.unwatch(self.connection)
+        status, body = answer_post(path, raw)
+        self._json(status, body)
+
+    # ---- checks and output -----------------------------------------------------------------------------------------
+    def _host_allowed(self) -> bool:
+        allowed = self.server.allowed_hosts
+        if allowed is None:
+            return True
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host.startswith("["):
+            name = host[1:host.find("]")] if "]" in host else host
+        else:
+            name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        return name in allowed
+
+    @staticmethod
+    def _encode(status: int, body: dict) -> tuple[int, bytes]:
+        return status, json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+    def _json(self, status: int, body: dict) -> None:
+        status, data = self._encode(status, body)
+        self._send(status, data, "application/json; charset=utf-8", "no-store")
+
+    def _send(self, status: int, body: bytes, kind: str, cache: str) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", cache)
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Malformed requests (bad request line, headers too long, unknown method) answer in JSON too."""
+        self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"  # an unparseable line counts as HTTP/0.9, which has no headers: answer as 1.0
+        if not hasattr(self, "command"):
+            self.command = None
+        try:
+            self._json(code, {"error": message or HTTPStatus(code).phrase, "hint": explain or "send a plain HTTP/1.1 GET or POST"})
+        except OSError:
+            pass
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - quiet by default
-        pass
+        if os.environ.get("TRAINSTEPS_WEB_LOG") == "1":
+            super().log_message(format, *args)
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
-    return ThreadingHTTPServer((host, port), Handler)
+class CalculatorServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    allow_reuse_address = True
+
+    def __init__(self, address, allowed_hosts: set[str] | None):
+        self.allowed_hosts = allowed_hosts
+        self.files = _static_files()
+        self._deadlines: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._cache: OrderedDict = OrderedDict()
+        self._closed = threading.Event()
+        self.active = 0
+        """Connections being served now (each holds a thread)."""
+        super().__init__(address, Handler)
+        threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True).start()
+
+    # connections that take too long to send a request are shut down (slowloris)
+    def watch(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._deadlines[connection] = time.monotonic() + REQUEST_DEADLINE
+
+    def unwatch(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._deadlines.pop(connection, None)
+
+    def _reap(self) -> None:
+        while not self._closed.wait(0.5):
+            now = time.monotonic()
+            with self._lock:
+                late = [c for c, deadline in self._deadlines.items() if deadline < now]
+                for connection in late:
+                    del self._deadlines[connection]
+            for connection in late:
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def _evict_slowest(self) -> bool:
+        """Shut down the connection that has waited longest for its request; False when none is waiting."""
+        with self._lock:
+            if not self._deadlines:
+                return False
+            connection = min(self._deadlines, key=self._deadlines.get)
+            del self._deadlines[connection]
+        try:
+            connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        return True
+
+    # at most MAX_CONNECTIONS threads: a full house evicts the slowest request, else the newcomer gets a 503
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False) and not (self._evict_slowest() and self._slots.acquire(timeout=1.0)):
+            try:
+                body = b'{"error":"too many connections","hint":"try again in a moment"}'
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                                b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        with self._lock:
+            self.active += 1
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.unwatch(request)
+            with self._lock:
+                self.active -= 1
+            self._slots.release()
+
+    def server_close(self) -> None:
+        self._closed.set()
+        super().server_close()
+
+    def handle_error(self, request, client_address) -> None:
+        if os.environ.get("TRAINSTEPS_DEBUG") == "1":
+            super().handle_error(request, client_address)
+
+    def cache_get(self, key):
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+            return hit
+
+    def cache_put(self, key, value) -> None:
+        with self._lock:
+            self._cache[key] = value
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+
+def allowed_hosts_for(host: str) -> set[str] | None:
+    """Loopback names always; the --host name too; None (any Host) when listening on every interface."""
+    if host in ("0.0.0.0", "::", ""):
+        return None
+    return LOOPBACK | {host.strip("[]").lower()}
+
+
+class _CalculatorServer6(CalculatorServer):
+    address_family = socket.AF_INET6
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8000) -> CalculatorServer:
+    kind = _CalculatorServer6 if ":" in host else CalculatorServer
+    return kind((host, port), allowed_hosts_for(host))

@@ -1,0 +1,201 @@
+"""Load on `trainsteps web`: requests/s and latency percentiles with 20 concurrent clients, on localhost.
+
+The server runs as the real command (`python -m trainsteps.cli.main web --port 0`) in its own process; this process
+drives it with a pool of 20 threads, each on one keep-alive connection (what a browser does), and also opens a new
+connection per request for comparison. A baseline server (the standard library's http.server answering a fixed
+JSON body, same backlog and threading) is measured the same way in the same run, so the ratio says what trainsteps
+adds. Then the hostile cases: 300 half-open connections (slowloris) held while the pool measures again, and a mix
+of hostile values (NaN, inf, 1e400, bad booleans), which must all be JSON 400s.
+
+Run: `.venv/bin/python bench/bench_web.py [--seconds 5] [--clients 20]`. Targets: >= 500 requests/s and p99 < 50 ms
+with 20 clients on /api/plan for the seed-001 link.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlencode
+
+SEED001 = dict(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, num_train_epochs=300,
+               transformers="4.49.0")
+HOSTILE = ["num_train_epochs=nan", "num_train_epochs=inf", "num_train_epochs=1e400", "streaming=maybe", "num_examples=1e400",
+           "num_examples=" + "9" * 40, "warmup_ratio=-Infinity", "bogus=1"]
+
+
+def start_server() -> tuple[subprocess.Popen, int]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "trainsteps.cli.main", "web", "--port", "0"], stdout=subprocess.PIPE, text=True, env=env)
+    line = proc.stdout.readline()
+    port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+    return proc, port
+
+
+class _Baseline(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as trainsteps does: the ratio then measures the work, not a delayed-ACK stall
+    body = json.dumps({"ok": True, "pad": "x" * 2000}).encode()
+
+    def do_GET(self):  # noqa: N802
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+def start_baseline() -> tuple[ThreadingHTTPServer, int]:
+    ThreadingHTTPServer.request_queue_size = 128
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Baseline)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, server.server_address[1]
+
+
+def load(port: int, paths, clients: int, seconds: float, keep_alive: bool = True) -> dict:
+    """`clients` threads send requests as fast as answers come back, for `seconds`; every answer is checked."""
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    lock = threading.Lock()
+    stop = time.perf_counter() + seconds
+
+    def client(i: int) -> None:
+        mine, seen = [], {}
+        connection = None
+        n = i
+        while time.perf_counter() < stop:
+            path = paths(n) if callable(paths) else paths
+            n += clients
+            if connection is None:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            start = time.perf_counter()
+            connection.request("GET", path, headers={"Host": f"127.0.0.1:{port}"})
+            response = connection.getresponse()
+            body = response.read()
+            mine.append(time.perf_counter() - start)
+            seen[response.status] = seen.get(response.status, 0) + 1
+            json.loads(body)
+            if not keep_alive or response.getheader("Connection") == "close":
+                connection.close()
+                connection = None
+        if connection is not None:
+            connection.close()
+        with lock:
+            latencies.extend(mine)
+            for k, v in seen.items():
+                statuses[k] = statuses.get(k, 0) + v
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    began = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - began
+    latencies.sort()
+    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
+    return {"requests": len(latencies), "rps": len(latencies) / elapsed, "p50_ms": pick(0.50), "p99_ms": pick(0.99),
+            "max_ms": latencies[-1] * 1000, "statuses": statuses}
+
+
+def show(name: str, r: dict, baseline: dict | None = None) -> None:
+    ratio = f"  ({r['rps'] / baseline['rps']:.2f}x baseline rps)" if baseline else ""
+    print(f"  {name:<58} {r['rps']:>7.0f} req/s  p50 {r['p50_ms']:5.1f} ms  p99 {r['p99_ms']:5.1f} ms  "
+          f"max {r['max_ms']:6.1f} ms  {r['statuses']}{ratio}")
+
+
+def slowloris(port: int, count: int) -> list[socket.socket]:
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(b"GET /api/plan?num_examples=5 HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
+        held.append(sock)
+    return held
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=20)
+    args = parser.parse_args()
+    c, s = args.clients, args.seconds
+    link = "/api/plan?" + urlencode(SEED001)
+    baseline_server, baseline_port = start_baseline()
+    proc, port = start_server()
+    try:
+        print(f"trainsteps web on 127.0.0.1:{port}; {c} concurrent clients, {s:g} s per case, {os.cpu_count()} CPUs")
+        load(port, link, c, 1.0)  # warm up
+        base = load(baseline_port, "/", c, s)
+        show("baseline: stdlib http.server, fixed 2 kB JSON (keep-alive)", base)
+        show("/api/plan, seed-001 link (keep-alive; repeat = cached)", load(port, link, c, s), base)
+        distinct = lambda n: "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n))  # noqa: E731
+        show("/api/plan, a different plan every request (keep-alive)", load(port, distinct, c, s), base)
+        show("/api/plan, seed-001 link, new connection per request", load(port, link, c, s, keep_alive=False), base)
+        show("/api/compare, seed 001 (6 release families)", load(port, "/api/compare?" + urlencode(SEED001), c, s), base)
+        show("/ (the page)", _page(port, c, s), base)
+        hostile = lambda n: f"/api/plan?num_examples={n % 97 + 1}&" + HOSTILE[n % len(HOSTILE)]  # noqa: E731
+        r = load(port, hostile, c, s)
+        show("hostile values (NaN, inf, 1e400, bad booleans, ...)", r, base)
+        assert set(r["statuses"]) == {400}, r["statuses"]
+        held = slowloris(port, 300)
+        r = load(port, distinct, c, min(s, 3.0))
+        show("/api/plan, distinct, while 300 half-open connections hang", r, base)
+        time.sleep(11)  # REQUEST_DEADLINE is 10 s
+        closed = 0
+        for sock in held:
+            sock.settimeout(1)
+            try:
+                closed += sock.recv(10) == b""
+            except (ConnectionResetError, TimeoutError):
+                closed += 1
+            sock.close()
+        print(f"  half-open connections cut off by the server after its deadline: {closed} of {len(held)}")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        baseline_server.shutdown()
+
+
+def _page(port: int, clients: int, seconds: float) -> dict:
+    """The page is HTML, not JSON: a variant of load() that checks the status only."""
+    latencies, lock, stop = [], threading.Lock(), time.perf_counter() + seconds
+
+    def client() -> None:
+        connection, mine = http.client.HTTPConnection("127.0.0.1", port, timeout=30), []
+        while time.perf_counter() < stop:
+            start = time.perf_counter()
+            connection.request("GET", "/")
+            response = connection.getresponse()
+            response.read()
+            assert response.status == 200
+            mine.append(time.perf_counter() - start)
+        connection.close()
+        with lock:
+            latencies.extend(mine)
+
+    began = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    latencies.sort()
+    return {"requests": len(latencies), "rps": len(latencies) / (time.perf_counter() - began),
+            "p50_ms": statistics.median(latencies) * 1000, "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
+            "max_ms": latencies[-1] * 1000, "statuses": {200: len(latencies)}}
+
+
+if __name__ == "__main__":
+    main()

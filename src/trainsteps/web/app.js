@@ -1,0 +1,603 @@
+"use strict";
+// The trainsteps calculator page. Every number shown comes from the server, which runs the CLI's own commands:
+// the text blocks are the CLI's text, the figures are formatted in Python the way the CLI formats them.
+
+const T = {
+  en: {
+    tagline: "How long is this training run, really? What your framework prints and what its loop does, with where every number comes from.",
+    language: "Language", copy_link: "Copy link", copied: "Link copied", copy: "Copy", copied_cli: "Command copied",
+    tab_plan: "Plan", tab_config: "From a config", tab_explain: "Explain a log", tab_solve: "Solve", tab_pretrain: "Pretraining", tab_time: "Time",
+    footer: "Runs on this machine; nothing leaves it. Same engine as the trainsteps command line.",
+    g_framework: "Framework", g_data: "Data", g_batch: "Batch layout", g_length: "Length and release", g_events: "Warmup, logging, eval, save",
+    g_lr: "Learning-rate schedule", g_more: "More settings", g_target: "Target (give one)", g_parallel: "Parallelism", g_eval: "Evaluation and saving",
+    g_log: "The log", g_files: "Config files", g_overrides: "Settings typed on the command line (override the files)",
+    wrapper: "trainer", wrapper_note: "{name} plans come from its config file: open \"From a config\" with an example to edit.",
+    open_example: "Open an example", framework_pt: "framework", time_budget: "A time budget needs the time model, which is not in this build yet.",
+    time_missing: "Wall-clock time: this build of trainsteps has no time model yet. When it has, this tab estimates hours from your hardware and settings, as an interval with its assumptions.",
+    log_placeholder: "Paste a training log here (banner, progress bars, trainer_state.json, launcher output)...",
+    config_placeholder: "Paste a LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or a DeepSpeed JSON here...",
+    config_name: "file name", choose_log: "Choose a log file", choose_files: "Add files (dataset_info.json, data, accelerate config)",
+    drop: "or drop files here", remove: "remove", run: "Compute", too_large: "This file is {size}; the page takes at most {limit}. Run: trainsteps explain FILE (any size, constant memory).",
+    f_wall: "wall clock (expected, range)", f_gpu_hours: "GPU-hours", f_cost: "cost", g_rate: "Speed: a measured rate, or the FLOPs model",
+    g_pauses: "Evaluations, saves, preparation, price", g_budget: "Time budget",
+    f_steps: "optimizer steps", f_epochs: "epochs completed", f_samples: "samples seen (all ranks)", f_tokens: "tokens seen", f_iterations: "iterations",
+    c_lr: "Learning rate and events over optimizer steps", c_events: "Events over optimizer steps", c_samples: "Samples fed over optimizer steps",
+    c_tokens: "Tokens fed over optimizer steps", c_compare: "Every release family, same settings",
+    l_lr: "learning rate (logged at step)", l_epoch: "epoch end", l_eval: "evaluation", l_save: "checkpoint", l_log: "loss logged", l_stop: "run stops",
+    l_plan: "the plan's end", l_warmup: "end of warmup",
+    stop_caption: "The run stops at step {steps} (epoch {done} of {planned}).",
+    stop_caption_pt: "The run stops at iteration {steps}, having trained {done} of the {planned} epochs its data loader built.", plan_caption: " {planned} epochs would end at step {end}.",
+    lr_caption: "{name} over {total} steps (num_training_steps = the plan's max_steps), warmup {warmup} steps.",
+    cli_output: "What the command line prints", cli_line: "The same on the command line", family: "release family", release: "release", steps: "optimizer steps", epochs: "epochs",
+    loading: "Computing...", failed: "The server did not answer: {detail}",
+  },
+  zh: {
+    tagline: "这次训练到底有多长？你的框架会打印什么、训练循环实际会做什么，以及每个数字的来历。",
+    language: "语言", copy_link: "复制链接", copied: "链接已复制", copy: "复制", copied_cli: "命令已复制",
+    tab_plan: "规划", tab_config: "从配置文件", tab_explain: "解释日志", tab_solve: "求解", tab_pretrain: "预训练", tab_time: "时间",
+    footer: "在本机运行，数据不会离开本机。与 trainsteps 命令行使用同一引擎。",
+    g_framework: "框架", g_data: "数据", g_batch: "批次布局", g_length: "训练长度与版本", g_events: "预热、日志、评估、保存",
+    g_lr: "学习率调度", g_more: "更多设置", g_target: "目标（填一项）", g_parallel: "并行", g_eval: "评估与保存",
+    g_log: "日志", g_files: "配置文件", g_overrides: "命令行上输入的设置（覆盖文件中的值）",
+    wrapper: "训练器", wrapper_note: "{name} 的规划来自它的配置文件：打开“从配置文件”并载入示例后修改。",
+    open_example: "打开示例", framework_pt: "框架", time_budget: "时间预算需要时间模型，此版本尚未包含。",
+    time_missing: "实际耗时：此版本的 trainsteps 还没有时间模型。加入后，此页将根据硬件与设置估计小时数，以区间给出并说明假设。",
+    log_placeholder: "在此粘贴训练日志（横幅、进度条、trainer_state.json、启动器输出）……",
+    config_placeholder: "在此粘贴 LLaMA-Factory / Axolotl / TRL / ms-swift 的 YAML、TrainingArguments JSON 或 DeepSpeed JSON……",
+    config_name: "文件名", choose_log: "选择日志文件", choose_files: "添加文件（dataset_info.json、数据、accelerate 配置）",
+    drop: "或把文件拖到这里", remove: "移除", run: "计算", too_large: "此文件大小为 {size}，网页最多接受 {limit}。请运行：trainsteps explain FILE（任意大小，固定内存）。",
+    f_wall: "实际耗时（期望值与区间）", f_gpu_hours: "GPU 小时", f_cost: "费用", g_rate: "速度：实测速率，或 FLOPs 模型",
+    g_pauses: "评估、保存、准备、价格", g_budget: "时间预算",
+    f_steps: "优化步数", f_epochs: "完成轮数", f_samples: "已训练样本数（所有进程）", f_tokens: "已训练 token 数", f_iterations: "迭代数",
+    c_lr: "学习率与事件（横轴为优化步）", c_events: "事件（横轴为优化步）", c_samples: "已训练样本数（横轴为优化步）",
+    c_tokens: "已训练 token 数（横轴为优化步）", c_compare: "同样设置下的各版本族",
+    l_lr: "学习率（该步记录的值）", l_epoch: "轮次结束", l_eval: "评估", l_save: "检查点", l_log: "记录损失", l_stop: "训练停止", l_plan: "计划的结束", l_warmup: "预热结束",
+    stop_caption: "训练在第 {steps} 步停止（第 {done} 轮，共 {planned} 轮）。",
+    stop_caption_pt: "训练在第 {steps} 次迭代停止，训练了数据加载器所构建的 {planned} 轮中的 {done} 轮。", plan_caption: "{planned} 轮将在第 {end} 步结束。",
+    lr_caption: "{name}，共 {total} 步（num_training_steps = 计划的 max_steps），预热 {warmup} 步。",
+    cli_output: "命令行的输出", cli_line: "在命令行上", family: "版本族", release: "版本", steps: "优化步数", epochs: "轮数",
+    loading: "计算中……", failed: "服务器没有回应：{detail}",
+  },
+};
+
+// Field kinds: int, float, text, bool (sent when checked), boolT (true by default; sent as false when unchecked),
+// select (first option = the CLI default, sent as nothing), release (text with the known releases as suggestions).
+const F = (name, kind, extra = {}) => ({name, kind, ...extra});
+const HF_FIELDS = [
+  {group: "g_data", fields: [F("num_examples", "int"), F("streaming", "bool"), F("dataset_tokens", "int"), F("seq_length", "int")]},
+  {group: "g_batch", fields: [F("per_device_train_batch_size", "int", {ph: "8"}), F("gradient_accumulation_steps", "int", {ph: "1"}),
+    F("world_size", "int", {ph: "1"}), F("dataloader_drop_last", "bool")]},
+  {group: "g_length", fields: [F("num_train_epochs", "float", {ph: "3"}), F("max_steps", "int", {ph: "-1"}), F("resume_from_step", "int"),
+    F("transformers", "release")]},
+  {group: "g_events", fold: true, fields: [F("warmup_ratio", "float"), F("warmup_steps", "float"), F("logging_steps", "float", {ph: "500"}),
+    F("eval_strategy", "select", {options: ["", "no", "steps", "epoch"]}), F("eval_steps", "float"),
+    F("save_strategy", "select", {options: ["", "steps", "epoch", "best", "no"]}), F("save_steps", "float", {ph: "500"})]},
+  {group: "g_lr", fold: true, fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float", {ph: "5e-5"}),
+    F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
+  {group: "g_more", details: true, fields: [F("logging_strategy", "select", {options: ["", "steps", "epoch", "no"]}), F("logging_first_step", "bool"),
+    F("eval_delay", "float", {ph: "0"}), F("split_batches", "bool"), F("even_batches", "boolT"), F("dispatch_batches", "select", {options: ["", "false"]}),
+    F("tensor_parallel_size", "int", {ph: "1"}), F("context_parallel_size", "int", {ph: "1"}), F("sequence_parallel_size", "int", {ph: "1"}),
+    F("trainable_parameters", "int")]},
+];
+const WRAPPERS = {hf: "Hugging Face Trainer", llamafactory: "LLaMA-Factory", trl: "TRL", axolotl: "Axolotl", swift: "ms-swift",
+  verl: "verl (RL)", openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)"};
+// RL trainers are planned from their launch line (shown when this build models them: /api/meta rl_frameworks)
+const RL = {
+  verl: "python3 -m verl.trainer.main_ppo data.train_files=train.parquet data.train_batch_size=256 actor_rollout_ref.rollout.n=5 actor_rollout_ref.actor.ppo_mini_batch_size=64 trainer.n_gpus_per_node=8 trainer.nnodes=1 trainer.total_epochs=3",
+  openrlhf: "deepspeed --module openrlhf.cli.train_ppo_ray --rollout_batch_size 1024 --n_samples_per_prompt 4 --train_batch_size 256 --micro_train_batch_size 4 --num_episodes 1",
+  easyr1: "python3 -m verl.trainer.main config=examples/config.yaml data.rollout_batch_size=512 worker.rollout.n=5 trainer.total_epochs=15",
+};
+const PT = ["megatron", "neox", "deepspeed", "lightning"];
+const PT_FIELDS = [
+  {group: "g_framework", fields: [F("framework", "select", {options: PT, noDefault: true})]},
+  {group: "g_data", fields: [F("train_tokens", "int", {fw: "megatron neox"}), F("seq_length", "int", {fw: "megatron neox", ph: "2048"}),
+    F("split", "text", {fw: "megatron neox", ph: "969, 30, 1"}), F("num_examples", "int", {fw: "lightning"})]},
+  {group: "g_batch", fields: [F("world_size", "int", {ph: "1"}), F("global_batch_size", "int", {fw: "megatron"}),
+    F("train_batch_size", "int", {fw: "neox deepspeed"}), F("micro_batch_size", "int", {fw: "megatron neox deepspeed"}),
+    F("per_device_train_batch_size", "int", {fw: "lightning deepspeed", ph: "8"}), F("gradient_accumulation_steps", "int", {fw: "neox deepspeed lightning", ph: "1"}),
+    F("dataloader_drop_last", "bool", {fw: "lightning"}), F("rampup_batch_size", "text", {fw: "megatron", ph: "32 32 1000000"}),
+    F("decrease_batch_size_if_needed", "bool", {fw: "megatron"}), F("step_batch_size_schedule", "text", {fw: "megatron", ph: "0:768 250B:1536"})]},
+  {group: "g_length", fields: [F("train_iters", "int", {fw: "megatron neox"}), F("train_samples", "int", {fw: "megatron"}),
+    F("train_epochs", "int", {fw: "neox"}), F("max_epochs", "int", {fw: "lightning"}), F("max_steps", "int", {fw: "lightning", ph: "-1"}),
+    F("limit_train_batches", "text", {fw: "lightning", ph: "1.0"}), F("megatron_version", "text", {fw: "megatron", ph: "0.19.0"}),
+    F("megatron_code", "select", {fw: "megatron", options: ["", "core", "legacy"]}), F("neox_version", "select", {fw: "neox", options: ["", "main", "2.0", "1.0"]})]},
+  {group: "g_parallel", fields: [F("tensor_parallel_size", "int", {fw: "megatron neox deepspeed", ph: "1"}),
+    F("pipeline_parallel_size", "int", {fw: "megatron neox deepspeed", ph: "1"}), F("context_parallel_size", "int", {fw: "megatron", ph: "1"}),
+    F("expert_parallel_size", "int", {fw: "megatron", ph: "1"})]},
+  {group: "g_eval", fields: [F("eval_interval", "int", {fw: "megatron neox", ph: "1000"}), F("eval_iters", "int", {fw: "megatron neox", ph: "100"}),
+    F("eval_global_batch_size", "int", {fw: "megatron"}), F("save_interval", "int", {fw: "megatron neox"}),
+    F("lr_warmup_iters", "int", {fw: "megatron", ph: "0"}), F("warmup", "float", {fw: "neox", ph: "0.01"}), F("seed", "int", {fw: "neox", ph: "1234"})]},
+];
+const SOLVE_FIELDS = [
+  {group: "g_target", fields: [F("epochs", "float"), F("examples", "int"), F("tokens", "int"), F("max_steps", "int"), F("global_batch", "int"),
+    F("max_per_device_batch", "int")]},
+  {group: "g_data", fields: [F("num_examples", "int"), F("dataset_tokens", "int"), F("seq_length", "int"), F("streaming", "bool")]},
+  {group: "g_batch", fields: [F("per_device_train_batch_size", "int", {ph: "8"}), F("gradient_accumulation_steps", "int", {ph: "1"}),
+    F("world_size", "int", {ph: "1"}), F("dataloader_drop_last", "bool"), F("dispatch_batches", "select", {options: ["", "false"]}),
+    F("transformers", "release")]},
+];
+const EXPLAIN_FIELDS = [
+  {group: "g_more", fields: [F("framework", "select", {options: ["", "hf", "neox", "megatron", "deepspeed", "lightning"]}), F("raw_examples", "int"),
+    F("seq_length", "int"), F("global_batch_size", "int")]},
+];
+const CONFIG_FIELDS = [
+  {group: "g_overrides", fields: [F("launch", "text", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
+    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256", needsRL: true}),
+    F("num_examples", "int"), F("world_size", "int"),
+    F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
+  {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
+];
+const RATE_FIELDS = [F("step_time", "text", {ph: "4s"}), F("tokens_per_second", "text", {ph: "3500/gpu"}), F("samples_per_second", "text"),
+  F("params", "text", {ph: "7.6B"}), F("gpu", "gpu"), F("dtype", "select", {options: ["", "bf16", "fp16", "fp8", "tf32", "fp32"]}),
+  F("mfu", "text", {ph: "0.3-0.5"}), F("training", "select", {options: ["", "full", "lora", "qlora", "frozen"]})];
+const TIME_FIELDS = [
+  HF_FIELDS[0], HF_FIELDS[1], HF_FIELDS[2],
+  {group: "g_rate", fields: RATE_FIELDS},
+  {group: "g_pauses", fold: true, fields: [F("eval_strategy", "select", {options: ["", "no", "steps", "epoch"]}), F("eval_steps", "float"),
+    F("eval_examples", "int"), F("eval_time", "text", {ph: "90s"}), F("save_steps", "float", {ph: "500"}), F("save_time", "text", {ph: "30s"}),
+    F("prepare_time", "text", {ph: "10m"}), F("price_per_gpu_hour", "float"), F("currency", "text", {ph: "USD"})]},
+];
+SOLVE_FIELDS.push({group: "g_budget", fold: true, fields: [F("time_budget", "text", {ph: "12h"}), F("safety_margin", "float", {ph: "0.1"}),
+  F("save_every", "text", {ph: "1h"}), ...RATE_FIELDS]});
+const TABS = {
+  plan: {api: "/api/plan", groups: HF_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
+    num_train_epochs: "300", transformers: "4.49.0"}},
+  config: {api: "/api/config", post: true, groups: CONFIG_FIELDS, example: {}},
+  explain: {api: "/api/explain", post: true, groups: EXPLAIN_FIELDS, example: {}},
+  solve: {api: "/api/solve", groups: SOLVE_FIELDS, example: {streaming: "true", num_examples: "1047", epochs: "3", per_device_train_batch_size: "10",
+    gradient_accumulation_steps: "8"}},
+  pretrain: {api: "/api/plan", groups: PT_FIELDS, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
+    global_batch_size: "1024", micro_batch_size: "4", world_size: "64", train_iters: "15000"}},
+  time: {api: null, groups: TIME_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
+    num_train_epochs: "300", transformers: "4.49.0", step_time: "4s"}},  // on when /api/meta reports the time model
+};
+// Config templates for the wrapper picker (shapes of the repository's examples/; edit them to your run)
+const TEMPLATES = {
+  llamafactory: ["sft.yaml", "### LLaMA-Factory SFT: data sizes come from dataset_info.json + your data, or set num_examples below\nstage: sft\ndo_train: true\nfinetuning_type: lora\ndataset: my_data\ntemplate: llama3\ncutoff_len: 2048\nper_device_train_batch_size: 10\ngradient_accumulation_steps: 8\nnum_train_epochs: 300.0\nlr_scheduler_type: cosine\nwarmup_ratio: 0.1\nlogging_steps: 10\nsave_steps: 500\n"],
+  trl: ["sft.yaml", "# TRL SFT (trl sft --config sft.yaml)\nmodel_name_or_path: Qwen/Qwen2.5-0.5B\ndataset_name: my_data\nper_device_train_batch_size: 8\ngradient_accumulation_steps: 4\nnum_train_epochs: 3\nlearning_rate: 2.0e-5\nlr_scheduler_type: cosine\nwarmup_ratio: 0.03\nlogging_steps: 10\n"],
+  axolotl: ["axolotl.yml", "base_model: Qwen/Qwen2.5-0.5B\ndatasets:\n  - path: data.jsonl\n    type: alpaca\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nnum_epochs: 3\nlearning_rate: 0.0002\nlr_scheduler: cosine\nwarmup_ratio: 0.1\n"],
+  swift: ["sft.sh", "NPROC_PER_NODE=4 swift sft --model Qwen/Qwen2.5-7B-Instruct --dataset data.jsonl --per_device_train_batch_size 1 --num_train_epochs 3\n"],
+};
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") node.textContent = v; else if (k.startsWith("on")) node.addEventListener(k.slice(2), v); else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+};
+const fmt = (s, params) => s.replace(/\{(\w+)\}/g, (_, k) => (params[k] ?? `{${k}}`));
+const state = {tab: "plan", lang: "en", values: {}, text: "", configName: "config.yaml", files: [], meta: null, wrapper: "hf"};
+const t = (k) => T[state.lang][k] ?? T.en[k] ?? k;
+let requestId = 0, timer = null;
+
+// ---- URL state ----------------------------------------------------------------------------------------------------
+function readURL() {
+  const q = new URLSearchParams(location.search);
+  state.tab = TABS[q.get("tab")] ? q.get("tab") : "plan";
+  state.lang = q.get("lang") === "zh" ? "zh" : "en";
+  const values = {};
+  for (const [k, v] of q) if (k !== "tab" && k !== "lang") values[k] = v;
+  const usable = Object.keys(values).length > 0;
+  state.values = usable ? values : {...TABS[state.tab].example};
+  state.fromExample = !usable;
+}
+function urlFor() {
+  const q = new URLSearchParams();
+  if (state.tab !== "plan") q.set("tab", state.tab);
+  for (const [k, v] of Object.entries(state.values)) q.set(k, v);
+  if (state.lang !== "en") q.set("lang", state.lang);
+  const s = q.toString();
+  return location.pathname + (s ? "?" + s : "");
+}
+function writeURL(push) {
+  const url = urlFor();
+  if (url === location.pathname + location.search) return;
+  if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+}
+
+// ---- the form -----------------------------------------------------------------------------------------------------
+function fieldInput(f) {
+  const id = "f-" + f.name;
+  if (f.kind === "bool" || f.kind === "boolT") return el("input", {id, name: f.name, type: "checkbox"});
+  if (f.kind === "lines") return el("textarea", {id, name: f.name, placeholder: f.ph || "", spellcheck: "false", rows: "2"});
+  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu" || f.kind === "framework") {
+    const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.kind === "gpu" ? ["", ...(state.meta?.gpus || [])]
+      : f.kind === "framework" ? ["", "deepspeed", ...(state.meta?.rl_frameworks || [])] : f.options;
+    return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: o === "" ? "(default)" : o})));
+  }
+  const attrs = {id, name: f.name, type: "text", placeholder: f.ph || "", spellcheck: "false"};
+  if (f.kind === "int") attrs.inputmode = "numeric";
+  if (f.kind === "float") attrs.inputmode = "decimal";
+  if (f.kind === "release") { attrs.list = "releases"; attrs.placeholder = state.meta?.newest || ""; }
+  return el("input", attrs);
+}
+function fieldRow(f) {
+  const row = [el("label", {for: "f-" + f.name, text: f.name, "data-fw": f.fw}), fieldInput(f)];
+  row[1].dataset.kind = f.kind;
+  if (f.fw) row[1].dataset.fw = f.fw;
+  return row;
+}
+function buildForm() {
+  const form = $("settings");
+  form.replaceChildren();
+  const tab = TABS[state.tab];
+  if (state.tab === "plan") {
+    form.append(el("h3", {text: t("g_framework")}), el("label", {for: "wrapper", text: t("wrapper")}),
+      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).filter(([k]) => !RL[k] || (state.meta?.rl_frameworks || []).includes(k))
+        .map(([k, v]) => el("option", {value: k, text: v}))));
+    form.append(el("p", {class: "note", id: "wrapper-note", hidden: true}));
+  }
+  if (state.tab === "explain") {
+    form.append(el("h3", {text: t("g_log")}), el("label", {class: "visually-hidden", for: "log-text", text: t("g_log")}),
+      el("textarea", {id: "log-text", class: "wide", placeholder: t("log_placeholder"), spellcheck: "false"}),
+      el("label", {class: "wide", for: "log-file", text: t("choose_log")}), el("input", {id: "log-file", class: "wide", type: "file"}),
+      el("div", {class: "drop", id: "drop", text: t("drop")}));
+  }
+  if (state.tab === "config") {
+    form.append(el("h3", {text: t("g_files")}), el("label", {for: "config-name", text: t("config_name")}),
+      el("input", {id: "config-name", type: "text", value: state.configName, spellcheck: "false"}),
+      el("label", {class: "visually-hidden", for: "config-text", text: t("g_files")}),
+      el("textarea", {id: "config-text", class: "wide", placeholder: t("config_placeholder"), spellcheck: "false"}),
+      el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
+      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}));
+  }
+  if (state.tab === "solve" && !state.meta.time_model) form.append(el("p", {class: "note", text: t("time_budget")}));
+  if (state.tab === "time" && !TABS.time.api) return;
+  for (const g of tab.groups) {
+    const rows = g.fields.filter((f) => !f.needsRL || (state.meta?.rl_frameworks || []).length).map(fieldRow).flat();
+    const used = g.fields.some((f) => state.values[f.name] !== undefined);
+    if (g.details || (g.fold && !used)) form.append(el("details", {open: used}, el("summary", {text: t(g.group)}), el("div", {}, rows)));
+    else form.append(el("h3", {text: t(g.group)}), ...rows);
+  }
+  if (tab.post) form.append(el("span"), el("button", {type: "submit", class: "primary", id: "run", text: t("run")}));
+  fillForm();
+  wireForm();
+}
+function fillForm() {
+  for (const input of $("settings").querySelectorAll("[name]")) {
+    const v = state.values[input.name];
+    if (input.type === "checkbox") input.checked = input.dataset.kind === "boolT" ? v !== "false" : ["true", "1", "on", "yes"].includes(String(v).toLowerCase());
+    else input.value = v ?? "";
+  }
+  if (state.tab === "explain") $("log-text").value = state.text;
+  if (state.tab === "config") { $("config-text").value = state.configText || ""; showFiles(); }
+  showFrameworkFields();
+}
+function collect() {
+  const values = {}, fw = currentFramework();
+  for (const input of $("settings").querySelectorAll("[name]")) {
+    if (input.dataset.fw && !input.dataset.fw.split(" ").includes(fw)) continue;
+    if (input.type === "checkbox") {
+      if (input.dataset.kind === "boolT") { if (!input.checked) values[input.name] = "false"; } else if (input.checked) values[input.name] = "true";
+    } else if (input.value.trim() !== "") values[input.name] = input.value.trim();
+  }
+  return values;
+}
+function currentFramework() { const s = $("f-framework"); return s ? s.value : ""; }
+function showFrameworkFields() {
+  const fw = currentFramework();
+  for (const node of $("settings").querySelectorAll("[data-fw]")) {
+    const on = node.dataset.fw.split(" ").includes(fw);
+    node.hidden = !on;
+  }
+}
+function wireForm() {
+  const form = $("settings");
+  form.addEventListener("input", (e) => {
+    if (e.target.id === "f-framework") showFrameworkFields();
+    if (e.target.id === "wrapper" || e.target.type === "file") return;
+    if (e.target.id === "log-text") { state.text = e.target.value; return; }
+    if (e.target.id === "config-text") { state.configText = e.target.value; return; }
+    if (e.target.id === "config-name") { state.configName = e.target.value; return; }
+    state.values = collect();
+    if (TABS[state.tab].post) { writeURL(false); return; }  // posted tabs compute on "Compute" (a log can be large)
+    clearTimeout(timer);
+    timer = setTimeout(() => { writeURL(true); compute(); }, 300);
+  });
+  form.addEventListener("submit", (e) => { e.preventDefault(); state.values = collect(); writeURL(true); compute(); });
+  const wrapper = $("wrapper");
+  if (wrapper) wrapper.addEventListener("change", () => {
+    const note = $("wrapper-note");
+    note.replaceChildren();
+    note.hidden = wrapper.value === "hf";
+    if (wrapper.value === "hf") return;
+    note.append(fmt(t("wrapper_note"), {name: WRAPPERS[wrapper.value]}) + " ",
+      el("button", {type: "button", id: "open-example", text: t("open_example"), onclick: () => openTemplate(wrapper.value)}));
+  });
+  const file = $("log-file") || $("config-files");
+  if (file) file.addEventListener("change", () => readFiles([...file.files]));
+  const drop = $("drop");
+  if (drop) {
+    drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+    drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+    drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); readFiles([...e.dataTransfer.files]); });
+  }
+}
+function openTemplate(name) {
+  if (RL[name]) {
+    state.tab = "config"; state.values = {framework: name, launch: RL[name]}; state.configText = ""; state.files = [];
+    writeURL(true); render(); return;
+  }
+  const [file, text] = TEMPLATES[name];
+  state.tab = "config"; state.values = {}; state.configName = file; state.configText = text; state.files = [];
+  writeURL(true); render();
+}
+function readFiles(files) {
+  const limit = state.tab === "explain" ? state.meta.limits.log_bytes : state.meta.limits.config_bytes;
+  for (const f of files) {
+    if (f.size > limit) { showError({error: fmt(t("too_large"), {size: mb(f.size), limit: mb(limit)})}); return; }
+  }
+  Promise.all(files.map((f) => f.text().then((text) => ({name: f.name, text})))).then((read) => {
+    if (state.tab === "explain") { state.text = read.map((r) => r.text).join("\n"); $("log-text").value = state.text; compute(); return; }
+    for (const r of read) {
+      if (!$("config-text").value.trim() && /\.(ya?ml|json|sh|txt)$/i.test(r.name) && r.name !== "dataset_info.json") {
+        state.configText = r.text; state.configName = r.name; $("config-text").value = r.text; $("config-name").value = r.name;
+      } else state.files = [...state.files.filter((x) => x.name !== r.name), r];
+    }
+    showFiles(); compute();
+  });
+}
+const mb = (n) => (n / 1048576).toFixed(1) + " MB";
+function showFiles() {
+  const list = $("file-list");
+  if (!list) return;
+  list.replaceChildren(...state.files.map((f) => el("span", {}, f.name, el("button", {type: "button", "aria-label": t("remove") + " " + f.name, text: "×",
+    onclick: () => { state.files = state.files.filter((x) => x !== f); showFiles(); }}))));
+}
+
+// ---- requests -----------------------------------------------------------------------------------------------------
+async function call(tab) {
+  const spec = TABS[tab];
+  if (!spec.post) {
+    const q = new URLSearchParams({...state.values, lang: state.lang});
+    return fetchJSON(spec.api + "?" + q);
+  }
+  const settings = {...state.values, lang: state.lang};
+  const body = tab === "explain" ? {text: state.text, settings}
+    : {files: [{name: state.configName || "config.yaml", text: state.configText || ""}, ...state.files.map((f) => ({...f, role: /\.(ya?ml)$/i.test(f.name) && !/dataset_info/.test(f.name) ? undefined : "data"}))], settings};
+  return fetchJSON(spec.api, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+}
+async function fetchJSON(url, init) {
+  try {
+    const res = await fetch(url, init);
+    return [res.ok, await res.json()];
+  } catch (err) {
+    return [false, {error: fmt(t("failed"), {detail: String(err)})}];
+  }
+}
+async function compute() {
+  const id = ++requestId, tab = state.tab;
+  if (!TABS[tab].api) return renderTime();
+  const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
+  if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
+  $("result").setAttribute("aria-busy", "true");
+  const jobs = [call(tab)];
+  if (tab === "plan") jobs.push(fetchJSON("/api/compare?" + new URLSearchParams({...state.values, lang: state.lang})));
+  const [[ok, body], compare] = await Promise.all(jobs);
+  if (id !== requestId) return;  // a newer request is on its way
+  $("result").setAttribute("aria-busy", "false");
+  if (!ok) return showError(body);
+  renderResult(body, compare && compare[0] ? compare[1] : null);
+}
+
+// ---- results ------------------------------------------------------------------------------------------------------
+function showError(e) {
+  $("result").replaceChildren(el("div", {class: "error", role: "alert", id: "error"}, el("strong", {text: e.error || "error"}),
+    e.hint ? el("div", {text: e.hint}) : null));
+}
+function figure(key, value) {
+  return el("div", {class: "figure", "data-figure": key}, el("div", {class: "k", text: t(key)}), el("div", {class: "v", text: value}));
+}
+function renderResult(body, compare) {
+  const out = [], charts = body.web.charts;
+  if (charts) charts.framework = body.framework;
+  if (charts && charts.steps !== undefined) {
+    const pretrain = body.framework !== "hf";
+    const figs = [figure(pretrain && body.framework !== "lightning" ? "f_iterations" : "f_steps",
+      pretrain ? charts.steps_text : `${charts.steps_text} / ${charts.max_steps_text}`)];
+    if (!pretrain || body.framework === "lightning") figs.push(figure("f_epochs", charts.epochs_planned_text !== "?" && !body.run.rank_split
+      ? `${charts.epochs_completed_text} / ${charts.epochs_planned_text}` : charts.epochs_completed_text));
+    if (charts.progress) figs.push(figure(charts.progress.unit === "tokens" ? "f_tokens" : "f_samples", charts.progress.total_text));
+    out.push(el("div", {class: "figures"}, figs));
+  }
+  if (body.web.time) {
+    const tm = body.web.time;
+    const figs = [el("div", {class: "figure", "data-figure": "f_wall"}, el("div", {class: "k", text: t("f_wall")}), el("div", {class: "v", text: tm.wall_text}),
+      el("div", {class: "k", text: tm.wall_range_text}))];
+    if (tm.gpu_hours_text) figs.push(figure("f_gpu_hours", tm.gpu_hours_text));
+    if (tm.cost_text) figs.push(figure("f_cost", tm.cost_text));
+    out.push(el("div", {class: "figures"}, figs));
+  }
+  for (const w of body.warnings || []) if (w && w.code) out.push(el("div", {class: "warn"}, el("code", {text: `[${w.code}]`}), " " + w.message));
+  const main = [];
+  if (charts && charts.steps !== undefined) main.push(eventsCard(charts), charts.progress ? progressCard(charts.progress) : null);
+  if (compare && compare.web) main.push(compareCard(compare.web.charts, body.family && body.family.name));
+  else if (charts && charts.families) main.push(compareCard(charts, null));
+  const cards = main.filter(Boolean);
+  if (cards.length) {
+    const side = compare && compare.web ? cards.pop() : null;
+    out.push(el("div", {class: "row2" + (side ? "" : " single")}, el("div", {}, cards), side));
+  }
+  out.push(cliCard(body.web));
+  $("result").replaceChildren(...out);
+  drawPending();
+}
+function cliCard(web) {
+  const pre = el("pre", {id: "cli-text"});
+  for (const line of web.text.split("\n")) {
+    pre.append(/^\S/.test(line) ? el("strong", {text: line}) : line, "\n");
+  }
+  if (pre.lastChild) pre.lastChild.remove();  // no newline after the last line: textContent equals the CLI's text
+  const copy = el("button", {type: "button", id: "copy-cli", text: t("copy"), onclick: () => copyText(web.cli, t("copied_cli"))});
+  return el("div", {class: "card"}, el("h2", {text: t("cli_line")}), el("div", {class: "cli"}, el("pre", {id: "cli-line", text: web.cli}), copy),
+    el("h2", {text: t("cli_output")}), pre);
+}
+function compareCard(c, current) {
+  const max = Math.max(1, ...c.families.map((f) => f.steps || 0));
+  const rows = c.families.map((f) => el("div", {class: "bar" + (f.family === current ? " current" : ""), "data-family": f.family},
+    el("span", {text: f.family}), el("div", {class: "track", role: "img", "aria-label": `${f.family}: ${f.steps_text} ${t("steps")}, ${f.epochs_text} ${t("epochs")}`},
+      barFill(f.steps ? f.steps / max : 0)), el("span", {class: "num", text: `${f.steps_text} · ${f.epochs_text} ${t("epochs")}`})));
+  const table = el("table", {class: "compare"}, el("tr", {}, [t("family"), t("release"), t("steps"), t("epochs")].map((h) => el("th", {text: h}))),
+    c.families.map((f) => el("tr", {}, [f.family, f.version, f.steps_text, f.epochs_text].map((v) => el("td", {text: v})))));
+  const errors = c.families.filter((f) => f.error).map((f) => el("p", {class: "caption"}, el("strong", {text: f.family + ": "}), f.error));
+  return el("div", {class: "card", id: "compare"}, el("h2", {text: t("c_compare")}), el("div", {class: "bars"}, rows), table, errors);
+}
+function barFill(share) {
+  const fill = el("div", {class: "fill"});
+  fill.style.width = (share * 100).toFixed(1) + "%";
+  return fill;
+}
+function copyText(text, done) {
+  const ok = () => toast(done);
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(ok, () => fallbackCopy(text, ok));
+  else fallbackCopy(text, ok);
+}
+function fallbackCopy(text, ok) {
+  const area = el("textarea", {"aria-hidden": "true"});
+  area.value = text; document.body.append(area); area.select();
+  try { document.execCommand("copy"); ok(); } finally { area.remove(); }
+}
+function toast(text) {
+  const node = el("div", {class: "toast", role: "status", text});
+  document.body.append(node);
+  setTimeout(() => node.remove(), 1600);
+}
+function renderTime() {
+  $("result").replaceChildren(el("div", {class: "card", id: "time-missing"}, el("p", {text: t("time_missing")})));
+}
+
+// ---- charts (uPlot) -----------------------------------------------------------------------------------------------
+const pending = [];
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+window.__charts = {};
+function eventsCard(c) {
+  const lr = c.lr && c.lr.points.length ? c.lr : null;
+  const box = el("div", {class: "chart", id: "chart-events", "data-epoch-ends": c.epoch_end_steps.join(","), "data-stop": c.steps,
+    role: "img", "aria-label": t(lr ? "c_lr" : "c_events") + ". " + stopCaption(c)});
+  const legend = el("div", {class: "legend"}, [["l_lr", "--lr", !!lr], ["l_epoch", "--epoch", c.epoch_end_steps.length], ["l_log", "--log", c.log_steps.length],
+    ["l_eval", "--eval", c.eval_steps.length], ["l_save", "--save", c.save_steps.length], ["l_stop", "--stop", true],
+    ["l_plan", "--plan", c.planned_end_step || c.max_steps !== c.steps]].filter((x) => x[2])
+    .map(([k, v]) => { const i = el("i"); i.style.background = css(v); return el("span", {}, i, t(k)); }));
+  const caption = [stopCaption(c)];
+  if (lr) caption.push(fmt(t("lr_caption"), {name: lr.scheduler, total: c.max_steps_text, warmup: String(lr.warmup_steps)}));
+  if (c.lr && c.lr.problem) caption.push(c.lr.problem);
+  pending.push(() => drawEvents(box, c, lr));
+  return el("div", {class: "card"}, el("h2", {text: t(lr ? "c_lr" : "c_events")}), box, legend, el("p", {class: "caption", id: "stop-caption", text: caption.join(" ")}));
+}
+function stopCaption(c) {
+  let s = fmt(t(c.framework === "hf" || c.framework === "lightning" ? "stop_caption" : "stop_caption_pt"),
+              {steps: c.steps_text, done: c.epochs_completed_text, planned: c.epochs_planned_text});
+  if (c.planned_end_step) s += fmt(t("plan_caption"), {planned: c.epochs_planned_text, end: c.planned_end_text});
+  return s;
+}
+function progressCard(p) {
+  const box = el("div", {class: "chart", id: "chart-progress", role: "img", "aria-label": t(p.unit === "tokens" ? "c_tokens" : "c_samples") + ": " + p.total_text});
+  pending.push(() => drawProgress(box, p));
+  return el("div", {class: "card"}, el("h2", {text: t(p.unit === "tokens" ? "c_tokens" : "c_samples")}), box);
+}
+function drawPending() { while (pending.length) pending.shift()(); }
+const compact = new Intl.NumberFormat("en-US", {notation: "compact", maximumSignificantDigits: 4});
+// axis ticks only (the figures and texts carry the exact numbers): 1,000 below a million, 31.46B above
+const groupFmt = (v) => (v == null ? "" : Math.abs(v) >= 1e6 ? compact.format(v) : Number.isInteger(v) ? v.toLocaleString("en-US") : String(+v.toPrecision(4)));
+function baseOpts(box, height) {
+  return {width: Math.max(240, box.clientWidth), height, legend: {show: false}, cursor: {y: false},
+    axes: [{stroke: css("--muted"), grid: {stroke: css("--line")}, ticks: {stroke: css("--line")}, values: (u, vals) => vals.map(groupFmt)},
+           {stroke: css("--muted"), grid: {stroke: css("--line")}, ticks: {stroke: css("--line")}, size: 64, values: (u, vals) => vals.map(groupFmt)}]};
+}
+function drawEvents(box, c, lr) {
+  const end = Math.max(c.steps, c.max_steps, c.planned_end_step || 0, 1);
+  const xs = lr ? lr.points.map((p) => p[0]) : [0, end];
+  const ys = lr ? lr.points.map((p) => p[1]) : [null, null];
+  const drawn = {epochs: [], stop: null};
+  const opts = baseOpts(box, lr ? 260 : 110);
+  opts.scales = {x: {time: false, range: [0, end]}, y: lr ? {} : {range: [0, 1]}};
+  opts.series = [{}, {label: t("l_lr"), stroke: css("--lr"), width: 2, points: {show: false}}];
+  if (!lr) opts.axes[1].show = false;
+  opts.hooks = {draw: [(u) => {
+    const ctx = u.ctx, top = u.bbox.top, bottom = u.bbox.top + u.bbox.height;
+    const vline = (step, color, width, dash, from = top, to = bottom) => {
+      const x = Math.round(u.valToPos(step, "x", true));
+      ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = width; ctx.setLineDash(dash);
+      ctx.beginPath(); ctx.moveTo(x, from); ctx.lineTo(x, to); ctx.stroke(); ctx.restore();
+      return x;
+    };
+    const dpr = devicePixelRatio || 1;
+    const spacing = c.epoch_end_steps.length > 1 ? u.bbox.width / c.epoch_end_steps.length : Infinity;
+    const dense = spacing < 10 * dpr;  // many epochs: a tick along the top edge per epoch end instead of a full line
+    drawn.epochs = c.epoch_end_steps.map((s) => ({step: s, px: dense ? vline(s, css("--epoch"), 1 * dpr, [], top, top + 8 * dpr)
+      : vline(s, css("--epoch"), 1 * dpr, [2 * dpr, 3 * dpr])}));
+    drawn.dense = dense;
+    const rows = [["log_steps", "--log"], ["eval_steps", "--eval"], ["save_steps", "--save"]];
+    rows.forEach(([key, color], i) => {
+      const y0 = bottom - (i + 1) * 7 * dpr;
+      for (const s of c[key]) vline(s, css(color), 1.5 * dpr, [], y0, y0 + 6 * dpr);
+    });
+    if (c.warmup_steps) vline(c.warmup_steps, css("--lr"), 1 * dpr, [1 * dpr, 2 * dpr]);
+    if (c.planned_end_step) vline(c.planned_end_step, css("--plan"), 2 * dpr, [6 * dpr, 4 * dpr]);
+    else if (c.max_steps !== c.steps) vline(c.max_steps, css("--plan"), 2 * dpr, [6 * dpr, 4 * dpr]);
+    drawn.stop = {step: c.steps, px: vline(c.steps, css("--stop"), 2 * dpr, [])};
+  }]};
+  box.replaceChildren();
+  const u = new uPlot(opts, [xs, ys], box);
+  window.__charts.events = {u, drawn};
+  observe(box, u);
+}
+function drawProgress(box, p) {
+  const opts = baseOpts(box, 200);
+  opts.scales = {x: {time: false}};
+  opts.series = [{}, {label: p.unit, stroke: css("--accent"), width: 2, points: {show: p.points.length < 40}}];
+  box.replaceChildren();
+  const u = new uPlot(opts, [p.points.map((q) => q[0]), p.points.map((q) => q[1])], box);
+  window.__charts.progress = {u};
+  observe(box, u);
+}
+function observe(box, u) {
+  if (!window.ResizeObserver) return;
+  new ResizeObserver(() => { if (box.clientWidth && Math.abs(box.clientWidth - u.width) > 4) u.setSize({width: Math.max(240, box.clientWidth), height: u.height}); }).observe(box);
+}
+
+// ---- the page -----------------------------------------------------------------------------------------------------
+function translate() {
+  document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
+  for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  $("lang").value = state.lang;
+  for (const b of document.querySelectorAll("nav.tabs button")) {
+    const on = b.dataset.tab === state.tab;
+    b.setAttribute("aria-selected", on ? "true" : "false");
+    b.tabIndex = on ? 0 : -1;
+  }
+}
+function render() {
+  translate();
+  buildForm();
+  compute();
+}
+async function start() {
+  const [ok, meta] = await fetchJSON("/api/meta");
+  state.meta = ok ? meta : {releases: [], schedulers: ["linear"], limits: {log_bytes: 8388608, config_bytes: 2097152}, newest: ""};
+  TABS.time.api = state.meta.time_model ? "/api/plan" : null;
+  $("releases").replaceChildren(...state.meta.releases.map((v) => el("option", {value: v})));
+  readURL();
+  if (state.fromExample && !TABS[state.tab].post) writeURL(false);
+  render();
+}
+document.querySelector("nav.tabs").addEventListener("click", (e) => {
+  const b = e.target.closest("button[data-tab]");
+  if (!b || b.dataset.tab === state.tab) return;
+  state.tab = b.dataset.tab; state.values = {...TABS[state.tab].example};
+  writeURL(true); render();
+});
+document.querySelector("nav.tabs").addEventListener("keydown", (e) => {
+  if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
+  const names = Object.keys(TABS), i = names.indexOf(state.tab) + (e.key === "ArrowRight" ? 1 : -1);
+  const next = document.querySelector(`[data-tab="${names[(i + names.length) % names.length]}"]`);
+  next.focus(); next.click();
+});
+$("lang").addEventListener("change", () => { state.lang = $("lang").value; writeURL(true); render(); });
+$("copy-link").addEventListener("click", () => copyText(location.href, t("copied")));
+window.addEventListener("popstate", () => { readURL(); render(); });
+start();

@@ -1,0 +1,116 @@
+"""What the page plots, computed from the CLI's JSON (no rule restated): the LR schedule with the run's events on
+the same step axis, samples or tokens over steps, and the release families side by side. Numbers meant to be read
+are formatted here the way the CLI's report formats them (`3,900`, `278.61`)."""
+
+from __future__ import annotations
+
+MAX_TICKS = 1500
+"""Event ticks drawn per kind; longer lists are thinned evenly (the full lists stay in the JSON's `run`)."""
+
+
+def _count(value) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def _epochs(value) -> str:
+    return "?" if value is None else f"{value:g}"
+
+
+def _thin(steps: list[int] | None) -> list[int]:
+    steps = list(steps or [])
+    if len(steps) <= MAX_TICKS:
+        return steps
+    stride = len(steps) / MAX_TICKS
+    return sorted({steps[int(i * stride)] for i in range(MAX_TICKS)} | {steps[-1]})
+
+
+def schedule_charts(data: dict, lr: tuple[str, float, dict] | None) -> dict:
+    """Charts for a Trainer-like schedule (the `plan` JSON): LR + events, and samples/tokens over steps."""
+    run = data["run"]
+    steps, planned = run["optimizer_steps"], run["max_steps"]
+    ends = run.get("epoch_end_steps") or []
+    chart = {
+        "steps": steps, "steps_text": _count(steps), "max_steps": planned, "max_steps_text": _count(planned),
+        "epochs_completed_text": _epochs(run.get("epochs_completed")), "epochs_planned_text": _epochs(run.get("epochs_planned")),
+        "epoch_end_steps": _thin(ends), "log_steps": _thin(run.get("log_steps")), "eval_steps": _thin(run.get("eval_steps")),
+        "save_steps": _thin(run.get("save_steps")), "warmup_steps": run.get("warmup_steps") or 0,
+        "planned_end_step": None, "planned_end_text": None,
+    }
+    completed, wanted = run.get("epochs_completed"), run.get("epochs_planned")
+    by_epochs = (data.get("inputs") or {}).get("max_steps", -1) in (-1, None, 0)
+    if ends and completed is not None and wanted and completed < wanted and by_epochs and run.get("rank_split") is None \
+            and data.get("framework", "hf") == "hf":
+        # the loop's own steps per full epoch (its first epoch), times the epochs asked for: where the plan would end
+        planned_end = round(ends[0] * wanted)
+        if planned_end > steps:
+            chart["planned_end_step"], chart["planned_end_text"] = planned_end, _count(planned_end)
+    chart["progress"] = _progress(run, ends, data.get("framework", "hf"), data.get("inputs") or {})
+    if lr is not None and data.get("framework", "hf") == "hf":
+        chart["lr"] = _lr_chart(lr, run)
+    return chart
+
+
+def _progress(run: dict, ends: list[int], framework: str, inputs: dict) -> dict | None:
+    """Samples (or tokens) fed over optimizer steps: exact at every epoch end and at the last step."""
+    tokens = framework in ("neox", "megatron") and run.get("tokens_seen") is not None
+    if framework == "megatron" and (inputs.get("rampup_batch_size") or inputs.get("step_batch_size_schedule")):
+        return None  # the batch grows during the run: two end points would draw a false straight line
+    total = run.get("tokens_seen") if tokens else run.get("samples_seen")
+    if total is None or not run.get("optimizer_steps"):
+        return None
+    per_epoch = run.get("samples_per_epoch") if not tokens else None
+    points = [(0, 0)]
+    if per_epoch and framework == "hf" and run.get("rank_split") is None:
+        points += [(step, (i + 1) * per_epoch) for i, step in enumerate(ends) if (i + 1) * per_epoch < total]
+    points.append((run["optimizer_steps"], total))
+    if len(points) > MAX_TICKS:
+        keep = set(range(0, len(points), max(1, len(points) // MAX_TICKS))) | {len(points) - 1}
+        points = [p for i, p in enumerate(points) if i in keep]
+    return {"unit": "tokens" if tokens else "samples", "points": points, "total_text": _count(total)}
+
+
+def _lr_chart(lr: tuple[str, float, dict], run: dict) -> dict:
+    from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, LrSchedule
+
+    name, rate, kwargs = lr
+    base = {"scheduler": name, "learning_rate": rate, "kwargs": kwargs, "warmup_steps": run.get("warmup_steps") or 0,
+            "total_steps": run["max_steps"]}
+    if name in METRIC_DRIVEN:
+        return {**base, "points": [], "problem": f"{name} follows the evaluation metric: no curve before the run"}
+    schedule = LrSchedule(name, base["warmup_steps"], run["max_steps"], rate, kwargs)
+    problem = schedule.problem()
+    if problem:
+        return {**base, "points": [], "problem": f"transformers refuses these settings: {problem}"}
+    try:
+        points = schedule.curve()
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:  # kwargs of the wrong kind: transformers fails too
+        return {**base, "points": [], "problem": f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}"}
+    return {**base, "points": points, "problem": None}
+
+
+def compare_chart(data: dict) -> dict:
+    """The release families side by side: optimizer steps and epochs per family, with the CLI's formatting."""
+    rows = []
+    for row in data.get("comparison", []):
+        rows.append({"family": row["family"], "version": row["version"], "steps": row["optimizer_steps"],
+                     "steps_text": "-" if row["optimizer_steps"] is None else _count(row["optimizer_steps"]),
+                     "epochs_text": "-" if row["error"] else _epochs(row["epochs_completed"]),
+                     "warnings": row["warnings"], "error": row["error"]})
+    return {"families": rows}
+
+
+def time_figures(data: dict, lang: str) -> dict | None:
+    """The `time` object of a plan, said as the CLI's Time section says durations (`4 h 20 min`)."""
+    spent = data.get("time")
+    if not isinstance(spent, dict) or not isinstance(spent.get("wall_seconds"), dict):
+        return None
+    from trainsteps.timing.durations import format_duration
+
+    wall, hours, cost = spent["wall_seconds"], spent.get("gpu_hours") or {}, spent.get("cost")
+    out = {"wall_text": format_duration(wall["expected"], lang),
+           "wall_range_text": f"{format_duration(wall['low'], lang)} – {format_duration(wall['high'], lang)}",
+           "gpu_hours_text": None if not hours else f"{hours['expected']:,.2f} ({hours['low']:,.2f} – {hours['high']:,.2f})",
+           "source": spent.get("source")}
+    if isinstance(cost, dict) and cost.get("expected") is not None:
+        out["cost_text"] = f"{cost['expected']:,.2f} ({cost['low']:,.2f} – {cost['high']:,.2f}) {cost.get('currency', '')}".strip()
+    return out

@@ -1,0 +1,139 @@
+"""One function per kind of request: settings in, (HTTP status, JSON body) out. The body is the CLI's own JSON for
+the same settings, plus `web`: the CLI's text (rendered by the same report functions, with the derivation), the
+equivalent command line and the chart data."""
+
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+from pathlib import Path
+
+import click
+
+from trainsteps.errors import TrainstepsError
+from trainsteps.web import api
+from trainsteps.web.charts import compare_chart, schedule_charts, time_figures
+
+_SCHEDULES = ("hf", "neox", "megatron", "lightning")
+
+
+def answer_query(path: str, query: str) -> tuple[int, dict]:
+    """GET /api/plan, /api/compare, /api/solve."""
+    route = api.ROUTES[path]
+    command = api.load_command(route)
+    lang = "en"
+    try:
+        settings = api.parse_query(query)
+        lang = api.language(settings)
+        argv = api.argv_for(command, settings) + list(route.extra)
+        lr = api.lr_settings(settings) if path == "/api/plan" else None
+        return _answer(command, argv, lang, lr=lr, compare=path == "/api/compare")
+    except TrainstepsError as exc:
+        return _refused(command, exc, lang)
+
+
+def answer_post(path: str, raw: bytes) -> tuple[int, dict]:
+    """POST /api/explain {"text": LOG, "settings": {...}} and /api/config {"files": [{name, text, role?}], "settings": {...}}."""
+    route = api.ROUTES[path]
+    command = api.load_command(route)
+    lang = "en"
+    try:
+        body = _json_body(raw)
+        settings = {str(k): _setting_text(v) for k, v in (body.get("settings") or {}).items()} if isinstance(body.get("settings"), dict) else {}
+        lang = api.language(settings)
+        if path == "/api/explain":
+            text = body.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise api.InputError("web.error.no_log", "web.hint.no_log")
+            api.check_log(text)
+            argv = ["--text", text] + api.argv_for(command, settings)
+            return _answer(command, argv, lang, shown_args=["--text", "LOG"] + argv[2:])
+        with api.temporary_folder() as folder:
+            folder = Path(folder)
+            try:
+                return _config(command, body, settings, lang, folder)
+            except TrainstepsError as exc:  # a refusal may quote a file's path: name it as the user did
+                status, answer = _refused(command, exc, lang)
+                return status, api.without_folder(answer, folder)
+    except TrainstepsError as exc:
+        return _refused(command, exc, lang)
+
+
+def _config(command: click.Command, body: dict, settings: dict, lang: str, folder: Path) -> tuple[int, dict]:
+    """POST /api/config: the posted files written to `folder`, then `plan FILES... SETTINGS` as the CLI runs it."""
+    paths = api.write_config_files(body.get("files"), folder, launch_only=bool(settings.get("launch", "").strip()))
+    try:  # the schedule the file names; one transformers would refuse is not drawn, the plan still is
+        lr = api.lr_settings({**api.lr_from_files(body.get("files")), **settings})
+    except TrainstepsError:
+        lr = api.lr_settings(settings)
+    argv = api.argv_for(command, settings)
+    if settings.get("framework") == "deepspeed" and paths:  # a DeepSpeed JSON is its --deepspeed-config
+        argv += ["--deepspeed-config", str(paths[0])]
+    else:
+        argv = [str(p) for p in paths] + argv
+    status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
+    return status, api.without_folder(answer, folder)
+
+
+def _answer(command: click.Command, argv: list[str], lang: str, lr=None, compare: bool = False,
+            shown_args: list[str] | None = None) -> tuple[int, dict]:
+    extra = ["--format", "json", "--lang", lang] + (["--explain"] if any(p.name == "explain" for p in command.params) else [])
+    try:
+        data, text = api.run(command, argv + extra)
+    except click.UsageError as exc:
+        error, hint = api.usage_error(command, exc)
+        return HTTPStatus.BAD_REQUEST, {"error": error, "hint": hint or None}
+    web = {"text": text, "cli": api.cli_line(command, (shown_args if shown_args is not None else argv) + ["--lang", lang] * (lang != "en"))}
+    if compare:
+        web["charts"] = compare_chart(data)
+    elif isinstance(data.get("run"), dict) and data.get("framework") in _SCHEDULES:
+        web["charts"] = schedule_charts(data, lr)
+    if data.get("time"):
+        web["time"] = time_figures(data, lang)
+    return HTTPStatus.OK, {**data, "web": web}
+
+
+def _refused(command: click.Command, exc: TrainstepsError, lang: str) -> tuple[int, dict]:
+    text, hint = exc.render(lang)
+    status = HTTPStatus.REQUEST_ENTITY_TOO_LARGE if isinstance(exc, api.PayloadTooLarge) else HTTPStatus.BAD_REQUEST
+    return status, {"error": api.page_words(command, text), "hint": api.page_words(command, hint), "id": exc.msg_id}
+
+
+def _json_body(raw: bytes) -> dict:
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=api._no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise api.InputError("web.error.body", "web.hint.body") from None
+    if not isinstance(body, dict):
+        raise api.InputError("web.error.body", "web.hint.body")
+    return body
+
+
+def _setting_text(value) -> str:
+    """Posted settings arrive as JSON values; they are checked as the query string's text is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise api.InputError("web.error.body", "web.hint.body")
+
+
+def meta() -> dict:
+    """What the page suggests: every transformers release modelled (newest first) and the scheduler names."""
+    from trainsteps.frameworks.hf.log_lines import all_releases
+    from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
+    from trainsteps.frameworks.hf.releases import NEWEST
+
+    try:  # the time model (trainsteps.timing) turns on the Time tab
+        from trainsteps.timing.gpus import GPUS
+    except ImportError:
+        GPUS = None
+    try:  # RL trainers (verl, OpenRLHF, EasyR1) join the trainer picker when `plan` models them
+        from trainsteps.cli.plan_rl import RL_FRAMEWORKS
+    except ImportError:
+        RL_FRAMEWORKS = ()
+    return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
+            "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},
+            "time_model": GPUS is not None, "gpus": sorted(GPUS or ()), "rl_frameworks": list(RL_FRAMEWORKS)}

@@ -1,0 +1,79 @@
+"""A real headless Chromium (Debian's `chromium` package) driven by Playwright for Python, against `trainsteps web`.
+
+Skipped with the reason when Chromium or Playwright is missing (`.ci/run` installs both; `pip install -e '.[test]'`
+and `apt-get install chromium`). Screenshots go to tests/browser/shots/ (git-ignored)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("TRAINSTEPS_CHROMIUM", "/usr/bin/chromium")
+SHOTS = Path(__file__).parent / "shots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    reason = None
+    if not Path(CHROMIUM).exists():
+        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium, or set TRAINSTEPS_CHROMIUM)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            reason = "Playwright for Python is not installed (pip install -e '.[test]'; no `playwright install` needed)"
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.browser)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def base_url():
+    from trainsteps.web.server import make_server
+
+    server = make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser_context():
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="trainsteps-chromium-")  # a fresh user-data-dir every session
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True,
+                                                       viewport={"width": 1280, "height": 1000})
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser_context):
+    """A fresh tab; fails the test on any console error or page error (CSP violations included)."""
+    tab = browser_context.new_page()
+    problems: list[str] = []
+    expected = "Failed to load resource: the server responded with a status of 4"  # a refused value is a 4xx on purpose
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" and not m.text.startswith(expected) else None)
+    tab.on("pageerror", lambda e: problems.append(str(e)))
+    yield tab
+    tab.close()
+    assert not problems, problems
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
