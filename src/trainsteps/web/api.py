@@ -109,7 +109,10 @@ def _option(param: click.Option, key: str, text: str, inverted: bool) -> list[st
         value = text.lower()
         if value not in _TRUE | _FALSE:
             raise InputError("web.error.not_a_boolean", "web.hint.not_a_boolean", name=key, value=text[:40])
-        return [flag] if (value in _TRUE) != inverted else []
+        on = (value in _TRUE) != inverted
+        if param.secondary_opts and value != "":  # --greater-is-better/--lower-is-better: false is a choice, not unset
+            return [flag] if on else [param.secondary_opts[0]]
+        return [flag] if on else []
     if text == "":
         return []  # an empty field is an unset field
     if param.multiple:  # repeated options (`--set KEY=VALUE`): one per line
