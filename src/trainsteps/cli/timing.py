@@ -240,8 +240,9 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
     if request.get("model_path") and request.get("params"):
         raise InputError("time.error.model_twice", "time.hint.model_twice")
     shape = None
-    if request.get("model_path"):
-        shape = read_model_shape(request["model_path"])
+    model_path = request.get("model_path") or (None if request.get("params") else _model_from_config(data))
+    if model_path:
+        shape = read_model_shape(model_path)
     elif request.get("params"):
         shape = shape_from_params(_parse_count(request["params"]))
     gpu = find_gpu(request["gpu_name"]) if request.get("gpu_name") else None
@@ -273,13 +274,67 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
                            training=training)
 
 
+def raw_config(data: dict) -> dict:
+    """The keys of the YAML/JSON config files a plan was read from (safe loader, small files only), merged."""
+    import json
+    from pathlib import Path
+
+    merged: dict = {}
+    for entry in (data.get("config") or {}).get("files") or []:
+        path = Path(str(entry).rsplit(" (", 1)[0])
+        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file() or path.stat().st_size > 1_000_000:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            if path.suffix == ".json":
+                loaded = json.loads(text)
+            else:
+                import yaml
+
+                loaded = yaml.safe_load(text)
+        except Exception:  # noqa: BLE001 - the importer already reported what it could not read
+            continue
+        if isinstance(loaded, dict):
+            merged.update(loaded)
+    return merged
+
+
 def _training_from_config(data: dict) -> str | None:
-    config = data.get("config") or {}
-    text = str(config.get("finetuning_type") or config.get("adapter") or "").lower()
-    for kind in ("qlora", "lora", "freeze"):
-        if kind in text:
-            return "frozen" if kind == "freeze" else kind
+    """LoRA / QLoRA / frozen from the config: LLaMA-Factory finetuning_type + quantization_bit, Axolotl adapter,
+    ms-swift train_type, TRL use_peft."""
+    config = raw_config(data)
+    kind = str(config.get("finetuning_type") or config.get("adapter") or config.get("train_type") or "").lower()
+    if not kind and config.get("use_peft"):
+        kind = "lora"
+    quantized = config.get("quantization_bit") in (4, "4") or bool(config.get("load_in_4bit"))
+    if "lora" in kind:
+        return "qlora" if quantized or "qlora" in kind else "lora"
+    if "freeze" in kind:
+        return "frozen"
+    return "full" if kind == "full" else None
+
+
+def _model_from_config(data: dict) -> str | None:
+    """A local model folder named in the config (model_name_or_path, base_model, model) that holds config.json."""
+    from pathlib import Path
+
+    config = raw_config(data)
+    for key in ("model_name_or_path", "base_model", "model", "model_id_or_path"):
+        value = config.get(key)
+        if isinstance(value, str) and (Path(value) / "config.json").is_file():
+            return value
     return None
+
+
+def _eval_rows_from_config(data: dict) -> int | None:
+    """LLaMA-Factory's val_size: a share (of the whole data, so of the training rows / (1 - share)) or a count."""
+    value = raw_config(data).get("val_size")
+    rows = (data.get("inputs") or {}).get("num_examples")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    if value < 1:
+        return round(rows * value / (1 - value)) if rows else None
+    return int(value)
 
 
 def _parse_count(text: str) -> float:
@@ -317,13 +372,17 @@ def _modelled_eval(data, request, counted, model, shape_tokens, notes):
     if inputs.get("eval_iters") and shape_tokens and shape_tokens.attended:  # Megatron / NeoX: iterations x batch x seq
         batch = inputs.get("eval_global_batch_size") or inputs.get("global_batch_size") or inputs.get("train_batch_size") or 0
         tokens = inputs["eval_iters"] * batch * shape_tokens.attended
-    elif request.get("eval_examples"):
-        if request["eval_examples"] <= 0:
-            raise InputError("time.error.eval_examples", "time.hint.eval_examples", value=request["eval_examples"])
+    elif request.get("eval_examples") is not None or _eval_rows_from_config(data):
+        rows = request.get("eval_examples")
+        if rows is not None and rows <= 0:
+            raise InputError("time.error.eval_examples", "time.hint.eval_examples", value=rows)
+        if rows is None:
+            rows = _eval_rows_from_config(data)
+            notes.append(("time.assume.val_size", {"rows": f"{rows:,}"}))
         row = shape_tokens.attended if shape_tokens and shape_tokens.attended else None
         if row is None:
             return None
-        tokens = request["eval_examples"] * row
+        tokens = rows * row
     else:
         return None
     flops = tokens * eval_flops_per_token(model.shape, shape_tokens.attended if shape_tokens else None)

@@ -989,4 +989,6 @@ MESSAGES = {
     'time.error.budget_too_small': 'not one step fits in {budget} at up to {step} a step',
     'time.hint.budget_too_small': 'raise --time-budget or lower --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps: ETA unknown until the rate has warmed up ({steps} steps after the start)',
+    'time.assume.eval_prior': 'no evaluation timed yet: each counted as {steps} training steps (forward only), x0.5 to x3',
+    'time.assume.val_size': 'evaluation set: {rows} rows, from the config\'s val_size',
 }

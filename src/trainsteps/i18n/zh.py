@@ -984,4 +984,6 @@ MESSAGES = {
     'time.error.budget_too_small': '在 {budget:zh} 内按每步最多 {step:zh} 一步也放不下',
     'time.hint.budget_too_small': '提高 --time-budget，或降低 --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps：速率预热完成前 ETA 未知（启动后 {steps} 步）',
+    'time.assume.eval_prior': '尚未测得评估耗时：每次按 {steps} 个训练步计（仅前向），x0.5 到 x3',
+    'time.assume.val_size': '评估集：{rows} 行，来自配置的 val_size',
 }

@@ -18,6 +18,9 @@ from trainsteps.timing.estimate import Interval, Rate, TimeEstimate, remaining
 RECENT_FRACTION = 0.25
 """The newest part of the measured steps that is compared with the whole: a drift widens the interval."""
 SPREAD = (0.97, 1.05)
+EVAL_PRIOR_SPREAD = (0.5, 3.0)
+"""Before any evaluation is timed, its forward-only estimate x (low, high): evaluation batches, data loading and
+metrics make it slower more often than faster; generation would be far slower (not modelled)."""
 """Widening of the (overall, recent) rate pair: the rest of the run may be a little faster or slower than measured."""
 
 
@@ -95,11 +98,18 @@ class StepClock:
         return Interval(min(used), sum(used) / len(used), max(used))
 
     def eta(self, final_step: int, evals_left: int = 0, saves_left: int = 0,
-            tokens_per_step: float | None = None) -> TimeEstimate | None:
+            tokens_per_step: float | None = None, eval_share: float | None = None) -> TimeEstimate | None:
         """Remaining time to `final_step`, with the evaluations and saves still ahead; None until warmed up.
-        Evaluations/saves ahead whose cost has not been seen yet are named in `left_out`."""
+
+        `eval_share`: one evaluation's cost in training steps (forward-only FLOPs: eval rows / rows per step / 3),
+        used until an evaluation has been timed. Evaluations/saves ahead with no cost known are named in `left_out`."""
         rate = self.rate(tokens_per_step)
         if rate is None:
             return None
+        eval_seconds, notes = self.event_seconds("eval"), []
+        if eval_seconds is None and eval_share and evals_left:
+            t = rate.step_seconds.expected * eval_share
+            eval_seconds = Interval(t * EVAL_PRIOR_SPREAD[0], t, t * EVAL_PRIOR_SPREAD[1])
+            notes.append(("time.assume.eval_prior", {"steps": round(eval_share, 3)}))
         return remaining(rate, self.last_step, final_step, evals_left=evals_left, saves_left=saves_left,
-                         eval_seconds=self.event_seconds("eval"), save_seconds=self.event_seconds("save"))
+                         eval_seconds=eval_seconds, save_seconds=self.event_seconds("save"), notes=notes)
