@@ -28,7 +28,7 @@ BASE = {"n": 2000, "bs": 4, "max_steps": 100, "step_sleep": 0.05, "eval_rows": 1
 SCENARIOS = [
     {**BASE, "name": "slow_evaluations", "eval_every": 20, "eval_sleep": 0.3},
     {**BASE, "name": "slow_first_step", "first_step_sleep": 3.0},
-    {**BASE, "name": "resume", "resume_at": 50, "eval_every": 25, "eval_sleep": 0.2},
+    {**BASE, "name": "resume", "resume_at": 50, "save_every": 25},
     {**BASE, "name": "all_together", "first_step_sleep": 3.0, "eval_every": 20, "eval_sleep": 0.3, "save_every": 25},
 ]
 
