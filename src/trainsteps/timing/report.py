@@ -8,8 +8,9 @@ def render_time(result, lang: str = "en", explain: bool = False) -> str:
     from trainsteps.i18n import label, message
     from trainsteps.timing import PARTS
 
-    rows = [label("time.heading", lang) + " (" + message(f"time.source.{result.rate.origin}", lang,
-                                                          detail=result.rate.detail) + ")"]
+    opening, closing = ("（", "）") if lang == "zh" else (" (", ")")
+    rows = [label("time.heading", lang) + opening + message(f"time.source.{result.rate.origin}", lang,
+                                                           detail=result.rate.detail) + closing]
     rows.append(_row(label("time.wall", lang), result.wall_seconds.describe(lang)))
     for name in PARTS:
         part = result.part(name)

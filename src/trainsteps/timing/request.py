@@ -194,9 +194,9 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
         mfu_note = ("time.assume.mfu_given", {"low": mfu.low, "expected": mfu.expected, "high": mfu.high})
     per_token = train_flops_per_token(shape, shape_tokens.attended, training)
     peak = gpu.peak(request.get("dtype") or "bf16")
-    notes = [("time.assume.flops", {"training": training, "flops": f"{per_token.expected:.4g}", "source": shape.source,
-                                    "params": f"{shape.matmul_params:.4g}",
-                                    "attention": "yes" if shape.layers else "no"}),
+    notes = [("time.assume.flops" if shape.layers else "time.assume.flops_no_attention",
+              {"training": training, "flops": f"{per_token.expected:.4g}", "source": shape.source,
+               "params": f"{shape.matmul_params:.4g}"}),
              ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": request.get("dtype") or "bf16",
                                   "devices": devices, "source": gpu.source}),
              mfu_note]
