@@ -992,4 +992,5 @@ MESSAGES = {
     'integration.eta_unknown': 'trainsteps: ETA unknown until the rate has warmed up ({steps} steps after the start)',
     'time.assume.eval_prior': 'no evaluation timed yet: each counted as {steps} training steps (forward only), x0.5 to x3',
     'time.assume.val_size': 'evaluation set: {rows} rows, from the config\'s val_size',
+    'time.error.config_value': '{source}: {key} must be a positive whole number, got {value}',
 }

@@ -987,4 +987,5 @@ MESSAGES = {
     'integration.eta_unknown': 'trainsteps：速率预热完成前 ETA 未知（启动后 {steps} 步）',
     'time.assume.eval_prior': '尚未测得评估耗时：每次按 {steps} 个训练步计（仅前向），x0.5 到 x3',
     'time.assume.val_size': '评估集：{rows} 行，来自配置的 val_size',
+    'time.error.config_value': '{source}：{key} 必须是正整数，得到的是 {value}',
 }
