@@ -166,7 +166,7 @@ class _Tracker(FaultGuard):
             except Exception:  # noqa: BLE001
                 self.schedule = plan(spec)
         except Exception as exc:  # noqa: BLE001 - a setting the engine does not model: say so, keep counting
-            if state.is_world_process_zero:
+            if state.is_world_process_zero and self.log_plan:
                 logger.warning(_message("integration.plan_failed", error=f"{type(exc).__name__}: {exc}"))
             return
         if not state.is_world_process_zero or not self.log_plan:
