@@ -126,23 +126,11 @@ def choose_rate(request: dict, counts, shape_tokens: TokensPerStep | None, devic
         seconds = parse_duration(request["step_time"], "--step-time")
         rate = Rate.from_step_seconds(seconds, "flag", f"--step-time {request['step_time']}")
     elif request.get("tokens_per_second"):
-        value, per_gpu = _per_gpu(request["tokens_per_second"], "--tokens-per-second")
-        if not counts.tokens_per_step:
-            raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
-        total = value * devices if per_gpu else value
-        rate = Rate.from_tokens_per_second(total, counts.tokens_per_step, "flag",
-                                           f"--tokens-per-second {request['tokens_per_second']}")
-        notes.append(("time.note.per_gpu" if per_gpu else "time.note.total", {"value": f"{value:,.6g}", "gpus": devices,
-                                                                                "total": f"{total:,.6g}"}))
+        rate = _throughput(request, "tokens_per_second", counts.tokens_per_step, "time.error.tokens_unknown",
+                           Rate.from_tokens_per_second, devices, notes)
     elif request.get("samples_per_second"):
-        value, per_gpu = _per_gpu(request["samples_per_second"], "--samples-per-second")
-        if not counts.samples_per_step:
-            raise InputError("time.error.samples_unknown", "time.hint.tokens_unknown")
-        total = value * devices if per_gpu else value
-        rate = Rate.from_samples_per_second(total, counts.samples_per_step, "flag",
-                                            f"--samples-per-second {request['samples_per_second']}")
-        notes.append(("time.note.per_gpu" if per_gpu else "time.note.total", {"value": f"{value:,.6g}", "gpus": devices,
-                                                                                "total": f"{total:,.6g}"}))
+        rate = _throughput(request, "samples_per_second", counts.samples_per_step, "time.error.samples_unknown",
+                           Rate.from_samples_per_second, devices, notes)
     elif request.get("timing_from"):
         rate = rate_from_log(request["timing_from"], data, notes)
     if shape_tokens is not None:
@@ -155,6 +143,18 @@ def choose_rate(request: dict, counts, shape_tokens: TokensPerStep | None, devic
     if model is None:
         raise InputError("time.error.no_rate", "time.hint.no_rate")
     return model.rate, notes + list(model.notes), model
+
+
+def _throughput(request: dict, name: str, per_step: float | None, unknown: str, make, devices: int, notes: list):
+    """--tokens-per-second / --samples-per-second (all GPUs, or N/gpu) -> a Rate, with a note saying which it was."""
+    option = "--" + name.replace("_", "-")
+    value, per_gpu = _per_gpu(request[name], option)
+    if not per_step:
+        raise InputError(unknown, "time.hint.tokens_unknown")
+    total = value * devices if per_gpu else value
+    notes.append(("time.note.per_gpu" if per_gpu else "time.note.total",
+                  {"value": f"{value:,.6g}", "gpus": devices, "total": f"{total:,.6g}"}))
+    return make(total, per_step, "flag", f"{option} {request[name]}")
 
 
 def _wants_model(request: dict) -> bool:
