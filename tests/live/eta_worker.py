@@ -65,9 +65,9 @@ class Probe(TrainerCallback):
             rate = info.get("rate") or (info["n"] / info["elapsed"] if info.get("elapsed") else None)
             if rate:
                 tqdm_eta = (info["total"] - info["n"]) / rate
-        estimate = self.ours.eta.clock.eta(self.ours.eta.final_step,
-                                           sum(1 for s in self.ours.eta.eval_steps if s >= state.global_step),
-                                           sum(1 for s in self.ours.eta.save_steps if s >= state.global_step))
+        eta = self.ours.eta
+        estimate = eta.clock.eta(eta.final_step, sum(1 for s in eta.eval_steps if s >= state.global_step),
+                                 sum(1 for s in eta.save_steps if s >= state.global_step), None, eta.eval_share)
         self.rows.append({"step": state.global_step, "t": time.perf_counter(), "tqdm": tqdm_eta,
                           "trainsteps": None if estimate is None else estimate.wall_seconds.expected,
                           "trainsteps_low": None if estimate is None else estimate.wall_seconds.low,

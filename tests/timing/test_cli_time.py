@@ -220,3 +220,52 @@ def test_any_value_of_a_time_option_is_an_answer_or_one_line_error(run_cli, opti
         assert 0 <= wall["low"] <= wall["expected"] <= wall["high"]
     else:
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "internal" not in err.lower()
+
+
+# ---- every form of plan -------------------------------------------------------------------------
+
+def test_megatron_plans_take_tokens_per_step_from_the_plan_and_evaluations_from_eval_iters(run_cli):
+    data = plan_json(run_cli, "plan", "--framework", "megatron", "--micro-batch-size", "2", "--global-batch-size", "512",
+                     "--gpus", "8", "--nodes", "4", "--train-iters", "1000", "--seq-length", "4096",
+                     "--tensor-parallel-size", "2", "--train-tokens", "10000000000", "--eval-interval", "200",
+                     "--model", QWEN, "--gpu", "h100")
+    time = data["time"]
+    assert time["gpus"] == 32
+    assert time["mfu"] == {"low": 0.35, "expected": 0.45, "high": 0.55}  # pretraining defaults
+    tokens_per_step = 512 * 4096
+    assert time["tokens_per_second"]["expected"] * time["step_seconds"]["expected"] == pytest.approx(tokens_per_step)
+    evals = len(data["run"]["eval_steps"])
+    # each evaluation: eval_iters 100 x 512 x 4,096 tokens, forward only
+    per_token_train = time["parts"]["train"]["expected"] / (1000 * tokens_per_step)
+    per_token_eval = time["parts"]["eval"]["expected"] / (evals * 100 * 512 * 4096)
+    assert per_token_eval / per_token_train == pytest.approx(1 / 3, rel=1e-3)
+
+
+def test_plan_from_a_config_file_gets_the_time_section(run_cli):
+    config = ROOT / "examples" / "llamafactory" / "sft_lora.yaml"
+    code, out, err = run_cli("plan", config, "--step-time", "3")
+    assert code == 0, err
+    assert "Time (measured: --step-time 3)" in out
+
+
+def test_a_lora_config_is_modelled_at_4n(run_cli):
+    config = ROOT / "examples" / "llamafactory" / "sft_lora.yaml"  # finetuning_type: lora
+    time = plan_json(run_cli, "plan", config, "--params", "8e9", "--gpu", "a100", "--seq-length", "1024")["time"]
+    assert any("(lora:" in note for note in time["notes"])
+    assert time["mfu"] == {"low": 0.15, "expected": 0.25, "high": 0.4}
+
+
+def test_counted_data_pads_each_micro_batch_to_its_expected_longest_row_not_the_maximum(run_cli):
+    pytest.importorskip("tokenizers")
+    data_file = ROOT / "examples" / "llamafactory" / "data" / "demo_alpaca.json"
+    tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+    code, out, err = run_cli("plan", "--data", data_file, "--tokenizer", tokenizer, "--per-device-train-batch-size", "4",
+                             "--params", "1e9", "--gpu", "rtx4090", "--format", "json")
+    assert code == 0, err
+    counted, time = json.loads(out), json.loads(out)["time"]
+    note = next(n for n in time["notes"] if n.startswith("tokens per step"))
+    longest = float(note.split(" x ")[1].split(" tokens")[0].replace(",", ""))
+    code, out, _ = run_cli("count", data_file, "--tokenizer", tokenizer, "--format", "json")
+    lengths = json.loads(out)["lengths"]
+    assert lengths["mean"] < longest < lengths["max"]  # padded to the longest of 4 rows: above the mean, below the max
+    assert counted["run"]["optimizer_steps"] > 0

@@ -82,7 +82,8 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
 def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> None:
     """`--time-budget`: the max_steps that fit the wall time; with a target too, whether the target fits."""
     from trainsteps import solve as engine
-    from trainsteps.cli.timing import render_budget, solve_budget
+    from trainsteps.timing.report import render_budget
+    from trainsteps.timing.request import solve_budget
 
     if len(given) > 1 or "max_steps" in given:
         raise InputError("solve.error.one_question", "solve.hint.target")

@@ -992,7 +992,8 @@ MESSAGES = {
     'time.note.batches': 'Lightning bars count batches: seconds per batch x {ga} batches per optimizer step',
     'time.assume.mfu_default': 'MFU {low}-{high} (expected {expected}) for {setup}, from published runs: {source}',
     'time.assume.mfu_given': 'MFU {low}-{high} (expected {expected}) as given',
-    'time.assume.flops': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}; attention term: {attention})',
+    'time.assume.flops': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}, with the attention term)',
+    'time.assume.flops_no_attention': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}; no attention term: layers unknown, give --model for it)',
     'time.assume.gpu': '{devices} x {gpu}, {tflops} TFLOP/s dense {dtype} each ({source})',
     'time.assume.eval_flops': 'each evaluation: forward-only FLOPs over {tokens} tokens, at the same MFU',
     'time.error.rate_number': '{option} needs a number (or N/gpu), got "{value}"',
@@ -1039,4 +1040,7 @@ MESSAGES = {
     'time.error.budget_too_small': 'not one step fits in {budget} at up to {step} a step',
     'time.hint.budget_too_small': 'raise --time-budget or lower --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps: ETA unknown until the rate has warmed up ({steps} steps after the start)',
+    'time.assume.eval_prior': 'no evaluation timed yet: each counted as {steps} training steps (forward only), x0.5 to x3',
+    'time.assume.val_size': 'evaluation set: {rows} rows, from the config\'s val_size',
+    'time.error.config_value': '{source}: {key} must be a positive whole number, got {value}',
 }

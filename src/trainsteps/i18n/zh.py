@@ -987,7 +987,8 @@ MESSAGES = {
     'time.note.batches': 'Lightning 进度条按批次计数：每批次秒数 x 每个优化器步 {ga} 个批次',
     'time.assume.mfu_default': '{setup} 的 MFU 取 {low}-{high}（期望 {expected}），来自公开的实测：{source}',
     'time.assume.mfu_given': 'MFU 取给定的 {low}-{high}（期望 {expected}）',
-    'time.assume.flops': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数；注意力项：{attention}）',
+    'time.assume.flops': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数，含注意力项）',
+    'time.assume.flops_no_attention': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数；没有注意力项：层数未知，用 --model 可计入）',
     'time.assume.gpu': '{devices} x {gpu}，每块 {tflops} TFLOP/s 稠密 {dtype}（{source}）',
     'time.assume.eval_flops': '每次评估：{tokens} 个 token 的仅前向 FLOPs，MFU 相同',
     'time.error.rate_number': '{option} 需要一个数（或 N/gpu），得到的是 "{value}"',
@@ -1034,4 +1035,7 @@ MESSAGES = {
     'time.error.budget_too_small': '在 {budget:zh} 内按每步最多 {step:zh} 一步也放不下',
     'time.hint.budget_too_small': '提高 --time-budget，或降低 --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps：速率预热完成前 ETA 未知（启动后 {steps} 步）',
+    'time.assume.eval_prior': '尚未测得评估耗时：每次按 {steps} 个训练步计（仅前向），x0.5 到 x3',
+    'time.assume.val_size': '评估集：{rows} 行，来自配置的 val_size',
+    'time.error.config_value': '{source}：{key} 必须是正整数，得到的是 {value}',
 }

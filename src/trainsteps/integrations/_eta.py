@@ -30,6 +30,8 @@ class EtaState:
         self.peak_flops: float | None = None
         """Peak FLOP/s of one device, when known (`gpu=` or `peak_tflops=`)."""
         self.devices = 1
+        self.eval_share: float | None = None
+        """One evaluation in training steps (eval rows per rank / train rows per step per rank / 3), until timed."""
         self.estimate = None
         """The latest `TimeEstimate` of the remaining time (None: unknown, still warming up)."""
         self.base_step = 0
@@ -81,7 +83,7 @@ class EtaState:
         saves_left = sum(1 for s in self.save_steps if s > step or (s == step and self._done.get("save") != step))
         done = step - self.base_step
         tokens_per_step = tokens_seen / done if tokens_seen and done > 0 else None
-        self.estimate = self.clock.eta(final, evals_left, saves_left, tokens_per_step)
+        self.estimate = self.clock.eta(final, evals_left, saves_left, tokens_per_step, self.eval_share)
         if self.estimate is None:
             return {}
         out = {"eta_seconds": round(self.estimate.wall_seconds.expected, 2)}

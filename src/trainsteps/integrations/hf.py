@@ -166,7 +166,7 @@ class _Tracker(FaultGuard):
             except Exception:  # noqa: BLE001
                 self.schedule = plan(spec)
         except Exception as exc:  # noqa: BLE001 - a setting the engine does not model: say so, keep counting
-            if state.is_world_process_zero:
+            if state.is_world_process_zero and self.log_plan:
                 logger.warning(_message("integration.plan_failed", error=f"{type(exc).__name__}: {exc}"))
             return
         if not state.is_world_process_zero or not self.log_plan:
@@ -189,6 +189,10 @@ class _Tracker(FaultGuard):
         eta.eval_steps = list(run.eval_steps) if run is not None else []
         eta.save_steps = list(run.save_steps) if run is not None else []
         eta.devices = max(1, int(getattr(args, "world_size", 1) or 1))
+        eval_rows = _length(getattr(_caller_with("eval_dataset"), "eval_dataset", None))
+        if eval_rows and eta.eval_steps:  # forward only: a third of a training pass per row
+            per_step = args.per_device_train_batch_size * args.gradient_accumulation_steps
+            eta.eval_share = eval_rows / eta.devices / per_step / 3
         if model is not None:
             from trainsteps.integrations._eta import model_flops_per_token
 

@@ -19,6 +19,21 @@ API (import from `trainsteps.timing`):
 - `parse_duration("1h30m" | "4" | "2.5m" | "1-12:00:00", option) -> seconds` (InputError on bad/zero/negative);
   `format_duration(15600, lang) -> "4 h 20 min"` / `"4 小时 20 分"`; `Spoken(s)` formats itself in a message's language.
 - `check_positive(value, option)`: the one check for rates (InputError `time.error.rate_positive`).
+
+Beyond the core (import from the submodules):
+- `timing.measure.StepClock(warmup_steps=2, min_steps=3)`: `.rebase(step, now)`, `.step(step, now)`,
+  `.pause(kind, seconds)`, `.rate() -> Rate | None`, `.event_seconds(kind)`, `.eta(final, evals_left, saves_left)`.
+- `timing.log_rates.RateReader(total_hint=None)`: `.feed(line)` any log line (tqdm/notebook bars, train_runtime,
+  eval_runtime, LLaMA-Factory trainer_log, Megatron iterations, Lightning bars), `.result() -> LogTiming` with
+  `.rate`, `.per` (step/batch), `.last_step`, `.total`, `.elapsed_seconds`, `.framework_remaining_seconds`,
+  `.paused_seconds`, `.resume_step`, `.samples`. `clock_seconds("4:15:03")`.
+- `timing.flops`: `shape_from_config(dict)`, `shape_from_params(n)`, `train_flops_per_token(shape, s, kind)`,
+  `eval_flops_per_token`, `MFU_DEFAULTS`, `parse_mfu("0.3-0.5")`, `model_rate(...)`, `implied_mfu(...)`.
+- `timing.gpus`: `GPUS`, `find_gpu(name)` (did-you-mean), `Gpu.peak(dtype)`.
+- `timing.model_files.read_model_shape(path)`: config.json or a model folder.
+- `timing.request.estimate_for_plan(plan_json, request)`: what `plan --step-time ...` computes, from a plan's JSON and
+  the option values (the web page's entry point); `timing.report.render_time(estimate, lang)`: the "Time" section.
+- `timing.budget.fit_budget(budget_seconds, rate, ...) -> BudgetFit` (`solve --time-budget`).
 """
 
 from trainsteps.timing.durations import Spoken, format_duration, parse_duration

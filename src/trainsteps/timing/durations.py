@@ -80,6 +80,8 @@ def format_duration(seconds: float | None, lang: str = "en") -> str:
     zh = lang == "zh"
     if seconds < 0:
         return "-" + format_duration(-seconds, lang)
+    if seconds >= MAX_SECONDS:  # past a century: no one reads days and hours any more
+        return f"{seconds / 86400:.3g} {'天' if zh else 'd'}"
     if seconds < 10:
         text = f"{seconds:.2f}".rstrip("0").rstrip(".")
         return f"{text} {'秒' if zh else 's'}"

@@ -56,31 +56,44 @@ _UNGATED = {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bi
 def shape_from_config(config: dict, source: str = "config.json") -> ModelShape:
     """Parameter counts of a decoder from a Hugging Face config.json (dense, MoE, gated or plain MLP).
 
-    Raises InputError when the config lacks the sizes (hidden_size, num_hidden_layers, vocab_size)."""
-    config = {**config.get("text_config", {}), **{k: v for k, v in config.items() if k != "text_config"}} \
-        if isinstance(config.get("text_config"), dict) and "hidden_size" not in config else config
-    get = config.get
-    d = get("hidden_size") or get("n_embd") or get("d_model")
-    layers = get("num_hidden_layers") or get("n_layer") or get("num_layers")
-    vocab = get("vocab_size")
-    if not all(isinstance(v, int) and v > 0 for v in (d, layers, vocab)):
+    Raises InputError when the config lacks the sizes (hidden_size, num_hidden_layers, vocab_size) or a size is not a
+    positive whole number."""
+    if isinstance(config.get("text_config"), dict) and "hidden_size" not in config:  # multimodal: the language model
+        config = {**config["text_config"], **{k: v for k, v in config.items() if k != "text_config"}}
+
+    def size(*keys: str, default: int | None = None, zero: bool = False) -> int | None:
+        for key in keys:
+            value = config.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
+                raise InputError("time.error.config_value", "time.hint.config_sizes", source=source, key=key,
+                                 value=str(value)[:40])
+            return value
+        return default
+
+    d = size("hidden_size", "n_embd", "d_model")
+    layers = size("num_hidden_layers", "n_layer", "num_layers")
+    vocab = size("vocab_size")
+    if not (d and layers and vocab):
         raise InputError("time.error.config_sizes", "time.hint.config_sizes", source=source)
-    heads = get("num_attention_heads") or get("n_head") or 1
-    kv_heads = get("num_key_value_heads") or heads
-    head_dim = get("head_dim") or d // heads
+    heads = size("num_attention_heads", "n_head", default=1)
+    kv_heads = size("num_key_value_heads", default=heads)
+    head_dim = size("head_dim", default=max(1, d // heads))
     q_width, kv_width = heads * head_dim, kv_heads * head_dim
     attention = d * q_width + 2 * d * kv_width + q_width * d
-    ffn = get("intermediate_size") or get("n_inner") or get("ffn_dim") or 4 * d
-    model_type = str(get("model_type", ""))
+    ffn = size("intermediate_size", "n_inner", "ffn_dim", default=4 * d)
+    model_type = str(config.get("model_type", ""))
     mats = 2 if model_type in _UNGATED else 3
-    experts = get("num_experts") or get("num_local_experts") or get("n_routed_experts") or 0
-    if experts and (get("num_experts_per_tok") or get("moe_topk")):
-        top_k = get("num_experts_per_tok") or get("moe_topk")
-        expert_ffn = get("moe_intermediate_size") or ffn
-        shared = (get("n_shared_experts") or 0) * expert_ffn + (get("shared_expert_intermediate_size") or 0)
-        dense_layers = min(layers, get("first_k_dense_replace") or 0)
+    experts = size("num_experts", "num_local_experts", "n_routed_experts", default=0, zero=True)
+    top_k = size("num_experts_per_tok", "moe_topk", default=0, zero=True)
+    if experts and top_k:
+        expert_ffn = size("moe_intermediate_size", default=ffn)
+        shared = size("n_shared_experts", default=0, zero=True) * expert_ffn + \
+            size("shared_expert_intermediate_size", default=0, zero=True)
+        dense_layers = min(layers, size("first_k_dense_replace", default=0, zero=True))
         moe_layers = layers - dense_layers
-        active_mlp = moe_layers * mats * d * (top_k * expert_ffn + shared) + dense_layers * mats * d * ffn
+        active_mlp = moe_layers * mats * d * (min(top_k, experts) * expert_ffn + shared) + dense_layers * mats * d * ffn
         total_mlp = moe_layers * mats * d * (experts * expert_ffn + shared) + dense_layers * mats * d * ffn
         router = moe_layers * d * experts
     else:
@@ -88,8 +101,8 @@ def shape_from_config(config: dict, source: str = "config.json") -> ModelShape:
         router = 0
     body = layers * attention + router
     lm_head = d * vocab
-    tied = bool(get("tie_word_embeddings", model_type not in ("llama", "mistral", "qwen2", "qwen3", "mixtral")))
-    total = body + total_mlp + vocab * d + (0 if tied else lm_head)
+    tied = config.get("tie_word_embeddings", model_type not in ("llama", "mistral", "qwen2", "qwen3", "mixtral"))
+    total = body + total_mlp + vocab * d + (0 if tied is True else lm_head)
     return ModelShape(float(body + active_mlp + lm_head), float(total), int(layers), int(q_width),
                       f"{source} ({model_type or 'decoder'})")
 

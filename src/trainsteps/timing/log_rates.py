@@ -31,15 +31,16 @@ MAX_SAMPLES = 200_000
 """Samples kept per log (a hostile file cannot grow memory without bound)."""
 
 _CLOCK = r"(?:\d+\s+days?,\s*)?\d+(?::\d{1,2}){1,2}"
-_TQDM = re.compile(r"(?<![\d/])(\d+)/(\d+)\s*\[(" + _CLOCK + r")<(" + _CLOCK + r"|\?),\s*(\?|[0-9.]+)\s*(s/it|it/s)")
-_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\s+(" + _CLOCK + r")\s*<\s*(" + _CLOCK + r"),\s*([0-9.]+)\s*it/s")
+_NUM = r"[0-9]+(?:\.[0-9]+)?(?![0-9.])"
+_TQDM = re.compile(r"(?<![\d/])(\d+)/(\d+)\s*\[(" + _CLOCK + r")<(" + _CLOCK + r"|\?),\s*(\?|" + _NUM + r")\s*(s/it|it/s)")
+_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\s+(" + _CLOCK + r")\s*<\s*(" + _CLOCK + r"),\s*(" + _NUM + r")\s*it/s")
 _LF = re.compile(r""""current_steps"\s*:\s*(\d+)\s*,\s*"total_steps"\s*:\s*(\d+)""")
 _LF_ELAPSED = re.compile(r""""elapsed_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
 _LF_REMAINING = re.compile(r""""remaining_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
-_MEGATRON = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per iteration \(ms\):\s*([0-9.]+)")
-_RUNTIME = re.compile(r"""['"]train_runtime['"]\s*:\s*([0-9.]+)""")
-_STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*([0-9.]+)""")
-_EVAL_RUNTIME = re.compile(r"""['"]eval_runtime['"]\s*:\s*([0-9.]+)""")
+_MEGATRON = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per iteration \(ms\):\s*(" + _NUM + ")")
+_RUNTIME = re.compile(r"""['"]train_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
+_STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*['"]?(""" + _NUM + ")")
+_EVAL_RUNTIME = re.compile(r"""['"]eval_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
 _LIGHTNING = re.compile(r"^\s*Epoch\s+\d+\s*:")
 _RESUME = re.compile(r"(?:Continuing training from global step|global step) (\d+)")
 
@@ -121,11 +122,11 @@ class RateReader:
 
     def feed(self, line: str) -> None:
         self._line_no += 1
-        if "\r" in line:  # tqdm's in-place updates captured into one line
-            for part in line.split("\r"):
+        for part in line.split("\r") if "\r" in line else (line,):  # tqdm's in-place updates captured in one line
+            try:
                 self._one(part)
-            return
-        self._one(line)
+            except (ValueError, OverflowError):  # a number the patterns let through but Python refuses: not timing
+                continue
 
     def _one(self, line: str) -> None:
         if len(self.samples) >= MAX_SAMPLES:

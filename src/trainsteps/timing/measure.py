@@ -18,6 +18,11 @@ from trainsteps.timing.estimate import Interval, Rate, TimeEstimate, remaining
 RECENT_FRACTION = 0.25
 """The newest part of the measured steps that is compared with the whole: a drift widens the interval."""
 SPREAD = (0.97, 1.05)
+WINDOWS = 8
+"""The measured steps are cut into this many windows; the 10th-90th percentile of their rates bounds the interval."""
+EVAL_PRIOR_SPREAD = (0.5, 3.0)
+"""Before any evaluation is timed, its forward-only estimate x (low, high): evaluation batches, data loading and
+metrics make it slower more often than faster; generation would be far slower (not modelled)."""
 """Widening of the (overall, recent) rate pair: the rest of the run may be a little faster or slower than measured."""
 
 
@@ -79,12 +84,26 @@ class StepClock:
         cut = last_step - max(1, int(steps * RECENT_FRACTION))
         earlier = next(((s, a) for s, a in reversed(self._marks) if s <= cut), (self._warm[0], 0.0))
         recent = (active - earlier[1]) / (last_step - earlier[0]) if last_step > earlier[0] else overall
-        low, high = min(overall, recent) * SPREAD[0], max(overall, recent) * SPREAD[1]
+        windows = self._window_rates()
+        low = min(overall, recent, windows[len(windows) // 10] if windows else overall) * SPREAD[0]
+        high = max(overall, recent, windows[(len(windows) * 9) // 10] if windows else overall) * SPREAD[1]
         assumptions = (("time.assume.warmup_skipped", {"steps": self.warmup_steps}),)
         if self._paused:
             assumptions += (("time.assume.pauses_removed", {"seconds": round(self._paused, 1)}),)
         return Rate(Interval(low, overall, high), "log", f"{steps} steps measured after step {self._warm[0]}",
                     tokens_per_step=tokens_per_step, assumptions=assumptions)
+
+    def _window_rates(self) -> list[float]:
+        """Seconds per step over consecutive windows of about an eighth of the measured steps (at least 2), sorted:
+        how much the rate moves while the run goes (load, data lengths), for the interval."""
+        steps = self.measured_steps
+        width = max(2, steps // WINDOWS)
+        rates, start = [], (self._warm[0], 0.0)
+        for step, active in self._marks:
+            if step - start[0] >= width:
+                rates.append((active - start[1]) / (step - start[0]))
+                start = (step, active)
+        return sorted(rates)
 
     def event_seconds(self, kind: str) -> Interval | None:
         """Seconds one evaluation/save takes: the mean (the first dropped when others follow), min to max."""
@@ -95,11 +114,18 @@ class StepClock:
         return Interval(min(used), sum(used) / len(used), max(used))
 
     def eta(self, final_step: int, evals_left: int = 0, saves_left: int = 0,
-            tokens_per_step: float | None = None) -> TimeEstimate | None:
+            tokens_per_step: float | None = None, eval_share: float | None = None) -> TimeEstimate | None:
         """Remaining time to `final_step`, with the evaluations and saves still ahead; None until warmed up.
-        Evaluations/saves ahead whose cost has not been seen yet are named in `left_out`."""
+
+        `eval_share`: one evaluation's cost in training steps (forward-only FLOPs: eval rows / rows per step / 3),
+        used until an evaluation has been timed. Evaluations/saves ahead with no cost known are named in `left_out`."""
         rate = self.rate(tokens_per_step)
         if rate is None:
             return None
+        eval_seconds, notes = self.event_seconds("eval"), []
+        if eval_seconds is None and eval_share and evals_left:
+            t = rate.step_seconds.expected * eval_share
+            eval_seconds = Interval(t * EVAL_PRIOR_SPREAD[0], t, t * EVAL_PRIOR_SPREAD[1])
+            notes.append(("time.assume.eval_prior", {"steps": round(eval_share, 3)}))
         return remaining(rate, self.last_step, final_step, evals_left=evals_left, saves_left=saves_left,
-                         eval_seconds=self.event_seconds("eval"), save_seconds=self.event_seconds("save"))
+                         eval_seconds=eval_seconds, save_seconds=self.event_seconds("save"), notes=notes)

@@ -1,0 +1,69 @@
+"""The "Time" and "Time budget" sections of the human output (CLI and web share them)."""
+
+from __future__ import annotations
+
+
+def render_time(result, lang: str = "en", explain: bool = False) -> str:
+    """The "Time" section of the human output."""
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import PARTS
+
+    opening, closing = ("（", "）") if lang == "zh" else (" (", ")")
+    rows = [label("time.heading", lang) + opening + message(f"time.source.{result.rate.origin}", lang,
+                                                           detail=result.rate.detail) + closing]
+    rows.append(_row(label("time.wall", lang), result.wall_seconds.describe(lang)))
+    for name in PARTS:
+        part = result.part(name)
+        if part is None:
+            rows.append(_row(label(f"time.row.{name}", lang), message("time.left_out", lang)))
+        elif name == "train":
+            steps = result.derivation["time_steps"].value
+            rows.append(_row(label("time.row.train", lang), f"{steps:,} × {result.step_seconds.expected:,.4g} s = "
+                             + part.describe(lang)))
+        elif part.high > 0:
+            rows.append(_row(label(f"time.row.{name}", lang), part.describe(lang)))
+    step = result.step_seconds
+    rows.append(_row(label("time.step", lang), f"{step.expected:,.4g} s ({step.low:,.4g} – {step.high:,.4g})"))
+    if result.tokens_per_second:
+        tps = result.tokens_per_second
+        rows.append(_row(label("time.tokens_per_second", lang), f"{tps.expected:,.0f} ({tps.low:,.0f} – {tps.high:,.0f})"))
+    if result.mfu:
+        rows.append(_row("MFU", f"{result.mfu.expected:.3f} ({result.mfu.low:.3f} – {result.mfu.high:.3f})"))
+    if result.gpu_hours:
+        g = result.gpu_hours
+        rows.append(_row(label("time.gpu_hours", lang), f"{g.expected:,.2f} ({g.low:,.2f} – {g.high:,.2f}), {result.gpus} GPU"))
+    if result.cost:
+        c = result.cost
+        rows.append(_row(label("time.cost", lang), f"{c.expected:,.2f} {result.currency} ({c.low:,.2f} – {c.high:,.2f})"))
+    for msg_id, params in result.notes:
+        if msg_id == "time.note.left_out":  # the rows above already say it
+            continue
+        rows.append("  - " + message(msg_id, lang, **params))
+    if explain:
+        rows.extend("  " + line for line in result.derivation.render(lang))
+    return "\n".join(rows)
+
+
+def _row(name: str, value: str) -> str:
+    return f"  {name:<18} {value}"
+
+
+
+
+def render_budget(fit, lang: str, explain: bool, covered: str | None = None, target_fits: bool | None = None) -> str:
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import Spoken
+
+    rows = [label("time.budget.heading", lang)]
+    rows.append(_row(label("time.budget.limit", lang), format(Spoken(fit.budget_seconds), lang)
+                     + f" − {fit.margin:.0%} = " + format(Spoken(fit.budget_seconds * (1 - fit.margin)), lang)))
+    rows.append(_row("max_steps", f"{fit.max_steps:,}"))
+    rows.append(_row("save_steps", f"{fit.save_steps:,}"))
+    if covered:
+        rows.append(_row(label("time.budget.covers", lang), covered))
+    if target_fits is not None:
+        rows.append("  - " + message("time.budget.target_fits" if target_fits else "time.budget.target_cut", lang))
+    rows.append("  - " + message("time.budget.why", lang, steps=f"{fit.max_steps:,}", save=f"{fit.save_steps:,}"))
+    if explain:
+        rows.extend("  " + line for line in fit.derivation.render(lang))
+    return "\n".join(rows) + "\n\n" + render_time(fit.estimate, lang, explain)
