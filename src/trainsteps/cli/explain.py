@@ -53,8 +53,12 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
             _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang)
             return
         if not observations.runs:
-            raise InputError("explain.error.nothing", "explain.hint.nothing", source=path or ("--text" if text is not None else "-"),
-                             lines=observations.lines_read)
+            from trainsteps.logs.explain import shown_name
+
+            hint = {"stream": "explain.hint.nothing_stream", "neox": "explain.hint.nothing_neox"}.get(observations.topic or "",
+                                                                                                       "explain.hint.nothing_all")
+            source = path if path not in (None, "-") else shown_name("<pasted text>" if text is not None else "-", lang)
+            raise InputError("explain.error.nothing", hint, source=source, lines=observations.lines_read)
         inferences = explain_log(observations, raw_examples)
         emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from trainsteps.errors import InputError
-from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, unsloth
+from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, progress, unsloth
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import LogObservations
 from trainsteps.logs.text import CHUNK, iter_lines, iter_text_lines, unglued
@@ -20,7 +20,13 @@ PARSERS = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.sca
 # Plain substring tests: much faster than one alternation regex.
 _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",
             "gradient_accumulation", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE", "Unsloth",
-            "adjusted to", "max_steps is given", "trainer.py:", "training_args.py:", "Maximum number", "total_supervised")
+            "adjusted to", "max_steps is given", "trainer.py:", "training_args.py:", "Maximum number", "total_supervised",
+            # progress, timing, crashes, printed releases and settings (progress.py)
+            "/it", "it/s", "Traceback", "Killed", "memory", "NCCL", "rror", "Interrupt", "SIGTERM", "CANCELL", "ransformers",
+            "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
+            "WORLD_SIZE", "micro_batch", "global_step", "current_steps")
+PASTED = "<pasted text>"
+"""The name of input given with --text (rendered as "pasted text")."""
 
 
 def _useful(line: str) -> bool:
@@ -41,10 +47,10 @@ def read_log(path: str | None = None, text: str | None = None, also: Callable[[s
     if text is not None:
         data = text.encode("utf-8", "replace")
         if looks_like_state(data[:CHUNK]):
-            _read_stream(io.BytesIO(data), "-", out)
+            _read_stream(io.BytesIO(data), PASTED, out)
             return out
-        _scan(iter_text_lines(text), "-", out)
-        out.files.append("-")
+        _scan(iter_text_lines(text), PASTED, out)
+        out.files.append(PASTED)
         out.bytes_read += len(data)
         return out
     if path is None or path == "-":
@@ -118,10 +124,20 @@ class _Chained(io.RawIOBase):
         return data
 
 
+def _topic(line: str, out: LogObservations) -> None:
+    """Prose about streaming or GPT-NeoX gets a hint of its own when no run is found."""
+    if "NeoX" in line or "neox" in line or "NEOX" in line:
+        out.topic = "neox"
+    elif "stream" in line or "流式" in line or "Stream" in line:
+        out.topic = "stream"
+
+
 def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     also = out.also
     for number, physical in enumerate(lines, 1):
+        if out.topic is None and not out.runs:
+            _topic(physical, out)
         for line in unglued(physical):  # a banner whose line breaks were lost is read label by label
             ctx.line_no, ctx.line = number, line
             if also is not None:
@@ -131,5 +147,6 @@ def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
             for parse in PARSERS:
                 if parse(line, ctx):
                     break
+            progress.observe(line, ctx)
     out.lines_read += ctx.line_no
     ctx.finish()
