@@ -14,7 +14,8 @@ URL = re.compile(r"^https://\S+$")
 HAN = re.compile(r"[\u4e00-\u9fff]")
 MINIMUMS = {"no_banner": 15, "multinode": 8, "chinese": 8, "pretraining": 8, "crash": 5, "stream": 5, "timing": 20}
 
-METAS = sorted(CORPUS.glob("*.json"))
+# A pair's metadata is `<id>.json`; a stored trainer_state.json is `<id>.trainer_state.json`.
+METAS = sorted(p for p in CORPUS.glob("*.json") if "." not in p.stem)
 
 
 def load(path: Path) -> dict:
