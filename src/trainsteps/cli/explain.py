@@ -49,8 +49,10 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
 
         pretrain = PretrainObserved()
         observations = read_log(path if text is None else None, text, also=pretrain.feed if framework != "hf" else None)
-        if framework in PRETRAIN_LOGS or (framework == "auto" and not observations.runs and pretrain.found_anything()):
-            _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang)
+        progress_only = all(run.kind == "progress" for run in observations.runs)
+        if framework in PRETRAIN_LOGS or (framework == "auto" and progress_only and pretrain.found_anything()):
+            # pretraining lines; iteration lines also give where the run stands and its timing (progress runs)
+            _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang, observations, raw_examples)
             return
         if not observations.runs:
             from trainsteps.logs.explain import shown_name
@@ -63,7 +65,9 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
         emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
 
 
-def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_batch_size: int | None, fmt: str, lang: str) -> None:
+def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_batch_size: int | None, fmt: str, lang: str,
+                      observations=None, raw_examples: int | None = None) -> None:
+    from trainsteps.logs.explain import explain_log, render_run, run_json
     from trainsteps.logs.pretrain import explain_pretrain
 
     observed = pretrain.finish()
@@ -72,4 +76,10 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
     flavor = {"neox": "neox"}.get(framework)
     explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
     data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
-    emit(fmt, data, "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1)))
+    text = "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1))
+    progress = [inf for inf in explain_log(observations, raw_examples) if inf.run.kind == "progress"] if observations is not None else []
+    if progress:
+        data["runs"] = [run_json(inf, lang) for inf in progress]
+        for i, inf in enumerate(progress, 1):
+            text += "\n\n" + "\n".join(render_run(inf, i, len(progress), lang))
+    emit(fmt, data, text)

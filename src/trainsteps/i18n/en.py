@@ -191,6 +191,7 @@ LABELS = {
     'explain.time.source.bar': 'the training progress bar',
     'explain.time.source.elapsed': 'elapsed_time between two logged steps',
     'explain.time.source.runtime': 'train_runtime over the steps that ran',
+    'explain.time.source.iteration': 'iteration lines (elapsed time per iteration)',
     'explain.wrapper.dataset_rows': 'training rows (num_rows)',
     'explain.wrapper.launcher_world': 'processes started by the launcher',
     'explain.wrapper.visible_devices': 'devices visible on one node (CUDA_VISIBLE_DEVICES)',

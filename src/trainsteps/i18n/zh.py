@@ -191,6 +191,7 @@ LABELS = {
     'explain.time.source.bar': '训练进度条',
     'explain.time.source.elapsed': '两个已记录步之间的 elapsed_time',
     'explain.time.source.runtime': 'train_runtime 除以实际运行的步数',
+    'explain.time.source.iteration': '迭代行（每次迭代的耗时）',
     'explain.wrapper.dataset_rows': '训练数据行数（num_rows）',
     'explain.wrapper.launcher_world': '启动器启动的进程数',
     'explain.wrapper.visible_devices': '单个节点可见的设备数（CUDA_VISIBLE_DEVICES）',

@@ -199,7 +199,7 @@ def _world_size(inf: Inference) -> None:
                                    "explain.why.world_deepspeed")
         elif ds_world != inf.world_size:
             inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
-    launcher = run.wrapper.get("launcher_world")
+    launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
     if inf.world_size is None and launcher is not None and run.kind in ("progress", "wrapper"):
         inf.world_size = d.add("world_size", launcher.value, "launcher", f"line {launcher.line}", "explain.why.world_launcher")
         return
@@ -702,7 +702,8 @@ def _settings(inf: Inference) -> None:
         out["resume_from_step"] = Known(exact=run.resume_global_step)
     hyps = inf.hypotheses
     if not hyps:
-        if inf.releases and len(inf.releases) < len(all_releases()) and any(e.msg_id == "explain.ev.lines" for e in inf.evidence):
+        if inf.releases and len(inf.releases) < len(all_releases()) and any(e.msg_id in ("explain.ev.lines", "explain.ev.printed_version",
+                                                                                           "explain.ev.printed_version_family") for e in inf.evidence):
             out["transformers"] = releases_known(inf.releases)
         return
     if not stream:

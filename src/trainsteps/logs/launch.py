@@ -56,7 +56,9 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = pattern.search(line)
         if match:
             nodes = _NODES.search(line)
-            if nodes:
+            if "--standalone" in line:  # torchrun --standalone: one node
+                ctx.wrapper_value("launcher_world", ctx.reading(int(match.group(1))))
+            elif nodes:
                 ctx.wrapper_value("launcher_world", ctx.reading(int(nodes.group(1)) * int(match.group(1))))
             else:
                 ctx.wrapper_value("devices_hint", ctx.reading(int(match.group(1))))

@@ -55,6 +55,8 @@ class BarTrack:
     first_elapsed: float | None = None
     rates: list = field(default_factory=list)
     """(position, seconds per step) of the draws, thinned to at most RATE_SAMPLES."""
+    kind: str = "bar"
+    """`bar` (a progress bar) or `iteration` (Megatron / nanotron iteration lines with their time per iteration)."""
 
 
 RATE_SAMPLES = 512
@@ -88,10 +90,12 @@ class Progress:
     stop: tuple | None = None
     """(status, line, text): `crashed` or `interrupted`, from a traceback, `Killed`, CUDA OOM, an NCCL timeout, ..."""
     loss_dicts: int = 0
+    step_lines: int = 0
+    """Lines stating a global step with no total (DeepSpeed's `global_step=13120` timer lines)."""
 
     def has_training(self) -> bool:
         return bool(self.step_total or self.epoch_points or self.loss_dicts or self.train_runtime is not None
-                    or any(not b.labelled or b.count > 1 for b in self.bars.values()) or self.max_epoch is not None)
+                    or bool(self.bars) or self.max_epoch is not None or self.step_lines > 0)
 
 
 @dataclass(slots=True)

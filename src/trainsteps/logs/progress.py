@@ -40,7 +40,10 @@ _RAW_SAMPLES = re.compile(r"Number of raw training samples:\s*([\d,]+)")
 # Bars of data preparation, evaluation or generation: never the training loop's.
 _NOT_TRAINING = ("map", "tokeniz", "generat", "load", "download", "filter", "convert", "pack", "shard", "running", "eval", "val",
                  "test", "predict", "fetch", "extract", "sampl", "preprocess", "process", "saving", "upload", "build", "dataset")
-_CRASH = (("Traceback (most recent call last)", "traceback"), ("CUDA out of memory", "oom"), ("OutOfMemoryError", "oom"),
+# Descriptions of a training loop's bar: ms-swift `Train:`, diffusers/accelerate scripts `Steps:`, Lightning `Epoch 2:`,
+# OpenRLHF `Episode [1/1]:`, verl `Training Progress:`.
+_TRAINING = ("train", "epoch", "step", "episode", "iter")
+_CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught collective", "nccl_timeout"), ("CUDA out of memory", "oom"), ("OutOfMemoryError", "oom"),
           ("ChildFailedError", "child_failed"), ("Segmentation fault", "segfault"), ("core dumped", "segfault"))
 _INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
               ("CANCELLED AT", "cancelled"))
@@ -88,10 +91,60 @@ def _target(ctx: ScanContext) -> RunObservation:
     return ctx.loose
 
 
+_ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
+_ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
+_DS_STEP = re.compile(r"\bglobal_step=(\d+)")
+_FIT_STOPPED = re.compile(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
+
+
+def _iteration(line: str, ctx: ScanContext) -> bool:
+    """Megatron / nanotron iteration lines: `iteration 43/ 100 | ... elapsed time per iteration (ms): 5523.1`."""
+    match = _ITERATION.search(line)
+    if match is None:
+        return False
+    step, total = int(match.group(1)), int(match.group(2))
+    if total <= 0 or step > total:
+        return True
+    run = _target(ctx)
+    run.progress.step_total = (step, total, ctx.line_no)
+    run.last_step = ctx.reading(step)
+    ms = _ITER_MS.search(line)
+    if ms:
+        bar = _track(ctx, total, labelled=True)
+        if bar is not None:
+            bar.kind = "iteration"
+            _draw(ctx, bar, step, None, None, float(ms.group(1)) / 1000)
+    if run.progress.stop is not None and step > run.progress.stop[3]:
+        run.progress.stop = None
+    if step >= total:
+        run.finished = True
+    return True
+
+
 def observe(line: str, ctx: ScanContext) -> None:
     """Read one line for progress, timing, how the run ended, a printed release and printed settings."""
+    if "iteration" in line and _iteration(line, ctx):
+        return
+    if "global_step=" in line:
+        match = _DS_STEP.search(line)
+        if match:
+            run = _target(ctx)
+            run.progress.step_lines += 1
+            run.last_step = ctx.reading(int(match.group(1)))
+            return
+    if "stopped" in line and "Trainer.fit" in line:
+        match = _FIT_STOPPED.search(line)
+        if match:
+            run = _target(ctx)
+            run.finished = True
+            if match.group(1) == "steps":
+                n = int(match.group(2))
+                run.progress.step_total = (n, n, ctx.line_no)
+                run.last_step = ctx.reading(n)
+            return
     if "/" in line and ("[" in line):
         if _bar(line, ctx):
+            _ended(line, ctx)  # a crash message glued to the last bar draw
             return
     if "{" in line and ":" in line:
         if _dict(line, ctx):
@@ -143,7 +196,7 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     desc = line[:match.start()]
     desc = re.sub(r"\d+%\|.*$", "", desc)
     words = re.sub(r"[^A-Za-z]", " ", desc).strip().lower()
-    if words and (any(w in words for w in _NOT_TRAINING) or not ("train" in words or words.startswith("epoch") or len(words) <= 2)):
+    if words and (any(w in words for w in _NOT_TRAINING) or not any(w in words for w in _TRAINING) and len(words) > 2):
         return True
     bar = _track(ctx, total, labelled=bool(words))
     if bar is None:
@@ -221,6 +274,9 @@ def _dict(line: str, ctx: ScanContext) -> bool:
     elif "step" in pairs and "epoch" in pairs:
         step = _int(pairs["step"])
     if step is not None and total is not None and total > 0:
+        if "current_steps" in pairs and not any(k in pairs for k in ("loss", "eval_loss", "reward", "accuracy")) \
+                and any(k.endswith("loss") for k in pairs) is False and run.kind == "progress":
+            run.finished = True  # LLaMA-Factory writes the Trainer's final (train_runtime) log as a line with no loss
         p.step_total = (step, total, ctx.line_no)
         if run.last_step is None or run.kind == "progress" or step >= run.last_step.value:
             run.last_step = ctx.reading(step)

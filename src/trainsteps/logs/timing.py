@@ -46,7 +46,7 @@ def add(a: Span, b: Span) -> Span:
 @dataclass(slots=True)
 class Timing:
     source: str
-    """`bar` (the training loop's progress bar), `elapsed` (trainer_log.jsonl / ms-swift elapsed_time) or `runtime`
+    """`bar` (the training loop's progress bar), `iteration` (Megatron / nanotron time per iteration), `elapsed` (trainer_log.jsonl / ms-swift elapsed_time) or `runtime`
     (train_runtime over the steps that ran)."""
     line: int
     per_step: Span
@@ -109,7 +109,7 @@ def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, sto
         measured = bar_rate(bar)
         if measured is not None:
             per_step, count = measured
-            timing = Timing("bar", bar.line, per_step, count, at, end_step, elapsed_seconds=bar.elapsed)
+            timing = Timing(bar.kind, bar.line, per_step, count, at, end_step, elapsed_seconds=bar.elapsed)
             timing.framework_eta, timing.framework_eta_line = bar.remaining, bar.line
     if timing is None and p.elapsed_points:
         first, last = p.elapsed_points[0], p.elapsed_points[-1]
