@@ -32,6 +32,8 @@ class ScanContext:
     transformers_version: Reading | None = None
     """A transformers release printed anywhere in this input."""
     pip_show_transformers: bool = False
+    repeats: dict = field(default_factory=dict)
+    """How often each banner key was printed again for the current run (other nodes or ranks)."""
     copying: bool = False
     """Reading a banner that repeats the current run's (another node printed it)."""
     train_dataset_line: int | None = None
@@ -46,6 +48,7 @@ class ScanContext:
         run.settings.update(self.settings)
         self.settings.clear()
         self.loose = None
+        self.repeats = {}
         if self.pending_notice is not None:
             run.max_steps_notice_seen = True
             run.level_of_max_steps_notice = self.pending_notice or None

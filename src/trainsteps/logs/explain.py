@@ -66,6 +66,8 @@ def _localized(params: dict, lang: str) -> dict:
     for key, value in params.items():
         if isinstance(value, Dur):
             value = duration(value, lang)
+        elif isinstance(value, Finding):
+            value = say(value, lang)
         elif isinstance(value, str) and value.startswith("explain.reason."):
             value = label(value, lang)
         out[key] = value

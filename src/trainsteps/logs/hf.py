@@ -77,8 +77,9 @@ def _is_copy(run) -> bool:
 def _header(line: str, ctx: ScanContext) -> bool:
     if "Running training" in line:
         if _is_copy(ctx.current) and ctx.current.file == ctx.file and ctx.current.header_line is not None:
-            ctx.current.copies += 1
             ctx.copying = True
+            ctx.repeats["header"] = ctx.repeats.get("header", 0) + 1
+            ctx.current.copies = max(ctx.current.copies, ctx.repeats["header"])
             return True
         run = ctx.start_run("hf")
         run.header_line = ctx.line_no
@@ -123,9 +124,8 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
         return False  # a label with no number and no banner around it: prose
     if run is not None and key in run.banner and parsed is not None and run.banner[key].value == parsed[0] and _is_copy(run) \
             and run.file == ctx.file and run.header_line is not None and (ctx.copying or _RANK_PREFIX.match(line)):
-        if not ctx.copying:
-            run.copies += 1
-            ctx.copying = True
+        ctx.repeats[key] = ctx.repeats.get(key, 0) + 1
+        run.copies = max(run.copies, ctx.repeats[key])
         return True  # the same banner printed by another node or rank
     if run is None or run.kind not in ("hf", "paddlenlp") or key in run.banner or run.finished or run.file != ctx.file:
         run = ctx.start_run("hf")

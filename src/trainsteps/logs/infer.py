@@ -173,6 +173,7 @@ def _ending(inf: Inference) -> None:
     """How the run ended as the log shows it: crashed or interrupted at step k of n, finished, or still running."""
     from trainsteps.logs.infer_progress import ending
 
+    launcher_facts(inf)
     ending(inf)
 
 
@@ -780,6 +781,23 @@ def _preprocessing(inf: Inference, raw: int | None) -> None:
         inf.facts.append(Finding("explain.fact.more_rows", params, code="LOG_MORE_EXAMPLES"))
     else:
         inf.facts.append(Finding("explain.fact.same_rows", params))
+
+
+def launcher_facts(inf: Inference) -> None:
+    """DeepSpeed's batch assertion (what DeepSpeed saw against what was launched) and its pipeline CONFIG line."""
+    run = inf.run
+    keys = ("deepspeed_assert_train_batch", "deepspeed_assert_micro", "deepspeed_assert_ga", "deepspeed_assert_world")
+    if all(k in run.wrapper for k in keys):
+        tb, mb, ga, dp = (run.wrapper[k].value for k in keys)
+        launched = run.wrapper.get("launcher_world")
+        extra = {"launched": ""}
+        if launched is not None and launched.value != dp:
+            extra = {"launched": Finding("explain.fact.deepspeed_assert_launched", {"world": launched.value})}
+        inf.facts.append(Finding("explain.fact.deepspeed_assert", {"tb": tb, "mb": mb, "ga": ga, "dp": dp, "product": mb * ga * dp, **extra},
+                                 code="LOG_DEEPSPEED_BATCH"))
+    if "pipeline_micro_batches" in run.wrapper and "pipeline_micro_batch_size" in run.wrapper:
+        mb, size = run.wrapper["pipeline_micro_batches"], run.wrapper["pipeline_micro_batch_size"]
+        inf.facts.append(Finding("explain.fact.pipeline", {"mb": mb.value, "size": size.value, "product": mb.value * size.value, "line": mb.line}))
 
 
 def _wrappers(inf: Inference) -> None:

@@ -67,21 +67,20 @@ def _decimals(value: float) -> float:
     return 0.5 * 10 ** -len(text.split(".")[1])
 
 
-def _steps_per_epoch(inf: Inference) -> tuple[int, int] | None:
+def _steps_per_epoch(inf: Inference) -> tuple[float, float] | None:
     """Optimizer steps per epoch from the (step, epoch) point with the largest step: step / epoch, within the
-    rounding of the printed epoch."""
+    rounding of the printed epoch. Not always a whole number: the Trainer's epoch advances per batch (L / GA)."""
     p = inf.run.progress
     points = [pt for pt in p.epoch_points if pt[0] > 0 and pt[1] > 0]
     if not points:
         return None
     step, epoch, line = max(points)
     tol = _decimals(epoch)
-    low = max(math.ceil(step / (epoch + tol) - 1e-9), 1)
-    high = math.floor(step / (epoch - tol) + 1e-9) if epoch > tol else step * 10**6
-    if high < low:
-        high = low
-    inf.facts.append(Finding("explain.fact.progress_nupe", {"low": low, "high": high, "step": step, "epoch": f"{epoch:g}", "line": line}))
-    inf.inferred["steps_per_epoch"] = Known(exact=low) if low == high else Known(low=low, high=high)
+    low = step / (epoch + tol)
+    high = step / (epoch - tol) if epoch > tol else float(step * 10**6)
+    inf.facts.append(Finding("explain.fact.progress_nupe", {"low": f"{low:,.1f}", "high": f"{high:,.1f}", "step": step,
+                                                            "epoch": f"{epoch:g}", "line": line}))
+    inf.inferred["steps_per_epoch"] = Known(low=round(low, 3), high=round(high, 3))
     return low, high
 
 
@@ -97,14 +96,14 @@ def _processes(inf: Inference, low: int, high: int, total: int) -> None:
     fits = []
     for world in range(1, MAX_WORLD + 1):
         lengths = {ceil_div(ceil_div(n, bs.value), world), ceil_div(ceil_div(n, world), bs.value), n // bs.value // world}
-        nupes = {max(length // g, 1) for length in lengths if length} | {max(ceil_div(length, g), 1) for length in lengths if length}
-        if any(low <= x <= high for x in nupes):
+        nupes = {x for length in lengths if length for x in (length / g, max(length // g, 1), max(ceil_div(length, g), 1))}
+        if any(low - 1e-9 <= x <= high + 1e-9 for x in nupes):
             fits.append(world)
         if ceil_div(ceil_div(n, bs.value), world) < g and world > 1 and fits and world > fits[-1] * 2:
             break
     if not fits:
         return
-    params = {"rows": n, "bs": bs.value, "ga": g, "low": low, "high": high, "line": rows.line}
+    params = {"rows": n, "bs": bs.value, "ga": g, "low": f"{low:,.1f}", "high": f"{high:,.1f}", "line": rows.line}
     if len(fits) == 1:
         inf.world_size = fits[0]
         inf.inferred["world_size"] = Known(exact=fits[0])

@@ -149,12 +149,11 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "{" in line and ":" in line:
         if _dict(line, ctx):
             return
-    if "=" in line:
-        if ctx.metrics_block and _metric(line, ctx):
-            return
-        if "metrics *****" in line:
-            ctx.metrics_block = "eval" if "eval" in line else "train"
-            return
+    if "metrics *****" in line:
+        ctx.metrics_block = "eval" if "eval" in line else "train"
+        return
+    if ctx.metrics_block and "=" in line and _metric(line, ctx):
+        return
     if _ended(line, ctx):
         return
     if "ransformers" in line or "Version:" in line:
@@ -224,7 +223,7 @@ def _draw(ctx: ScanContext, bar: BarTrack, n: int, elapsed, remaining, per_step)
     bar.elapsed, bar.remaining = elapsed, remaining
     if bar.first_n is None and n > 0 and elapsed is not None:
         bar.first_n, bar.first_elapsed = n, elapsed
-    if per_step is not None and per_step > 0 and n > 0:
+    if per_step is not None and per_step > 0:
         if bar.rates and bar.rates[-1][0] == n:
             bar.rates[-1] = (n, per_step)
         else:
@@ -243,7 +242,7 @@ def _draw(ctx: ScanContext, bar: BarTrack, n: int, elapsed, remaining, per_step)
 def _training_bar(run: RunObservation) -> BarTrack | None:
     """The training loop's bar: the one drawn most often (evaluation bars restart at 0 every time); ties go to the
     larger total."""
-    bars = [b for b in run.progress.bars.values() if b.n > 0 or b.count > 1]
+    bars = list(run.progress.bars.values())
     if not bars:
         return None
     m = run.value("max_steps")

@@ -24,7 +24,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # progress, timing, crashes, printed releases and settings (progress.py)
             "/it", "it/s", "Traceback", "Killed", "memory", "NCCL", "rror", "Interrupt", "SIGTERM", "CANCELL", "ransformers",
             "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
-            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog")
+            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
 
