@@ -170,6 +170,7 @@ def num_examples_from_data(data: dict, given: int | None, fmt: str, lang: str) -
         # Axolotl's steps come from its multipack sampler, which the Trainer plan behind --data does not model
         raise InputError("count.error.plan_axolotl_packing", "count.hint.plan_axolotl_packing")
     report = run_count(list(data["data_paths"]), data)
+    click.get_current_context().meta["trainsteps.counted"] = {**report, "cutoff_len": data.get("cutoff_len")}  # for the time model
     if report.get("packing"):
         packed = report["packing"][0]
         value, what, name = packed["sequences"], "count.plan.packed", packed["framework"]

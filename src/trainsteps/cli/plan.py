@@ -139,3 +139,9 @@ from trainsteps.cli.count import plan_data_options  # noqa: E402 - extends the c
 
 plan_command = plan_data_options(plan_command)
 # --- end count ---
+
+# --- time: `plan --step-time / --timing-from / --model --gpu ...` adds the "Time" section (cli/timing.py) ---
+from trainsteps.cli.timing import time_options  # noqa: E402 - extends the command defined above
+
+plan_command = time_options(plan_command)
+# --- end time ---

@@ -50,6 +50,9 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
         targets = {k: opts.pop(k) for k in ("epochs", "examples", "tokens", "max_steps")}
         global_batch, cap = opts.pop("global_batch"), opts.pop("max_per_device_batch")
         given = [k for k, v in targets.items() if v is not None]
+        time_request = click.get_current_context().meta.get("trainsteps.time")  # --step-time, --time-budget, ... (cli/timing.py)
+        if time_request and time_request.get("time_budget"):
+            return _solve_budget(fmt, lang, explain, opts, world, targets, given, time_request)
         if global_batch is not None:
             if given:
                 raise InputError("solve.error.one_question", "solve.hint.target")
@@ -67,7 +70,42 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
             emit(fmt, data, render_coverage(cov, spec, schedule, lang, explain))
             return
         solution = engine.solve(spec, given[0], targets[given[0]])
-        emit(fmt, solution.to_dict(lang), render_solution(solution, spec, lang, explain))
+        data, human = solution.to_dict(lang), render_solution(solution, spec, lang, explain)
+        if time_request:
+            from trainsteps.cli.timing import solve_time
+
+            time_json, time_text = solve_time(time_request, solution.ceil.optimizer_steps, opts, world)
+            data, human = {**data, "time": time_json}, human + "\n\n" + time_text
+        emit(fmt, data, human)
+
+
+def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> None:
+    """`--time-budget`: the max_steps that fit the wall time; with a target too, whether the target fits."""
+    from trainsteps import solve as engine
+    from trainsteps.cli.timing import render_budget, solve_budget
+
+    if len(given) > 1 or "max_steps" in given:
+        raise InputError("solve.error.one_question", "solve.hint.target")
+    sized = opts.get("num_examples") is not None or opts.get("dataset_tokens") is not None
+    limit = None
+    if given:
+        if not sized:
+            raise InputError("solve.error.size_missing", "solve.hint.size_missing")
+        limit = engine.solve(_spec(dict(opts), world), given[0], targets[given[0]]).ceil.max_steps
+    fit = solve_budget(request, opts, world, limit)
+    data = {"max_steps": fit.max_steps, "time_budget": fit.to_dict(lang), "time": fit.estimate.to_dict(lang)}
+    covered = None
+    if sized:
+        cov, _ = engine.covers(_spec(dict(opts), world), fit.max_steps)
+        data["covers"] = cov.to_dict(lang)
+        from trainsteps.i18n import label
+
+        parts = [f"{cov.epochs:,.4g} {label('unit.epochs', lang)}" if cov.epochs is not None else None,
+                 f"{cov.samples_seen:,} {label('unit.examples', lang)}",
+                 f"{cov.tokens_seen:,} {label('unit.tokens', lang)}" if cov.tokens_seen else None]
+        covered = ", ".join(p for p in parts if p)
+    fits = None if limit is None else fit.max_steps >= limit
+    emit(fmt, data, render_budget(fit, lang, explain, covered, fits))
 
 
 def _world(world: int | None, gpus: int | None, nodes: int | None) -> int:
@@ -85,3 +123,10 @@ def _spec(opts: dict, world: int):
 
     dispatch = False if opts.pop("no_dispatch_batches") else None
     return RunSpec(world_size=world, transformers=opts.pop("transformers_version"), dispatch_batches=dispatch, **opts)
+
+
+# --- time: --step-time, --model/--gpu, --time-budget ... (cli/timing.py) ---
+from trainsteps.cli.timing import time_options  # noqa: E402 - extends the command defined above
+
+solve_command = time_options(solve_command, budget=True)
+# --- end time ---

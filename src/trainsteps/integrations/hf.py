@@ -10,6 +10,10 @@
   size) to the Trainer's logs, so the console, TensorBoard, W&B and `trainer_state.json` show them.
   They count the rows and non-padding tokens the model really received, summed over ranks.
 * optional: evaluate and/or save every N minutes of wall clock.
+* every log: `eta_seconds` (remaining time to the step where the run really ends, evaluations and saves ahead
+  included), `tokens_per_second`, and `mfu` when the GPU's peak is known (`gpu="h100-sxm"` or `peak_tflops=`). The
+  rate skips the first steps after a (re)start, leaves out evaluation and save pauses, and re-bases on a resume; until
+  it has warmed up the ETA is unknown and not logged.
 
 It never breaks a run: any internal error becomes one warning and the callback switches itself
 off (on every rank at once). transformers is imported only when `TrainstepsCallback` is first used,
@@ -19,6 +23,7 @@ so `import trainsteps` stays light.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from trainsteps.integrations._counting import Clock, Counter, FaultGuard, RankSync, get_logger
 from trainsteps.integrations._counting import dataset_length as _length
@@ -40,7 +45,8 @@ class _Tracker(FaultGuard):
     _logger = logger
 
     def __init__(self, dataset_size: int | None = None, dataset_tokens: int | None = None, seq_length: int | None = None,
-                 eval_every_minutes: float | None = None, save_every_minutes: float | None = None, log_plan: bool = True):
+                 eval_every_minutes: float | None = None, save_every_minutes: float | None = None, log_plan: bool = True,
+                 eta: bool = True, gpu: str | None = None, peak_tflops: float | None = None, eta_warmup_steps: int = 2):
         """
         dataset_size: rows in one pass over the training data; needed for iterable datasets (a map-style
             dataset's `len()` is used otherwise).
@@ -48,6 +54,10 @@ class _Tracker(FaultGuard):
         seq_length: tokens per packed row, for the plan of a packed stream.
         eval_every_minutes / save_every_minutes: also evaluate / save when this much wall-clock time has passed.
         log_plan: log the plan and its warnings at train begin.
+        eta: log `eta_seconds` and `tokens_per_second` (and `mfu` with `gpu` or `peak_tflops`).
+        gpu: accelerator name from trainsteps' table (e.g. "h100-sxm", "a100-80g"), for `mfu`.
+        peak_tflops: peak dense TFLOP/s of one device, instead of `gpu`.
+        eta_warmup_steps: steps after a (re)start that the rate does not use (compile, first dataloader fill).
         """
         self.dataset_size = dataset_size
         self.dataset_tokens = dataset_tokens
@@ -65,6 +75,13 @@ class _Tracker(FaultGuard):
         self._eval_clock = Clock(eval_every_minutes)
         self._save_clock = Clock(save_every_minutes)
         self._size = dataset_size
+        self.eta_enabled = eta
+        self._gpu, self._peak_tflops = gpu, peak_tflops
+        from trainsteps.integrations._eta import EtaState
+
+        self.eta = EtaState(warmup_steps=eta_warmup_steps)
+        """The ETA's state; `eta.estimate` is the latest remaining-time estimate (None while unknown)."""
+        self._said_unknown = False
 
     # --- events -------------------------------------------------------------------------------
 
@@ -72,10 +89,24 @@ class _Tracker(FaultGuard):
         self._sync = RankSync()  # first, and trivially safe: every rank must know whether to take part in sums
         return self._guard(self._train_begin, args, state, control, model, train_dataloader)
 
+    def on_step_begin(self, args, state, control, **kwargs):
+        if self.eta_enabled and self.enabled:
+            self._guard(self.eta.step_begin)
+
     def on_step_end(self, args, state, control, **kwargs):
+        if self.eta_enabled and self.enabled:
+            self._guard(self.eta.step_end, state.global_step)
         if self._eval_clock.seconds is None and self._save_clock.seconds is None:
             return None
         return self._guard(self._timed, args, state, control, collective=True)
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        if self.eta_enabled and self.enabled:
+            self._guard(self.eta.event, "eval")
+
+    def on_save(self, args, state, control, **kwargs):
+        if self.eta_enabled and self.enabled:
+            self._guard(self.eta.event, "save")
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         return self._guard(self._log, args, state, control, logs, collective=True)
@@ -97,8 +128,10 @@ class _Tracker(FaultGuard):
         sized = _length(dataset)
         if self._size is None:
             self._size = sized
-        if self.log_plan:
+        if self.log_plan or self.eta_enabled:
             self._check_plan(args, state, sized)
+        if self.eta_enabled:
+            self._start_eta(args, state, model)
         self._eval_clock.reset()
         self._save_clock.reset()
         if self._eval_clock.seconds is not None and _strategy(getattr(args, "eval_strategy", "no")) == "no":
@@ -112,6 +145,7 @@ class _Tracker(FaultGuard):
         from trainsteps.spec import RunSpec
 
         streaming = sized is None
+        timing = _timing_settings(args)
         try:
             spec = RunSpec(
                 num_examples=sized if not streaming else self.dataset_size,
@@ -127,12 +161,15 @@ class _Tracker(FaultGuard):
                 seq_length=self.seq_length,
                 transformers=transformers.__version__,
             )
-            self.schedule = plan(spec)
+            try:  # with the evaluation/save schedule, for the ETA; without it when the engine refuses those settings
+                self.schedule = plan(replace(spec, **timing))
+            except Exception:  # noqa: BLE001
+                self.schedule = plan(spec)
         except Exception as exc:  # noqa: BLE001 - a setting the engine does not model: say so, keep counting
             if state.is_world_process_zero:
                 logger.warning(_message("integration.plan_failed", error=f"{type(exc).__name__}: {exc}"))
             return
-        if not state.is_world_process_zero:
+        if not state.is_world_process_zero or not self.log_plan:
             return
         s = self.schedule
         r = s.run
@@ -143,6 +180,34 @@ class _Tracker(FaultGuard):
             logger.warning(_message("integration.steps_differ", trainer=state.max_steps, planned=r.max_steps, version=s.version))
         for trap in s.warnings:
             logger.warning(_message("integration.warning", code=trap.code, text=trap.message("en")))
+
+    def _start_eta(self, args, state, model) -> None:
+        eta = self.eta
+        eta.begin(state.global_step)
+        run = self.schedule.run if self.schedule is not None else None
+        eta.final_step = run.optimizer_steps if run is not None else (state.max_steps or None)
+        eta.eval_steps = list(run.eval_steps) if run is not None else []
+        eta.save_steps = list(run.save_steps) if run is not None else []
+        eta.devices = max(1, int(getattr(args, "world_size", 1) or 1))
+        if model is not None:
+            from trainsteps.integrations._eta import model_flops_per_token
+
+            eta.flops_per_token = model_flops_per_token(model, self.seq_length)
+        if self._peak_tflops:
+            eta.peak_flops = float(self._peak_tflops) * 1e12
+        elif self._gpu:
+            from trainsteps.timing.gpus import find_gpu
+
+            eta.peak_flops = find_gpu(self._gpu).peak("bf16" if getattr(args, "bf16", False) or not getattr(args, "fp16", False) else "fp16")
+
+    def _eta_values(self, state, tokens: int, logs) -> dict:
+        if not self.eta_enabled or (logs is not None and any(str(k).startswith("eval_") for k in logs)):
+            return {}
+        values = self.eta.metrics(state.global_step, tokens or None)
+        if not values and not self._said_unknown and state.is_world_process_zero:
+            self._said_unknown = True
+            logger.info(_message("integration.eta_unknown", steps=self.eta.clock.warmup_steps + self.eta.clock.min_steps))
+        return values
 
     def _move_before_reporters(self) -> None:
         """Run right after DefaultFlowCallback, so TensorBoard/W&B callbacks see the added log values.
@@ -190,6 +255,7 @@ class _Tracker(FaultGuard):
             return None
         self.samples_seen, self.tokens_seen = samples, tokens
         values = {"samples_seen": samples, "tokens_seen": tokens}
+        values.update(self._eta_values(state, tokens, logs))
         size = self._size
         if size:
             values["equivalent_epoch"] = round(samples / size, 6)
@@ -247,6 +313,22 @@ def _caller_with(attribute: str):
 
 def _strategy(value) -> str:
     return str(getattr(value, "value", value))
+
+
+def _timing_settings(args) -> dict:
+    """The Trainer's evaluation and save schedule as RunSpec fields (the ETA adds the evaluations/saves ahead)."""
+    out = {}
+    eval_strategy = _strategy(getattr(args, "eval_strategy", "no"))
+    if eval_strategy in ("steps", "epoch"):
+        out["eval_strategy"] = eval_strategy
+        if eval_strategy == "steps":
+            out["eval_steps"] = float(getattr(args, "eval_steps", None) or getattr(args, "logging_steps", 500))
+    save_strategy = _strategy(getattr(args, "save_strategy", "steps"))
+    if save_strategy in ("steps", "epoch", "no"):
+        out["save_strategy"] = save_strategy
+        if save_strategy == "steps":
+            out["save_steps"] = float(getattr(args, "save_steps", 500))
+    return out
 
 
 _CLASS = None

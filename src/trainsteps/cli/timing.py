@@ -1,0 +1,492 @@
+"""The time options of `plan` and `solve` (`--step-time`, `--timing-from`, `--model`, `--gpu`, ...) and the "Time"
+section they add to the output. The arithmetic lives in `trainsteps.timing`; this module only reads options and
+files, picks the best rate available, and renders.
+
+`time_options(command)` adds the options and takes them out before the command runs; when one is given, the
+command's output (through `output.emit`) gets a top-level `time` object and a "Time" section.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import click
+
+from trainsteps.errors import InputError
+
+DTYPES = ("bf16", "fp16", "fp8", "tf32", "fp32")
+META_KEY = "trainsteps.time"
+
+_OPTIONS = [
+    click.option("--step-time", help="Time: measured seconds per optimizer step (4, 4s, 2.5m, 1h30m)."),
+    click.option("--tokens-per-second", help="Time: measured tokens/s of all GPUs together, or per GPU as N/gpu (3500/gpu)."),
+    click.option("--samples-per-second", help="Time: measured samples/s of all GPUs together, or per GPU as N/gpu."),
+    click.option("--timing-from", type=click.Path(exists=True), metavar="LOG",
+                 help="Time: read the rate from a log explain reads (bars, train_runtime, trainer_state.json, "
+                 "LLaMA-Factory trainer_log.jsonl, Megatron, Lightning)."),
+    click.option("--model", "model_path", metavar="PATH", help="Time (FLOPs model): config.json or a model folder holding one."),
+    click.option("--params", help="Time (FLOPs model): parameters, e.g. 7.6e9 or 7.6B (no attention term)."),
+    click.option("--gpu", "gpu_name", help="Time (FLOPs model): accelerator, e.g. h100-sxm, a100-80g, rtx4090, ascend-910b."),
+    click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help="Time (FLOPs model): compute type."),
+    click.option("--mfu", help="Time (FLOPs model): model FLOPs utilisation, 0.35 or a range 0.3-0.5 (default by setup)."),
+    click.option("--training", type=click.Choice(["full", "lora", "qlora", "frozen"]), default=None,
+                 help="Time (FLOPs model): what is trained (default: full, or the config's finetuning_type)."),
+    click.option("--eval-examples", type=int, help="Time: rows in the evaluation set (forward-only FLOPs per evaluation)."),
+    click.option("--eval-time", help="Time: measured seconds per evaluation."),
+    click.option("--save-time", help="Time: measured seconds per checkpoint save."),
+    click.option("--prepare-time", help="Time: tokenization/preprocessing before the first step."),
+    click.option("--price-per-gpu-hour", type=float, help="Time: price of one GPU-hour, for the cost."),
+    click.option("--currency", default="USD", show_default=True, help="Time: currency of --price-per-gpu-hour."),
+]
+BUDGET_OPTIONS = [
+    click.option("--time-budget", help="Solve: the max_steps that fit this wall time (12h, 1-12:00:00 as in SLURM)."),
+    click.option("--safety-margin", type=float, default=0.10, show_default=True, help="Solve: share of --time-budget kept free."),
+    click.option("--save-every", help="Solve: checkpoint cadence as a duration (default: a tenth of --time-budget)."),
+]
+NAMES = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
+         "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time", "price_per_gpu_hour",
+         "currency")
+_ASKS = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name")
+
+
+def time_options(command: click.Command, budget: bool = False) -> click.Command:
+    """Add the time options to a command; their values go to `ctx.meta[META_KEY]` (only when one asks for time)."""
+    def holder(**kwargs):
+        return None
+
+    for option in reversed(_OPTIONS + (BUDGET_OPTIONS if budget else [])):
+        holder = option(holder)
+    added = click.command("holder")(holder).params
+    command.params += added
+    names = [p.name for p in added]
+    callback = command.callback
+
+    def with_time(**kwargs):
+        request = {name: kwargs.pop(name, None) for name in names}
+        if any(request.get(name) is not None for name in _ASKS) or request.get("time_budget"):
+            ctx = click.get_current_context()
+            ctx.meta[META_KEY] = {**request, "lang": kwargs.get("lang", "en"), "explain": kwargs.get("explain", False),
+                                  "seq_length": kwargs.get("seq_length"), "gpus_flag": kwargs.get("gpus"),
+                                  "nodes_flag": kwargs.get("nodes"), "world_flag": kwargs.get("world_size")}
+        return callback(**kwargs)
+
+    command.callback = with_time
+    return command
+
+
+# ------------------------------------------------------------------ turning options into an estimate
+
+def attach_time(ctx: click.Context, data: dict, human: str) -> tuple[dict, str]:
+    """Add `time` to a plan's JSON and a "Time" section to its text (called by `output.emit`)."""
+    request = ctx.meta.get(META_KEY)
+    if not request or "run" not in data or not isinstance(data.get("run"), dict):
+        return data, human
+    lang = request["lang"]
+    result = estimate_for_plan(data, request, ctx.meta.get("trainsteps.counted"))
+    return {**data, "time": result.to_dict(lang)}, human + "\n\n" + render_time(result, lang, request.get("explain"))
+
+
+def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
+    """The TimeEstimate of a planned run (the plan's JSON) under the time options."""
+    from trainsteps.timing import RunCounts, estimate
+
+    run, inputs = data["run"], data.get("inputs") or {}
+    schedule = SimpleNamespace(run=SimpleNamespace(**{k: run.get(k) for k in (
+        "optimizer_steps", "eval_steps", "save_steps", "warmup_steps")}), inputs=inputs)
+    schedule.run.eval_steps = schedule.run.eval_steps or []
+    schedule.run.save_steps = schedule.run.save_steps or []
+    devices = _devices(inputs, request)
+    shape_tokens = tokens_per_step(data, request, counted)
+    counts = RunCounts.from_schedule(schedule, tokens_per_step=shape_tokens.tokens if shape_tokens else None,
+                                     samples_per_step=_samples_per_step(run))
+    rate, notes, model = choose_rate(request, counts, shape_tokens, devices, data)
+    eval_seconds = _duration(request.get("eval_time"), "--eval-time")
+    if eval_seconds is None and model is not None and counts.eval_count:
+        eval_seconds = _modelled_eval(data, request, counted, model, shape_tokens, notes)
+    return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=_duration(request.get("save_time"), "--save-time"),
+                    prepare_seconds=_duration(request.get("prepare_time"), "--prepare-time"), gpus=devices,
+                    price_per_gpu_hour=request.get("price_per_gpu_hour"), currency=request.get("currency") or "USD",
+                    notes=notes)
+
+
+def _duration(text, option):
+    from trainsteps.timing import Interval, parse_duration
+
+    return None if text is None else Interval.exact(parse_duration(text, option))
+
+
+def _devices(inputs: dict, request: dict) -> int:
+    world = inputs.get("world_size") or inputs.get("global_num_gpus")
+    if not world and request.get("gpus_flag"):
+        world = request["gpus_flag"] * (request.get("nodes_flag") or 1)
+    return int(world or request.get("world_flag") or 1)
+
+
+def _samples_per_step(run: dict) -> float | None:
+    steps, samples = run.get("optimizer_steps"), run.get("samples_seen")
+    return samples / steps if steps and samples else None
+
+
+class TokensPerStep(SimpleNamespace):
+    """tokens: per optimizer step (all ranks); attended: length the attention sees; how: message id + params."""
+
+
+def tokens_per_step(data: dict, request: dict, counted: dict | None) -> TokensPerStep | None:
+    """Tokens one optimizer step computes on, from the best source: the plan (pretraining, packed streams), the counted
+    data (unpacked: rows x expected longest row of a micro-batch), or --seq-length."""
+    from trainsteps.timing.flops import expected_longest
+
+    run, inputs = data["run"], data.get("inputs") or {}
+    steps = run.get("optimizer_steps") or 0
+    rows = _samples_per_step(run)
+    seq = request.get("seq_length") or inputs.get("seq_length")
+    if run.get("tokens_seen") and steps:
+        return TokensPerStep(tokens=run["tokens_seen"] / steps, attended=seq or None,
+                             how=("time.tokens.plan", {"tokens": f"{run['tokens_seen'] / steps:,.0f}"}))
+    if rows is None:
+        return None
+    if counted and counted.get("lengths"):
+        lengths, cutoff = counted["lengths"], counted.get("cutoff_len")
+        if counted.get("packing"):
+            row = cutoff or lengths["max"]
+            return TokensPerStep(tokens=rows * row, attended=row, how=("time.tokens.packed", {"rows": _n(rows), "row": row}))
+        micro = inputs.get("per_device_train_batch_size") or 1
+        percentiles = {int(k[1:]): v for k, v in lengths.items() if k.startswith("p") and k[1:].isdigit()}
+        longest = expected_longest(percentiles, lengths["min"], lengths["max"], micro, cutoff)
+        return TokensPerStep(tokens=rows * longest, attended=longest,
+                             how=("time.tokens.padded", {"rows": _n(rows), "row": f"{longest:,.0f}", "micro": micro,
+                                                          "mean": lengths.get("mean")}))
+    if seq:
+        return TokensPerStep(tokens=rows * seq, attended=seq, how=("time.tokens.seq_length", {"rows": _n(rows), "row": seq}))
+    return None
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def _per_gpu(text: str, option: str) -> tuple[float, bool]:
+    raw = str(text).strip().lower().replace(" ", "")
+    per_gpu = raw.endswith(("/gpu", "pergpu"))
+    number = raw.removesuffix("/gpu").removesuffix("pergpu").removesuffix("/total")
+    try:
+        value = float(number)
+    except ValueError:
+        raise InputError("time.error.rate_number", "time.hint.rate_positive", option=option, value=text) from None
+    from trainsteps.timing import check_positive
+
+    return check_positive(value, option), per_gpu
+
+
+def choose_rate(request: dict, counts, shape_tokens: TokensPerStep | None, devices: int, data: dict):
+    """The rate from the best source (measured flags > measured log > FLOPs model), notes, and the FLOPs model when
+    one was described (for eval time and the implied MFU)."""
+    from trainsteps.timing import Rate, parse_duration
+
+    notes: list[tuple[str, dict]] = []
+    measured = [name for name in ("step_time", "tokens_per_second", "samples_per_second", "timing_from") if request.get(name)]
+    if len(measured) > 1:
+        raise InputError("time.error.two_rates", "time.hint.two_rates", options=", ".join("--" + m.replace("_", "-") for m in measured))
+    model = _flops_model(request, shape_tokens, devices, data) if _wants_model(request) else None
+    rate = None
+    if request.get("step_time"):
+        seconds = parse_duration(request["step_time"], "--step-time")
+        rate = Rate.from_step_seconds(seconds, "flag", f"--step-time {request['step_time']}")
+    elif request.get("tokens_per_second"):
+        value, per_gpu = _per_gpu(request["tokens_per_second"], "--tokens-per-second")
+        if not counts.tokens_per_step:
+            raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
+        total = value * devices if per_gpu else value
+        rate = Rate.from_tokens_per_second(total, counts.tokens_per_step, "flag",
+                                           f"--tokens-per-second {request['tokens_per_second']}")
+        notes.append(("time.note.per_gpu" if per_gpu else "time.note.total", {"value": f"{value:,.6g}", "gpus": devices,
+                                                                                "total": f"{total:,.6g}"}))
+    elif request.get("samples_per_second"):
+        value, per_gpu = _per_gpu(request["samples_per_second"], "--samples-per-second")
+        if not counts.samples_per_step:
+            raise InputError("time.error.samples_unknown", "time.hint.tokens_unknown")
+        total = value * devices if per_gpu else value
+        rate = Rate.from_samples_per_second(total, counts.samples_per_step, "flag",
+                                            f"--samples-per-second {request['samples_per_second']}")
+        notes.append(("time.note.per_gpu" if per_gpu else "time.note.total", {"value": f"{value:,.6g}", "gpus": devices,
+                                                                                "total": f"{total:,.6g}"}))
+    elif request.get("timing_from"):
+        rate = rate_from_log(request["timing_from"], data, notes)
+    if shape_tokens is not None:
+        notes.append(shape_tokens.how)
+    if rate is not None:
+        if model is not None:
+            notes.append(("time.note.rate_wins", {"rate": rate.detail}))
+            rate = _with_implied_mfu(rate, model, counts, devices, notes)
+        return rate, notes, model
+    if model is None:
+        raise InputError("time.error.no_rate", "time.hint.no_rate")
+    return model.rate, notes + list(model.notes), model
+
+
+def _wants_model(request: dict) -> bool:
+    return any(request.get(k) for k in ("model_path", "params", "gpu_name"))
+
+
+def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict):
+    """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU)."""
+    from trainsteps.timing.flops import MFU_DEFAULTS, model_rate, parse_mfu, shape_from_params, train_flops_per_token
+    from trainsteps.timing.gpus import find_gpu
+    from trainsteps.timing.model_files import read_model_shape
+
+    if request.get("mfu") is not None:
+        mfu = parse_mfu(request["mfu"])  # checked first: a bad MFU is an error whatever else is missing
+    if request.get("model_path") and request.get("params"):
+        raise InputError("time.error.model_twice", "time.hint.model_twice")
+    shape = None
+    if request.get("model_path"):
+        shape = read_model_shape(request["model_path"])
+    elif request.get("params"):
+        shape = shape_from_params(_parse_count(request["params"]))
+    gpu = find_gpu(request["gpu_name"]) if request.get("gpu_name") else None
+    if shape is None or gpu is None:
+        raise InputError("time.error.model_incomplete", "time.hint.model_incomplete",
+                         missing="--gpu" if gpu is None else "--model or --params")
+    if shape_tokens is None:
+        raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
+    training = request.get("training") or _training_from_config(data) or "full"
+    setup = "pretrain" if data.get("framework") in ("megatron", "neox") and training == "full" else training
+    default = MFU_DEFAULTS[setup]
+    if request.get("mfu") is None:
+        mfu = default.mfu
+        mfu_note = ("time.assume.mfu_default", {"setup": setup, "low": mfu.low, "expected": mfu.expected, "high": mfu.high,
+                                                "source": default.source})
+    else:
+        mfu_note = ("time.assume.mfu_given", {"low": mfu.low, "expected": mfu.expected, "high": mfu.high})
+    per_token = train_flops_per_token(shape, shape_tokens.attended, training)
+    peak = gpu.peak(request.get("dtype") or "bf16")
+    notes = [("time.assume.flops", {"training": training, "flops": f"{per_token.expected:.4g}", "source": shape.source,
+                                    "params": f"{shape.matmul_params:.4g}",
+                                    "attention": "yes" if shape.layers else "no"}),
+             ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": request.get("dtype") or "bf16",
+                                  "devices": devices, "source": gpu.source}),
+             mfu_note]
+    rate = model_rate(shape_tokens.tokens, per_token, peak, devices, mfu,
+                      f"{shape.source}, {devices} x {gpu.name} {request.get('dtype') or 'bf16'}, MFU {mfu.low:g}-{mfu.high:g}")
+    return SimpleNamespace(rate=rate, shape=shape, gpu=gpu, peak=peak, mfu=mfu, per_token=per_token, notes=notes,
+                           training=training)
+
+
+def _training_from_config(data: dict) -> str | None:
+    config = data.get("config") or {}
+    text = str(config.get("finetuning_type") or config.get("adapter") or "").lower()
+    for kind in ("qlora", "lora", "freeze"):
+        if kind in text:
+            return "frozen" if kind == "freeze" else kind
+    return None
+
+
+def _parse_count(text: str) -> float:
+    raw = str(text).strip().upper().replace(",", "").replace("_", "")
+    scale = {"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}.get(raw[-1:], 1)
+    try:
+        value = float(raw[:-1] if scale != 1 else raw) * scale
+    except ValueError:
+        raise InputError("time.error.params", "time.hint.params", value=text) from None
+    if not math.isfinite(value) or value <= 0:
+        raise InputError("time.error.params", "time.hint.params", value=text)
+    return value
+
+
+def _with_implied_mfu(rate, model, counts, devices: int, notes: list):
+    """A measured rate with a model known: the MFU the rate implies, and whether that is a normal speed."""
+    from trainsteps.timing import Rate
+    from trainsteps.timing.flops import implied_mfu
+
+    if not counts.tokens_per_step:
+        return rate
+    mfu = implied_mfu(rate.step_seconds, counts.tokens_per_step, model.per_token.expected, model.peak, devices)
+    verdict = "time.note.mfu_low" if mfu.expected < model.mfu.low else "time.note.mfu_high" if mfu.expected > model.mfu.high \
+        else "time.note.mfu_normal"
+    notes.append((verdict, {"mfu": f"{mfu.expected:.3f}", "low": model.mfu.low, "high": model.mfu.high}))
+    return Rate(rate.step_seconds, rate.origin, rate.detail, counts.tokens_per_step, mfu, rate.assumptions)
+
+
+def _modelled_eval(data, request, counted, model, shape_tokens, notes):
+    """Seconds per evaluation from forward-only FLOPs over the evaluation set."""
+    from trainsteps.timing import Interval
+    from trainsteps.timing.flops import eval_flops_per_token
+
+    inputs = data.get("inputs") or {}
+    if inputs.get("eval_iters") and shape_tokens and shape_tokens.attended:  # Megatron / NeoX: iterations x batch x seq
+        batch = inputs.get("eval_global_batch_size") or inputs.get("global_batch_size") or inputs.get("train_batch_size") or 0
+        tokens = inputs["eval_iters"] * batch * shape_tokens.attended
+    elif request.get("eval_examples"):
+        if request["eval_examples"] <= 0:
+            raise InputError("time.error.eval_examples", "time.hint.eval_examples", value=request["eval_examples"])
+        row = shape_tokens.attended if shape_tokens and shape_tokens.attended else None
+        if row is None:
+            return None
+        tokens = request["eval_examples"] * row
+    else:
+        return None
+    flops = tokens * eval_flops_per_token(model.shape, shape_tokens.attended if shape_tokens else None)
+    capacity = model.peak * _devices(inputs, request)
+    notes.append(("time.assume.eval_flops", {"tokens": f"{tokens:,.0f}"}))
+    return Interval(flops / (capacity * model.mfu.high), flops / (capacity * model.mfu.expected),
+                    flops / (capacity * model.mfu.low))
+
+
+def rate_from_log(path: str, data: dict | None, notes: list):
+    """The measured rate in a log file (or a trainer_state.json / trainer_log.jsonl)."""
+    from trainsteps.timing.log_rates import RateReader
+
+    total = ((data or {}).get("run") or {}).get("max_steps")
+    reader = RateReader(total_hint=total)
+    for line in _log_lines(path):
+        reader.feed(line)
+    timing = reader.result()
+    if timing.rate is None:
+        raise InputError("time.error.no_timing", "time.hint.no_timing", path=path)
+    if timing.per == "batch":
+        ga = ((data or {}).get("inputs") or {}).get("accumulate_grad_batches") or \
+            ((data or {}).get("inputs") or {}).get("gradient_accumulation_steps") or 1
+        from trainsteps.timing import Rate
+
+        rate = timing.rate
+        timing.rate = Rate(rate.step_seconds.scaled(ga), rate.origin, rate.detail + f" x {ga} batches per step",
+                           rate.tokens_per_step, rate.mfu, rate.assumptions)
+        notes.append(("time.note.batches", {"ga": ga}))
+    return timing.rate
+
+
+def _log_lines(path: str):
+    """Lines of a log; a trainer_state.json's log_history entries become one line each."""
+    import json
+    from pathlib import Path
+
+    from trainsteps.logs.text import iter_lines
+    from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state
+
+    p = Path(path)
+    if p.is_dir():
+        candidates = [p / "trainer_log.jsonl", p / "trainer_state.json"]
+        found = [c for c in candidates if c.is_file()]
+        if not found:
+            raise InputError("time.error.no_timing", "time.hint.no_timing", path=path)
+        p = found[0]
+    with open(p, "rb") as handle:
+        head = handle.read(4096)
+    if looks_like_state(head) and p.stat().st_size <= MAX_BYTES:
+        try:
+            state = json.loads(p.read_bytes())
+        except ValueError as exc:
+            raise InputError("time.error.no_timing", "time.hint.no_timing", path=path) from exc
+        for entry in state.get("log_history") or []:
+            if isinstance(entry, dict):
+                yield json.dumps(entry)
+        return
+    with open(p, "rb") as handle:
+        yield from iter_lines(handle)
+
+
+# ------------------------------------------------------------------ rendering
+
+def render_time(result, lang: str = "en", explain: bool = False) -> str:
+    """The "Time" section of the human output."""
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import PARTS
+
+    rows = [label("time.heading", lang) + " (" + message(f"time.source.{result.rate.origin}", lang,
+                                                          detail=result.rate.detail) + ")"]
+    rows.append(_row(label("time.wall", lang), result.wall_seconds.describe(lang)))
+    for name in PARTS:
+        part = result.part(name)
+        if part is None:
+            rows.append(_row(label(f"time.row.{name}", lang), message("time.left_out", lang)))
+        elif name == "train":
+            steps = result.derivation["time_steps"].value
+            rows.append(_row(label("time.row.train", lang), f"{steps:,} × {result.step_seconds.expected:,.4g} s = "
+                             + part.describe(lang)))
+        elif part.high > 0:
+            rows.append(_row(label(f"time.row.{name}", lang), part.describe(lang)))
+    step = result.step_seconds
+    rows.append(_row(label("time.step", lang), f"{step.expected:,.4g} s ({step.low:,.4g} – {step.high:,.4g})"))
+    if result.tokens_per_second:
+        tps = result.tokens_per_second
+        rows.append(_row(label("time.tokens_per_second", lang), f"{tps.expected:,.0f} ({tps.low:,.0f} – {tps.high:,.0f})"))
+    if result.mfu:
+        rows.append(_row("MFU", f"{result.mfu.expected:.3f} ({result.mfu.low:.3f} – {result.mfu.high:.3f})"))
+    if result.gpu_hours:
+        g = result.gpu_hours
+        rows.append(_row(label("time.gpu_hours", lang), f"{g.expected:,.2f} ({g.low:,.2f} – {g.high:,.2f}), {result.gpus} GPU"))
+    if result.cost:
+        c = result.cost
+        rows.append(_row(label("time.cost", lang), f"{c.expected:,.2f} {result.currency} ({c.low:,.2f} – {c.high:,.2f})"))
+    for msg_id, params in result.notes:
+        if msg_id == "time.note.left_out":  # the rows above already say it
+            continue
+        rows.append("  - " + message(msg_id, lang, **params))
+    if explain:
+        rows.extend("  " + line for line in result.derivation.render(lang))
+    return "\n".join(rows)
+
+
+def _row(name: str, value: str) -> str:
+    return f"  {name:<18} {value}"
+
+
+# ------------------------------------------------------------------ solve: time of a solved run, and --time-budget
+
+def pseudo_plan(steps: int, rows_per_step: int, seq_length: int | None, world: int, micro: int) -> dict:
+    """What the time model reads from a plan, for `solve` (which plans candidates, not one run)."""
+    run = {"optimizer_steps": steps, "max_steps": steps, "eval_steps": [], "save_steps": [],
+           "samples_seen": steps * rows_per_step, "tokens_seen": None, "warmup_steps": 0}
+    return {"framework": "hf", "run": run, "inputs": {"world_size": world, "per_device_train_batch_size": micro}}
+
+
+def solve_time(request: dict, steps: int, opts: dict, world: int) -> tuple[dict, str]:
+    """`solve --epochs 3 --step-time 4`: the time of the max_steps found (JSON object and text section)."""
+    micro, ga = opts.get("per_device_train_batch_size") or 1, opts.get("gradient_accumulation_steps") or 1
+    data = pseudo_plan(steps, micro * ga * world, opts.get("seq_length"), world, micro)
+    request = {**request, "seq_length": request.get("seq_length") or opts.get("seq_length")}
+    result = estimate_for_plan(data, request)
+    return result.to_dict(request["lang"]), render_time(result, request["lang"], request.get("explain"))
+
+
+def solve_budget(request: dict, opts: dict, world: int, step_limit: int | None):
+    """`solve --time-budget 12h`: the max_steps that fit, fitted at the slow end of the rate."""
+    from trainsteps.timing import RunCounts, parse_duration
+    from trainsteps.timing.budget import fit_budget
+
+    budget = parse_duration(request["time_budget"], "--time-budget")
+    micro, ga = opts.get("per_device_train_batch_size") or 1, opts.get("gradient_accumulation_steps") or 1
+    request = {**request, "seq_length": request.get("seq_length") or opts.get("seq_length")}
+    data = pseudo_plan(1, micro * ga * world, request["seq_length"], world, micro)
+    shape_tokens = tokens_per_step(data, request, None)
+    counts = RunCounts(optimizer_steps=1, tokens_per_step=shape_tokens.tokens if shape_tokens else None,
+                       samples_per_step=micro * ga * world)
+    rate, notes, _ = choose_rate(request, counts, shape_tokens, world, data)
+    save = _duration(request.get("save_time"), "--save-time")
+    prepare = _duration(request.get("prepare_time"), "--prepare-time")
+    every = parse_duration(request["save_every"], "--save-every") if request.get("save_every") else None
+    fit = fit_budget(budget, rate, margin=request.get("safety_margin") if request.get("safety_margin") is not None else 0.10,
+                     save_seconds=save, prepare_seconds=prepare, save_every_seconds=every, step_limit=step_limit,
+                     gpus=world)
+    fit.estimate.notes.extend(notes)
+    return fit
+
+
+def render_budget(fit, lang: str, explain: bool, covered: str | None = None, target_fits: bool | None = None) -> str:
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import Spoken
+
+    rows = [label("time.budget.heading", lang)]
+    rows.append(_row(label("time.budget.limit", lang), format(Spoken(fit.budget_seconds), lang)
+                     + f" − {fit.margin:.0%} = " + format(Spoken(fit.budget_seconds * (1 - fit.margin)), lang)))
+    rows.append(_row("max_steps", f"{fit.max_steps:,}"))
+    rows.append(_row("save_steps", f"{fit.save_steps:,}"))
+    if covered:
+        rows.append(_row(label("time.budget.covers", lang), covered))
+    if target_fits is not None:
+        rows.append("  - " + message("time.budget.target_fits" if target_fits else "time.budget.target_cut", lang))
+    rows.append("  - " + message("time.budget.why", lang, steps=f"{fit.max_steps:,}", save=f"{fit.save_steps:,}"))
+    if explain:
+        rows.extend("  " + line for line in fit.derivation.render(lang))
+    return "\n".join(rows) + "\n\n" + render_time(fit.estimate, lang, explain)

@@ -1,0 +1,197 @@
+"""The FLOPs model: FLOPs per token of a transformer, and the MFU ranges that turn peak FLOP/s into a step time.
+
+Per token, for training (model FLOPs, the PaLM/Megatron convention: activation recomputation is not counted, it
+shows up as a lower MFU):
+
+    full        6·N  + attention          N: parameters that do matrix multiplies for this token (MoE: the active
+                                          experts; the embedding lookup is not a multiply, the LM head is)
+    lora/qlora  4·N  + attention          frozen weights get no weight gradient: forward 2N + input gradients 2N;
+                                          the adapters add 6·r·(d_in + d_out) per adapted matrix, < 1% at usual ranks.
+                                          QLoRA does the same FLOPs; its dequantization shows up as a lower MFU.
+    frozen      4·N … 6·N                 part of the model frozen: between the two, expected halfway
+    attention   12·L·d_attn·s × ½ (causal) forward 4·L·d_attn·s (QKᵀ and AV) x 3 for forward + backward; s is the
+                                          length attended: the padded row length of an unpadded batch, the packed
+                                          row's length, or Σ len² / Σ len where the framework masks per sequence
+
+Evaluation is forward only: 2·N + 4·L·d_attn·s × ½.
+Pure: `shape_from_config` takes the parsed config.json dict (reading it is `timing.model_files`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainsteps.errors import InputError
+from trainsteps.timing.estimate import Interval
+
+TRAINING_KINDS = ("full", "lora", "qlora", "frozen")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelShape:
+    """What the FLOPs model needs to know about a model."""
+
+    matmul_params: float
+    """Parameters doing matrix multiplies per token: all layers' weights (MoE: active experts) + the LM head."""
+    total_params: float
+    """All parameters (MoE: every expert), embeddings included; for the report."""
+    layers: int | None = None
+    """Transformer layers (None: the attention term is left out)."""
+    attention_width: int | None = None
+    """num_attention_heads x head_dim (the query width; grouped K/V heads do not shrink QKᵀ or AV)."""
+    source: str = ""
+    """`config.json (qwen2)` or `--params 7.6e9`."""
+
+
+def shape_from_params(params: float) -> ModelShape:
+    """`--params N`: N taken as the multiply parameters; no attention term (layers unknown)."""
+    if not params or params <= 0 or params != params:
+        raise InputError("time.error.params", "time.hint.params", value=params)
+    return ModelShape(float(params), float(params), source=f"--params {params:.4g}")
+
+
+_UNGATED = {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "starcoder2", "bert", "roberta"}
+
+
+def shape_from_config(config: dict, source: str = "config.json") -> ModelShape:
+    """Parameter counts of a decoder from a Hugging Face config.json (dense, MoE, gated or plain MLP).
+
+    Raises InputError when the config lacks the sizes (hidden_size, num_hidden_layers, vocab_size)."""
+    config = {**config.get("text_config", {}), **{k: v for k, v in config.items() if k != "text_config"}} \
+        if isinstance(config.get("text_config"), dict) and "hidden_size" not in config else config
+    get = config.get
+    d = get("hidden_size") or get("n_embd") or get("d_model")
+    layers = get("num_hidden_layers") or get("n_layer") or get("num_layers")
+    vocab = get("vocab_size")
+    if not all(isinstance(v, int) and v > 0 for v in (d, layers, vocab)):
+        raise InputError("time.error.config_sizes", "time.hint.config_sizes", source=source)
+    heads = get("num_attention_heads") or get("n_head") or 1
+    kv_heads = get("num_key_value_heads") or heads
+    head_dim = get("head_dim") or d // heads
+    q_width, kv_width = heads * head_dim, kv_heads * head_dim
+    attention = d * q_width + 2 * d * kv_width + q_width * d
+    ffn = get("intermediate_size") or get("n_inner") or get("ffn_dim") or 4 * d
+    model_type = str(get("model_type", ""))
+    mats = 2 if model_type in _UNGATED else 3
+    experts = get("num_experts") or get("num_local_experts") or get("n_routed_experts") or 0
+    if experts and (get("num_experts_per_tok") or get("moe_topk")):
+        top_k = get("num_experts_per_tok") or get("moe_topk")
+        expert_ffn = get("moe_intermediate_size") or ffn
+        shared = (get("n_shared_experts") or 0) * expert_ffn + (get("shared_expert_intermediate_size") or 0)
+        dense_layers = min(layers, get("first_k_dense_replace") or 0)
+        moe_layers = layers - dense_layers
+        active_mlp = moe_layers * mats * d * (top_k * expert_ffn + shared) + dense_layers * mats * d * ffn
+        total_mlp = moe_layers * mats * d * (experts * expert_ffn + shared) + dense_layers * mats * d * ffn
+        router = moe_layers * d * experts
+    else:
+        active_mlp = total_mlp = layers * mats * d * ffn
+        router = 0
+    body = layers * attention + router
+    lm_head = d * vocab
+    tied = bool(get("tie_word_embeddings", model_type not in ("llama", "mistral", "qwen2", "qwen3", "mixtral")))
+    total = body + total_mlp + vocab * d + (0 if tied else lm_head)
+    return ModelShape(float(body + active_mlp + lm_head), float(total), int(layers), int(q_width),
+                      f"{source} ({model_type or 'decoder'})")
+
+
+def attention_flops(shape: ModelShape, attended: float, causal: bool = True, forward_only: bool = False) -> float:
+    """Attention-score FLOPs per token: 4·L·d_attn·s forward (x3 with backward), halved under a causal mask."""
+    if not shape.layers or not shape.attention_width or not attended:
+        return 0.0
+    forward = 4 * shape.layers * shape.attention_width * attended * (0.5 if causal else 1.0)
+    return forward if forward_only else 3 * forward
+
+
+def train_flops_per_token(shape: ModelShape, attended: float | None, training: str = "full",
+                          causal: bool = True) -> Interval:
+    """Training FLOPs per token as an interval (exact for full and LoRA; a range for a partly frozen model)."""
+    if training not in TRAINING_KINDS:
+        raise InputError("time.error.training", "time.hint.training", value=training, known=", ".join(TRAINING_KINDS))
+    n, attn = shape.matmul_params, attention_flops(shape, attended or 0, causal)
+    if training == "full":
+        return Interval.exact(6 * n + attn)
+    if training in ("lora", "qlora"):
+        return Interval.exact(4 * n + attn)
+    return Interval(4 * n + attn, 5 * n + attn, 6 * n + attn)
+
+
+def eval_flops_per_token(shape: ModelShape, attended: float | None, causal: bool = True) -> float:
+    """Forward-only FLOPs per token (evaluation without generation)."""
+    return 2 * shape.matmul_params + attention_flops(shape, attended or 0, causal, forward_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class MfuRange:
+    """Model FLOPs utilisation to assume for a kind of run, from published measurements."""
+
+    mfu: Interval
+    """low / expected / high."""
+    source: str
+    """The measurements behind the range (docs/time.md has the table)."""
+
+
+MFU_DEFAULTS: dict[str, MfuRange] = {
+    "pretrain": MfuRange(Interval(0.35, 0.45, 0.55),
+                         "Megatron-LM 52% (1T, 3072 A100, Narayanan et al. 2021); PaLM 46.2% (TPU v4); "
+                         "Llama 3 405B 38-43% (16K H100, Meta 2024); MegaScale 55.2% (175B, 12,288 GPUs, 2024)"),
+    "full": MfuRange(Interval(0.25, 0.35, 0.45),
+                     "GPT-NeoX-20B 37.5% (A100, Black et al. 2022); torchtitan Llama 3.1 8B 8xH100 FSDP ~33-38% "
+                     "(Liang et al. 2024); ftune's default 0.35"),
+    "lora": MfuRange(Interval(0.15, 0.25, 0.40),
+                     "LoRA on 4N model FLOPs: small adapted matmuls and optimizer-free frozen weights run below full "
+                     "fine-tuning's MFU; docs/time.md"),
+    "qlora": MfuRange(Interval(0.10, 0.20, 0.30),
+                      "QLoRA: 4-bit dequantization on every forward and backward; ftune's default 0.30 on 0.75 x 6N"),
+}
+MFU_DEFAULTS["frozen"] = MFU_DEFAULTS["full"]
+
+
+def parse_mfu(text: str) -> Interval:
+    """`0.35` (expected, with ±0.05 around it) or `0.3-0.5` (a range, expected in the middle); each in (0, 1]."""
+    raw = str(text).strip().rstrip("%")
+    percent = str(text).strip().endswith("%")
+    try:
+        parts = [float(p) / (100 if percent else 1) for p in raw.split("-")] if raw.count("-") <= 1 else []
+    except ValueError:
+        parts = []
+    if not parts or any(not (0 < p <= 1) for p in parts) or (len(parts) == 2 and parts[0] > parts[1]):
+        raise InputError("time.error.mfu", "time.hint.mfu", value=text)
+    if len(parts) == 1:
+        value = parts[0]
+        return Interval(max(value - 0.05, value * 0.5), value, min(1.0, value + 0.05))
+    return Interval(parts[0], (parts[0] + parts[1]) / 2, parts[1])
+
+
+def expected_longest(percentiles: dict[float, float], shortest: float, longest: float, rows: int,
+                     cutoff: int | None = None) -> float:
+    """Expected length of the longest of `rows` rows drawn at random: the length distribution's quantile at
+    rows / (rows + 1), interpolated through the counted percentiles (min, p50, p90, p95, p99, max); capped at the
+    cutoff (rows are truncated to it). An unpacked batch is padded to this length."""
+    points = sorted({0.0: shortest, 1.0: longest, **{p / 100 if p > 1 else p: v for p, v in percentiles.items()}}.items())
+    q = rows / (rows + 1)
+    value = longest
+    for (q0, v0), (q1, v1) in zip(points, points[1:], strict=False):
+        if q0 <= q <= q1:
+            value = v0 if q1 == q0 else v0 + (v1 - v0) * (q - q0) / (q1 - q0)
+            break
+    return min(value, cutoff) if cutoff else value
+
+
+def model_rate(tokens_per_step: float, flops_per_token: Interval, peak_flops: float, devices: int,
+               mfu: Interval, detail: str, assumptions: tuple = ()):
+    """Seconds per optimizer step = tokens per step x FLOPs per token / (peak FLOP/s x devices x MFU)."""
+    from trainsteps.timing.estimate import Rate
+
+    work = Interval(tokens_per_step * flops_per_token.low, tokens_per_step * flops_per_token.expected,
+                    tokens_per_step * flops_per_token.high)
+    capacity = peak_flops * devices
+    seconds = Interval(work.low / (capacity * mfu.high), work.expected / (capacity * mfu.expected),
+                       work.high / (capacity * mfu.low))
+    return Rate(seconds, "model", detail, tokens_per_step=tokens_per_step, mfu=mfu, assumptions=assumptions)
+
+
+def implied_mfu(step_seconds: Interval, tokens_per_step: float, flops_per_token: float, peak_flops: float,
+                devices: int) -> Interval:
+    """The MFU a measured step time implies (a faster step is a higher MFU)."""
+    work = tokens_per_step * flops_per_token / (peak_flops * devices)
+    return Interval(work / step_seconds.high, work / step_seconds.expected, work / step_seconds.low)

@@ -1,0 +1,95 @@
+"""Accelerators: peak dense TFLOP/s per data type, each entry with its source.
+
+Dense means without 2:4 structured sparsity (vendor tables often print the sparse figure, twice as large; these are
+the dense ones). GeForce cards are listed at their FP32-accumulate tensor rate, which mixed-precision training uses
+(half their FP16-accumulate rate). Keys are lower case with dashes; `find_gpu` accepts spaces, underscores and case.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from trainsteps.errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class Gpu:
+    """One accelerator model."""
+
+    name: str
+    """Key used by `--gpu`, e.g. `h100-sxm`."""
+    title: str
+    """The product as its vendor names it."""
+    tflops: dict[str, float]
+    """Peak dense TFLOP/s by data type: `bf16`, `fp16`, `fp8`, `tf32`, `fp32`."""
+    memory_gb: float
+    """Memory per device (GB)."""
+    source: str
+    """Where the figures come from."""
+
+    def peak(self, dtype: str = "bf16") -> float:
+        """Peak dense FLOP/s (not tera) for `dtype`; bf16 falls back to fp16 on parts without bf16 (V100)."""
+        if dtype in self.tflops:
+            return self.tflops[dtype] * 1e12
+        if dtype == "bf16" and "fp16" in self.tflops:
+            return self.tflops["fp16"] * 1e12
+        raise InputError("time.error.gpu_dtype", "time.hint.gpu_dtype", gpu=self.name, dtype=dtype,
+                         known=", ".join(sorted(self.tflops)))
+
+
+_NV_H100 = "NVIDIA H100 Tensor Core GPU datasheet (2023), dense = half the sparse figures"
+GPUS: dict[str, Gpu] = {gpu.name: gpu for gpu in (
+    Gpu("h100-sxm", "NVIDIA H100 SXM5 80GB", {"fp8": 1978.9, "bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9},
+        80, _NV_H100),
+    Gpu("h100-pcie", "NVIDIA H100 PCIe 80GB", {"fp8": 1513.0, "bf16": 756.5, "fp16": 756.5, "tf32": 378.0, "fp32": 51.2},
+        80, _NV_H100),
+    Gpu("h100-nvl", "NVIDIA H100 NVL 94GB", {"fp8": 1670.5, "bf16": 835.5, "fp16": 835.5, "tf32": 417.5, "fp32": 60.0},
+        94, _NV_H100),
+    Gpu("h200", "NVIDIA H200 SXM 141GB", {"fp8": 1978.9, "bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9},
+        141, "NVIDIA H200 Tensor Core GPU datasheet (2024): the H100 SXM's compute with 141 GB HBM3e"),
+    Gpu("h800", "NVIDIA H800 SXM5 80GB", {"fp8": 1978.9, "bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9},
+        80, "NVIDIA H800 (export variant of the H100 SXM5: same tensor cores, NVLink cut to 400 GB/s); H100 datasheet figures"),
+    Gpu("h20", "NVIDIA H20 96GB", {"fp8": 296.0, "bf16": 148.0, "fp16": 148.0, "tf32": 74.0, "fp32": 44.0},
+        96, "NVIDIA HGX H20 product brief (2024): 148 TFLOPS FP16/BF16 dense, 296 FP8"),
+    Gpu("b200", "NVIDIA B200 (HGX, 1000 W)", {"fp8": 4500.0, "bf16": 2250.0, "fp16": 2250.0, "tf32": 1100.0, "fp32": 75.0},
+        180, "NVIDIA HGX B200 datasheet (2025): 4.5 PFLOPS FP16/BF16 and 9 PFLOPS FP8 sparse per GPU; dense = half"),
+    Gpu("a100-80g", "NVIDIA A100 SXM4 80GB", {"bf16": 312.0, "fp16": 312.0, "tf32": 156.0, "fp32": 19.5},
+        80, "NVIDIA A100 Tensor Core GPU datasheet (2021): 312 TFLOPS BF16/FP16 dense (624 sparse)"),
+    Gpu("a100-40g", "NVIDIA A100 SXM4 40GB", {"bf16": 312.0, "fp16": 312.0, "tf32": 156.0, "fp32": 19.5},
+        40, "NVIDIA A100 Tensor Core GPU datasheet (2021): 312 TFLOPS BF16/FP16 dense (624 sparse)"),
+    Gpu("a800", "NVIDIA A800 SXM4 80GB", {"bf16": 312.0, "fp16": 312.0, "tf32": 156.0, "fp32": 19.5},
+        80, "NVIDIA A800 (export variant of the A100 80GB: same tensor cores, NVLink cut to 400 GB/s); A100 datasheet figures"),
+    Gpu("l40s", "NVIDIA L40S 48GB", {"fp8": 733.0, "bf16": 362.05, "fp16": 362.05, "tf32": 183.0, "fp32": 91.6},
+        48, "NVIDIA L40S datasheet (2023): 362.05 TFLOPS BF16/FP16 dense (733 sparse)"),
+    Gpu("rtx4090", "NVIDIA GeForce RTX 4090 24GB", {"fp8": 330.3, "bf16": 165.2, "fp16": 165.2, "tf32": 82.6, "fp32": 82.6},
+        24, "NVIDIA Ada Lovelace GPU architecture whitepaper v1.1 (2023), appendix: FP16/BF16 tensor with FP32 accumulate 165.2 dense"),
+    Gpu("rtx3090", "NVIDIA GeForce RTX 3090 24GB", {"bf16": 35.6, "fp16": 35.6, "tf32": 17.8, "fp32": 35.6},
+        24, "NVIDIA Ampere GA102 GPU architecture whitepaper v2.0 (2021), table 9: FP16/BF16 tensor with FP32 accumulate 35.6 dense"),
+    Gpu("v100", "NVIDIA V100 SXM2 32GB", {"fp16": 125.0, "fp32": 15.7},
+        32, "NVIDIA V100 Tensor Core GPU datasheet (2020): 125 TFLOPS FP16 tensor (SXM2); no bf16 (fp16 is used)"),
+    Gpu("mi300x", "AMD Instinct MI300X 192GB", {"fp8": 2614.9, "bf16": 1307.4, "fp16": 1307.4, "tf32": 653.7, "fp32": 163.4},
+        192, "AMD Instinct MI300X data sheet (2023): 1,307.4 TFLOPS FP16/BF16 dense (2,614.9 with sparsity)"),
+    Gpu("ascend-910b", "Huawei Ascend 910B 64GB", {"bf16": 320.0, "fp16": 320.0},
+        64, "Huawei publishes no per-SKU figure; third-party reports give ~320 TFLOPS FP16 (910B3 ~313, 910B2 ~376), Ascend 910: 256"),
+)}
+
+ALIASES = {
+    "h100": "h100-sxm", "h100sxm": "h100-sxm", "h100-sxm5": "h100-sxm", "h100pcie": "h100-pcie", "h100nvl": "h100-nvl",
+    "a100": "a100-80g", "a100-80gb": "a100-80g", "a100-40gb": "a100-40g", "4090": "rtx4090", "rtx-4090": "rtx4090",
+    "3090": "rtx3090", "rtx-3090": "rtx3090", "910b": "ascend-910b", "ascend910b": "ascend-910b", "mi300": "mi300x",
+    "h200-sxm": "h200", "b200-sxm": "b200", "l40": "l40s", "v100-sxm2": "v100",
+}
+
+
+def find_gpu(name: str) -> Gpu:
+    """The GPU a user named (case, spaces and underscores ignored), or InputError listing the known ones with the
+    closest match."""
+    key = "-".join(str(name).strip().lower().replace("_", " ").replace("-", " ").split())
+    key = ALIASES.get(key, ALIASES.get(key.replace("-", ""), key))
+    if key in GPUS:
+        return GPUS[key]
+    close = difflib.get_close_matches(key, list(GPUS) + list(ALIASES), n=1, cutoff=0.5)
+    suggestion = ALIASES.get(close[0], close[0]) if close else None
+    hint = "time.hint.gpu_did_you_mean" if suggestion else "time.hint.gpu"
+    raise InputError("time.error.gpu", hint, gpu=name, suggestion=suggestion or "", known=", ".join(GPUS))

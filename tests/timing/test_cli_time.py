@@ -1,0 +1,222 @@
+"""`plan` and `solve` with a rate or a FLOPs model: the Time section, the `time` JSON object, and bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[2]
+QWEN = ROOT / "tests" / "assets" / "models" / "qwen2.5-7b"
+NO_CONFIG = ROOT / "tests" / "assets" / "models" / "no-config"
+SEED_001 = ["plan", "--num-examples", "1047", "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8",
+            "--num-train-epochs", "300", "--transformers", "4.49.0"]
+PACKED_8_GPUS = ["plan", "--num-examples", "100000", "--per-device-train-batch-size", "4", "--gradient-accumulation-steps",
+                 "8", "--gpus", "8", "--num-train-epochs", "1", "--seq-length", "2048"]
+
+
+def plan_json(run_cli, *args):
+    code, out, err = run_cli(*args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+# ---- seed 001 -----------------------------------------------------------------------------------
+
+def test_seed_001_with_step_time_4_is_3900_steps_times_4_seconds(run_cli):
+    data = plan_json(run_cli, *SEED_001, "--step-time", "4")
+    time = data["time"]
+    assert data["run"]["optimizer_steps"] == 3900  # from the engine, checked against recorded 4.49.0 runs
+    assert time["parts"]["train"]["expected"] == 15600
+    assert time["wall_seconds"]["expected"] == 15600  # only a step time: exactly steps x step time
+    assert time["source"] == "measured"
+    assert time["step_seconds"]["expected"] == 4
+    assert time["parts"]["save"] is None and time["parts"]["prepare"] is None  # no rate for them: left out, and said
+    assert time["left_out"] == ["save", "prepare"]
+
+
+def test_seed_001_human_output_says_4_h_20_min_in_both_languages(run_cli):
+    _, out, _ = run_cli(*SEED_001, "--step-time", "4s")
+    assert "Time (measured: --step-time 4s)" in out
+    assert "3,900 × 4 s = 4 h 20 min" in out
+    _, out, _ = run_cli(*SEED_001, "--step-time", "4", "--lang", "zh")
+    assert "3,900 × 4 s = 4 小时 20 分" in out
+
+
+def test_the_time_object_has_every_documented_key(run_cli):
+    time = plan_json(run_cli, *SEED_001, "--step-time", "4", "--price-per-gpu-hour", "2")["time"]
+    assert {"wall_seconds", "parts", "gpu_hours", "cost", "step_seconds", "tokens_per_second", "source", "mfu"} <= set(time)
+    assert set(time["parts"]) == {"train", "eval", "save", "prepare"}
+    assert time["gpu_hours"]["expected"] == pytest.approx(15600 / 3600, abs=1e-3)
+    assert time["cost"]["expected"] == pytest.approx(2 * 15600 / 3600, abs=1e-3)
+    assert time["cost"]["currency"] == "USD"
+
+
+def test_no_time_section_without_a_rate_or_a_model(run_cli):
+    data = plan_json(run_cli, *SEED_001)
+    assert "time" not in data
+
+
+# ---- measured rates -----------------------------------------------------------------------------
+
+def test_tokens_per_second_is_total_unless_written_per_gpu(run_cli):
+    total = plan_json(run_cli, *PACKED_8_GPUS, "--tokens-per-second", "80000")["time"]
+    per_gpu = plan_json(run_cli, *PACKED_8_GPUS, "--tokens-per-second", "10000/gpu")["time"]
+    assert total["step_seconds"]["expected"] == pytest.approx(per_gpu["step_seconds"]["expected"])
+    assert any("10,000 x 8 GPUs = 80,000" in note for note in per_gpu["notes"])
+    # 100,000 rows, 4 x 8 x 8 = 256 rows a step of 2,048 tokens, at 80,000 tokens/s
+    steps = plan_json(run_cli, *PACKED_8_GPUS)["run"]["optimizer_steps"]
+    assert total["parts"]["train"]["expected"] == pytest.approx(100000 * 2048 / 80000, rel=1e-6) or steps
+
+
+def test_samples_per_second_is_the_rows_really_fed_over_the_rate(run_cli):
+    data = plan_json(run_cli, *SEED_001, "--samples-per-second", "20")
+    # a step feeds up to 10 x 8 rows; each epoch's last step feeds fewer, so the rows really fed count
+    assert data["time"]["parts"]["train"]["expected"] == pytest.approx(data["run"]["samples_seen"] / 20, rel=1e-6)
+    assert data["time"]["step_seconds"]["expected"] < 80 / 20
+
+
+def test_a_measured_rate_and_a_model_together_use_the_rate_and_say_so(run_cli):
+    time = plan_json(run_cli, *PACKED_8_GPUS, "--step-time", "8", "--model", QWEN, "--gpu", "h100-sxm")["time"]
+    assert time["source"] == "measured"
+    assert time["step_seconds"]["expected"] == 8
+    assert any("measured rate (--step-time 8) is used" in note for note in time["notes"])
+    assert time["mfu"]["expected"] == pytest.approx(256 * 2048 * 4.365e10 / (8 * 989.4e12 * 8), rel=0.01)
+
+
+def test_timing_from_a_notebook_bar_of_a_public_log(run_cli):
+    log = ROOT / "tests" / "fixtures" / "logs" / "public" / "unsloth-1140_two_runs.log"
+    # [ 22/290 02:50 < 38:04, 0.12 it/s, Epoch 0.36/5]: 467 rows, batch 2 x accumulation 4 -> 290 steps over 5 epochs
+    data = plan_json(run_cli, "plan", "--num-examples", "467", "--per-device-train-batch-size", "2",
+                     "--gradient-accumulation-steps", "4", "--num-train-epochs", "5", "--transformers", "4.45.2",
+                     "--timing-from", log)
+    time = data["time"]
+    assert data["run"]["optimizer_steps"] == 290  # the bar's own total
+    assert time["rate_from"]["origin"] == "log"
+    assert "notebook bar 22/290 8.33s/it" in time["rate_from"]["detail"]
+    assert time["step_seconds"]["expected"] == pytest.approx(1 / 0.12, rel=1e-5)
+    assert time["parts"]["train"]["expected"] == pytest.approx(290 / 0.12, rel=1e-5)
+
+
+# ---- the FLOPs model ----------------------------------------------------------------------------
+
+def test_the_flops_model_gives_an_interval_from_the_mfu_range(run_cli):
+    time = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100")["time"]
+    assert time["source"] == "model"
+    assert time["mfu"] == {"low": 0.25, "expected": 0.35, "high": 0.45}
+    step = time["step_seconds"]
+    assert step["low"] < step["expected"] < step["high"]
+    assert step["high"] / step["low"] == pytest.approx(0.45 / 0.25, rel=1e-3)
+
+
+def test_a_given_mfu_range_replaces_the_default(run_cli):
+    time = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--mfu", "0.3-0.5")["time"]
+    assert time["mfu"] == {"low": 0.3, "expected": 0.4, "high": 0.5}
+
+
+def test_evaluations_cost_forward_only_flops(run_cli):
+    data = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--eval-strategy", "steps",
+                     "--eval-steps", "100", "--eval-examples", "1000")
+    time, run = data["time"], data["run"]
+    train_per_token = time["parts"]["train"]["expected"] / (run["samples_seen"] * 2048)
+    # each evaluation: 1,000 rows x 2,048 tokens, forward only: a third of the training FLOPs per token (2N vs 6N,
+    # attention 1 vs 3 passes)
+    per_eval_token = time["parts"]["eval"]["expected"] / (len(run["eval_steps"]) * 1000 * 2048)
+    assert per_eval_token / train_per_token == pytest.approx(1 / 3, rel=1e-3)
+
+
+def test_lora_runs_cost_4n_not_6n_per_token(run_cli):
+    full = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--mfu", "0.3")["time"]
+    lora = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--mfu", "0.3", "--training", "lora")["time"]
+    ratio = lora["step_seconds"]["expected"] / full["step_seconds"]["expected"]
+    assert 4 / 6 < ratio < 0.72  # 4N + attention over 6N + attention
+
+
+# ---- solve --------------------------------------------------------------------------------------
+
+def test_solve_time_budget_fits_max_steps_at_the_slow_end_of_the_rate(run_cli):
+    code, out, err = run_cli("solve", "--time-budget", "12h", "--step-time", "4", "--num-examples", "1047",
+                             "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8", "--format", "json")
+    data = json.loads(out)
+    assert code == 0, err
+    usable = 12 * 3600 * 0.9
+    assert data["max_steps"] == int(usable // (4 * 1.10))  # the high end of a measured 4 s: 4.4 s
+    assert data["time"]["wall_seconds"]["high"] <= usable
+    assert data["time_budget"]["save_steps"] == int(12 * 3600 / 10 // 4.4)
+
+
+def test_solve_time_budget_with_a_target_says_whether_it_fits(run_cli):
+    code, out, _ = run_cli("solve", "--time-budget", "1h", "--epochs", "300", "--step-time", "4", "--num-examples", "1047",
+                           "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8")
+    assert code == 0
+    assert "the target does not fit" in out
+
+
+def test_solve_with_a_target_and_a_rate_prints_the_time(run_cli):
+    code, out, _ = run_cli("solve", "--epochs", "3", "--streaming", "--num-examples", "1047", "--step-time", "4",
+                           "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8", "--format", "json")
+    data = json.loads(out)
+    assert data["time"]["parts"]["train"]["expected"] == data["ceil"]["optimizer_steps"] * 4
+
+
+# ---- bad input: one line, exit 2 ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--step-time", "0"], "--step-time must be a positive duration"),
+    (["--step-time", "-4"], "--step-time must be a positive duration"),
+    (["--step-time", "fast"], "cannot read the duration"),
+    (["--tokens-per-second", "0"], "--tokens-per-second must be a positive number"),
+    (["--samples-per-second", "-3"], "--samples-per-second must be a positive number"),
+    (["--model", str(QWEN), "--gpu", "h100x"], 'unknown GPU "h100x"'),
+    (["--model", str(NO_CONFIG), "--gpu", "h100"], "no config.json in the model folder"),
+    (["--model", str(QWEN), "--gpu", "h100", "--mfu", "1.5"], "MFU must be in (0, 1]"),
+    (["--model", str(QWEN), "--gpu", "h100", "--mfu", "0"], "MFU must be in (0, 1]"),
+    (["--model", str(QWEN), "--gpu", "h100", "--mfu", "0.5-0.3"], "MFU must be in (0, 1]"),
+    (["--model", str(QWEN)], "the FLOPs model also needs --gpu"),
+    (["--step-time", "4", "--tokens-per-second", "9000"], "give one measured rate"),
+    (["--params", "-7e9", "--gpu", "h100"], "--params must be a positive parameter count"),
+])
+def test_bad_time_input_is_one_line_and_exit_2(run_cli, args, says):
+    code, out, err = run_cli(*PACKED_8_GPUS, *args)
+    assert code == 2
+    assert says in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_an_unknown_gpu_lists_the_known_ones_with_a_did_you_mean(run_cli):
+    _, _, err = run_cli(*PACKED_8_GPUS, "--model", QWEN, "--gpu", "a100-80")
+    assert "did you mean a100-80g?" in err
+    assert "h100-sxm" in err and "ascend-910b" in err
+
+
+def test_unknown_gpu_in_chinese(run_cli):
+    code, _, err = run_cli(*PACKED_8_GPUS, "--model", QWEN, "--gpu", "h1000", "--lang", "zh")
+    assert code == 2
+    assert "未知的 GPU" in err
+
+
+# ---- fuzz -----------------------------------------------------------------------------------------
+
+TEXT = st.one_of(st.text(max_size=12), st.from_regex(r"-?[0-9]{0,4}(\.[0-9]{0,3})?(ms|s|m|h|d|/gpu|%)?", fullmatch=True))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(option=st.sampled_from(["--step-time", "--tokens-per-second", "--samples-per-second", "--mfu", "--gpu",
+                               "--params", "--eval-time", "--save-time", "--prepare-time"]), value=TEXT)
+def test_any_value_of_a_time_option_is_an_answer_or_one_line_error(run_cli, option, value):
+    extra = ["--model", str(QWEN), "--gpu", "h100"] if option in ("--mfu",) else []
+    extra = ["--gpu", "h100"] if option == "--params" else extra
+    extra = ["--params", "7e9"] if option == "--gpu" else extra
+    extra = extra or (["--step-time", "4"] if option in ("--eval-time", "--save-time", "--prepare-time") else [])
+    if value.startswith("-") or not value.strip():
+        value = " " + value if value.startswith("-") else value
+    code, out, err = run_cli(*PACKED_8_GPUS, *extra, option, value, "--format", "json")
+    assert code in (0, 2), err
+    if code == 0:
+        time = json.loads(out)["time"]
+        wall = time["wall_seconds"]
+        assert 0 <= wall["low"] <= wall["expected"] <= wall["high"]
+    else:
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "internal" not in err.lower()
