@@ -40,7 +40,7 @@ def test_seed_001_banner_and_one_bar_line_remaining_time_to_step_3900():
     assert t.remaining.expected == (3900 - 78) * 4.0 == 15288
     assert t.remaining.low < 15288 < t.remaining.high
     assert t.verdict[0] == "explain.eta.agrees"  # tqdm's 4:15:03 is right here
-    assert duration(t.remaining.expected) == "4 h 15 min" and duration(t.remaining.expected, "zh") == "4 小时 15 分钟"
+    assert duration(t.remaining.expected) == "4 h 14 min" and duration(t.remaining.expected, "zh") == "4 小时 14 分"
 
 
 def test_timing_json_and_both_languages():
@@ -51,7 +51,7 @@ def test_timing_json_and_both_languages():
     assert time_["rate"]["source"] == "bar" and time_["elapsed_seconds"] == 312.0
     assert {"low", "expected", "high"} == set(time_["total_seconds"])
     en, zh = render(obs, infs, "en"), render(obs, infs, "zh")
-    assert "15,288 s" in en and "4 h 15 min" in en
+    assert "15,288 s" in en and "4 h 14 min" in en
     assert "15,288 秒" in zh and "剩余" in zh
 
 

@@ -60,12 +60,12 @@ def say(f: Finding, lang: str) -> str:
 
 def _localized(params: dict, lang: str) -> dict:
     """Durations and message ids inside parameters, rendered in the reader's language."""
-    from trainsteps.logs.timing import Dur, duration
+    from trainsteps.timing import Spoken
 
     out = {}
     for key, value in params.items():
-        if isinstance(value, Dur):
-            value = duration(value, lang)
+        if isinstance(value, Spoken):
+            value = format(value, lang)
         elif isinstance(value, Finding):
             value = say(value, lang)
         elif isinstance(value, str) and value.startswith("explain.reason."):

@@ -143,6 +143,8 @@ class RunObservation:
     """The same banner printed again by other nodes or ranks (one run, not several)."""
     transformers_version: Reading | None = None
     """A transformers version printed in the log (Unsloth's header, an env block, `transformers==`, config.json)."""
+    rate_reader: object = field(default=None, repr=False, compare=False)
+    """The time model's reader of this run's timing lines (trainsteps.timing.log_rates.RateReader)."""
     settings: dict = field(default_factory=dict)
     """Settings printed as arguments (`per_device_train_batch_size=4`, ms-swift's args line), name -> Reading."""
 

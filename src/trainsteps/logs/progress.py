@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from trainsteps.logs import timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 
@@ -108,6 +109,7 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
     run = _target(ctx)
     run.progress.step_total = (step, total, ctx.line_no)
     run.last_step = ctx.reading(step)
+    timing.feed(run, line, ctx.line_no)
     ms = _ITER_MS.search(line)
     if ms:
         bar = _track(ctx, total, labelled=True)
@@ -180,6 +182,7 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         bar = _track(ctx, total, labelled=False)
         if bar is None:
             return True
+        timing.feed(_target(ctx), line, ctx.line_no)
         rate = float(note.group(5))
         per_step = rate if note.group(6) == "s/it" else (1 / rate if rate else None)
         _draw(ctx, bar, n, seconds(note.group(3)), seconds(note.group(4) or ""), per_step)
@@ -200,6 +203,7 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     bar = _track(ctx, total, labelled=bool(words))
     if bar is None:
         return True
+    timing.feed(_target(ctx), line, ctx.line_no)
     per_step = None
     if match.group(5):
         rate = float(match.group(5))
@@ -263,6 +267,8 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         return False
     run = _target(ctx)
     p = run.progress
+    if "current_steps" in pairs or "train_runtime" in pairs or "eval_runtime" in pairs:
+        timing.feed(run, line, ctx.line_no)
     step = total = None
     if "current_steps" in pairs and "total_steps" in pairs:  # LLaMA-Factory trainer_log.jsonl
         step, total = _int(pairs["current_steps"]), _int(pairs["total_steps"])
