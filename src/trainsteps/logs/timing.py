@@ -135,6 +135,9 @@ def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, sto
         return None
     if p.evals and p.eval_runtime:
         timing.eval_seconds = p.eval_runtime / p.evals
+    elif p.evals and timing.paused_seconds > 0:
+        # no eval_runtime printed (LLaMA-Factory's trainer_log.jsonl): the pauses the rate left out were the evaluations
+        timing.eval_seconds = timing.paused_seconds / p.evals
     if stopped or run.finished or end_step is None or at >= end_step:
         if timing.elapsed_seconds is not None:
             timing.total = Interval.exact(timing.elapsed_seconds)
