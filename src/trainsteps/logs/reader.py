@@ -167,7 +167,7 @@ dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact.
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
 SAMPLE_EVERY = 256
 TAIL_LINES = 8
-MAX_NEW_SHAPES = 4096
+MAX_NEW_SHAPES = 1024
 """At most this many lines of new shapes are read per sampled chunk (a bound for inputs where every line differs)."""
 
 
