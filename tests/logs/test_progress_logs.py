@@ -265,3 +265,14 @@ def test_a_huge_epoch_count_with_three_examples_replays_no_epoch_loop(monkeypatc
     (inf,) = explain_log(read_log(text=text))
     assert inf.contradictions and inf.contradictions[0].what.msg_id == "explain.contra.no_rule"
     assert all(e is None or e <= 2000 for e in replayed)
+
+
+def test_axolotl_packing_efficiency_and_pipeline_config_are_read():
+    text = ("[axolotl.utils.samplers.multipack] sample_packing_eff_est across ranks: [0.9783]\n"
+            "[axolotl.utils.trainer.calculate_total_num_steps:481] total_num_steps: 14")
+    (run,) = read_log(text=text).runs
+    assert run.wrapper["axolotl_packing_efficiency"].value == 0.9783 and run.wrapper["axolotl_total_num_steps"].value == 14
+    meta = json.loads((CORPUS / "neox-988-pipeline-multinode.json").read_text())
+    (inf,) = explain_log(read_log(str(CORPUS / meta["file"])))
+    fact = next(f for f in inf.facts if f.msg_id == "explain.fact.pipeline")
+    assert (fact.params["mb"], fact.params["size"]) == (meta["facts"]["micro_batches"], meta["facts"]["micro_batch_size"])

@@ -213,6 +213,7 @@ LABELS = {
     'explain.wrapper.deepspeed_assert_world': 'DeepSpeed assertion: world_size',
     'explain.wrapper.pipeline_micro_batches': 'DeepSpeed pipeline micro_batches',
     'explain.wrapper.pipeline_micro_batch_size': 'DeepSpeed pipeline micro_batch_size',
+    'explain.wrapper.axolotl_packing_efficiency': 'Axolotl sample_packing_eff_est (packing efficiency)',
     'explain.reason.traceback': 'a Python traceback',
     'explain.reason.oom': 'CUDA out of memory',
     'explain.reason.killed': "the process was killed (Killed / SIGKILL, often the host's out-of-memory killer)",

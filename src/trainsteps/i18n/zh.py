@@ -213,6 +213,7 @@ LABELS = {
     'explain.wrapper.deepspeed_assert_world': 'DeepSpeed 断言：world_size',
     'explain.wrapper.pipeline_micro_batches': 'DeepSpeed 流水线 micro_batches',
     'explain.wrapper.pipeline_micro_batch_size': 'DeepSpeed 流水线 micro_batch_size',
+    'explain.wrapper.axolotl_packing_efficiency': 'Axolotl sample_packing_eff_est（打包效率）',
     'explain.reason.traceback': 'Python 异常回溯（Traceback）',
     'explain.reason.oom': 'CUDA 显存不足',
     'explain.reason.killed': '进程被杀死（Killed / SIGKILL，常见于主机内存不足）',

@@ -146,7 +146,8 @@ def _setting_text(key: str, known) -> str:
 
 def _first_line(run: RunObservation) -> int:
     """The first input line of a run (never 0: a run always has a line it was read from)."""
-    return min((r.line for r in run.banner.values()), default=0) or run.first_line or 1
+    lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values()]
+    return min(lines, default=0) or run.first_line or 1
 
 
 def _timing_lines(inf: Inference, lang: str) -> list[str]:
