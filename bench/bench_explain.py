@@ -56,21 +56,22 @@ def generate(path: str, megabytes: int) -> int:
 
 CHILD = """
 import json, resource, sys, time
-t = time.perf_counter()
+cpu = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime
+t, c = time.perf_counter(), cpu()
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     pass
-baseline = time.perf_counter() - t
-t = time.perf_counter()
+baseline, baseline_cpu = time.perf_counter() - t, cpu() - c
+t, c = time.perf_counter(), cpu()
 from trainsteps.logs import read_log
 from trainsteps.logs.explain import explain_log
 from trainsteps.logs.pretrain import PretrainObserved
 pretrain = PretrainObserved()
 obs = read_log(sys.argv[1], also=pretrain.feed)
 inf = explain_log(obs)
-elapsed = time.perf_counter() - t
+elapsed, elapsed_cpu = time.perf_counter() - t, cpu() - c
 best = inf[0].best if inf else None
 timing = inf[0].timing if inf else None
-print(json.dumps({"seconds": elapsed, "baseline": baseline, "bytes": obs.bytes_read, "lines": obs.lines_read, "runs": len(obs.runs),
+print(json.dumps({"seconds": elapsed, "baseline": baseline, "cpu": elapsed_cpu, "baseline_cpu": baseline_cpu, "bytes": obs.bytes_read, "lines": obs.lines_read, "runs": len(obs.runs),
                   "family": best.family.name if best else None,
                   "last_step": inf[0].run.last_step.value if inf and inf[0].run.last_step else None,
                   "rate": timing.per_step.expected if timing else None,
@@ -98,8 +99,11 @@ def _line(label: str, size: int, result: dict) -> str:
     mb = size / (1 << 20)
     mb_s = mb / result["seconds"] if result["seconds"] else float("inf")
     base = mb / result["baseline"] if result["baseline"] else float("inf")
+    cpu_ratio = result["baseline_cpu"] / result["cpu"] if result["cpu"] else float("inf")
     return (f"{label}: {mb:,.0f} MB, {result['lines']:,} lines: {result['seconds']:.2f} s, {mb_s:.1f} MB/s "
-            f"(plain Python line reading {base:.0f} MB/s: ratio {mb_s / base:.2f}), peak RSS {result['peak_rss_mb']:.0f} MB, "
+            f"(plain Python line reading {base:.0f} MB/s: ratio {mb_s / base:.2f}); CPU {result['cpu']:.2f} s, "
+            f"{mb / result['cpu'] if result['cpu'] else 0:.0f} MB/s of CPU (ratio {cpu_ratio:.2f} to plain reading's CPU), "
+            f"peak RSS {result['peak_rss_mb']:.0f} MB, "
             f"runs {result['runs']}, family {result['family']}, last step {result['last_step']}, "
             f"rate {result['rate'] and round(result['rate'], 3)} s/step")
 

@@ -167,8 +167,11 @@ dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact.
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
 SAMPLE_EVERY = 256
 TAIL_LINES = 8
-MAX_NEW_SHAPES = 1024
-"""At most this many lines of new shapes are read per sampled chunk (a bound for inputs where every line differs)."""
+MAX_NEW_SHAPES = 256
+"""Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
+MUST_READ marker first, then a spread of the rest."""
+MUST_READ = (b"Traceback", b"rror", b"Killed", b"NCCL", b"Watchdog", b"nterrupt", b"SIGTERM", b"CANCELL", b"Running",
+             b"Num ", b"Total ", b"eval_", b"train_runtime", b"ransformers", b"metrics", b"stopped")
 
 
 def _scan_chunks(stream, name: str, out: LogObservations) -> None:
@@ -217,8 +220,10 @@ def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
     shapes = data.translate(None, b"0123456789").split(b"\n")
     first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))  # shape -> its first line
     new = [i for i in first.values() if i < len(lines)]
-    if len(new) > MAX_NEW_SHAPES:  # random bytes: every line is new; bound the work, keep the spread
-        new = new[:: len(new) // MAX_NEW_SHAPES + 1]
+    if len(new) > MAX_NEW_SHAPES:  # random bytes, hashes: most lines are new; bound the work, keep what matters
+        keep = [i for i in new if any(marker in lines[i] for marker in MUST_READ)]
+        rest = [i for i in new if i not in set(keep)]
+        new = keep[:MAX_NEW_SHAPES] + rest[:: len(rest) // MAX_NEW_SHAPES + 1]
     picked.update(new)
     starts = None
     done = 0  # lines[:done] are counted
