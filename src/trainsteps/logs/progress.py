@@ -35,7 +35,7 @@ _VERSIONS = (
 )
 _PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*v?(\d+\.\d+\.\d+)")
 _SETTING = re.compile(r"\b(per_device_train_batch_size|gradient_accumulation_steps|num_train_epochs|max_steps|num_generations"
-                      r"|dataloader_drop_last)\s*[=:]\s*['\"]?(-?\d+(?:\.\d+)?|True|False|true|false)\b")
+                      r"|dataloader_drop_last)(?:\s*[=:]\s*|\s+)['\"]?(-?\d+(?:\.\d+)?|True|False|true|false)\b")
 _NUM_ROWS = re.compile(r"num_rows['\"]?\s*[:=]\s*(\d+)")
 _RAW_SAMPLES = re.compile(r"Number of raw training samples:\s*([\d,]+)")
 # Bars of data preparation, evaluation or generation: never the training loop's.
@@ -162,7 +162,7 @@ def observe(line: str, ctx: ScanContext) -> None:
         _version(line, ctx)
     if "num_rows" in line or "train_dataset" in line or "raw training samples" in line:
         _rows(line, ctx)
-    if "=" in line or ":" in line:
+    if "=" in line or ":" in line or "--" in line:
         for match in _SETTING.finditer(line):
             name, value = match.group(1), match.group(2)
             parsed: int | float | bool
