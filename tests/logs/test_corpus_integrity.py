@@ -58,3 +58,10 @@ def test_every_log_file_has_a_pair():
     logs = {p.name for p in CORPUS.iterdir() if p.suffix != ".md" and p not in METAS}
     assert logs == named
 
+
+def test_corpus_reaches_its_minimums():
+    real = [load(path) for path in METAS if "not_a_log" not in load(path)["kinds"]]
+    counts = {kind: sum(kind in meta["kinds"] for meta in real) for kind in MINIMUMS}
+    assert len(real) >= 60, len(real)
+    assert all(counts[kind] >= n for kind, n in MINIMUMS.items()), counts
+    assert len(METAS) > len(real), "keep a few not_a_log items"
