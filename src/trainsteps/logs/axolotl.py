@@ -22,11 +22,11 @@ _KEYS = {
 }
 _LINE = re.compile(r"\b(total_num_steps|data_loader_len|total_num_tokens|total_supervised_tokens)`?\s*[:=]\s*")
 _MAXIMUM = re.compile(r"Maximum number of steps set at\s+")
-_EFFICIENCY = re.compile(r"sample_packing_eff_est[^:=\d]*[:=]\s*\[?\s*([0-9]*\.[0-9]+|1)\b")
+_EFFICIENCY = re.compile(r"(?:sample_packing_eff_est|packing_efficiency_estimate)[^:=\d]*[:=]\s*\[?\s*([0-9]*\.[0-9]+|1)\b")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
-    if "sample_packing_eff_est" in line:
+    if "sample_packing_eff_est" in line or "packing_efficiency_estimate" in line:
         # the packing efficiency Axolotl estimates and uses in its step estimate (`sample_packing_eff_est: 0.77`)
         match = _EFFICIENCY.search(line)
         if match:

@@ -22,7 +22,9 @@ _VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=['\"]?([\d,]+)")
 _DS_ASSERT = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size\s*"
                         r"(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)")
 _PIPE = re.compile(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
-NEEDLES = ("nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
+_GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
+_BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
+NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
            "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=")
 
 
@@ -32,6 +34,11 @@ def scan(line: str, ctx: ScanContext) -> bool:
             break
     else:
         return False
+    match = _GATHER.search(line) or _BARRIER.search(line)
+    if match:  # Axolotl gathers one loader length per rank; torch.distributed's barrier counts the processes
+        count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER else int(match.group(1))
+        ctx.wrapper_value("launcher_world", ctx.reading(count))
+        return True
     match = _DS_ASSERT.search(line)
     if match:
         for key, value in zip(("deepspeed_assert_train_batch", "deepspeed_assert_micro", "deepspeed_assert_ga", "deepspeed_assert_world"),

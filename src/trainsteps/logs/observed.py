@@ -95,7 +95,7 @@ class Progress:
 
     def has_training(self) -> bool:
         return bool(self.step_total or self.epoch_points or self.loss_dicts or self.train_runtime is not None
-                    or bool(self.bars) or self.max_epoch is not None or self.step_lines > 0)
+                    or bool(self.bars) or self.max_epoch is not None or self.step_lines > 0 or self.stop is not None)
 
 
 @dataclass(slots=True)

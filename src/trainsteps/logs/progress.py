@@ -46,6 +46,8 @@ _NOT_TRAINING = ("map", "tokeniz", "generat", "load", "download", "filter", "con
 _TRAINING = ("train", "epoch", "step", "episode", "iter")
 _CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught collective", "nccl_timeout"), ("CUDA out of memory", "oom"), ("OutOfMemoryError", "oom"),
           ("ChildFailedError", "child_failed"), ("Segmentation fault", "segfault"), ("core dumped", "segfault"))
+_EXITCODE = re.compile(r"exitcode\s*:?\s*-?[1-9]")
+_EXCEPTION = re.compile(r"^\s*(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
 _INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
               ("CANCELLED AT", "cancelled"))
 
@@ -94,6 +96,7 @@ def _target(ctx: ScanContext) -> RunObservation:
 
 _ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
 _ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
+_NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
 _DS_STEP = re.compile(r"\bglobal_step=(\d+)")
 _FIT_STOPPED = re.compile(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
 
@@ -126,6 +129,9 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
 def observe(line: str, ctx: ScanContext) -> None:
     """Read one line for progress, timing, how the run ended, a printed release and printed settings."""
     if "iteration" in line and _iteration(line, ctx):
+        return
+    if "/?" in line and _NO_TOTAL.search(line):  # a bar over a dataset without a length (Lightning, iterable)
+        _target(ctx).progress.step_lines += 1
         return
     if "global_step=" in line:
         match = _DS_STEP.search(line)
@@ -278,6 +284,9 @@ def _dict(line: str, ctx: ScanContext) -> bool:
             step, total = _int(parts[0]), _int(parts[1])
     elif "step" in pairs and "epoch" in pairs:
         step = _int(pairs["step"])
+    if step is not None and total is not None and p.step_total is not None and total != p.step_total[1] \
+            and run.last_step is not None and step < run.last_step.value:
+        step = total = None  # a line of another counter (an older LLaMA-Factory's final evaluation counts its own steps)
     if step is not None and total is not None and total > 0:
         if "current_steps" in pairs and not any(k in pairs for k in ("loss", "eval_loss", "reward", "accuracy")) \
                 and any(k.endswith("loss") for k in pairs) is False and run.kind == "progress":
@@ -375,10 +384,14 @@ def _ended(line: str, ctx: ScanContext) -> bool:
             break
     if reason is None:
         stripped = line.strip()
-        if stripped == "Killed" or stripped.endswith(" Killed") or "Signals.SIGKILL" in line:
+        if stripped.endswith("Killed") or "Signals.SIGKILL" in line:
             reason = "killed"
         elif "NCCL" in line and ("imeout" in line or "timed out" in line):
             reason = "nccl_timeout"
+        elif "closing signal" in line or _EXITCODE.search(line):
+            reason = "child_failed"  # torchrun's elastic agent stops the other workers after one failed
+        elif _EXCEPTION.match(line):
+            reason = "traceback"
     if reason is None:
         for needle, why in _INTERRUPT:
             if needle in line:
