@@ -276,3 +276,18 @@ def test_axolotl_packing_efficiency_and_pipeline_config_are_read():
     (inf,) = explain_log(read_log(str(CORPUS / meta["file"])))
     fact = next(f for f in inf.facts if f.msg_id == "explain.fact.pipeline")
     assert (fact.params["mb"], fact.params["size"]) == (meta["facts"]["micro_batches"], meta["facts"]["micro_batch_size"])
+
+
+def test_the_mfu_a_log_implies_with_a_model_and_a_gpu():
+    from trainsteps.timing.gpus import find_gpu
+
+    args = ["explain", "--text", SEED_001 + "\n" + BAR_78, "--params", "7.6e9", "--gpu", "h100-sxm", "--seq-length", "2048",
+            "--format", "json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    mfu = json.loads(result.output)["runs"][0]["time"]["mfu"]
+    tokens = 2048 * 80  # seq length x the banner's total batch
+    expected = tokens * 6 * 7.6e9 / (find_gpu("h100-sxm").peak("bf16") * 1) / 4.0
+    assert abs(mfu["expected"] - expected) < 1e-3
+    bad = CliRunner().invoke(cli, ["explain", "--text", BAR_78, "--gpu", "h100-sxm"])
+    assert bad.exit_code == 2 and "--model or --params" in bad.output

@@ -1061,4 +1061,10 @@ MESSAGES = {
     'time.error.budget_too_small': 'not one step fits in {budget} at up to {step} a step',
     'time.hint.budget_too_small': 'raise --time-budget or lower --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps: ETA unknown until the rate has warmed up ({steps} steps after the start)',
+    'explain.mfu.normal': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: normal for {training} training ({normal_low}-{normal_high} in published runs)',
+    'explain.mfu.low': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: below the {normal_low}-{normal_high} of published {training} runs (data loading, small batches, communication)',
+    'explain.mfu.high': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: above the {normal_low}-{normal_high} of published {training} runs: rows are shorter than --seq-length (padding-free or unpacked data), or fewer GPUs ran',
+    'explain.mfu.missing': 'no MFU: give --seq-length (tokens per sample) and a log that shows the batch and the processes (or --gpus)',
+    'explain.error.mfu_needs': 'the MFU needs both a model (--model or --params) and --gpu',
+    'explain.hint.mfu_needs': 'e.g. trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
 }

@@ -1056,4 +1056,10 @@ MESSAGES = {
     'time.error.budget_too_small': '在 {budget:zh} 内按每步最多 {step:zh} 一步也放不下',
     'time.hint.budget_too_small': '提高 --time-budget，或降低 --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps：速率预热完成前 ETA 未知（启动后 {steps} 步）',
+    'explain.mfu.normal': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：对 {training} 训练属于正常（公开数据为 {normal_low}-{normal_high}）',
+    'explain.mfu.low': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：低于公开 {training} 训练的 {normal_low}-{normal_high}（数据加载、批次太小或通信开销）',
+    'explain.mfu.high': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：高于公开 {training} 训练的 {normal_low}-{normal_high}：样本比 --seq-length 短（未打包或无填充），或实际使用的 GPU 更少',
+    'explain.mfu.missing': '无法计算 MFU：请给出 --seq-length（每个样本的 token 数），且日志需显示批次和进程数（或给出 --gpus）',
+    'explain.error.mfu_needs': '计算 MFU 需要同时给出模型（--model 或 --params）和 --gpu',
+    'explain.hint.mfu_needs': '例如 trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
 }

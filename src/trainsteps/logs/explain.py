@@ -22,8 +22,27 @@ BANNER_LABELS = {
 }
 
 
-def explain_log(obs: LogObservations, raw_examples: int | None = None) -> list[Inference]:
-    return [infer(run, raw_examples) for run in without_quotes(obs.runs)]
+def explain_log(obs: LogObservations, raw_examples: int | None = None, hardware=None) -> list[Inference]:
+    inferences = [infer(run, raw_examples) for run in without_quotes(obs.runs)]
+    if hardware is not None:
+        from trainsteps.logs.timing import implied_mfu
+
+        for inf in inferences:
+            if inf.timing is not None:
+                implied_mfu(inf.timing, hardware, _samples_per_step(inf), inf.world_size)
+    return inferences
+
+
+def _samples_per_step(inf: Inference) -> int | None:
+    """Rows per optimizer step over all processes: the banner's total batch, or bs x GA x processes printed."""
+    total = inf.run.value("total_batch")
+    if total:
+        return total
+    settings = inf.run.settings
+    bs, ga = settings.get("per_device_train_batch_size"), settings.get("gradient_accumulation_steps")
+    if bs is not None and inf.world_size:
+        return int(bs.value) * int(ga.value if ga is not None else 1) * inf.world_size
+    return None
 
 
 def without_quotes(runs: list) -> list:
@@ -169,6 +188,8 @@ def _timing_lines(inf: Inference, lang: str) -> list[str]:
                                   high=_dur(t.total.high, lang)))
     if t.verdict is not None:
         out.append("  " + say(Finding(t.verdict[0], t.verdict[1]), lang))
+    if t.mfu_verdict is not None:
+        out.append("  " + say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang))
     return out
 
 
@@ -331,6 +352,8 @@ def _time_json(inf: Inference, lang: str) -> dict | None:
         return None
     out = t.to_dict()
     out["verdict"] = None if t.verdict is None else {"id": t.verdict[0], "text": say(Finding(t.verdict[0], t.verdict[1]), lang)}
+    out["mfu_verdict"] = None if t.mfu_verdict is None else {"id": t.mfu_verdict[0],
+                                                             "text": say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang)}
     return out
 
 

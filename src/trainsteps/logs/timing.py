@@ -55,6 +55,9 @@ class Timing:
     """Seconds of evaluation/save pauses the time model took out of the rate."""
     verdict: tuple[str, dict] | None = None
     notes: list = field(default_factory=list)
+    mfu: Interval | None = None
+    """The model FLOPs utilisation the measured rate implies (with --model/--params and --gpu)."""
+    mfu_verdict: tuple[str, dict] | None = None
 
     @property
     def per_step(self) -> Interval:
@@ -73,6 +76,7 @@ class Timing:
             "eval_seconds": None if self.eval_seconds is None else round(self.eval_seconds, 2),
             "paused_seconds": round(self.paused_seconds, 1),
             "framework_eta_seconds": self.framework_eta,
+            "mfu": None if self.mfu is None else self.mfu.to_dict(),
         }
 
 
@@ -180,3 +184,44 @@ def verdict(timing: Timing, bar: BarTrack | None, resumed: bool) -> tuple[str, d
     if bar is not None and bar.n <= bar.total * WARMUP_SHARE:
         return "explain.eta.warmup", params
     return "explain.eta.differs", params
+
+
+@dataclass(slots=True)
+class Hardware:
+    """What `explain --model/--params --gpu` adds to turn a measured step time into an MFU."""
+
+    shape: object
+    """trainsteps.timing.flops.ModelShape."""
+    gpu: object
+    """trainsteps.timing.gpus.Gpu."""
+    gpus: int | None = None
+    """Devices in all; default: the processes the log implies."""
+    seq_length: int | None = None
+    """Tokens per sample (packed or padded to this length)."""
+    training: str = "full"
+    dtype: str = "bf16"
+
+
+def implied_mfu(timing: Timing, hardware: Hardware, samples_per_step: int | None, devices: int | None) -> None:
+    """The MFU the log's speed implies, and whether it is normal for the kind of training (the time model's
+    published ranges). Tokens per step = seq_length x samples per step: an upper bound when rows are shorter."""
+    from trainsteps.timing.flops import MFU_DEFAULTS, train_flops_per_token
+    from trainsteps.timing.flops import implied_mfu as mfu_of
+
+    devices = hardware.gpus or devices
+    if not (hardware.seq_length and samples_per_step and devices):
+        timing.mfu_verdict = ("explain.mfu.missing", {})
+        return
+    tokens = hardware.seq_length * samples_per_step
+    flops = train_flops_per_token(hardware.shape, hardware.seq_length, hardware.training).expected
+    timing.mfu = mfu_of(timing.per_step, tokens, flops, hardware.gpu.peak(hardware.dtype), devices)
+    normal = MFU_DEFAULTS[hardware.training].mfu
+    params = {"mfu": f"{timing.mfu.expected:.1%}", "low": f"{timing.mfu.low:.1%}", "high": f"{timing.mfu.high:.1%}",
+              "tokens": f"{tokens:,}", "devices": devices, "gpu": hardware.gpu.name, "training": hardware.training,
+              "normal_low": f"{normal.low:.0%}", "normal_high": f"{normal.high:.0%}"}
+    if timing.mfu.expected < normal.low:
+        timing.mfu_verdict = ("explain.mfu.low", params)
+    elif timing.mfu.expected > normal.high:
+        timing.mfu_verdict = ("explain.mfu.high", params)
+    else:
+        timing.mfu_verdict = ("explain.mfu.normal", params)
