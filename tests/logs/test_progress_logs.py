@@ -291,3 +291,17 @@ def test_the_mfu_a_log_implies_with_a_model_and_a_gpu():
     assert abs(mfu["expected"] - expected) < 1e-3
     bad = CliRunner().invoke(cli, ["explain", "--text", BAR_78, "--gpu", "h100-sxm"])
     assert bad.exit_code == 2 and "--model or --params" in bad.output
+
+
+def test_neox_tokens_per_epoch_are_used_as_printed():
+    from trainsteps.logs.pretrain import PretrainObserved, explain_pretrain
+
+    meta = json.loads((CORPUS / "neox-1164-tokens-per-epoch.json").read_text())
+    pretrain = PretrainObserved()
+    read_log(str(CORPUS / meta["file"]), also=pretrain.feed)
+    facts = explain_pretrain(pretrain.finish()).facts
+    assert facts["tokens_per_epoch"] == meta["facts"]["tokens_per_epoch"]
+    per_epoch = facts["samples_per_epoch_min"]
+    assert (meta["facts"]["tokens_per_epoch"] - 1) // meta["facts"]["seq_length"] == per_epoch
+    # the thread's train_iters 8,064 x global batch 128 needs more than one epoch: 2 were built
+    assert meta["facts"]["train_iters_tried"] * 128 > per_epoch and round(facts["epochs_built"]) == meta["facts"]["epochs_built_at_8064"]

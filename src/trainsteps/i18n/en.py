@@ -1067,4 +1067,6 @@ MESSAGES = {
     'explain.mfu.missing': 'no MFU: give --seq-length (tokens per sample) and a log that shows the batch and the processes (or --gpus)',
     'explain.error.mfu_needs': 'the MFU needs both a model (--model or --params) and --gpu',
     'explain.hint.mfu_needs': 'e.g. trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
+    'ptlog.tokens_printed': 'the log prints {T:,} tokens per epoch: one epoch is (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} windows of {S:,} tokens (used as printed, not guessed from the samples)',
+    'ptlog.epochs_from_tokens': '{built:,} windows built / {n1:,} per epoch = {epochs} epochs built',
 }

@@ -1062,4 +1062,6 @@ MESSAGES = {
     'explain.mfu.missing': '无法计算 MFU：请给出 --seq-length（每个样本的 token 数），且日志需显示批次和进程数（或给出 --gpus）',
     'explain.error.mfu_needs': '计算 MFU 需要同时给出模型（--model 或 --params）和 --gpu',
     'explain.hint.mfu_needs': '例如 trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
+    'ptlog.tokens_printed': '日志打印了每轮 {T:,} 个 token：一轮为 (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} 个长度为 {S:,} 的窗口（按打印值使用，不从样本数推测）',
+    'ptlog.epochs_from_tokens': '构建的 {built:,} 个窗口 / 每轮 {n1:,} 个 = 构建了 {epochs} 轮',
 }

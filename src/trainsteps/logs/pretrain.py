@@ -35,6 +35,7 @@ _PATTERNS = {
     "lightning_bar": re.compile(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
     "split": re.compile(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
     "per_epoch_line": re.compile(r"number of samples per epoch \((\d+)\)"),
+    "tokens_epoch": re.compile(r"number of tokens per epoch:\s*([\d,]+)"),
     "training_for": re.compile(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
 }
 
@@ -67,6 +68,8 @@ class PretrainObserved:
     """Batches per epoch in Lightning's progress bar."""
     splits: list[tuple[int, int]] = field(default_factory=list)
     """NeoX "document indices in [a, b)" ranges."""
+    tokens_per_epoch_line: int | None = None
+    """GPT-NeoX's own "number of tokens per epoch: T", used as printed."""
     samples_per_epoch_line: int | None = None
     """Legacy Megatron's "... number of samples per epoch (N1)": one epoch, stated outright."""
 
@@ -133,6 +136,8 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
             seen.seq_length = seen.seq_length or int(m.group(2))
     if m := _PATTERNS["lightning_bar"].search(line):
         seen.lightning_batches = int(m.group(3))
+    if m := _PATTERNS["tokens_epoch"].search(line):
+        seen.tokens_per_epoch_line = _int(m.group(1))
     if m := _PATTERNS["per_epoch_line"].search(line):
         seen.samples_per_epoch_line = int(m.group(1))
     if m := _PATTERNS["split"].search(line):
@@ -187,7 +192,19 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
         if epochs:
             facts["epochs_built"] = epochs
             items.append(("ptlog.epochs_line", {"epochs": epochs}))
-        if epochs and S:
+        printed_tokens = observed.get("tokens_per_epoch_line")
+        if printed_tokens and S:
+            # NeoX prints the tokens of one epoch itself: one epoch is (T - 1) // S windows, no range to guess
+            n1 = gptdata.samples_per_epoch(printed_tokens, S)
+            facts.update(tokens_per_epoch=printed_tokens, samples_per_epoch_min=n1, samples_per_epoch_max=n1)
+            items.append(("ptlog.tokens_printed", {"T": printed_tokens, "S": S, "n1": n1}))
+            if n1 and not epochs:
+                facts["epochs_built"] = round(built / n1, 4)
+                items.append(("ptlog.epochs_from_tokens", {"built": built, "n1": n1, "epochs": round(built / n1, 4)}))
+            if B and n1:
+                facts["iterations_per_epoch"] = n1 // B
+                items.append(("ptlog.iterations_per_epoch", {"iters": n1 // B, "B": B, "n1": n1}))
+        elif epochs and S:
             low, high = gptdata.tokens_range_from_samples(built, epochs, S, 1)
             n1_low, n1_high = gptdata.samples_per_epoch(low, S), gptdata.samples_per_epoch(high, S)
             facts.update(tokens_per_epoch_min=low, tokens_per_epoch_max=high, samples_per_epoch_min=n1_low, samples_per_epoch_max=n1_high)
