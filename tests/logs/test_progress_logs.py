@@ -303,5 +303,7 @@ def test_neox_tokens_per_epoch_are_used_as_printed():
     assert facts["tokens_per_epoch"] == meta["facts"]["tokens_per_epoch"]
     per_epoch = facts["samples_per_epoch_min"]
     assert (meta["facts"]["tokens_per_epoch"] - 1) // meta["facts"]["seq_length"] == per_epoch
-    # the thread's train_iters 8,064 x global batch 128 needs more than one epoch: 2 were built
-    assert meta["facts"]["train_iters_tried"] * 128 > per_epoch and round(facts["epochs_built"]) == meta["facts"]["epochs_built_at_8064"]
+    # the thread's train_iters x global batch (micro x GPUs x accumulation) needs more than one epoch: 2 were built
+    f = meta["facts"]
+    global_batch = f["micro_batch_size"] * f["gpus"] * f["gradient_accumulation_steps"]
+    assert f["train_iters_tried"] * global_batch > per_epoch and round(facts["epochs_built"]) == f["epochs_built_at_8064"]
