@@ -307,3 +307,16 @@ def test_neox_tokens_per_epoch_are_used_as_printed():
     f = meta["facts"]
     global_batch = f["micro_batch_size"] * f["gpus"] * f["gradient_accumulation_steps"]
     assert f["train_iters_tried"] * global_batch > per_epoch and round(facts["epochs_built"]) == f["epochs_built_at_8064"]
+
+
+def test_megatron_dataset_target_sizes_are_read():
+    from trainsteps.logs.pretrain import PretrainObserved, explain_pretrain
+
+    meta = json.loads((CORPUS / "megatron-516-target-sizes.json").read_text())
+    pretrain = PretrainObserved()
+    read_log(str(CORPUS / meta["file"]), also=pretrain.feed)
+    observed = pretrain.finish()
+    f = meta["facts"]
+    assert observed["target_sizes"] == {"train": f["train_samples_target"], "validation": f["valid_samples_target"],
+                                        "test": f["test_samples_target"]}
+    assert explain_pretrain(observed).facts["train_samples_target"] == f["train_samples_target"]

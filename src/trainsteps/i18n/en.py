@@ -1069,4 +1069,6 @@ MESSAGES = {
     'explain.hint.mfu_needs': 'e.g. trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
     'ptlog.tokens_printed': 'the log prints {T:,} tokens per epoch: one epoch is (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} windows of {S:,} tokens (used as printed, not guessed from the samples)',
     'ptlog.epochs_from_tokens': '{built:,} windows built / {n1:,} per epoch = {epochs} epochs built',
+    'ptlog.target_sizes': "Megatron's dataset target sizes: train {train:,}, validation {valid:,}, test {test:,} samples; train = train_iters x global batch (give --global-batch-size for the iterations)",
+    'ptlog.target_sizes_iters': "Megatron's dataset target sizes: train {train:,}, validation {valid:,}, test {test:,} samples; train = train_iters x global batch, so train_iters = {train:,} / {B:,} = {iters:,}",
 }

@@ -1064,4 +1064,6 @@ MESSAGES = {
     'explain.hint.mfu_needs': '例如 trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
     'ptlog.tokens_printed': '日志打印了每轮 {T:,} 个 token：一轮为 (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} 个长度为 {S:,} 的窗口（按打印值使用，不从样本数推测）',
     'ptlog.epochs_from_tokens': '构建的 {built:,} 个窗口 / 每轮 {n1:,} 个 = 构建了 {epochs} 轮',
+    'ptlog.target_sizes': 'Megatron 数据集目标大小：训练 {train:,}、验证 {valid:,}、测试 {test:,} 个样本；训练 = train_iters x 全局批次（给出 --global-batch-size 可求迭代数）',
+    'ptlog.target_sizes_iters': 'Megatron 数据集目标大小：训练 {train:,}、验证 {valid:,}、测试 {test:,} 个样本；训练 = train_iters x 全局批次，所以 train_iters = {train:,} / {B:,} = {iters:,}',
 }
