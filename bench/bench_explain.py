@@ -3,6 +3,12 @@
     python bench/bench_explain.py                 # ~200 MB
     python bench/bench_explain.py --mb 1024       # 1 GB: memory must stay flat
     python bench/bench_explain.py --append docs/benchmarks.md
+    python bench/bench_explain.py --random-mb 1024   # also 1 GB of random bytes (time and memory must stay bounded)
+
+Each figure is also given as a ratio to reading the same file line by line in plain Python
+(`for line in open(path, errors="replace"): pass`), measured in the same child process, so a loaded machine
+shifts both. The 7-line banner with `Num Epochs = 128,770` and `Num examples = 3` is timed too (it took 5 s
+when every candidate replayed every epoch; the bound is 2 s per MB of input).
 
 The log is what a long LLaMA-Factory run writes: a banner, then tqdm redraws (\\r), loss dicts and
 unrelated INFO lines, repeated; the last lines hold the train_runtime summary. The reader runs in a
@@ -50,38 +56,88 @@ def generate(path: str, megabytes: int) -> int:
 
 CHILD = """
 import json, resource, sys, time
-t = time.perf_counter()
+cpu = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime
+t, c = time.perf_counter(), cpu()
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    pass
+baseline, baseline_cpu = time.perf_counter() - t, cpu() - c
+t, c = time.perf_counter(), cpu()
 from trainsteps.logs import read_log
 from trainsteps.logs.explain import explain_log
-obs = read_log(sys.argv[1])
+from trainsteps.logs.pretrain import PretrainObserved
+pretrain = PretrainObserved()
+obs = read_log(sys.argv[1], also=pretrain.feed)
 inf = explain_log(obs)
-elapsed = time.perf_counter() - t
-print(json.dumps({"seconds": elapsed, "bytes": obs.bytes_read, "lines": obs.lines_read, "runs": len(obs.runs),
-                  "family": inf[0].best.family.name if inf and inf[0].best else None,
+elapsed, elapsed_cpu = time.perf_counter() - t, cpu() - c
+best = inf[0].best if inf else None
+timing = inf[0].timing if inf else None
+print(json.dumps({"seconds": elapsed, "baseline": baseline, "cpu": elapsed_cpu, "baseline_cpu": baseline_cpu, "bytes": obs.bytes_read, "lines": obs.lines_read, "runs": len(obs.runs),
+                  "family": best.family.name if best else None,
+                  "last_step": inf[0].run.last_step.value if inf and inf[0].run.last_step else None,
+                  "rate": timing.per_step.expected if timing else None,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
+
+SLOW_BANNER = """***** Running training *****
+  Num examples = 3
+  Num Epochs = 128,770
+  Instantaneous batch size per device = 8
+  Total train batch size (w. parallel, distributed & accumulation) = 256
+  Gradient Accumulation steps = 8
+  Total optimization steps = 1,509
+"""
+
+
+def _child(path: str) -> dict:
+    import json
+
+    out = subprocess.run([sys.executable, "-c", CHILD, path], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def _line(label: str, size: int, result: dict) -> str:
+    mb = size / (1 << 20)
+    mb_s = mb / result["seconds"] if result["seconds"] else float("inf")
+    base = mb / result["baseline"] if result["baseline"] else float("inf")
+    cpu_ratio = result["baseline_cpu"] / result["cpu"] if result["cpu"] else float("inf")
+    return (f"{label}: {mb:,.0f} MB, {result['lines']:,} lines: {result['seconds']:.2f} s, {mb_s:.1f} MB/s "
+            f"(plain Python line reading {base:.0f} MB/s: ratio {mb_s / base:.2f}); CPU {result['cpu']:.2f} s, "
+            f"{mb / result['cpu'] if result['cpu'] else 0:.0f} MB/s of CPU (ratio {cpu_ratio:.2f} to plain reading's CPU), "
+            f"peak RSS {result['peak_rss_mb']:.0f} MB, "
+            f"runs {result['runs']}, family {result['family']}, last step {result['last_step']}, "
+            f"rate {result['rate'] and round(result['rate'], 3)} s/step")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=int, default=200, help="size of the generated log in MB (default 200)")
     parser.add_argument("--append", help="append the result as a markdown section to this file")
+    parser.add_argument("--random-mb", type=int, default=0, help="also read this many MB of random bytes")
     args = parser.parse_args()
-    import json
 
+    lines = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "train.log")
         size = generate(path, args.mb)
-        out = subprocess.run([sys.executable, "-c", CHILD, path], check=True, capture_output=True, text=True)
-        result = json.loads(out.stdout)
-    mb_s = size / (1 << 20) / result["seconds"]
-    text = (f"log {size / (1 << 20):.0f} MB, {result['lines']:,} lines: {result['seconds']:.1f} s, {mb_s:.1f} MB/s, "
-            f"peak RSS {result['peak_rss_mb']:.0f} MB (runs {result['runs']}, family {result['family']})")
+        lines.append(_line("training log", size, _child(path)))
+        os.remove(path)
+        slow = os.path.join(tmp, "slow.log")
+        with open(slow, "w", encoding="utf-8") as f:
+            f.write(SLOW_BANNER)
+        result = _child(slow)
+        lines.append(f"7-line banner, Num Epochs = 128,770 over 3 examples: {result['seconds']:.3f} s")
+        if args.random_mb:
+            noise = os.path.join(tmp, "noise.bin")
+            with open(noise, "wb") as f:
+                for _ in range(args.random_mb):
+                    f.write(os.urandom(1 << 20))
+            lines.append(_line("random bytes", args.random_mb << 20, _child(noise)))
+    text = "\n".join(lines)
     print(text)
     if args.append:
         with open(args.append, "a", encoding="utf-8") as f:
             f.write(f"- {time.strftime('%Y-%m-%d')}, `--mb {args.mb}`, {platform.python_implementation()} {platform.python_version()}, "
-                    f"{os.cpu_count()} cores: {text}\n")
+                    f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}:\n" + "".join(f"  - {t}\n" for t in text.splitlines()))
 
 
 if __name__ == "__main__":

@@ -71,11 +71,22 @@ def test_path_and_text_together_is_an_error():
 
 def test_nothing_found():
     result = run("--text", "hello world")
-    assert result.exit_code == 2 and "no training banner" in result.output
+    assert result.exit_code == 2 and "no training log line" in result.output
+    assert "in pasted text" in result.output
+    # the hint names every kind of line explain reads
+    for kind in ("Running training", "progress bars", "train metrics", "trainer_log.jsonl", "ms-swift", "total_num_steps", "neox"):
+        assert kind in result.output
+
+
+def test_nothing_found_points_stream_and_neox_questions_to_their_commands():
+    stream = run("--text", "LLaMA-Factory streaming: how many epochs does my stream run?")
+    assert stream.exit_code == 2 and "solve --streaming" in stream.output
+    neox = run("--text", "GPT-NeoX: iterations per epoch = tokens / (global batch x seq length)")
+    assert neox.exit_code == 2 and "--framework neox" in neox.output
 
 
 def test_every_fixture_renders_in_both_languages_and_json():
-    for path in sorted(FIXTURES.rglob("*.log")):
+    for path in sorted(p for p in FIXTURES.rglob("*.log") if "corpus" not in p.parts):  # the corpus: test_corpus.py
         for lang in ("en", "zh"):
             result = run(str(path), "--lang", lang)
             assert result.exit_code == 0, (path, result.output)

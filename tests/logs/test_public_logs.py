@@ -28,7 +28,7 @@ def test_grpo_repeats_each_prompt_num_generations_times():
     assert inf.world_size == 7
     assert inf.inferred["num_examples"].exact == 5498
     (c,) = inf.contradictions
-    repeated = next(e for e in c.explanations if e.msg_id == "explain.expl.repeated")
+    repeated = next(e for e in c.explanations if e.msg_id in ("explain.expl.repeated", "explain.expl.repeated_printed"))
     assert repeated.params["k"] == 8  # the user's num_generations
 
 

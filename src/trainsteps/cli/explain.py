@@ -20,10 +20,17 @@ PRETRAIN_LOGS = ("neox", "megatron", "deepspeed", "lightning")
               help="Whose log this is; auto reads Trainer banners and falls back to GPT-NeoX / Megatron / DeepSpeed / Lightning lines.")
 @click.option("--seq-length", type=click.IntRange(min=1), help="Pretraining logs: tokens per sample, if the log does not print it.")
 @click.option("--global-batch-size", type=click.IntRange(min=1), help="Pretraining logs: samples per iteration, if the log does not print it.")
+@click.option("--model", "model_path", help="A model's config.json (or its folder): with --gpu, the MFU the log's speed implies.")
+@click.option("--params", type=float, help="Model parameters instead of --model, e.g. 7.6e9.")
+@click.option("--gpu", help="GPU model for the MFU (e.g. h100-sxm, a100-80g, rtx4090).")
+@click.option("--gpus", type=click.IntRange(min=1), help="GPUs in all for the MFU (default: the processes the log implies).")
+@click.option("--training", type=click.Choice(["full", "lora", "qlora", "frozen"]), default="full", show_default=True,
+              help="What trains, for the FLOPs per token of the MFU.")
 @FORMAT_OPTION
 @LANG_OPTION
 def explain_command(path: str | None, text: str | None, raw_examples: int | None, framework: str, seq_length: int | None,
-                    global_batch_size: int | None, fmt: str, lang: str) -> None:
+                    global_batch_size: int | None, model_path: str | None, params: float | None, gpu: str | None,
+                    gpus: int | None, training: str, fmt: str, lang: str) -> None:
     """Explain the numbers of a training log (a file, a directory, - for stdin, or --text).
 
     \b
@@ -49,17 +56,41 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
 
         pretrain = PretrainObserved()
         observations = read_log(path if text is None else None, text, also=pretrain.feed if framework != "hf" else None)
-        if framework in PRETRAIN_LOGS or (framework == "auto" and not observations.runs and pretrain.found_anything()):
-            _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang)
+        progress_only = all(run.kind == "progress" for run in observations.runs)
+        if framework in PRETRAIN_LOGS or (framework == "auto" and progress_only and pretrain.found_anything()):
+            # pretraining lines; iteration lines also give where the run stands and its timing (progress runs)
+            _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang, observations, raw_examples)
             return
         if not observations.runs:
-            raise InputError("explain.error.nothing", "explain.hint.nothing", source=path or ("--text" if text is not None else "-"),
-                             lines=observations.lines_read)
-        inferences = explain_log(observations, raw_examples)
+            from trainsteps.logs.explain import shown_name
+
+            hint = {"stream": "explain.hint.nothing_stream", "neox": "explain.hint.nothing_neox"}.get(observations.topic or "",
+                                                                                                       "explain.hint.nothing_all")
+            source = path if path not in (None, "-") else shown_name("<pasted text>" if text is not None else "-", lang)
+            raise InputError("explain.error.nothing", hint, source=source, lines=observations.lines_read)
+        hardware = _hardware(model_path, params, gpu, gpus, seq_length, training)
+        inferences = explain_log(observations, raw_examples, hardware)
         emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
 
 
-def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_batch_size: int | None, fmt: str, lang: str) -> None:
+def _hardware(model_path, params, gpu, gpus, seq_length, training):
+    """--model/--params and --gpu, for the MFU a log implies; None when not asked for."""
+    if model_path is None and params is None and gpu is None:
+        return None
+    if gpu is None or (model_path is None and params is None):
+        raise InputError("explain.error.mfu_needs", "explain.hint.mfu_needs")
+    from trainsteps.logs.timing import Hardware
+    from trainsteps.timing.flops import shape_from_params
+    from trainsteps.timing.gpus import find_gpu
+    from trainsteps.timing.model_files import read_model_shape
+
+    shape = read_model_shape(model_path) if model_path is not None else shape_from_params(params)
+    return Hardware(shape, find_gpu(gpu), gpus, seq_length, training)
+
+
+def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_batch_size: int | None, fmt: str, lang: str,
+                      observations=None, raw_examples: int | None = None) -> None:
+    from trainsteps.logs.explain import explain_log, render_run, run_json
     from trainsteps.logs.pretrain import explain_pretrain
 
     observed = pretrain.finish()
@@ -68,4 +99,10 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
     flavor = {"neox": "neox"}.get(framework)
     explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
     data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
-    emit(fmt, data, "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1)))
+    text = "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1))
+    progress = [inf for inf in explain_log(observations, raw_examples) if inf.run.kind == "progress"] if observations is not None else []
+    if progress:
+        data["runs"] = [run_json(inf, lang) for inf in progress]
+        for i, inf in enumerate(progress, 1):
+            text += "\n\n" + "\n".join(render_run(inf, i, len(progress), lang))
+    emit(fmt, data, text)

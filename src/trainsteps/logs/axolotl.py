@@ -4,6 +4,7 @@
     ... total_num_steps: 14
     ... total_num_tokens: 8_487_290
     ... Maximum number of steps set at 14
+    ... sample_packing_eff_est across ranks: [0.9783]      (the packing efficiency it plans with)
 """
 
 from __future__ import annotations
@@ -21,9 +22,16 @@ _KEYS = {
 }
 _LINE = re.compile(r"\b(total_num_steps|data_loader_len|total_num_tokens|total_supervised_tokens)`?\s*[:=]\s*")
 _MAXIMUM = re.compile(r"Maximum number of steps set at\s+")
+_EFFICIENCY = re.compile(r"(?:sample_packing_eff_est|packing_efficiency_estimate)[^:=\d]*[:=]\s*\[?\s*([0-9]*\.[0-9]+|1)\b")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
+    if "sample_packing_eff_est" in line or "packing_efficiency_estimate" in line:
+        # the packing efficiency Axolotl estimates and uses in its step estimate (`sample_packing_eff_est: 0.77`)
+        match = _EFFICIENCY.search(line)
+        if match:
+            ctx.wrapper_value("axolotl_packing_efficiency", ctx.reading(float(match.group(1))))
+            return True
     if "_num_" not in line and "data_loader_len" not in line and "total_supervised" not in line and "Maximum number" not in line:
         return False
     match = _LINE.search(line) or _MAXIMUM.search(line)

@@ -21,14 +21,34 @@ class ScanContext:
     pending_trainer_lines: int = 0
     in_other_block: bool = False
     """Inside an `***** Running Evaluation/Prediction *****` block, whose `Num examples` is not the training set."""
+    loose: RunObservation | None = None
+    """Progress lines with no banner before them: a run of its own if the input never shows a banner."""
+    metrics_block: str | None = None
+    """Inside `***** train metrics *****` (`train`) or `***** eval metrics *****` (`eval`)."""
+    last_bar_step: int | None = None
+    """The position of the last progress bar drawn: the step a loss or eval dict that follows belongs to."""
+    settings: dict[str, Reading] = field(default_factory=dict)
+    """Settings printed as arguments, waiting for the run they describe."""
+    transformers_version: Reading | None = None
+    """A transformers release printed anywhere in this input."""
+    pip_show_transformers: bool = False
+    repeats: dict = field(default_factory=dict)
+    """How often each banner key was printed again for the current run (other nodes or ranks)."""
+    copying: bool = False
+    """Reading a banner that repeats the current run's (another node printed it)."""
+    train_dataset_line: int | None = None
 
     def reading(self, value, source_line: int | None = None, note: str | None = None, **params) -> Reading:
         return Reading(value, self.line_no, self.line[:200].strip(), source_line, note, params)
 
     def start_run(self, kind: str) -> RunObservation:
-        run = RunObservation(kind=kind, file=self.file)
+        run = RunObservation(kind=kind, file=self.file, first_line=self.line_no)
         run.wrapper.update(self.pending)
         self.pending.clear()
+        run.settings.update(self.settings)
+        self.settings.clear()
+        self.loose = None
+        self.repeats = {}
         if self.pending_notice is not None:
             run.max_steps_notice_seen = True
             run.level_of_max_steps_notice = self.pending_notice or None
@@ -46,9 +66,24 @@ class ScanContext:
 
     def finish(self) -> None:
         """End of input: numbers still waiting go to the last run (a banner printed before them),
-        or make a run of their own when the input has no banner (e.g. only Axolotl's lines)."""
-        if self.pending and not any(r.file == self.file for r in self.out.runs):
-            self.start_run("wrapper")
+        or make a run of their own when the input has no banner (e.g. only Axolotl's lines, or only progress lines)."""
+        mine = [r for r in self.out.runs if r.file == self.file]
+        if not mine and self.loose is not None and self.loose.progress.has_training():
+            run = self.loose
+            run.wrapper.update(self.pending)
+            run.settings.update(self.settings)
+            self.pending.clear()
+            self.out.runs.append(run)
+            mine = [run]
+        elif mine and self.settings:
+            for key, reading in self.settings.items():
+                mine[-1].settings.setdefault(key, reading)
+        if self.transformers_version is not None:
+            for run in mine:
+                if run.transformers_version is None:
+                    run.transformers_version = self.transformers_version
+        if self.pending and not mine:
+            self.start_run("wrapper").transformers_version = self.transformers_version
             return
         if self.pending and self.out.runs:
             last = [r for r in self.out.runs if r.file == self.file]

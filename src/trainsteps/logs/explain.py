@@ -22,8 +22,27 @@ BANNER_LABELS = {
 }
 
 
-def explain_log(obs: LogObservations, raw_examples: int | None = None) -> list[Inference]:
-    return [infer(run, raw_examples) for run in without_quotes(obs.runs)]
+def explain_log(obs: LogObservations, raw_examples: int | None = None, hardware=None) -> list[Inference]:
+    inferences = [infer(run, raw_examples) for run in without_quotes(obs.runs)]
+    if hardware is not None:
+        from trainsteps.logs.timing import implied_mfu
+
+        for inf in inferences:
+            if inf.timing is not None:
+                implied_mfu(inf.timing, hardware, _samples_per_step(inf), inf.world_size)
+    return inferences
+
+
+def _samples_per_step(inf: Inference) -> int | None:
+    """Rows per optimizer step over all processes: the banner's total batch, or bs x GA x processes printed."""
+    total = inf.run.value("total_batch")
+    if total:
+        return total
+    settings = inf.run.settings
+    bs, ga = settings.get("per_device_train_batch_size"), settings.get("gradient_accumulation_steps")
+    if bs is not None and inf.world_size:
+        return int(bs.value) * int(ga.value if ga is not None else 1) * inf.world_size
+    return None
 
 
 def without_quotes(runs: list) -> list:
@@ -55,13 +74,41 @@ def _quotes(run, other) -> bool:
 
 
 def say(f: Finding, lang: str) -> str:
-    return message(f.msg_id, lang, **f.params)
+    return message(f.msg_id, lang, **_localized(f.params, lang))
+
+
+def _localized(params: dict, lang: str) -> dict:
+    """Durations and message ids inside parameters, rendered in the reader's language."""
+    from trainsteps.timing import Spoken
+
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, Spoken):
+            value = format(value, lang)
+        elif isinstance(value, Finding):
+            value = say(value, lang)
+        elif isinstance(value, str) and value.startswith("explain.reason."):
+            value = label(value, lang)
+        out[key] = value
+    return out
+
+
+def shown_name(name: str, lang: str) -> str:
+    """`-` is stdin, --text input is "pasted text"; files keep their path."""
+    from trainsteps.logs.reader import PASTED
+
+    if name == PASTED:
+        return label("explain.pasted_text", lang)
+    if name == "-":
+        return label("explain.stdin", lang)
+    return name
 
 
 # ---------------------------------------------------------------- human text
 
 def render(obs: LogObservations, inferences: list[Inference], lang: str = "en") -> str:
-    out = [message("explain.summary", lang, runs=len(inferences), lines=obs.lines_read, files=", ".join(obs.files) or "-")]
+    out = [message("explain.summary", lang, runs=len(inferences), lines=obs.lines_read,
+                   files=", ".join(shown_name(f, lang) for f in obs.files) or "-")]
     for i, inf in enumerate(inferences, 1):
         out.append("")
         out += render_run(inf, i, len(inferences), lang)
@@ -71,7 +118,7 @@ def render(obs: LogObservations, inferences: list[Inference], lang: str = "en") 
 def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
     run = inf.run
     out = [message("explain.run_title", lang, index=index, count=count, kind=label("explain.kind." + run.kind, lang),
-                   file=run.file, line=run.header_line or _first_line(run))]
+                   file=shown_name(run.file, lang), line=run.header_line or _first_line(run))]
     out.append(label("explain.section.read", lang))
     out += _read_lines(run, lang)
     for msg_id, params in run.notes:
@@ -82,6 +129,9 @@ def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
     if inf.facts:
         out.append(label("explain.section.facts", lang))
         out += ["  - " + say(f, lang) for f in inf.facts]
+    if inf.timing is not None:
+        out.append(label("explain.section.timing", lang))
+        out += _timing_lines(inf, lang)
     best = inf.best
     if best is not None:
         warnings = _consequences(inf, lang)
@@ -114,7 +164,43 @@ def _setting_text(key: str, known) -> str:
 
 
 def _first_line(run: RunObservation) -> int:
-    return min((r.line for r in run.banner.values()), default=0)
+    """The first input line of a run (never 0: a run always has a line it was read from)."""
+    lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values()]
+    return min(lines, default=0) or run.first_line or 1
+
+
+def _timing_lines(inf: Inference, lang: str) -> list[str]:
+    t = inf.timing
+    rate = t.per_step
+    out = ["  " + message("explain.time.rate", lang, expected=_secs(rate.expected), low=_secs(rate.low), high=_secs(rate.high),
+                          source=label("explain.time.source." + t.source, lang), line=t.line, samples=t.samples)]
+    if t.elapsed_seconds is not None:
+        out.append("  " + message("explain.time.elapsed", lang, elapsed=_dur(t.elapsed_seconds, lang), step=f"{t.at_step:,}"))
+    if t.remaining is not None:
+        r = t.remaining
+        out.append("  " + message("explain.time.remaining", lang, expected=_dur(r.expected, lang), low=_dur(r.low, lang),
+                                  high=_dur(r.high, lang), seconds=f"{r.expected:,.0f}", steps=f"{(t.end_step or 0) - t.at_step:,}",
+                                  end=f"{t.end_step:,}" if t.end_step else "?"))
+        if t.evals_left:
+            out.append("  " + message("explain.time.evals", lang, evals=t.evals_left, each=_dur(t.eval_seconds, lang)))
+    if t.total is not None and t.remaining is not None:
+        out.append("  " + message("explain.time.total", lang, expected=_dur(t.total.expected, lang), low=_dur(t.total.low, lang),
+                                  high=_dur(t.total.high, lang)))
+    if t.verdict is not None:
+        out.append("  " + say(Finding(t.verdict[0], t.verdict[1]), lang))
+    if t.mfu_verdict is not None:
+        out.append("  " + say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang))
+    return out
+
+
+def _secs(value: float) -> str:
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:,.0f}"
+
+
+def _dur(value: float | None, lang: str) -> str:
+    from trainsteps.logs.timing import duration
+
+    return duration(value, lang)
 
 
 def _read_lines(run: RunObservation, lang: str) -> list[str]:
@@ -134,6 +220,13 @@ def _read_lines(run: RunObservation, lang: str) -> list[str]:
     for key, reading in run.wrapper.items():
         rows.append((f"  {label('explain.wrapper.' + key, lang)} = {reading.value:,}" if isinstance(reading.value, int)
                      else f"  {label('explain.wrapper.' + key, lang)} = {reading.value}", message("explain.at_line", lang, line=reading.line)))
+    if run.transformers_version is not None:
+        rows.append((f"  {label('explain.printed_version', lang)} = {run.transformers_version.value}",
+                     message("explain.at_line", lang, line=run.transformers_version.line)))
+    for key, reading in run.settings.items():
+        rows.append((f"  {key} = {reading.value}", message("explain.at_line", lang, line=reading.line)))
+    if run.copies:
+        rows.append((f"  {message('explain.copies', lang, copies=run.copies)}", ""))
     if run.last_step is not None:
         rows.append((f"  {label('explain.last_step', lang)} = {run.last_step.value:,}", message("explain.at_line", lang, line=run.last_step.line)))
     if run.last_epoch is not None:
@@ -216,7 +309,7 @@ def _consequences(inf: Inference, lang: str) -> list[str]:
                 seen.add(text)
                 lines.append(f"  [{trap.code}] {text}")
     r = best.schedule.run
-    lines.append("  " + message("explain.run_facts", lang, steps=f"{r.optimizer_steps:,}", max_steps=f"{r.max_steps:,}",
+    lines.append("  " + message("explain.run_facts_planned" if inf.stopped else "explain.run_facts", lang, steps=f"{r.optimizer_steps:,}", max_steps=f"{r.max_steps:,}",
                                   epochs="?" if r.epochs_completed is None else f"{r.epochs_completed:g}",
                                   samples="?" if r.samples_seen is None else f"{r.samples_seen:,}", version=best.version))
     return lines
@@ -253,6 +346,17 @@ def to_json(obs: LogObservations, inferences: list[Inference], lang: str = "en")
     return out
 
 
+def _time_json(inf: Inference, lang: str) -> dict | None:
+    t = inf.timing
+    if t is None:
+        return None
+    out = t.to_dict()
+    out["verdict"] = None if t.verdict is None else {"id": t.verdict[0], "text": say(Finding(t.verdict[0], t.verdict[1]), lang)}
+    out["mfu_verdict"] = None if t.mfu_verdict is None else {"id": t.mfu_verdict[0],
+                                                             "text": say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang)}
+    return out
+
+
 def run_json(inf: Inference, lang: str) -> dict:
     observed = inf.run.to_dict()
     observed["notes"] = [message(m, lang, **p) for m, p in inf.run.notes]
@@ -272,6 +376,9 @@ def run_json(inf: Inference, lang: str) -> dict:
                            for c in inf.contradictions],
         "derivation": derivation,
         "evidence": [{"id": e.msg_id, "text": say(e, lang)} for e in inf.evidence],
+        "stopped": inf.stopped,
+        "end_step": inf.end_step,
+        "time": _time_json(inf, lang),
         "facts": [{"id": f.msg_id, "code": f.code, "text": say(f, lang)} for f in inf.facts],
         "hypotheses": [{"family": h.family.name, "version": h.version, "releases": h.releases, "dataloader_drop_last": h.drop_last,
                         "mode": h.mode, "num_train_epochs": h.epochs.to_json() if h.epochs else None,

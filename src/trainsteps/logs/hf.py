@@ -68,8 +68,19 @@ def scan(line: str, ctx: ScanContext) -> bool:
     return False
 
 
+def _is_copy(run) -> bool:
+    """A banner that saw nothing after it yet: the same banner printed again is another node or rank, not a new run."""
+    return (run is not None and run.kind == "hf" and bool(run.banner) and run.last_step is None and run.last_epoch is None
+            and not run.finished and run.progress.stop is None and not run.progress.bars and not run.progress.loss_dicts)
+
+
 def _header(line: str, ctx: ScanContext) -> bool:
     if "Running training" in line:
+        if _is_copy(ctx.current) and ctx.current.file == ctx.file and ctx.current.header_line is not None:
+            ctx.copying = True
+            ctx.repeats["header"] = ctx.repeats.get("header", 0) + 1
+            ctx.current.copies = max(ctx.current.copies, ctx.repeats["header"])
+            return True
         run = ctx.start_run("hf")
         run.header_line = ctx.line_no
         src = _SOURCE.search(line)
@@ -81,7 +92,14 @@ def _header(line: str, ctx: ScanContext) -> bool:
     return False
 
 
+_RANK_PREFIX = re.compile(r"^\s*\[?\d{1,4}\]?\s*:")
+_CODE_LABEL = re.compile(r"[A-Za-z]\w*_\w*\s*$")
+_LOOKALIKE = ("totalnumtrainsamples", "totalnumtrainsamplesperdevice")
+
+
 def _banner_value(line: str, ctx: ScanContext) -> bool:
+    if "\\text" in line or "\\times" in line or "\\frac" in line:  # LaTeX quoting a banner label: prose, not a log
+        return False
     body = line.replace("**", "").replace("`", "")
     if "adjusted to" in body and "=" not in body.split("adjusted to", 1)[1][:3]:
         label, _, rest = body.partition("adjusted to")
@@ -91,21 +109,36 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
         label, _, rest = body.partition("=")
     key = key_of(label)
     if key is None:
+        if letters(label).endswith(_LOOKALIKE) and ctx.current is not None and ctx.current.file == ctx.file:
+            _lookalike(ctx.current, ctx)  # PaddleNLP's Trainer prints this line; transformers never does
         return False
+    if _CODE_LABEL.search(label.split(">>")[-1]) and "_" in label.split(">>")[-1].split()[-1]:
+        return False  # `num_examples = self.num_examples(...)`: source code quoting trainer.py, not a log
     if ctx.in_other_block:
         if key == "num_examples":
             return True  # an evaluation set's size, not the training set's
         ctx.in_other_block = False
     parsed = parse_int(rest)
     run = ctx.current
-    if run is None or run.kind == "trainer_state" or key in run.banner or run.finished:
+    if parsed is None and (run is None or run.file != ctx.file or not run.banner):
+        return False  # a label with no number and no banner around it: prose
+    if run is not None and key in run.banner and parsed is not None and run.banner[key].value == parsed[0] and _is_copy(run) \
+            and run.file == ctx.file and run.header_line is not None and (ctx.copying or _RANK_PREFIX.match(line)):
+        ctx.repeats[key] = ctx.repeats.get(key, 0) + 1
+        run.copies = max(run.copies, ctx.repeats[key])
+        return True  # the same banner printed by another node or rank
+    if run is None or run.kind not in ("hf", "paddlenlp") or key in run.banner or run.finished or run.file != ctx.file:
         run = ctx.start_run("hf")
         run.notes.append(("explain.note.no_header", {"line": ctx.line_no}))
+    ctx.copying = False
     if parsed is None:
         run.notes.append(("explain.note.unreadable", {"line": ctx.line_no, "label": label.strip()[-60:]}))
         return True
     value, glued = parsed
     src = _SOURCE.search(label)
+    if key in ("max_steps", "num_epochs") and re.match(r"^\.0+\s*$", glued):
+        _lookalike(run, ctx)  # `Total optimization steps = 1000.0`: a float, as PaddleNLP prints it
+        glued = ""
     note, params = _glued_note(glued)
     if note == "explain.note.cut_number":
         run.notes.append((note, {"line": ctx.line_no, **params}))
@@ -113,6 +146,12 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
     run.banner[key] = ctx.reading(value, int(src.group(1)) if src else None, note, **params)
     run.banner_order.append(key)
     return True
+
+
+def _lookalike(run, ctx: ScanContext) -> None:
+    if run.kind != "paddlenlp":
+        run.kind = "paddlenlp"
+        run.notes.append(("explain.note.lookalike", {"line": ctx.line_no}))
 
 
 def _glued_note(glued: str) -> tuple[str | None, dict]:

@@ -26,6 +26,8 @@ from trainsteps.versions import Version
 MAXSIZE = sys.maxsize
 EPOCH_TOLERANCE = 0.0051  # progress lines print state.epoch rounded to 2 decimals in many releases
 MAX_REPEAT = 64
+REPLAY_EPOCHS = 2000
+"""Above this many epochs a candidate is replayed only if the closed-form step count can print the banner's steps."""
 
 
 @dataclass(slots=True)
@@ -129,6 +131,12 @@ class Inference:
     facts: list[Finding] = field(default_factory=list)
     contradictions: list[Contradiction] = field(default_factory=list)
     derivation: Derivation = field(default_factory=Derivation)
+    stopped: str | None = None
+    """`crashed` or `interrupted` when the log shows the run did not end on its own."""
+    end_step: int | None = None
+    """The optimizer step where the run really ends (the engine's, for the inferred release; else the planned one)."""
+    timing: Any = None
+    """logs.timing.Timing: the measured rate and the time left, when the log shows timing."""
 
     @property
     def best(self) -> Hypothesis | None:
@@ -139,14 +147,34 @@ def infer(run: RunObservation, raw_examples: int | None = None) -> Inference:
     inf = Inference(run=run)
     if run.kind == "trainer_state":
         _infer_state(inf)
+        _ending(inf)
+        return inf
+    if run.kind == "paddlenlp":
+        inf.facts.append(Finding("explain.fact.paddlenlp", {"line": run.header_line or run.first_line or 1}, code="LOG_NOT_TRANSFORMERS"))
+        _ending(inf)
         return inf
     _world_size(inf)
     _release_evidence(inf)
+    if run.kind == "progress":
+        from trainsteps.logs.infer_progress import infer_progress
+
+        infer_progress(inf)
+        _ending(inf)
+        return inf
     _search(inf)
     _settings(inf)
     _preprocessing(inf, raw_examples)
     _wrappers(inf)
+    _ending(inf)
     return inf
+
+
+def _ending(inf: Inference) -> None:
+    """How the run ended as the log shows it: crashed or interrupted at step k of n, finished, or still running."""
+    from trainsteps.logs.infer_progress import ending
+
+    launcher_facts(inf)
+    ending(inf)
 
 
 # ---------------------------------------------------------------- processes
@@ -172,14 +200,27 @@ def _world_size(inf: Inference) -> None:
                                    "explain.why.world_deepspeed")
         elif ds_world != inf.world_size:
             inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
+    launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
+    if inf.world_size is None and launcher is not None and run.kind in ("progress", "wrapper"):
+        inf.world_size = d.add("world_size", launcher.value, "launcher", f"line {launcher.line}", "explain.why.world_launcher")
+        return
     if inf.world_size is None:
         return
-    for key, msg in (("unsloth_num_gpus", "explain.fact.gpus_differ"), ("devices_hint", "explain.fact.gpus_differ")):
+    for key in ("unsloth_num_gpus", "launcher_world", "devices_hint"):
         hint = run.wrapper.get(key)
-        if hint is not None and hint.value != inf.world_size:
-            inf.facts.append(Finding(msg, {"world": inf.world_size, "expected": hint.value, "line": hint.line},
-                                     code="LOG_PROCESSES_DIFFER"))
+        if hint is None or hint.value == inf.world_size:
+            continue
+        if key == "devices_hint" and inf.world_size > hint.value and inf.world_size % hint.value == 0:
+            # processes per node: the run spans world / per-node nodes
+            inf.facts.append(Finding("explain.fact.nodes", {"world": inf.world_size, "per_node": hint.value,
+                                                            "nodes": inf.world_size // hint.value, "line": hint.line}))
             break
+        inf.facts.append(Finding("explain.fact.gpus_differ", {"world": inf.world_size, "expected": hint.value, "line": hint.line},
+                                 code="LOG_PROCESSES_DIFFER"))
+        break
+    visible = run.wrapper.get("visible_devices")
+    if visible is not None and visible.value != inf.world_size:
+        inf.facts.append(Finding("explain.fact.visible_devices", {"world": inf.world_size, "visible": visible.value, "line": visible.line}))
 
 
 # ---------------------------------------------------------------- releases from the text of the log
@@ -211,7 +252,32 @@ def _release_evidence(inf: Inference) -> None:
     elif level == "INFO":
         releases = [r for r in releases if not Version(4, 40, 0) <= Version.parse(r) < Version(4, 47, 0)]
         inf.evidence.append(Finding("explain.ev.notice_info", {}))
+    printed = run.transformers_version
+    if printed is not None:
+        releases = _pin(inf, releases, str(printed.value), printed.line)
     inf.releases = releases
+
+
+def _pin(inf: Inference, releases: list[str], printed: str, line: int) -> list[str]:
+    """A release printed in the log outranks every guess: keep it (or the releases of its family when the table does
+    not list it), unless the banner's own evidence rules it out, which is reported."""
+    try:
+        version = Version.parse(printed)
+        family = family_of(printed)
+    except (ValueError, KeyError):
+        return releases
+    if printed in releases:
+        inf.evidence.append(Finding("explain.ev.printed_version", {"version": printed, "line": line}))
+        return [printed]
+    same_family = [r for r in releases if family_of(r) is family]
+    if printed in all_releases() or not same_family:
+        inf.evidence.append(Finding("explain.ev.printed_version_conflict", {"version": printed, "line": line,
+                                                                           "releases": summarize(releases)}))
+        return releases
+    near = [r for r in same_family if Version.parse(r).major == version.major and Version.parse(r).minor == version.minor] or same_family
+    inf.evidence.append(Finding("explain.ev.printed_version_family", {"version": printed, "line": line, "family": family.name,
+                                                                     "releases": summarize(near)}))
+    return near
 
 
 def _adjacent(order: list[str], first: str, second: str) -> bool:
@@ -349,6 +415,8 @@ def _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world
             return None
         spec = replace(base, max_steps=max_steps)
     else:
+        if epochs is not None and epochs > REPLAY_EPOCHS and max_steps and not _steps_fit(n, bs, ga, world, epochs, max_steps):
+            return None  # no rounding prints these steps: replaying thousands of epochs would only confirm it
         if epochs is not None and epochs > 2 * 10**5:  # replaying more epochs than this takes seconds
             return None
         first = float(epochs) if epochs else None
@@ -551,23 +619,50 @@ def _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps) -> None
         if alt:
             explanations.append(Finding("explain.expl.unsharded", {"world": world, "family": alt}))
     if n and max_steps:
-        for k in range(2, MAX_REPEAT + 1):
+        printed = inf.run.settings.get("num_generations")
+        ks = list(range(2, MAX_REPEAT + 1))
+        if printed is not None and isinstance(printed.value, int) and printed.value > 1:
+            ks.insert(0, printed.value)
+        for k in ks:
             alt = _try(inf, n * k, bs, ga, world, epochs, max_steps)
             if alt:
-                explanations.append(Finding("explain.expl.repeated", {"k": k, "n": n * k, "family": alt}))
+                if printed is not None and k == printed.value:
+                    explanations.insert(0, Finding("explain.expl.repeated_printed", {"k": k, "n": n * k, "family": alt, "line": printed.line}))
+                else:
+                    explanations.append(Finding("explain.expl.repeated", {"k": k, "n": n * k, "family": alt}))
                 break
     explanations.append(Finding("explain.expl.custom_trainer"))
     inf.contradictions.append(Contradiction(main, explanations))
 
 
-def _could_print(n, bs, ga, world, epochs, max_steps) -> bool:
+def _could_print(n, bs, ga, world, epochs, max_steps, drop_last: bool | None = None) -> bool:
     """Cheap arithmetic filter before asking the engine: can any rounding give max_steps at all?"""
     from trainsteps.frameworks.hf.loader import ceil_div
 
+    if not n or not bs or not world:
+        return True
     loader_lengths = {ceil_div(ceil_div(n, bs), world), ceil_div(ceil_div(n, world), bs)}  # accelerate, DistributedSampler
+    if drop_last is not False:
+        loader_lengths |= {max(n // bs // world, 0), max(n // world // bs, 0), ceil_div(n // bs, world)}
     for length in loader_lengths:
         for nupe in (max(length // ga, 1), max(ceil_div(length, ga), 1)):
             if math.ceil(float(epochs or 1) * nupe) == max_steps:
+                return True
+    return False
+
+
+def _steps_fit(n, bs, ga, world, epochs, max_steps) -> bool:
+    """Closed form: can any loader length (any sharding, drop_last or not) and rounding give max_steps within
+    num_train_epochs in (epochs - 1, epochs]? Lets the search skip replays that cannot match."""
+    from trainsteps.frameworks.hf.loader import ceil_div
+
+    if not n or not bs or not world:
+        return True
+    lengths = {ceil_div(ceil_div(n, bs), world), ceil_div(ceil_div(n, world), bs), n // bs // world, n // world // bs,
+               ceil_div(n // bs, world)}
+    for length in lengths:
+        for nupe in {max(length // ga, 1), max(ceil_div(length, ga), 1)}:
+            if (epochs - 1) * nupe < max_steps <= epochs * nupe:
                 return True
     return False
 
@@ -608,7 +703,8 @@ def _settings(inf: Inference) -> None:
         out["resume_from_step"] = Known(exact=run.resume_global_step)
     hyps = inf.hypotheses
     if not hyps:
-        if inf.releases and len(inf.releases) < len(all_releases()) and any(e.msg_id == "explain.ev.lines" for e in inf.evidence):
+        if inf.releases and len(inf.releases) < len(all_releases()) and any(e.msg_id in ("explain.ev.lines", "explain.ev.printed_version",
+                                                                                           "explain.ev.printed_version_family") for e in inf.evidence):
             out["transformers"] = releases_known(inf.releases)
         return
     if not stream:
@@ -685,6 +781,23 @@ def _preprocessing(inf: Inference, raw: int | None) -> None:
         inf.facts.append(Finding("explain.fact.more_rows", params, code="LOG_MORE_EXAMPLES"))
     else:
         inf.facts.append(Finding("explain.fact.same_rows", params))
+
+
+def launcher_facts(inf: Inference) -> None:
+    """DeepSpeed's batch assertion (what DeepSpeed saw against what was launched) and its pipeline CONFIG line."""
+    run = inf.run
+    keys = ("deepspeed_assert_train_batch", "deepspeed_assert_micro", "deepspeed_assert_ga", "deepspeed_assert_world")
+    if all(k in run.wrapper for k in keys):
+        tb, mb, ga, dp = (run.wrapper[k].value for k in keys)
+        launched = run.wrapper.get("launcher_world")
+        extra = {"launched": ""}
+        if launched is not None and launched.value != dp:
+            extra = {"launched": Finding("explain.fact.deepspeed_assert_launched", {"world": launched.value})}
+        inf.facts.append(Finding("explain.fact.deepspeed_assert", {"tb": tb, "mb": mb, "ga": ga, "dp": dp, "product": mb * ga * dp, **extra},
+                                 code="LOG_DEEPSPEED_BATCH"))
+    if "pipeline_micro_batches" in run.wrapper and "pipeline_micro_batch_size" in run.wrapper:
+        mb, size = run.wrapper["pipeline_micro_batches"], run.wrapper["pipeline_micro_batch_size"]
+        inf.facts.append(Finding("explain.fact.pipeline", {"mb": mb.value, "size": size.value, "product": mb.value * size.value, "line": mb.line}))
 
 
 def _wrappers(inf: Inference) -> None:

@@ -1,6 +1,12 @@
 """How many processes the user meant to start, from launcher command lines and environment prints:
-`torchrun --nproc_per_node 4`, `accelerate launch --num_processes=8`, `CUDA_VISIBLE_DEVICES=0,1,2,3`,
-LLaMA-Factory's `GPU number: 8`. Compared with the processes the banner implies."""
+`torchrun --nnodes 2 --nproc_per_node 4`, `accelerate launch --num_processes=8`, DeepSpeed's launcher
+(`dist_world_size=32`, `nnodes=8, num_local_procs=4`), `WORLD_SIZE=8`, LLaMA-Factory's `GPU number: 8`.
+Compared with the processes the banner implies.
+
+`CUDA_VISIBLE_DEVICES=0,1,2,3` lists the devices of ONE node: it is kept as such (`visible_devices`), never
+taken for the number of processes. DeepSpeed's batch assertion and its pipeline CONFIG line state what
+DeepSpeed itself computed.
+"""
 
 from __future__ import annotations
 
@@ -8,26 +14,65 @@ import re
 
 from trainsteps.logs.context import ScanContext
 
-_PATTERNS = (
-    re.compile(r"--nproc[_-]per[_-]node[= ](\d+)"),
-    re.compile(r"--num[_-]processes[= ](\d+)"),
-    re.compile(r"\bGPU number:\s*(\d+)"),
-)
-_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=([\d,]+)")
+_PER_NODE = (re.compile(r"--nproc[_-]per[_-]node[= ](\d+)"), re.compile(r"\bGPU number:\s*(\d+)"))
+_NODES = re.compile(r"--nnodes[= ](\d+)(?![:\d])")
+_TOTAL = (re.compile(r"--num[_-]processes[= ](\d+)"), re.compile(r"\bdist_world_size=(\d+)"), re.compile(r"\bWORLD_SIZE=(\d+)\b"))
+_DS_NODES = re.compile(r"\bnnodes=(\d+),\s*num_local_procs=(\d+)")
+_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=['\"]?([\d,]+)")
+_DS_ASSERT = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size\s*"
+                        r"(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)")
+_PIPE = re.compile(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
+_GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
+_BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
+NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
+           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
-    if "nproc" not in line and "num_processes" not in line and "num-processes" not in line \
-            and "GPU number" not in line and "CUDA_VISIBLE_DEVICES" not in line:
+    for needle in NEEDLES:
+        if needle in line:
+            break
+    else:
         return False
-    for pattern in _PATTERNS:
+    match = _GATHER.search(line) or _BARRIER.search(line)
+    if match:  # Axolotl gathers one loader length per rank; torch.distributed's barrier counts the processes
+        count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER else int(match.group(1))
+        ctx.wrapper_value("launcher_world", ctx.reading(count))
+        return True
+    match = _DS_ASSERT.search(line)
+    if match:
+        for key, value in zip(("deepspeed_assert_train_batch", "deepspeed_assert_micro", "deepspeed_assert_ga", "deepspeed_assert_world"),
+                              match.groups(), strict=True):
+            ctx.wrapper_value(key, ctx.reading(int(value)))
+        return True
+    match = _PIPE.search(line)
+    if match:
+        ctx.wrapper_value("pipeline_micro_batches", ctx.reading(int(match.group(1))))
+        ctx.wrapper_value("pipeline_micro_batch_size", ctx.reading(int(match.group(2))))
+        return True
+    match = _DS_NODES.search(line)
+    if match:
+        ctx.wrapper_value("launcher_world", ctx.reading(int(match.group(1)) * int(match.group(2))))
+        return True
+    for pattern in _TOTAL:
         match = pattern.search(line)
         if match:
-            ctx.wrapper_value("devices_hint", ctx.reading(int(match.group(1))))
+            ctx.wrapper_value("launcher_world", ctx.reading(int(match.group(1))))
+            return True
+    for pattern in _PER_NODE:
+        match = pattern.search(line)
+        if match:
+            nodes = _NODES.search(line)
+            if "--standalone" in line:  # torchrun --standalone: one node
+                ctx.wrapper_value("launcher_world", ctx.reading(int(match.group(1))))
+            elif nodes:
+                ctx.wrapper_value("launcher_world", ctx.reading(int(nodes.group(1)) * int(match.group(1))))
+            else:
+                ctx.wrapper_value("devices_hint", ctx.reading(int(match.group(1))))
             return True
     match = _VISIBLE.search(line)
     if match:
         count = len([d for d in match.group(1).split(",") if d])
-        ctx.wrapper_value("devices_hint", ctx.reading(count))
+        ctx.wrapper_value("visible_devices", ctx.reading(count))
         return True
     return False

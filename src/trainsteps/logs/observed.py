@@ -35,6 +35,70 @@ class Reading:
 
 
 @dataclass(slots=True)
+class BarTrack:
+    """One progress bar (one `total`) as it was redrawn: tqdm, notebook, ms-swift, Lightning."""
+
+    total: int
+    n: int = 0
+    """The last position drawn."""
+    line: int = 0
+    text: str = ""
+    count: int = 0
+    """How many times it was drawn."""
+    labelled: bool = False
+    """It carried a description (`Train:`, `Epoch 3:`); plain bars without one are the Trainer's."""
+    elapsed: float | None = None
+    """Seconds tqdm shows as elapsed at the last draw."""
+    remaining: float | None = None
+    """Seconds tqdm shows as remaining at the last draw (its own ETA)."""
+    first_n: int | None = None
+    first_elapsed: float | None = None
+    rates: list = field(default_factory=list)
+    """(position, seconds per step) of the draws, thinned to at most RATE_SAMPLES."""
+    kind: str = "bar"
+    """`bar` (a progress bar) or `iteration` (Megatron / nanotron iteration lines with their time per iteration)."""
+
+
+RATE_SAMPLES = 512
+
+
+@dataclass(slots=True)
+class Progress:
+    """Where a run stood and how fast it went, from any line that shows it (bars, loss/eval dicts, metrics blocks,
+    LLaMA-Factory trainer_log.jsonl, ms-swift dicts), and how it ended."""
+
+    bars: dict = field(default_factory=dict)
+    """total -> BarTrack."""
+    step_total: tuple | None = None
+    """(step, total, line) from a line that states both (trainer_log.jsonl, ms-swift `global_step/max_steps`)."""
+    epoch_points: list = field(default_factory=list)
+    """(step, epoch, line): the first and the last point where both the step and the logged epoch are known."""
+    max_epoch: float | None = None
+    """The largest logged epoch (a stream re-read when it passes 1)."""
+    elapsed_points: list = field(default_factory=list)
+    """(step, elapsed seconds, framework's remaining seconds or None, line): LLaMA-Factory / ms-swift timing, first and last."""
+    evals: int = 0
+    """Evaluation results logged (eval dicts / eval metrics)."""
+    eval_runtime: float = 0.0
+    """Their summed `eval_runtime` seconds."""
+    eval_steps: list = field(default_factory=list)
+    """Training steps at which an evaluation was logged (when a bar showed the step), at most 64."""
+    train_runtime: float | None = None
+    train_steps_per_second: float | None = None
+    train_samples_per_second: float | None = None
+    metrics_line: int | None = None
+    stop: tuple | None = None
+    """(status, line, text): `crashed` or `interrupted`, from a traceback, `Killed`, CUDA OOM, an NCCL timeout, ..."""
+    loss_dicts: int = 0
+    step_lines: int = 0
+    """Lines stating a global step with no total (DeepSpeed's `global_step=13120` timer lines)."""
+
+    def has_training(self) -> bool:
+        return bool(self.step_total or self.epoch_points or self.loss_dicts or self.train_runtime is not None
+                    or bool(self.bars) or self.max_epoch is not None or self.step_lines > 0 or self.stop is not None)
+
+
+@dataclass(slots=True)
 class RunObservation:
     """Everything read about one training run (one banner and what follows it)."""
 
@@ -71,6 +135,18 @@ class RunObservation:
     unsloth_num_gpus, devices_hint."""
     notes: list[tuple[str, dict]] = field(default_factory=list)
     """(message id, params) remarks on how the log was read."""
+    progress: Progress = field(default_factory=Progress)
+    """Progress and timing lines that followed the banner (or that make a run of their own without one)."""
+    first_line: int = 0
+    """The input line where this run was first seen."""
+    copies: int = 0
+    """The same banner printed again by other nodes or ranks (one run, not several)."""
+    transformers_version: Reading | None = None
+    """A transformers version printed in the log (Unsloth's header, an env block, `transformers==`, config.json)."""
+    rate_reader: object = field(default=None, repr=False, compare=False)
+    """The time model's reader of this run's timing lines (trainsteps.timing.log_rates.RateReader)."""
+    settings: dict = field(default_factory=dict)
+    """Settings printed as arguments (`per_device_train_batch_size=4`, ms-swift's args line), name -> Reading."""
 
     def value(self, key: str):
         reading = self.banner.get(key)
@@ -116,5 +192,7 @@ class LogObservations:
     lines_read: int = 0
     bytes_read: int = 0
     files: list[str] = field(default_factory=list)
+    topic: str | None = None
+    """What a text with no run is about, for the hint: `stream` or `neox`."""
     also: object = field(default=None, repr=False, compare=False)
     """A callable that sees every line as well (set by read_log)."""

@@ -35,6 +35,8 @@ _PATTERNS = {
     "lightning_bar": re.compile(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
     "split": re.compile(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
     "per_epoch_line": re.compile(r"number of samples per epoch \((\d+)\)"),
+    "target": re.compile(r"^\s*(?:>\s*)?(train|validation|test):\s+(\d+)\s*$"),
+    "tokens_epoch": re.compile(r"number of tokens per epoch:\s*([\d,]+)"),
     "training_for": re.compile(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
 }
 
@@ -67,6 +69,10 @@ class PretrainObserved:
     """Batches per epoch in Lightning's progress bar."""
     splits: list[tuple[int, int]] = field(default_factory=list)
     """NeoX "document indices in [a, b)" ranges."""
+    target_sizes: dict = field(default_factory=dict)
+    """Megatron's `> datasets target sizes (minimum size)`: train / validation / test samples it builds for."""
+    tokens_per_epoch_line: int | None = None
+    """GPT-NeoX's own "number of tokens per epoch: T", used as printed."""
     samples_per_epoch_line: int | None = None
     """Legacy Megatron's "... number of samples per epoch (N1)": one epoch, stated outright."""
 
@@ -91,7 +97,7 @@ def _int(text: str) -> int:
 
 
 # Every line _PATTERNS can match contains one of these; other lines are skipped cheaply.
-_NEEDLES = ("number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
+_NEEDLES = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
             "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
             "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total")
 
@@ -133,6 +139,10 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
             seen.seq_length = seen.seq_length or int(m.group(2))
     if m := _PATTERNS["lightning_bar"].search(line):
         seen.lightning_batches = int(m.group(3))
+    if m := _PATTERNS["target"].search(line):
+        seen.target_sizes[m.group(1)] = int(m.group(2))
+    if m := _PATTERNS["tokens_epoch"].search(line):
+        seen.tokens_per_epoch_line = _int(m.group(1))
     if m := _PATTERNS["per_epoch_line"].search(line):
         seen.samples_per_epoch_line = int(m.group(1))
     if m := _PATTERNS["split"].search(line):
@@ -187,7 +197,19 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
         if epochs:
             facts["epochs_built"] = epochs
             items.append(("ptlog.epochs_line", {"epochs": epochs}))
-        if epochs and S:
+        printed_tokens = observed.get("tokens_per_epoch_line")
+        if printed_tokens and S:
+            # NeoX prints the tokens of one epoch itself: one epoch is (T - 1) // S windows, no range to guess
+            n1 = gptdata.samples_per_epoch(printed_tokens, S)
+            facts.update(tokens_per_epoch=printed_tokens, samples_per_epoch_min=n1, samples_per_epoch_max=n1)
+            items.append(("ptlog.tokens_printed", {"T": printed_tokens, "S": S, "n1": n1}))
+            if n1 and not epochs:
+                facts["epochs_built"] = round(built / n1, 4)
+                items.append(("ptlog.epochs_from_tokens", {"built": built, "n1": n1, "epochs": round(built / n1, 4)}))
+            if B and n1:
+                facts["iterations_per_epoch"] = n1 // B
+                items.append(("ptlog.iterations_per_epoch", {"iters": n1 // B, "B": B, "n1": n1}))
+        elif epochs and S:
             low, high = gptdata.tokens_range_from_samples(built, epochs, S, 1)
             n1_low, n1_high = gptdata.samples_per_epoch(low, S), gptdata.samples_per_epoch(high, S)
             facts.update(tokens_per_epoch_min=low, tokens_per_epoch_max=high, samples_per_epoch_min=n1_low, samples_per_epoch_max=n1_high)
@@ -210,6 +232,17 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
             ns = observed["requested_samples"]
             facts["requested_samples"] = ns
             items.append(("ptlog.requested", {"ns": ns}))
+    targets = observed.get("target_sizes") or {}
+    if "train" in targets:
+        # megatron's build_train_valid_test_datasets asks for train_iters x global batch training samples
+        train = targets["train"]
+        facts["train_samples_target"] = train
+        params = {"train": train, "valid": targets.get("validation", "?"), "test": targets.get("test", "?")}
+        if B:
+            facts["train_iters_from_target"] = train // B
+            items.append(("ptlog.target_sizes_iters", {**params, "B": B, "iters": train // B}))
+        else:
+            items.append(("ptlog.target_sizes", params))
     if observed.get("consumed_samples") is not None and facts.get("samples_per_epoch_min"):
         trained = observed["consumed_samples"] / facts["samples_per_epoch_min"]
         facts["epochs_trained"] = round(trained, 4)

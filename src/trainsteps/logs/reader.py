@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 from pathlib import Path
 
 from trainsteps.errors import InputError
-from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, unsloth
+from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, progress, unsloth
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import LogObservations
-from trainsteps.logs.text import CHUNK, iter_lines, iter_text_lines, unglued
+from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglued
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
@@ -20,7 +21,13 @@ PARSERS = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.sca
 # Plain substring tests: much faster than one alternation regex.
 _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",
             "gradient_accumulation", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE", "Unsloth",
-            "adjusted to", "max_steps is given", "trainer.py:", "training_args.py:", "Maximum number", "total_supervised")
+            "adjusted to", "max_steps is given", "trainer.py:", "training_args.py:", "Maximum number", "total_supervised",
+            # progress, timing, crashes, printed releases and settings (progress.py)
+            "/it", "it/s", "Traceback", "Killed", "memory", "NCCL", "rror", "Interrupt", "SIGTERM", "CANCELL", "ransformers",
+            "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
+            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier")
+PASTED = "<pasted text>"
+"""The name of input given with --text (rendered as "pasted text")."""
 
 
 def _useful(line: str) -> bool:
@@ -41,10 +48,10 @@ def read_log(path: str | None = None, text: str | None = None, also: Callable[[s
     if text is not None:
         data = text.encode("utf-8", "replace")
         if looks_like_state(data[:CHUNK]):
-            _read_stream(io.BytesIO(data), "-", out)
+            _read_stream(io.BytesIO(data), PASTED, out)
             return out
-        _scan(iter_text_lines(text), "-", out)
-        out.files.append("-")
+        _scan(iter_text_lines(text), PASTED, out)
+        out.files.append(PASTED)
         out.bytes_read += len(data)
         return out
     if path is None or path == "-":
@@ -100,7 +107,7 @@ def _read_stream(stream, name: str, out: LogObservations) -> None:
             return
         stream = io.BytesIO(data)
         head = b""
-    _scan(iter_lines(_Chained(head, stream, out)), name, out)
+    _scan_chunks(_Chained(head, stream, out), name, out)
 
 
 class _Chained(io.RawIOBase):
@@ -118,18 +125,137 @@ class _Chained(io.RawIOBase):
         return data
 
 
+def _topic(line: str, out: LogObservations) -> None:
+    """Prose about streaming or GPT-NeoX gets a hint of its own when no run is found."""
+    if "NeoX" in line or "neox" in line or "NEOX" in line:
+        out.topic = "neox"
+    elif "stream" in line or "流式" in line or "Stream" in line:
+        out.topic = "stream"
+
+
 def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
-    also = out.also
     for number, physical in enumerate(lines, 1):
-        for line in unglued(physical):  # a banner whose line breaks were lost is read label by label
-            ctx.line_no, ctx.line = number, line
-            if also is not None:
-                also(line)
-            if not _useful(line):
-                continue
-            for parse in PARSERS:
-                if parse(line, ctx):
-                    break
+        _read_line(physical, number, ctx)
     out.lines_read += ctx.line_no
     ctx.finish()
+
+
+def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
+    out = ctx.out
+    if out.topic is None and not out.runs:
+        _topic(physical, out)
+    also = out.also
+    for line in unglued(physical):  # a banner whose line breaks were lost is read label by label
+        ctx.line_no, ctx.line = number, line
+        if also is not None:
+            also(line)
+        if not _useful(line):
+            continue
+        for parse in PARSERS:
+            if parse(line, ctx):
+                break
+        progress.observe(line, ctx)
+
+
+# ---------------------------------------------------------------- large inputs
+
+FULL_BYTES = 1 << 20
+"""The first 1 MB, and the last chunk, are read line by line. In between, a 1 MB chunk is read by shape: every line
+whose shape (the line without its digits) is new in the chunk is read, and of the repeating lines (bar redraws, loss
+dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
+bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
+SAMPLE_EVERY = 256
+TAIL_LINES = 8
+MAX_NEW_SHAPES = 256
+"""Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
+MUST_READ marker first, then a spread of the rest."""
+MUST_READ = (b"Traceback", b"rror", b"Killed", b"NCCL", b"Watchdog", b"nterrupt", b"SIGTERM", b"CANCELL", b"Running",
+             b"Num ", b"Total ", b"eval_", b"train_runtime", b"ransformers", b"metrics", b"stopped")
+
+
+def _scan_chunks(stream, name: str, out: LogObservations) -> None:
+    """Like `_scan(iter_lines(stream))`, in constant memory, with the middle of a large input read by sampling.
+
+    Works on bytes: shapes are found in the raw chunk at C speed and only the lines that are read get decoded
+    (a UTF-8 character never spans a newline byte)."""
+    ctx = ScanContext(file=name, out=out)
+    pending, previous, seen = b"", None, 0
+    number = 0
+    while True:
+        chunk = stream.read(CHUNK)
+        data = pending + chunk
+        if chunk:
+            cut = data.rfind(b"\n")
+            if cut < 0 and len(data) <= MAX_LINE * 4:
+                pending = data
+                continue
+            cut = cut if cut >= 0 else len(data) - 1  # no line end in sight: a piece of a very long line
+            complete, pending = data[:cut + 1], data[cut + 1:]
+        else:
+            complete, pending = data, b""
+        if previous is not None:
+            number = _chunk(previous, number, ctx, full=seen < FULL_BYTES)
+            seen += len(previous)
+        previous = complete
+        if not chunk:
+            number = _chunk(previous, number, ctx, full=True)
+            break
+    out.lines_read += ctx.line_no
+    ctx.finish()
+
+
+def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
+    """Read one chunk of complete lines; returns the number of the last line read."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the text after the last newline is not a line
+    if full:
+        for raw in lines:
+            number = _one(raw.decode("utf-8", "replace"), number, ctx)
+        return number
+    picked = set(range(0, len(lines), SAMPLE_EVERY)) | set(range(max(0, len(lines) - TAIL_LINES), len(lines)))
+    # A line whose shape (digits removed) is new in this chunk is read: banners, crashes, evaluations, versions and
+    # launcher lines are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
+    shapes = data.translate(None, b"0123456789").split(b"\n")
+    first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))  # shape -> its first line
+    new = [i for i in first.values() if i < len(lines)]
+    if len(new) > MAX_NEW_SHAPES:  # random bytes, hashes: most lines are new; bound the work, keep what matters
+        keep = [i for i in new if any(marker in lines[i] for marker in MUST_READ)]
+        rest = [i for i in new if i not in set(keep)]
+        new = keep[:MAX_NEW_SHAPES] + rest[:: len(rest) // MAX_NEW_SHAPES + 1]
+    picked.update(new)
+    starts = None
+    done = 0  # lines[:done] are counted
+    for index in sorted(picked):
+        if index > done:  # skipped lines: each \n line, plus a line per lone \r inside them
+            if starts is None:
+                starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+            span = data[starts[done]:starts[index]]
+            number += (index - done) + span.count(b"\r") - span.count(b"\r\n")
+        number = _one(lines[index].decode("utf-8", "replace"), number, ctx)
+        done = index + 1
+    if done < len(lines):
+        if starts is None:
+            starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+        span = data[starts[done]:]
+        number += (len(lines) - done) + span.count(b"\r") - span.count(b"\r\n")
+    return number
+
+
+def _one(raw: str, number: int, ctx: ScanContext) -> int:
+    if raw.endswith("\r"):  # CRLF: one line end, not two
+        raw = raw[:-1]
+    if "\r" in raw:
+        for part in raw.split("\r"):
+            number += 1
+            _read_line(clean(part), number, ctx)
+        return number
+    if len(raw) > MAX_LINE * 4:
+        for start in range(0, len(raw), MAX_LINE * 4):
+            number += 1
+            _read_line(clean(raw[start:start + MAX_LINE * 4]), number, ctx)
+        return number
+    number += 1
+    _read_line(clean(raw), number, ctx)
+    return number

@@ -33,8 +33,12 @@ def iter_lines(stream: BinaryIO) -> Iterator[str]:
         if "\r" in pending:
             parts = pending.split("\r")
             pending = parts.pop()
+            if not pending and chunk and parts:  # a \r at the end of a chunk may be the first half of \r\n
+                pending = parts.pop() + "\r"
             lines += parts
         for line in lines:
+            if line.endswith("\r"):  # CRLF: one line end, not two
+                line = line[:-1]
             if "\r" in line:
                 yield from (clean(part) for part in line.split("\r"))
             else:

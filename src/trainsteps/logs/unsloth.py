@@ -34,7 +34,16 @@ _PARENS = re.compile(r"\([^()]*\)")
 BANNER_LINES = 5
 
 
+_LOADING_GPUS = re.compile(r"Num GPUs\s*=\s*(\d+)\.")
+
+
 def scan(line: str, ctx: ScanContext) -> bool:
+    if "Num GPUs" in line and "Unsloth" not in line:
+        # the model-loading banner: `\\   /|    NVIDIA L4. Num GPUs = 1. Max memory: 22.161 GB. Platform: Linux.`
+        match = _LOADING_GPUS.search(line)
+        if match and "Max memory" in line:
+            ctx.wrapper_value("unsloth_num_gpus", ctx.reading(int(match.group(1))))
+            return True
     if "Unsloth" in line and "Num GPUs" in line:
         run = ctx.start_run("unsloth")
         run.header_line = ctx.line_no

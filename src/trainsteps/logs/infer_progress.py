@@ -1,0 +1,158 @@
+"""What progress lines pin down without a banner, and how every run ended (pure: no I/O).
+
+From bars, loss/eval dicts, trainer_log.jsonl and ms-swift dicts alone:
+- where the run stands (step k of the bar's total n) and whether it finished, crashed or was interrupted;
+- optimizer steps per epoch, from a step and the epoch logged with it: k / epoch, within the rounding of the
+  printed epoch;
+- the epochs the total covers;
+- the number of processes, when the log also shows the rows and the batch settings: only the world sizes whose
+  loader length gives those steps per epoch fit (e.g. 90 steps over 981 rows fit only 4 processes);
+- a stream re-read (the logged epoch passes 1 while the dataset has no length).
+"""
+
+from __future__ import annotations
+
+import math
+
+from trainsteps.frameworks.hf.loader import ceil_div
+from trainsteps.logs import timing
+from trainsteps.logs.infer import Finding, Inference, Known, releases_known
+from trainsteps.logs.progress import training_bar
+
+MAX_WORLD = 4096
+
+
+def infer_progress(inf: Inference) -> None:
+    run = inf.run
+    p = run.progress
+    bar = training_bar(run)
+    step, total = _where(run, bar)
+    if step is not None and total:
+        inf.facts.append(Finding("explain.fact.progress_at", {"step": step, "total": total, "share": f"{step / total:.1%}",
+                                                              "line": run.last_step.line if run.last_step else (bar.line if bar else 1)}))
+    nupe = _steps_per_epoch(inf)
+    if nupe is not None and total:
+        low, high = nupe
+        epochs_low, epochs_high = total / high, total / low
+        inf.facts.append(Finding("explain.fact.progress_epochs", {"total": total, "low": f"{epochs_low:.2f}", "high": f"{epochs_high:.2f}"}))
+        inf.inferred["max_steps_planned"] = Known(exact=total)
+        _processes(inf, low, high, total)
+    elif total:
+        inf.inferred["max_steps_planned"] = Known(exact=total)
+    for name in ("per_device_train_batch_size", "gradient_accumulation_steps"):
+        reading = run.settings.get(name)
+        if reading is not None and name not in inf.inferred:
+            inf.inferred[name] = Known(exact=reading.value)
+    if inf.world_size is not None and "world_size" not in inf.inferred:
+        inf.inferred["world_size"] = Known(exact=inf.world_size)
+    if p.train_runtime is not None and p.train_steps_per_second:
+        _runtime_metrics(inf)
+    if inf.releases and run.transformers_version is not None:
+        inf.inferred["transformers"] = releases_known(inf.releases)
+
+
+def _where(run, bar) -> tuple[int | None, int | None]:
+    p = run.progress
+    if p.step_total is not None:
+        return p.step_total[0], p.step_total[1]
+    if bar is not None:
+        return bar.n, bar.total
+    return (run.last_step.value if run.last_step else None), None
+
+
+def _decimals(value: float) -> float:
+    text = repr(float(value))
+    if "e" in text or "." not in text:
+        return 5e-7
+    return 0.5 * 10 ** -len(text.split(".")[1])
+
+
+def _steps_per_epoch(inf: Inference) -> tuple[float, float] | None:
+    """Optimizer steps per epoch from the (step, epoch) point with the largest step: step / epoch, within the
+    rounding of the printed epoch. Not always a whole number: the Trainer's epoch advances per batch (L / GA)."""
+    p = inf.run.progress
+    points = [pt for pt in p.epoch_points if pt[0] > 0 and pt[1] > 0]
+    if not points:
+        return None
+    step, epoch, line = max(points)
+    tol = _decimals(epoch)
+    low = step / (epoch + tol)
+    high = step / (epoch - tol) if epoch > tol else float(step * 10**6)
+    inf.facts.append(Finding("explain.fact.progress_nupe", {"low": f"{low:,.1f}", "high": f"{high:,.1f}", "step": step,
+                                                            "epoch": f"{epoch:g}", "line": line}))
+    inf.inferred["steps_per_epoch"] = Known(low=round(low, 3), high=round(high, 3))
+    return low, high
+
+
+def _processes(inf: Inference, low: int, high: int, total: int) -> None:
+    """World sizes whose loader length per rank gives these steps per epoch, when the rows and batch are printed."""
+    run = inf.run
+    rows = run.wrapper.get("dataset_rows") or run.wrapper.get("raw_examples")
+    bs, ga = run.settings.get("per_device_train_batch_size"), run.settings.get("gradient_accumulation_steps")
+    if rows is None or bs is None or not isinstance(bs.value, int) or bs.value < 1:
+        return
+    g = ga.value if ga is not None and isinstance(ga.value, int) and ga.value > 0 else 1
+    n = rows.value
+    fits = []
+    for world in range(1, MAX_WORLD + 1):
+        lengths = {ceil_div(ceil_div(n, bs.value), world), ceil_div(ceil_div(n, world), bs.value), n // bs.value // world}
+        nupes = {x for length in lengths if length for x in (length / g, max(length // g, 1), max(ceil_div(length, g), 1))}
+        if any(low - 1e-9 <= x <= high + 1e-9 for x in nupes):
+            fits.append(world)
+        if ceil_div(ceil_div(n, bs.value), world) < g and world > 1 and fits and world > fits[-1] * 2:
+            break
+    if not fits:
+        return
+    params = {"rows": n, "bs": bs.value, "ga": g, "low": f"{low:,.1f}", "high": f"{high:,.1f}", "line": rows.line}
+    if len(fits) == 1:
+        inf.world_size = fits[0]
+        inf.inferred["world_size"] = Known(exact=fits[0])
+        inf.facts.append(Finding("explain.fact.progress_world", {**params, "world": fits[0]}))
+    elif len(fits) <= 8:
+        inf.inferred["world_size"] = Known(choices=fits)
+        inf.facts.append(Finding("explain.fact.progress_worlds", {**params, "worlds": ", ".join(map(str, fits))}))
+
+
+def _runtime_metrics(inf: Inference) -> None:
+    """train_runtime x train_steps_per_second: the planned max_steps before transformers 5.19 (speed_metrics gets
+    state.max_steps), the steps run in this call from 5.19 on (num_steps_trained)."""
+    p = inf.run.progress
+    product = p.train_runtime * p.train_steps_per_second
+    inf.facts.append(Finding("explain.fact.runtime_steps", {"runtime": timing.Dur(p.train_runtime), "sps": p.train_steps_per_second,
+                                                            "product": f"{product:,.0f}", "line": p.metrics_line or 1}))
+
+
+def ending(inf: Inference) -> None:
+    """Crashed or interrupted at step k of n, finished, or still running; then the timing to the real end."""
+    run = inf.run
+    p = run.progress
+    bar = training_bar(run)
+    best = inf.best
+    planned = run.value("max_steps") if run.kind != "progress" else _where(run, bar)[1]
+    end = best.schedule.run.optimizer_steps if best is not None else planned
+    step = run.last_step.value if run.last_step is not None else (bar.n if bar is not None else None)
+    inf.end_step = end
+    if p.stop is not None:
+        status, line, text, at, reason = p.stop
+        at = step if step is not None else at
+        inf.stopped = status
+        msg = "explain.fact.crashed" if status == "crashed" else "explain.fact.interrupted"
+        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": f"{end:,}" if end else "?", "line": line, "text": text[:100],
+                                          "reason": "explain.reason." + reason},
+                                    code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
+    elif run.finished and run.kind in ("progress", "hf", "unsloth"):
+        inf.facts.append(Finding("explain.fact.finished", {"step": f"{step:,}" if step is not None else "?",
+                                                           "epoch": f"{run.last_epoch.value:g}" if run.last_epoch else "?"}))
+    elif step is not None and end and step < end and run.kind in ("progress", "hf", "unsloth"):
+        inf.facts.append(Finding("explain.fact.running", {"step": step, "end": end, "share": f"{step / end:.1%}"}))
+    if run.kind in ("hf", "unsloth") and p.train_runtime is not None and p.train_steps_per_second:
+        _runtime_metrics(inf)
+    if (run.value("num_epochs") == 2**63 - 1 or (inf.inferred.get("streaming") and inf.inferred["streaming"].exact is True)) \
+            and p.max_epoch is not None and p.max_epoch > 1:
+        inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": f"{p.max_epoch:g}", "passes": math.ceil(p.max_epoch)}))
+    measured = timing.measure(run, bar, end, inf.stopped is not None)
+    if measured is not None:
+        measured.verdict = None if inf.stopped else timing.verdict(measured, bar, run.resume_global_step is not None)
+        if inf.stopped and measured.framework_eta is not None:
+            measured.verdict = ("explain.eta.stopped", {"step": step or 0})
+    inf.timing = measured

@@ -1,0 +1,458 @@
+"""Where a run stands, how fast it goes and how it ended, from the lines people paste most: progress bars,
+loss / eval dicts, `***** train metrics *****` blocks, LLaMA-Factory's trainer_log.jsonl and running_log.txt,
+ms-swift's dicts and bars, crashes. Also the transformers release and the settings when the log prints them.
+
+    39%|███▉      | 1520/3900 [1:23:45<2:11:10,  3.30s/it]                     (transformers, tqdm)
+    [ 3230/10000 2:20:47 < 4:55:16, 0.38 it/s, Epoch 11.26/13]               (transformers, notebook)
+    {'loss': 1.61, 'grad_norm': 0.52, 'learning_rate': 1e-05, 'epoch': 0.26}
+    {"current_steps": 10, "total_steps": 3900, "epoch": 0.77, "elapsed_time": "0:00:40", "remaining_time": "4:15:03"}
+    {'loss': 1.2, 'epoch': 0.1, 'global_step/max_steps': '10/100', 'elapsed_time': '40s', 'remaining_time': '6m 0s'}
+    Traceback (most recent call last):  /  Killed  /  torch.OutOfMemoryError: CUDA out of memory  /  NCCL ... timeout
+
+`observe(line, ctx)` is called for every line the reader keeps; what it reads goes to the current run, or to a run
+of its own (kind `progress`) when the input has no banner at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from trainsteps.logs import timing
+from trainsteps.logs.context import ScanContext
+from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
+
+MAX_BARS = 32
+_TQDM = re.compile(r"(?<![\d/.])(\d+)/(\d+)\s?\[([^\]<]*)<([^\],]*)(?:,\s*([\d.]+)\s*(s/it|it/s))?")
+_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\s+([\d:]+)\s*<\s*([\d:]+|\?)?\s*,\s*([\d.]+)\s*(it/s|s/it)(?:,\s*Epoch\s+([\d.]+)/(\d+))?")
+_PAIR = re.compile(r"""['"]([A-Za-z_][\w/()]*)['"]\s*:\s*(?:'([^']*)'|"([^"]*)"|([-+\w.]+))""")
+_METRIC = re.compile(r"^\s*([a-z_]+)\s*=\s*(\S+)\s*$")
+_VERSIONS = (
+    re.compile(r"Transformers:\s*v?(\d+\.\d+\.\d+)"),                        # Unsloth's header
+    re.compile(r""""transformers_version"\s*:\s*"v?(\d+\.\d+\.\d+)"""),       # trainer_state.json / config.json
+    re.compile(r"\btransformers\s*==\s*v?(\d+\.\d+\.\d+)"),                  # pip freeze, requirements
+    re.compile(r"`?[Tt]ransformers`?\s+version\s*:\s*v?(\d+\.\d+\.\d+)"),    # transformers-cli env, llamafactory-cli env
+    re.compile(r"^\s*transformers\s+v?(\d+\.\d+\.\d+)\s*$"),                  # pip list
+)
+_PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*v?(\d+\.\d+\.\d+)")
+_SETTING = re.compile(r"\b(per_device_train_batch_size|gradient_accumulation_steps|num_train_epochs|max_steps|num_generations"
+                      r"|dataloader_drop_last)(?:\s*[=:]\s*|\s+)['\"]?(-?\d+(?:\.\d+)?|True|False|true|false)\b")
+_NUM_ROWS = re.compile(r"num_rows['\"]?\s*[:=]\s*(\d+)")
+_RAW_SAMPLES = re.compile(r"Number of raw training samples:\s*([\d,]+)")
+# Bars of data preparation, evaluation or generation: never the training loop's.
+_NOT_TRAINING = ("map", "tokeniz", "generat", "load", "download", "filter", "convert", "pack", "shard", "running", "eval", "val",
+                 "test", "predict", "fetch", "extract", "sampl", "preprocess", "process", "saving", "upload", "build", "dataset")
+# Descriptions of a training loop's bar: ms-swift `Train:`, diffusers/accelerate scripts `Steps:`, Lightning `Epoch 2:`,
+# OpenRLHF `Episode [1/1]:`, verl `Training Progress:`.
+_TRAINING = ("train", "epoch", "step", "episode", "iter")
+_CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught collective", "nccl_timeout"), ("CUDA out of memory", "oom"), ("OutOfMemoryError", "oom"),
+          ("ChildFailedError", "child_failed"), ("Segmentation fault", "segfault"), ("core dumped", "segfault"))
+_EXITCODE = re.compile(r"exitcode\s*:?\s*-?[1-9]")
+_EXCEPTION = re.compile(r"^\s*(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
+_INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
+              ("CANCELLED AT", "cancelled"))
+
+
+def seconds(text: str) -> float | None:
+    """`05:12`, `4:15:03`, `1 day, 2:03:04`, `1d, 2:03:04`, `1:02:03.10`, `40s`, `6m 2s`, `1h 2m`, `312.5` -> seconds."""
+    text = text.strip().strip("'\"")
+    if not text or text == "?":
+        return None
+    days = 0.0
+    day = re.match(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)", text)
+    if day and ":" in text:
+        days, text = float(day.group(1)), text[day.end():]
+    if ":" in text:
+        parts = text.split(":")
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            return None
+        if len(values) > 3:
+            return None
+        total = 0.0
+        for v in values:
+            total = total * 60 + v
+        return days * 86400 + total
+    units = re.findall(r"([\d.]+)\s*(d|h|m|min|s)\b", text)
+    if units:
+        scale = {"d": 86400, "h": 3600, "m": 60, "min": 60, "s": 1}
+        try:
+            return sum(float(v) * scale[u] for v, u in units)
+        except ValueError:
+            return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _target(ctx: ScanContext) -> RunObservation:
+    if ctx.current is not None and ctx.current.file == ctx.file and not ctx.current.finished:
+        return ctx.current
+    if ctx.loose is None:
+        ctx.loose = RunObservation(kind="progress", file=ctx.file, first_line=ctx.line_no)
+    return ctx.loose
+
+
+_ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
+_ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
+_NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
+_DS_STEP = re.compile(r"\bglobal_step=(\d+)")
+_FIT_STOPPED = re.compile(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
+
+
+def _iteration(line: str, ctx: ScanContext) -> bool:
+    """Megatron / nanotron iteration lines: `iteration 43/ 100 | ... elapsed time per iteration (ms): 5523.1`."""
+    match = _ITERATION.search(line)
+    if match is None:
+        return False
+    step, total = int(match.group(1)), int(match.group(2))
+    if total <= 0 or step > total:
+        return True
+    run = _target(ctx)
+    run.progress.step_total = (step, total, ctx.line_no)
+    run.last_step = ctx.reading(step)
+    timing.feed(run, line, ctx.line_no)
+    ms = _ITER_MS.search(line)
+    if ms:
+        bar = _track(ctx, total, labelled=True)
+        if bar is not None:
+            bar.kind = "iteration"
+            _draw(ctx, bar, step, None, None, float(ms.group(1)) / 1000)
+    if run.progress.stop is not None and step > run.progress.stop[3]:
+        run.progress.stop = None
+    if step >= total:
+        run.finished = True
+    return True
+
+
+def observe(line: str, ctx: ScanContext) -> None:
+    """Read one line for progress, timing, how the run ended, a printed release and printed settings."""
+    if "iteration" in line and _iteration(line, ctx):
+        return
+    if "/?" in line and _NO_TOTAL.search(line):  # a bar over a dataset without a length (Lightning, iterable)
+        _target(ctx).progress.step_lines += 1
+        return
+    if "global_step=" in line:
+        match = _DS_STEP.search(line)
+        if match:
+            run = _target(ctx)
+            run.progress.step_lines += 1
+            run.last_step = ctx.reading(int(match.group(1)))
+            return
+    if "stopped" in line and "Trainer.fit" in line:
+        match = _FIT_STOPPED.search(line)
+        if match:
+            run = _target(ctx)
+            run.finished = True
+            if match.group(1) == "steps":
+                n = int(match.group(2))
+                run.progress.step_total = (n, n, ctx.line_no)
+                run.last_step = ctx.reading(n)
+            return
+    if "/" in line and ("[" in line):
+        if _bar(line, ctx):
+            _ended(line, ctx)  # a crash message glued to the last bar draw
+            return
+    if "{" in line and ":" in line:
+        if _dict(line, ctx):
+            return
+    if "metrics *****" in line:
+        ctx.metrics_block = "eval" if "eval" in line else "train"
+        return
+    if ctx.metrics_block and "=" in line and _metric(line, ctx):
+        return
+    if _ended(line, ctx):
+        return
+    if "ransformers" in line or "Version:" in line:
+        _version(line, ctx)
+    if "num_rows" in line or "train_dataset" in line or "raw training samples" in line:
+        _rows(line, ctx)
+    if "=" in line or ":" in line or "--" in line:
+        for match in _SETTING.finditer(line):
+            name, value = match.group(1), match.group(2)
+            parsed: int | float | bool
+            if value in ("True", "true", "False", "false"):
+                parsed = value in ("True", "true")
+            else:
+                parsed = float(value) if "." in value else int(value)
+            ctx.settings[name] = ctx.reading(parsed)
+
+
+# ---------------------------------------------------------------- bars
+
+def _bar(line: str, ctx: ScanContext) -> bool:
+    note = _NOTEBOOK.search(line) if "Epoch" in line or "it/s" in line or "s/it" in line else None
+    if note is not None:
+        n, total = int(note.group(1)), int(note.group(2))
+        bar = _track(ctx, total, labelled=False)
+        if bar is None:
+            return True
+        timing.feed(_target(ctx), line, ctx.line_no)
+        rate = float(note.group(5))
+        per_step = rate if note.group(6) == "s/it" else (1 / rate if rate else None)
+        _draw(ctx, bar, n, seconds(note.group(3)), seconds(note.group(4) or ""), per_step)
+        if note.group(7):
+            _epoch_point(ctx, n, float(note.group(7)))
+        return True
+    match = _TQDM.search(line)
+    if match is None:
+        return False
+    n, total = int(match.group(1)), int(match.group(2))
+    if total == 0 or n > total:
+        return True
+    desc = line[:match.start()]
+    desc = re.sub(r"\d+%\|.*$", "", desc)
+    words = re.sub(r"[^A-Za-z]", " ", desc).strip().lower()
+    if words and (any(w in words for w in _NOT_TRAINING) or not any(w in words for w in _TRAINING) and len(words) > 2):
+        return True
+    bar = _track(ctx, total, labelled=bool(words))
+    if bar is None:
+        return True
+    timing.feed(_target(ctx), line, ctx.line_no)
+    per_step = None
+    if match.group(5):
+        rate = float(match.group(5))
+        per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
+    _draw(ctx, bar, n, seconds(match.group(3)), seconds(match.group(4)), per_step)
+    return True
+
+
+def _track(ctx: ScanContext, total: int, labelled: bool) -> BarTrack | None:
+    bars = _target(ctx).progress.bars
+    bar = bars.get(total)
+    if bar is None:
+        if len(bars) >= MAX_BARS:
+            return None
+        bar = bars[total] = BarTrack(total=total, labelled=labelled)
+    return bar
+
+
+def _draw(ctx: ScanContext, bar: BarTrack, n: int, elapsed, remaining, per_step) -> None:
+    bar.n, bar.line, bar.text, bar.count = n, ctx.line_no, ctx.line[:200].strip(), bar.count + 1
+    bar.elapsed, bar.remaining = elapsed, remaining
+    if bar.first_n is None and n > 0 and elapsed is not None:
+        bar.first_n, bar.first_elapsed = n, elapsed
+    if per_step is not None and per_step > 0:
+        if bar.rates and bar.rates[-1][0] == n:
+            bar.rates[-1] = (n, per_step)
+        else:
+            bar.rates.append((n, per_step))
+        if len(bar.rates) > RATE_SAMPLES:
+            del bar.rates[1::2]  # keep every other sample: constant memory, the whole run still covered
+    ctx.last_bar_step = n
+    run = _target(ctx)
+    if run.kind == "progress":
+        if run.last_step is None or bar is _training_bar(run):
+            run.last_step = ctx.reading(n)
+    if run.progress.stop is not None and n > run.progress.stop[3]:
+        run.progress.stop = None  # the run went on after what looked like a crash
+
+
+def _training_bar(run: RunObservation) -> BarTrack | None:
+    """The training loop's bar: the one drawn most often (evaluation bars restart at 0 every time); ties go to the
+    larger total."""
+    bars = list(run.progress.bars.values())
+    if not bars:
+        return None
+    m = run.value("max_steps")
+    if m is not None and m in run.progress.bars:
+        return run.progress.bars[m]
+    return max(bars, key=lambda b: (b.count, b.total))
+
+
+training_bar = _training_bar
+
+
+# ---------------------------------------------------------------- dicts: loss, eval, summary, jsonl, ms-swift
+
+def _dict(line: str, ctx: ScanContext) -> bool:
+    pairs = {m.group(1): (m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4))
+             for m in _PAIR.finditer(line)}
+    if not pairs:
+        return False
+    run = _target(ctx)
+    p = run.progress
+    if "current_steps" in pairs or "train_runtime" in pairs or "eval_runtime" in pairs:
+        timing.feed(run, line, ctx.line_no)
+    step = total = None
+    if "current_steps" in pairs and "total_steps" in pairs:  # LLaMA-Factory trainer_log.jsonl
+        step, total = _int(pairs["current_steps"]), _int(pairs["total_steps"])
+    elif "global_step/max_steps" in pairs:  # ms-swift
+        parts = pairs["global_step/max_steps"].split("/")
+        if len(parts) == 2:
+            step, total = _int(parts[0]), _int(parts[1])
+    elif "step" in pairs and "epoch" in pairs:
+        step = _int(pairs["step"])
+    if step is not None and total is not None and p.step_total is not None and total != p.step_total[1] \
+            and run.last_step is not None and step < run.last_step.value:
+        step = total = None  # a line of another counter (an older LLaMA-Factory's final evaluation counts its own steps)
+    if step is not None and total is not None and total > 0:
+        if "current_steps" in pairs and not any(k in pairs for k in ("loss", "eval_loss", "reward", "accuracy")) \
+                and any(k.endswith("loss") for k in pairs) is False and run.kind == "progress":
+            run.finished = True  # LLaMA-Factory writes the Trainer's final (train_runtime) log as a line with no loss
+        p.step_total = (step, total, ctx.line_no)
+        if run.last_step is None or run.kind == "progress" or step >= run.last_step.value:
+            run.last_step = ctx.reading(step)
+        if p.stop is not None and step > p.stop[3]:
+            p.stop = None
+        elapsed = seconds(pairs.get("elapsed_time", "") or "")
+        if elapsed is not None:
+            point = (step, elapsed, seconds(pairs.get("remaining_time", "") or ""), ctx.line_no)
+            if len(p.elapsed_points) < 2:
+                p.elapsed_points.append(point)
+            else:
+                p.elapsed_points[1] = point
+    if step is None and ctx.last_bar_step is not None:
+        step = ctx.last_bar_step
+    epoch = _float(pairs.get("epoch"))
+    if "eval_loss" in pairs or "eval_runtime" in pairs or any(k.startswith("eval_") for k in pairs):
+        p.evals += 1
+        p.eval_runtime += _float(pairs.get("eval_runtime")) or 0.0
+        if step is not None and len(p.eval_steps) < 64:
+            p.eval_steps.append(step)
+    elif "train_runtime" in pairs:
+        p.train_runtime = _float(pairs["train_runtime"])
+        p.train_steps_per_second = _float(pairs.get("train_steps_per_second"))
+        p.train_samples_per_second = _float(pairs.get("train_samples_per_second"))
+        p.metrics_line = ctx.line_no
+        if run.kind == "progress":
+            run.finished = True
+    elif "loss" in pairs or "learning_rate" in pairs or "lr" in pairs:
+        p.loss_dicts += 1
+    else:
+        if epoch is None and step is None:
+            return False
+    if epoch is not None:
+        if run.kind == "progress":
+            run.last_epoch = ctx.reading(epoch)
+        p.max_epoch = epoch if p.max_epoch is None else max(p.max_epoch, epoch)
+        if step is not None and step > 0 and epoch > 0:
+            _epoch_point(ctx, step, epoch)
+    if run.kind == "progress" and step is not None and total is not None and step >= total:
+        run.finished = True
+    return True
+
+
+def _epoch_point(ctx: ScanContext, step: int, epoch: float) -> None:
+    p = _target(ctx).progress
+    point = (step, epoch, ctx.line_no)
+    if len(p.epoch_points) < 2:
+        p.epoch_points.append(point)
+    else:
+        p.epoch_points[1] = point
+    p.max_epoch = epoch if p.max_epoch is None else max(p.max_epoch, epoch)
+    run = _target(ctx)
+    if run.kind == "progress":
+        run.last_epoch = ctx.reading(epoch)
+
+
+def _metric(line: str, ctx: ScanContext) -> bool:
+    match = _METRIC.match(line.split(">>", 1)[-1])
+    if match is None:
+        ctx.metrics_block = None
+        return False
+    key, value = match.groups()
+    run = _target(ctx)
+    p = run.progress
+    if ctx.metrics_block == "train":
+        if key == "train_runtime":
+            p.train_runtime = seconds(value)
+            p.metrics_line = ctx.line_no
+            if run.kind == "progress":
+                run.finished = True
+        elif key == "train_steps_per_second":
+            p.train_steps_per_second = _float(value)
+        elif key == "train_samples_per_second":
+            p.train_samples_per_second = _float(value)
+        elif key == "epoch" and run.kind == "progress":
+            run.last_epoch = ctx.reading(_float(value) or 0.0)
+    elif ctx.metrics_block == "eval" and key == "eval_runtime":
+        p.evals += 1
+        p.eval_runtime += seconds(value) or 0.0
+    return True
+
+
+# ---------------------------------------------------------------- how it ended
+
+def _ended(line: str, ctx: ScanContext) -> bool:
+    reason = None
+    status = "crashed"
+    for needle, why in _CRASH:
+        if needle in line:
+            reason = why
+            break
+    if reason is None:
+        stripped = line.strip()
+        if stripped.endswith("Killed") or "Signals.SIGKILL" in line:
+            reason = "killed"
+        elif "NCCL" in line and ("imeout" in line or "timed out" in line):
+            reason = "nccl_timeout"
+        elif "closing signal" in line or _EXITCODE.search(line):
+            reason = "child_failed"  # torchrun's elastic agent stops the other workers after one failed
+        elif _EXCEPTION.match(line):
+            reason = "traceback"
+    if reason is None:
+        for needle, why in _INTERRUPT:
+            if needle in line:
+                reason, status = why, "interrupted"
+                break
+    if reason is None:
+        return False
+    run = _target(ctx)
+    p = run.progress
+    step = run.last_step.value if run.last_step is not None else 0
+    if p.stop is None or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
+            or (status == "interrupted" and p.stop[4] == "traceback"):
+        p.stop = (status, ctx.line_no, ctx.line[:160].strip(), step, reason)
+    return True
+
+
+# ---------------------------------------------------------------- release and settings printed in the log
+
+def _version(line: str, ctx: ScanContext) -> None:
+    if ctx.pip_show_transformers and "Version:" in line:
+        match = _PIP_SHOW_VERSION.match(line)
+        if match:
+            ctx.transformers_version = ctx.reading(match.group(1))
+        ctx.pip_show_transformers = False
+        return
+    if re.match(r"^\s*Name:\s*transformers\s*$", line):
+        ctx.pip_show_transformers = True
+        return
+    for pattern in _VERSIONS:
+        match = pattern.search(line)
+        if match:
+            ctx.transformers_version = ctx.reading(match.group(1))
+            return
+
+
+def _rows(line: str, ctx: ScanContext) -> None:
+    raw = _RAW_SAMPLES.search(line)
+    if raw:
+        ctx.wrapper_value("raw_examples", ctx.reading(int(raw.group(1).replace(",", ""))))
+        return
+    if "train_dataset" in line:
+        ctx.train_dataset_line = ctx.line_no
+    match = _NUM_ROWS.search(line)
+    if match and ctx.train_dataset_line is not None and ctx.line_no - ctx.train_dataset_line <= 8:
+        ctx.wrapper_value("dataset_rows", ctx.reading(int(match.group(1))))
+        ctx.train_dataset_line = None
+
+
+def _int(text) -> int | None:
+    try:
+        return int(float(text))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _float(text) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+__all__ = ["observe", "seconds", "training_bar", "Reading"]

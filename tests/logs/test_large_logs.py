@@ -1,0 +1,61 @@
+"""Large inputs: the middle of a log over 1 MB is read by line shape (tests/logs/.. reader.FULL_BYTES); what must
+never be lost is not: line numbers, the banner, a crash, an evaluation, the last step."""
+
+from trainsteps.logs import read_bytes
+from trainsteps.logs.explain import explain_log
+
+from .conftest import FIXTURES
+
+BANNER = (FIXTURES / "seed_001_1047.log").read_text(encoding="utf-8")
+
+
+def _log(steps: int, crlf: bool = False, middle: str | None = None) -> tuple[bytes, int]:
+    """A long run: bar redraws (\\r) and loss dicts; `middle` is put after step steps // 2. Returns the bytes and the
+    1-based line number of `middle` as explain counts lines (\\r and \\n both end a line, \\r\\n is one end)."""
+    end = "\r\n" if crlf else "\n"
+    parts = [BANNER.replace("\n", end), end]
+    for step in range(1, steps + 1):
+        parts.append(f" {step * 100 // 3900:3d}%|████▌     | {step}/3900 [01:02<00:58,  4.00s/it]\r"
+                     f" {step * 100 // 3900:3d}%|████▌     | {step}/3900 [01:03<00:57,  4.00s/it]{end}")
+        parts.append(f"{{'loss': 0.61, 'grad_norm': 1.25, 'learning_rate': 1e-05, 'epoch': {step / 13:.2f}}}{end}")
+        if middle is not None and step == steps // 2:
+            parts.append(middle + end)
+    text = "".join(parts)
+    if middle is None:
+        return text.encode(), 0
+    before = text[:text.index(middle)]
+    line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+    return text.encode(), line
+
+
+def test_a_line_in_the_middle_of_a_large_log_keeps_its_true_line_number():
+    for crlf in (False, True):
+        data, line = _log(30000, crlf=crlf, middle="{'eval_loss': 0.5, 'eval_runtime': 12.5, 'epoch': 1153.85}")
+        assert len(data) > 3 << 20
+        obs = read_bytes(data)
+        (inf,) = explain_log(obs)
+        p = inf.run.progress
+        assert p.evals == 1 and p.eval_runtime == 12.5
+        assert inf.run.last_step.value == 30000  # the last draw is never sampled away
+        # the evaluation's step comes from the bar drawn just before it (a sampled line may be an earlier one)
+        assert p.eval_steps and p.eval_steps[0] <= 15000
+        data, line = _log(30000, crlf=crlf, middle="transformers==4.49.0")
+        (run,) = read_bytes(data).runs
+        assert run.transformers_version.value == "4.49.0" and run.transformers_version.line == line
+
+
+def test_a_crash_at_the_end_of_a_large_log_is_found_with_its_line():
+    data, _ = _log(30000)
+    crash = b"Traceback (most recent call last):\nRuntimeError: NCCL communicator was aborted\n"
+    obs = read_bytes(data + crash)
+    (inf,) = explain_log(obs)
+    assert inf.stopped == "crashed"
+    total = (data + crash).decode()
+    expected = total.count("\n") + total.count("\r") - 1  # the Traceback line: the second-to-last line
+    assert inf.facts[0].params["line"] == expected
+
+
+def test_a_banner_after_the_first_megabyte_is_read():
+    data, _ = _log(30000)
+    obs = read_bytes(data + BANNER.encode())
+    assert len(obs.runs) == 2 and obs.runs[1].value("max_steps") == 3900

@@ -1,0 +1,322 @@
+"""Logs without a banner, crashes, nodes, printed releases, launchers, timing: what each kind of line pins down."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from trainsteps.cli.main import cli
+from trainsteps.logs import read_log
+from trainsteps.logs.explain import explain_log, render, to_json
+from trainsteps.logs.timing import duration
+
+from .conftest import FIXTURES
+
+HF = Path(__file__).resolve().parents[1] / "fixtures" / "hf"
+CORPUS = FIXTURES / "corpus"
+SEED_001 = (FIXTURES / "seed_001_1047.log").read_text(encoding="utf-8")
+BAR_78 = "  2%|▏         | 78/3900 [05:12<4:15:03,  4.00s/it]"
+
+
+def explain_text(text: str):
+    obs = read_log(text=text)
+    return obs, explain_log(obs)
+
+
+def recorded(version: str, case: str) -> dict:
+    data = json.loads((HF / f"transformers-{version}.json").read_text())
+    return next(r for r in data["runs"] if r["case"] == case)
+
+
+# ---------------------------------------------------------------- timing (seed 001 on 4.49.0)
+
+def test_seed_001_banner_and_one_bar_line_remaining_time_to_step_3900():
+    _, (inf,) = explain_text(SEED_001 + "\n" + BAR_78)
+    assert inf.inferred["transformers"].exact == "4.49.0"
+    assert inf.best.schedule.run.epochs_completed == 278.6095  # the epochs stop early ...
+    assert inf.end_step == 3900  # ... but the run still ends at step 3,900
+    t = inf.timing
+    assert t.source == "bar" and t.per_step.expected == 4.0 and t.at_step == 78
+    assert t.remaining.expected == (3900 - 78) * 4.0 == 15288
+    assert t.remaining.low < 15288 < t.remaining.high
+    assert t.verdict[0] == "explain.eta.agrees"  # tqdm's 4:15:03 is right here
+    assert duration(t.remaining.expected) == "4 h 14 min" and duration(t.remaining.expected, "zh") == "4 小时 14 分"
+
+
+def test_timing_json_and_both_languages():
+    obs, infs = explain_text(SEED_001 + "\n" + BAR_78)
+    data = to_json(obs, infs)
+    time_ = data["runs"][0]["time"]
+    assert time_["remaining_seconds"]["expected"] == 15288.0 and time_["end_step"] == 3900
+    assert time_["rate"]["source"] == "bar" and time_["elapsed_seconds"] == 312.0
+    assert {"low", "expected", "high"} == set(time_["total_seconds"])
+    en, zh = render(obs, infs, "en"), render(obs, infs, "zh")
+    assert "15,288 s" in en and "4 h 14 min" in en
+    assert "15,288 秒" in zh and "剩余" in zh
+
+
+def test_a_bar_total_that_is_not_where_the_run_ends_is_called_out():
+    """4.46: batches prefetched in chunks of N mod GA are never read; the recorded run planned 3 steps and stopped at 1."""
+    run = recorded("4.46.3", "n20_b4_g8_e3")
+    assert run["final_global_step"] < run["max_steps"]
+    _, (inf,) = explain_text("transformers==4.46.3\n" + "\n".join(run["banner_lines"])
+                             + f"\n  0%|          | 0/{run['max_steps']} [00:04<00:08, 4.00s/it]")
+    assert inf.end_step == run["final_global_step"]
+    assert inf.timing.verdict[0] == "explain.eta.total"
+    assert inf.timing.remaining.expected == run["final_global_step"] * 4.0
+
+
+# ---------------------------------------------------------------- no banner
+
+def test_steps_per_epoch_and_the_only_world_size_that_fits_from_progress_lines():
+    """A recorded 4-process run (transformers 4.49.0): 12,877 rows, batch 8, accumulation 8; epoch 1 ended at step 51."""
+    run = recorded("4.49.0", "n12877_b8_g8_e3_w4")
+    first_epoch_end = run["epoch_end_steps"][0]
+    inputs = run["inputs"]
+    text = "\n".join([
+        "train_dataset: Dataset({", "    features: ['input_ids'],", f"    num_rows: {inputs['num_examples']}", "})",
+        f"per_device_train_batch_size={inputs['per_device_train_batch_size']}, gradient_accumulation_steps={inputs['gradient_accumulation_steps']},",
+        f" 34%|███▍      | {first_epoch_end}/{run['max_steps']} [02:00<03:52,  2.35s/it]",
+        "{'loss': 0.31, 'grad_norm': 0.5, 'learning_rate': 1e-05, 'epoch': 1.0}",
+    ])
+    _, (inf,) = explain_text(text)
+    assert inf.run.kind == "progress"
+    assert inf.inferred["steps_per_epoch"].contains(first_epoch_end)
+    assert inf.world_size == inputs["world_size"] == 4
+    assert any(f.msg_id == "explain.fact.progress_world" for f in inf.facts)
+    assert inf.timing.remaining.expected == (run["max_steps"] - first_epoch_end) * 2.35
+
+
+def test_llamafactory_trainer_log_jsonl_rate_from_elapsed_time():
+    path = next(CORPUS.glob("lf-qwen25-7b-medical-jsonl*.jsonl"))
+    (inf,) = explain_log(read_log(str(path)))
+    meta = json.loads((CORPUS / "lf-qwen25-7b-medical-jsonl.json").read_text())
+    assert inf.run.kind == "progress" and inf.run.finished
+    assert inf.run.last_step.value == meta["facts"]["stop_step"]
+    assert inf.timing.source == "elapsed"
+
+
+def test_notebook_bar_gives_step_epoch_and_rate():
+    text = "[ 3230/10000 2:20:47 < 4:55:16, 0.38 it/s, Epoch 11.26/13]"
+    _, (inf,) = explain_text(text)
+    assert inf.run.last_step.value == 3230 and inf.run.last_epoch.value == 11.26
+    assert abs(inf.timing.per_step.expected - 1 / 0.38) < 1e-9
+    assert inf.inferred["steps_per_epoch"].contains(3230 / 11.26)
+
+
+def test_train_metrics_block_is_read_and_its_steps_per_second_explained():
+    text = "\n".join(["***** train metrics *****", "  epoch                    =        3.0",
+                      "  train_runtime            = 1:02:03.10", "  train_samples_per_second =     84.4",
+                      "  train_steps_per_second   =      1.048"])
+    _, (inf,) = explain_text(text)
+    assert inf.run.finished and inf.run.progress.train_runtime == 3723.1
+    fact = next(f for f in inf.facts if f.msg_id == "explain.fact.runtime_steps")
+    assert fact.params["product"] == "3,902"
+
+
+# ---------------------------------------------------------------- how the run ended
+
+def test_a_crash_at_step_0_is_not_replayed_as_finished():
+    obs, (inf,) = explain_text(SEED_001 + "\n  0%|          | 0/3900 [00:00<?, ?it/s]\nTraceback (most recent call last):\n"
+                               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert inf.stopped == "crashed"
+    crash = inf.facts[0]
+    assert crash.msg_id == "explain.fact.crashed" and crash.params["step"] == 0 and crash.params["reason"] == "explain.reason.oom"
+    text = render(obs, [inf], "en")
+    assert "CRASHED at step 0 of 3,900" in text and "had it not stopped" in text
+    assert "崩溃" in render(obs, [inf], "zh")
+
+
+def test_interrupted_and_finished_are_worded_apart():
+    _, (stopped,) = explain_text(SEED_001 + "\n" + BAR_78 + "\nKeyboardInterrupt")
+    assert stopped.stopped == "interrupted" and stopped.facts[0].msg_id == "explain.fact.interrupted"
+    _, (done,) = explain_text(SEED_001 + "\n{'train_runtime': 15600.0, 'train_samples_per_second': 18.7, 'train_steps_per_second': 0.25, 'epoch': 278.61}")
+    assert done.stopped is None and any(f.msg_id == "explain.fact.finished" for f in done.facts)
+
+
+def test_a_traceback_the_run_survived_is_not_a_crash():
+    _, (inf,) = explain_text(SEED_001 + "\n" + BAR_78 + "\nTraceback (most recent call last):\nValueError: a logging hook\n"
+                             "  2%|▏         | 79/3900 [05:16<4:15:00,  4.00s/it]")
+    assert inf.stopped is None
+
+
+def test_nccl_timeout_glued_to_the_last_bar_is_a_crash():
+    meta = json.loads((CORPUS / "lf-8261-nccl-timeout.json").read_text())
+    (inf,) = explain_log(read_log(str(CORPUS / meta["file"])))
+    assert inf.stopped == "crashed" and inf.run.last_step.value == meta["facts"]["stop_step"]
+    assert inf.facts[0].params["reason"] == "explain.reason.nccl_timeout"
+
+
+def test_the_same_banner_printed_by_two_nodes_is_one_run():
+    lines = [line for line in (FIXTURES / "seed_003_4gpu.log").read_text().splitlines() if line.strip()]
+    both = "\n".join(f"{rank}: {line}" for line in lines for rank in (0, 1))
+    obs, infs = explain_text(both)
+    assert len(infs) == 1 and infs[0].run.copies == 1 and infs[0].world_size == 4
+    twice = "\n".join(lines + lines)
+    assert len(explain_text(twice)[1]) == 1
+
+
+def test_a_stream_read_past_one_epoch_counts_its_passes():
+    path = FIXTURES / "public" / "llamafactory-7375_streaming_4.49.log"
+    text = path.read_text() + "\n{'loss': 1.1, 'learning_rate': 1e-05, 'epoch': 2.4}"
+    _, infs = explain_text(text)
+    fact = next(f for f in infs[-1].facts if f.msg_id == "explain.fact.stream_passes")
+    assert fact.params["passes"] == 3
+
+
+# ---------------------------------------------------------------- printed releases, launchers, look-alikes
+
+def test_a_printed_release_pins_the_replay():
+    plain = "\n".join(line.split(">>", 1)[1] for line in SEED_001.splitlines() if ">>" in line)
+    _, (guess,) = explain_text(plain)
+    assert guess.inferred["transformers"].to_json() != "4.49.0"
+    header = "==((====))==  Unsloth 2025.3.9: Fast Llama patching. Transformers: 4.49.0.\n"
+    _, (pinned,) = explain_text(header + plain)
+    assert pinned.inferred["transformers"].exact == "4.49.0" and pinned.best.version == "4.49.0"
+    for line in ('"transformers_version": "4.49.0",', "transformers==4.49.0", "- `transformers` version: 4.49.0",
+                 "Name: transformers\nVersion: 4.49.0"):
+        _, (inf,) = explain_text(line + "\n" + plain)
+        assert inf.inferred["transformers"].exact == "4.49.0", line
+
+
+def test_cuda_visible_devices_is_never_the_world_size():
+    text = "CUDA_VISIBLE_DEVICES=0,1,2,3\n" + (FIXTURES / "seed_003_4gpu.log").read_text().replace("= 256", "= 2,048")
+    _, (inf,) = explain_text(text)
+    assert inf.world_size == 32
+    assert not any(f.code == "LOG_PROCESSES_DIFFER" for f in inf.facts)
+    assert any(f.msg_id == "explain.fact.visible_devices" for f in inf.facts)
+
+
+def test_deepspeed_launcher_lines_give_the_processes():
+    meta = json.loads((CORPUS / "deepspeed-codegen2-3-8-nodes.json").read_text())
+    (inf,) = explain_log(read_log(str(CORPUS / meta["file"])))
+    assert inf.world_size == meta["facts"]["world_size"]
+
+
+def test_deepspeed_batch_assertion_says_what_deepspeed_saw():
+    text = ("[launch.py:163:main] nnodes=2, num_local_procs=8, node_rank=0\n"
+            "AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
+            "gradient_acc_step * world_size 256 != 4 * 8 * 1")
+    _, (inf,) = explain_text(text)
+    fact = next(f for f in inf.facts if f.msg_id == "explain.fact.deepspeed_assert")
+    assert fact.params["dp"] == 1 and fact.params["product"] == 32 and inf.world_size == 16
+
+
+def test_paddlenlp_banner_is_named_not_replayed():
+    meta = json.loads((CORPUS / "paddlenlp-fewclue-csl-ansi.json").read_text())
+    infs = explain_log(read_log(str(CORPUS / meta["file"])))
+    assert infs and all(inf.run.kind != "hf" or inf.best is None for inf in infs)
+    assert any(f.msg_id == "explain.fact.paddlenlp" for inf in infs for f in inf.facts)
+
+
+def test_grpo_num_generations_printed_near_the_banner_comes_first():
+    text = (FIXTURES / "public" / "open-r1-483_grpo_4.49.log").read_text().split("\n", 1)[1]
+    _, (inf,) = explain_text("num_generations=8,\n" + text)
+    first = inf.contradictions[0].explanations[0]
+    assert first.msg_id == "explain.expl.repeated_printed" and first.params["k"] == 8
+
+
+def test_packing_from_a_printed_raw_count():
+    meta = json.loads((CORPUS / "trl-alignment-handbook-220-packing.json").read_text())
+    infs = explain_log(read_log(str(CORPUS / meta["file"])))
+    fact = next(f for inf in infs for f in inf.facts if f.code == "LOG_FEWER_EXAMPLES")
+    assert fact.params["raw"] == meta["facts"]["raw_examples"] and fact.params["n"] == meta["facts"]["num_examples"]
+
+
+# ---------------------------------------------------------------- not logs, line bookkeeping, bounds
+
+def test_source_code_and_latex_give_no_phantom_runs():
+    for text in ("num_examples = self.num_examples(train_dataloader)\nnum_update_steps_per_epoch = len_dataloader // args.gradient_accumulation_steps",
+                 r"\text{Total optimization steps} = 503 \times 3 = 1,509"):
+        assert not read_log(text=text).runs
+
+
+def test_crlf_and_cr_only_files_keep_true_line_numbers(tmp_path):
+    lf = SEED_001.replace("\r\n", "\n")
+    numbers = {}
+    for name, ending in (("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")):
+        path = tmp_path / f"{name}.log"
+        path.write_bytes(lf.replace("\n", ending).encode())
+        run = read_log(str(path)).runs[0]
+        numbers[name] = [r.line for r in run.banner.values()]
+    assert numbers["lf"] == numbers["crlf"] == numbers["cr"]
+
+
+def test_no_reference_reads_line_0_and_pasted_text_is_named():
+    result = CliRunner().invoke(cli, ["explain", "--text", "Total optimization steps = 3,900\n" + BAR_78])
+    assert result.exit_code == 0, result.output
+    assert "line 0" not in result.output and "pasted text" in result.output
+
+
+def test_a_huge_epoch_count_with_three_examples_replays_no_epoch_loop(monkeypatch):
+    """`Num Epochs = 128,770` over 3 examples: the closed form shows no rounding prints 1,509 steps, so no candidate
+    replays 128,770 epochs (it took 5 s before; bench/bench_explain.py times it)."""
+    import trainsteps
+
+    replayed = []
+    real = trainsteps.plan
+
+    def counting(spec=None, **kwargs):
+        replayed.append(spec.num_train_epochs if spec is not None else kwargs.get("num_train_epochs"))
+        return real(spec, **kwargs) if spec is not None else real(**kwargs)
+
+    monkeypatch.setattr(trainsteps, "plan", counting)
+    text = (Path(__file__).parent / "data" / "slow_banner.log").read_text()
+    (inf,) = explain_log(read_log(text=text))
+    assert inf.contradictions and inf.contradictions[0].what.msg_id == "explain.contra.no_rule"
+    assert all(e is None or e <= 2000 for e in replayed)
+
+
+def test_axolotl_packing_efficiency_and_pipeline_config_are_read():
+    text = ("[axolotl.utils.samplers.multipack] sample_packing_eff_est across ranks: [0.9783]\n"
+            "[axolotl.utils.trainer.calculate_total_num_steps:481] total_num_steps: 14")
+    (run,) = read_log(text=text).runs
+    assert run.wrapper["axolotl_packing_efficiency"].value == 0.9783 and run.wrapper["axolotl_total_num_steps"].value == 14
+    meta = json.loads((CORPUS / "neox-988-pipeline-multinode.json").read_text())
+    (inf,) = explain_log(read_log(str(CORPUS / meta["file"])))
+    fact = next(f for f in inf.facts if f.msg_id == "explain.fact.pipeline")
+    assert (fact.params["mb"], fact.params["size"]) == (meta["facts"]["micro_batches"], meta["facts"]["micro_batch_size"])
+
+
+def test_the_mfu_a_log_implies_with_a_model_and_a_gpu():
+    from trainsteps.timing.gpus import find_gpu
+
+    args = ["explain", "--text", SEED_001 + "\n" + BAR_78, "--params", "7.6e9", "--gpu", "h100-sxm", "--seq-length", "2048",
+            "--format", "json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    mfu = json.loads(result.output)["runs"][0]["time"]["mfu"]
+    tokens = 2048 * 80  # seq length x the banner's total batch
+    expected = tokens * 6 * 7.6e9 / (find_gpu("h100-sxm").peak("bf16") * 1) / 4.0
+    assert abs(mfu["expected"] - expected) < 1e-3
+    bad = CliRunner().invoke(cli, ["explain", "--text", BAR_78, "--gpu", "h100-sxm"])
+    assert bad.exit_code == 2 and "--model or --params" in bad.output
+
+
+def test_neox_tokens_per_epoch_are_used_as_printed():
+    from trainsteps.logs.pretrain import PretrainObserved, explain_pretrain
+
+    meta = json.loads((CORPUS / "neox-1164-tokens-per-epoch.json").read_text())
+    pretrain = PretrainObserved()
+    read_log(str(CORPUS / meta["file"]), also=pretrain.feed)
+    facts = explain_pretrain(pretrain.finish()).facts
+    assert facts["tokens_per_epoch"] == meta["facts"]["tokens_per_epoch"]
+    per_epoch = facts["samples_per_epoch_min"]
+    assert (meta["facts"]["tokens_per_epoch"] - 1) // meta["facts"]["seq_length"] == per_epoch
+    # the thread's train_iters x global batch (micro x GPUs x accumulation) needs more than one epoch: 2 were built
+    f = meta["facts"]
+    global_batch = f["micro_batch_size"] * f["gpus"] * f["gradient_accumulation_steps"]
+    assert f["train_iters_tried"] * global_batch > per_epoch and round(facts["epochs_built"]) == f["epochs_built_at_8064"]
+
+
+def test_megatron_dataset_target_sizes_are_read():
+    from trainsteps.logs.pretrain import PretrainObserved, explain_pretrain
+
+    meta = json.loads((CORPUS / "megatron-516-target-sizes.json").read_text())
+    pretrain = PretrainObserved()
+    read_log(str(CORPUS / meta["file"]), also=pretrain.feed)
+    observed = pretrain.finish()
+    f = meta["facts"]
+    assert observed["target_sizes"] == {"train": f["train_samples_target"], "validation": f["valid_samples_target"],
+                                        "test": f["test_samples_target"]}
+    assert explain_pretrain(observed).facts["train_samples_target"] == f["train_samples_target"]
