@@ -8,16 +8,16 @@ checked against recorded runs (tests/fixtures/hf). See docs/hf-trainer-rules.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from trainsteps.record import record
 from trainsteps.versions import Timeline, Version, as_version
 
 OLDEST = Version(4, 30, 0)
 NEWEST = Version(5, 23, 0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Family:
     """A regime of releases that count steps the same way."""
 
@@ -130,7 +130,7 @@ EMPTY_LOADER = Timeline(
 EMPTY_LOADER_ERROR = "ValueError: args.max_steps must be set to a positive value if dataloader does not have a length, was {max_steps}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Rules:
     """Every rule in force at one release."""
 
