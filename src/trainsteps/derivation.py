@@ -7,8 +7,6 @@ languages, and it asks the i18n catalogs for the words.
 
 from __future__ import annotations
 
-from typing import Any
-
 from trainsteps.record import field, record
 
 
@@ -18,7 +16,7 @@ class Step:
 
     key: str
     """Name of the quantity, as used in the JSON output (e.g. `num_update_steps_per_epoch`)."""
-    value: Any
+    value: object
     """The result."""
     formula: str = ""
     """The rule in symbols, e.g. `ceil(L / GA)`; empty for a value that was given."""
@@ -59,7 +57,7 @@ def render_step(step: Step, lang: str = "en") -> str:
     return text
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """A number as the reports print it: `1,047`, `278.6095`, `3`."""
     if isinstance(value, bool) or value is None:
         return str(value)
@@ -83,14 +81,14 @@ class Derivation:
     def __init__(self) -> None:
         self._raw: list[tuple] = []
 
-    def add(self, key: str, value: Any, formula: str = "", substituted: str | tuple = "", why: str | None = None,
-            **params) -> Any:
+    def add(self, key: str, value: object, formula: str = "", substituted: str | tuple = "", why: str | None = None,
+            **params) -> object:
         """Record a step and return its value, so arithmetic reads as one line. `substituted` is the text, or a
         `(template, value, ...)` tuple formatted with `str.format` when the step is read."""
         self._raw.append((key, value, formula, substituted, why, params))
         return value
 
-    def given(self, key: str, value: Any, why: str | None = None, **params) -> Any:
+    def given(self, key: str, value: object, why: str | None = None, **params) -> object:
         """Record an input as the user set it (or its default)."""
         self._raw.append((key, value, "", "", why, params))
         return value

@@ -12,6 +12,8 @@ dataclasses, through a `__dataclass_fields__` built (and `dataclasses` imported)
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 _MISSING = object()
 
 
@@ -85,35 +87,55 @@ def _build(cls, frozen: bool, order: bool):
             params.append(f"{name}=_MISSING" if isinstance(default, _Factory) else f"{name}=_d_{name}")
         value = f"_d_{name}() if {name} is _MISSING else {name}" if isinstance(default, _Factory) else name
         lines.append(f"    _setattr(self, {name!r}, {value})" if frozen else f"    self.{name} = {value}")
-    fields_tuple = "(" + "".join(f"self.{n}, " for n in names) + ")"
-    other_tuple = "(" + "".join(f"other.{n}, " for n in names) + ")"
-    source = [
-        f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(lines) or "    pass"),
-        "def __repr__(self):\n    return type(self).__qualname__ + '(' + "
-        + (" + ', ' + ".join(f"'{n}=' + repr(self.{n})" for n in names) or "''") + " + ')'",
-        f"def __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n"
-        f"    return {fields_tuple} == {other_tuple}",
-        f"def _astuple(self):\n    return {fields_tuple}",
-    ]
+    source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(lines) or "    pass")
+    exec(source, namespace)  # noqa: S102 - the text is built above from the class's own field names
+    if len(names) > 1:
+        values = attrgetter(*names)  # a tuple of the fields' values, in C
+    else:
+        values = (lambda self, get=attrgetter(*names): (get(self),)) if names else (lambda self: ())
+    methods = {"__init__": namespace["__init__"], "__repr__": _repr, "__eq__": _eq}
     if order:
-        for op, sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")):
-            source.append(f"def __{op}__(self, other):\n    if other.__class__ is not self.__class__:\n"
-                          f"        return NotImplemented\n    return {fields_tuple} {sym} {other_tuple}")
-    exec("\n".join(source), namespace)  # noqa: S102 - the text is built above from the class's own field names
-    for name in ("__init__", "__repr__", "__eq__", "__lt__", "__le__", "__gt__", "__ge__"):
-        if name in namespace and name not in cls.__dict__:
-            body[name] = namespace[name]
-            namespace[name].__qualname__ = f"{cls.__qualname__}.{name}"
-    body["_record_tuple"] = namespace["_astuple"]
+        methods.update(__lt__=_lt, __le__=_le, __gt__=_gt, __ge__=_ge)
+    for name, method in methods.items():
+        if name not in cls.__dict__:
+            body[name] = method
+    namespace["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
+    body["_record_values"] = staticmethod(values)
     if frozen:
-        body.setdefault("__hash__", lambda self: hash(self._record_tuple()))
+        body.setdefault("__hash__", lambda self: hash(self._record_values(self)))
         body["__setattr__"] = _frozen_setattr
         body["__delattr__"] = _frozen_setattr
-        body["__getstate__"] = lambda self: self._record_tuple()
+        body["__getstate__"] = lambda self: self._record_values(self)
         body["__setstate__"] = _set_state
     elif "__hash__" not in cls.__dict__:
         body["__hash__"] = None
     return type(cls)(cls.__name__, cls.__bases__, body)
+
+
+def _repr(self):
+    return type(self).__qualname__ + "(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+
+
+def _eq(self, other):
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return self._record_values(self) == other._record_values(other)
+
+
+def _lt(self, other):
+    return self._record_values(self) < other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _le(self, other):
+    return self._record_values(self) <= other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _gt(self, other):
+    return self._record_values(self) > other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _ge(self, other):
+    return self._record_values(self) >= other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
 
 
 def _frozen_setattr(self, name, *value):

@@ -11,7 +11,7 @@ import re
 
 from trainsteps.record import record
 
-_VERSION_RE = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.\-+]?(?:dev|rc|a|b|post)\d*)?(?:\+[\w.]+)?\s*$")
+_VERSION_PATTERN = r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.\-+]?(?:dev|rc|a|b|post)\d*)?(?:\+[\w.]+)?\s*$"  # compiled on first use (re caches it)
 
 
 @record(frozen=True, order=True)
@@ -25,7 +25,10 @@ class Version:
     @classmethod
     def parse(cls, text: str) -> Version:
         """Parse '4.52', '4.52.4', 'v4.52.4', '4.53.0.dev0'; raise ValueError otherwise."""
-        match = _VERSION_RE.match(str(text))
+        parts = str(text).split(".")
+        if 1 <= len(parts) <= 3 and all(part.isdigit() and part.isascii() for part in parts):
+            return cls(*map(int, parts))  # the common case, without the regular expression
+        match = re.match(_VERSION_PATTERN, str(text))
         if not match:
             raise ValueError(f"not a release number: {text!r}")
         major, minor, patch = (int(part) if part else 0 for part in match.groups())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import contextmanager
@@ -24,6 +23,8 @@ def emit(fmt: str, data: dict, human: str) -> None:
         origin = context.meta.get("trainsteps.num_examples_from") if context else None
         if origin:  # `plan --data`: num_examples was counted, not typed
             data = {**data, "num_examples_from": origin}
+        import json
+
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         click.echo(human)

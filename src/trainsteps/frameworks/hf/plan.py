@@ -7,7 +7,7 @@ import sys
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks.hf import intervals, stream, traps
+from trainsteps.frameworks.hf import intervals, traps
 from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
 from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
@@ -81,6 +81,8 @@ def _max_steps_and_epochs(d: Derivation, spec: RunSpec, nupe: int) -> tuple[int,
 
 
 def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batch: int) -> Schedule:
+    from trainsteps.frameworks.hf import stream  # streams only: map-style plans do not load it
+
     if spec.max_steps <= 0:
         raise InputError("hf.error.stream_needs_max_steps", "hf.hint.stream_needs_max_steps", framework_error=rules.no_length_error)
     m = d.given("max_steps", spec.max_steps, "hf.stream.max_steps")
