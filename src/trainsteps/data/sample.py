@@ -264,7 +264,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     lines_future = background.submit(count_lines, [s.path for s in files], n, block_bytes, seed)
     background.shutdown(wait=False)
     draws = draw_lines([s.path for s in files], n, seed)
-    tokenizer = load(options.tokenizer, options.threads)
+    tokenizer = load(options.tokenizer, options.threads, options.engine_tokenizer)
     template = formats.TEMPLATES[options.template]
     malformed, invalid = Problems(), Problems()
     fmt = None
@@ -327,6 +327,9 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     counted = Counted([s.path for s in files], fmt.describe() if fmt else "-",
                       options.template if fmt and fmt.kind not in ("text", "prompt_completion") else "-", resampled,
                       len(draws), invalid, malformed, time.perf_counter() - started)
+    from trainsteps.data.count import engine_of
+
+    counted.tokenizer_engine = engine_of(tokenizer)
     return counted, summary
 
 

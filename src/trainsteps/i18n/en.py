@@ -876,4 +876,8 @@ MESSAGES = {
     'mega.hint.step_run': 'every batch the run reaches must be a multiple of micro x dp = {unit}, and the micro-batches per rank may never decrease',
     # count: Axolotl multipack, checked against its sampler
     'count.why.axolotl_min4': 'Axolotl {version} multipack first-fit over random orders; its sampler length is the smallest of 4 unseeded orders, so the range where that minimum falls 99% of the time is shown (from {orders} orders packed here)',
+    # count: the tokenizer engine (fast-bpe or tokenizers)
+    'count.engine_line': 'Tokenizer engine: {engine} ({why})',
+    'count.error.fast_bpe_refused': '{path} cannot be counted by the fast-bpe engine: {reason}',
+    'count.hint.fast_bpe_refused': 'use --engine-tokenizer auto (falls back to tokenizers) or --engine-tokenizer tokenizers',
 }

@@ -871,4 +871,8 @@ MESSAGES = {
     'mega.hint.step_run': '训练到达的每个批次都必须是 micro x dp = {unit} 的倍数，且每个 rank 的 micro-batch 数不能减少',
     # count: Axolotl multipack, checked against its sampler
     'count.why.axolotl_min4': 'Axolotl {version} multipack 按随机顺序 first-fit；其 sampler 长度取 4 个未设种子随机顺序中的最小值，故给出该最小值 99% 落入的范围（本地打包 {orders} 个顺序估计）',
+    # count: the tokenizer engine (fast-bpe or tokenizers)
+    'count.engine_line': '分词引擎：{engine}（{why}）',
+    'count.error.fast_bpe_refused': '{path} 不能用 fast-bpe 引擎计数：{reason}',
+    'count.hint.fast_bpe_refused': '改用 --engine-tokenizer auto（自动回退到 tokenizers）或 --engine-tokenizer tokenizers',
 }
