@@ -49,15 +49,16 @@ ODD = ["  ", "   ", "\t", "\n", "\n\n", "\r\n", " \n ", "\u00a0", "\u3000", "\u2
        "$100", "50%", "#hashtag", "@mention", "~/path/to/file.py", "a\\b", "Ⅻ", "ǅ", "\ufeff", "\x00", "\x7f"]
 
 
-def rows(n: int, seed: int = 0, specials: tuple[str, ...] = ()) -> list[str]:
-    """`n` rows of mixed text; `specials` (a tokenizer's added tokens) are written into some of them."""
+def rows(n: int, seed: int = 0, specials: tuple[str, ...] = (), max_parts: int = 12) -> list[str]:
+    """`n` rows of mixed text, each of 1 to `max_parts` pieces; `specials` (a tokenizer's added tokens) are written
+    into some of them."""
     rng = random.Random(seed)
-    return [_row(rng, specials) for _ in range(n)]
+    return [_row(rng, specials, max_parts) for _ in range(n)]
 
 
-def _row(rng: random.Random, specials: tuple[str, ...]) -> str:
+def _row(rng: random.Random, specials: tuple[str, ...], max_parts: int) -> str:
     parts = []
-    for _ in range(rng.randint(1, 12)):
+    for _ in range(rng.randint(1, max_parts)):
         kind = rng.random()
         if kind < 0.32:
             words = rng.choices(ENGLISH, k=rng.randint(1, 25))
