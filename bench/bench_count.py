@@ -169,6 +169,7 @@ def main() -> None:
             print(f"{method} failed:\n{out.stderr[-2000:]}", file=sys.stderr)
             continue
         results[method] = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{method}: {json.dumps(results[method])}", file=sys.stderr, flush=True)  # partial results survive a stop
     print(f"file {file} {size_mb:,.0f} MB, tokenizer {Path(tokenizer).parent.name}/{Path(tokenizer).name}, {args.threads} threads, "
           f"{os.cpu_count()} cores, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after")
     base = results.get("datasets")
