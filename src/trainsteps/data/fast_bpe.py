@@ -147,7 +147,10 @@ def build(config: dict, threads: int | None = None) -> FastBPE:
             raise Refused(f"added token {added.get('content')!r} strips spaces or matches single words only")
         specials[added["content"]] = len(rank_to_id)
         rank_to_id.append(added["id"])
-    encoding = tiktoken.Encoding("trainsteps-fast-bpe", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    try:
+        encoding = tiktoken.Encoding("trainsteps-fast-bpe", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    except Exception as exc:  # noqa: BLE001 - e.g. a regex tiktoken's engine does not accept: count with tokenizers
+        raise Refused(f"tiktoken could not build it: {str(exc)[:200]}") from None
     return FastBPE(encoding, rank_to_id, specials, nfc, threads)
 
 

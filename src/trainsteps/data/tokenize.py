@@ -79,7 +79,11 @@ def _choose_engine(loaded: LocalTokenizer, engine: str, threads: int | None) -> 
     with open(loaded.path, "rb") as f:
         raw = f.read()
     try:
-        fast = fast_bpe.build(json.loads(raw), threads)
+        try:
+            config = json.loads(raw)
+        except ValueError as exc:
+            raise fast_bpe.Refused(f"its JSON could not be read here: {exc}") from None
+        fast = fast_bpe.build(config, threads)
         key = fast_bpe.verdict_key(raw)
         verdict = fast_bpe.cached_verdict(key)
         if verdict is None:
