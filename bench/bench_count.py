@@ -8,7 +8,8 @@
 Each method runs in its own process (so peak memory is its own); figures are printed as a table and as JSON.
 - trainsteps : `trainsteps.data.count.count` (read + parse + tokenize + statistics), tokenizer on `--threads` threads,
                keeping the length distribution as `trainsteps count FILE` does (trainsteps-ordered: every length in
-               file order, as with --packing)
+               file order, as with --packing), with `--engine-tokenizer auto` (fast-bpe where it is proven equal)
+- trainsteps-tokenizers : the same with `--engine-tokenizer tokenizers` (Hugging Face tokenizers counts)
 - datasets   : `datasets.load_dataset("json")` + `.map(encode_batch lengths, batched=True, num_proc=2)` (cache in a temp dir);
                only the lengths are stored, so this is the fastest way to count with `datasets`
 - datasets-tokenizer : the usual recipe, `.map(tokenizer, batched=True, num_proc=2)` with a transformers
@@ -69,12 +70,17 @@ def evict(file: str) -> None:
 
 def worker(method: str, file: str, tokenizer: str, threads: int, cold: bool = False) -> dict:
     os.environ["RAYON_NUM_THREADS"] = str(threads)
-    if method in ("trainsteps", "trainsteps-ordered"):
+    if method in ("trainsteps", "trainsteps-ordered", "trainsteps-tokenizers"):
         from trainsteps.data.count import CountOptions, count
+        from trainsteps.data.tokenize import load
 
+        engine = "tokenizers" if method == "trainsteps-tokenizers" else "auto"
+        load(tokenizer, threads, engine)  # the one-off check of a new tokenizer is cached; time what a count costs after it
         start = time.perf_counter()  # `count FILE` keeps the length distribution; with --packing, every length in order
-        counted = count(CountOptions([file], tokenizer, threads=threads, progress=False, keep_order=method != "trainsteps"))
-        return {"seconds": time.perf_counter() - start, "tokens": int(counted.lengths.tokens.sum()), "examples": counted.examples}
+        counted = count(CountOptions([file], tokenizer, threads=threads, progress=False, keep_order=method == "trainsteps-ordered",
+                                     engine_tokenizer=engine))
+        return {"seconds": time.perf_counter() - start, "tokens": int(counted.lengths.tokens.sum()), "examples": counted.examples,
+                "engine": counted.tokenizer_engine["engine"]}
     if method == "sample":
         from trainsteps.data.count import CountOptions
         from trainsteps.data.sample import estimate
@@ -154,6 +160,7 @@ def main() -> None:
         print(f"generating {file} ({args.mb:g} MB) ...", file=sys.stderr)
         generate(file, args.mb)
     size_mb = file.stat().st_size / 1e6
+    load_before = os.getloadavg()[0]
     results = {}
     for method in args.methods.split(","):
         out = subprocess.run([sys.executable, __file__, "--worker", method, "--file", str(file), "--tokenizer", tokenizer,
@@ -162,13 +169,18 @@ def main() -> None:
             print(f"{method} failed:\n{out.stderr[-2000:]}", file=sys.stderr)
             continue
         results[method] = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"{method}: {json.dumps(results[method])}", file=sys.stderr, flush=True)  # partial results survive a stop
     print(f"file {file} {size_mb:,.0f} MB, tokenizer {Path(tokenizer).parent.name}/{Path(tokenizer).name}, {args.threads} threads, "
-          f"{os.cpu_count()} cores")
-    print(f"{'method':<12}{'seconds':>10}{'tokens':>16}{'Mtok/s':>10}{'MB/s':>8}{'peak MB':>10}")
+          f"{os.cpu_count()} cores, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after")
+    base = results.get("datasets")
+    print(f"{'method':<22}{'seconds':>10}{'tokens':>16}{'Mtok/s':>10}{'MB/s':>8}{'peak MB':>10}{'x datasets':>12}  engine")
     for method, r in results.items():
         rate = r["tokens"] / r["seconds"] / 1e6
-        print(f"{method:<12}{r['seconds']:>10.1f}{r['tokens']:>16,}{rate:>10.2f}{size_mb / r['seconds']:>8.1f}{r['peak_mb']:>10,.0f}")
-    print(json.dumps({"file_mb": size_mb, "threads": args.threads, "results": results}))
+        ratio = f"{base['seconds'] / r['seconds']:.2f}x" if base else "-"
+        print(f"{method:<22}{r['seconds']:>10.1f}{r['tokens']:>16,}{rate:>10.2f}{size_mb / r['seconds']:>8.1f}{r['peak_mb']:>10,.0f}"
+              f"{ratio:>12}  {r.get('engine', '')}")
+    print(json.dumps({"file_mb": size_mb, "threads": args.threads, "load_average": [load_before, os.getloadavg()[0]],
+                      "results": results}))
 
 
 if __name__ == "__main__":

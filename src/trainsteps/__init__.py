@@ -24,6 +24,17 @@ def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", **settings) -
         raise TypeError("pass either a RunSpec or keyword settings, not both")
     if framework != "hf":
         raise ValueError(f"unknown framework {framework!r}")
-    from trainsteps.frameworks.hf import plan as hf_plan
+    return _hf_plan()(spec)
 
-    return hf_plan(spec)
+
+def _hf_plan():
+    """The Hugging Face planner, imported on first use (`import trainsteps` stays light)."""
+    global _HF_PLAN
+    if _HF_PLAN is None:
+        from trainsteps.frameworks.hf import plan as hf_plan
+
+        _HF_PLAN = hf_plan
+    return _HF_PLAN
+
+
+_HF_PLAN = None

@@ -7,17 +7,16 @@ languages, and it asks the i18n catalogs for the words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from trainsteps.record import field, record
 
 
-@dataclass(slots=True)
+@record
 class Step:
     """One derived quantity."""
 
     key: str
     """Name of the quantity, as used in the JSON output (e.g. `num_update_steps_per_epoch`)."""
-    value: Any
+    value: object
     """The result."""
     formula: str = ""
     """The rule in symbols, e.g. `ceil(L / GA)`; empty for a value that was given."""
@@ -58,7 +57,7 @@ def render_step(step: Step, lang: str = "en") -> str:
     return text
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """A number as the reports print it: `1,047`, `278.6095`, `3`."""
     if isinstance(value, bool) or value is None:
         return str(value)
@@ -70,39 +69,62 @@ def format_value(value: Any) -> str:
 
 
 class Derivation:
-    """An ordered record of how each number was reached; later steps may use earlier ones."""
+    """An ordered record of how each number was reached; later steps may use earlier ones.
 
-    __slots__ = ("steps",)
+    Recording is cheap, because a plan records a dozen steps and `explain` plans hundreds of candidates: `add`
+    keeps its arguments as they are, and the `Step`s (and any substituted text given as a template and its
+    values) are built only when the derivation is read.
+    """
+
+    __slots__ = ("_raw",)
 
     def __init__(self) -> None:
-        self.steps: list[Step] = []
+        self._raw: list[tuple] = []
 
-    def add(self, key: str, value: Any, formula: str = "", substituted: str = "", why: str | None = None, **params) -> Any:
-        """Record a step and return its value, so arithmetic reads as one line."""
-        self.steps.append(Step(key, value, formula, substituted, why, params))
+    def add(self, key: str, value: object, formula: str = "", substituted: str | tuple = "", why: str | None = None,
+            **params) -> object:
+        """Record a step and return its value, so arithmetic reads as one line. `substituted` is the text, or a
+        `(template, value, ...)` tuple formatted with `str.format` when the step is read."""
+        self._raw.append((key, value, formula, substituted, why, params))
         return value
 
-    def given(self, key: str, value: Any, why: str | None = None, **params) -> Any:
+    def given(self, key: str, value: object, why: str | None = None, **params) -> object:
         """Record an input as the user set it (or its default)."""
-        return self.add(key, value, why=why, **params)
+        self._raw.append((key, value, "", "", why, params))
+        return value
+
+    @property
+    def steps(self) -> list[Step]:
+        return [_step(raw) for raw in self._raw]
+
+    @steps.setter
+    def steps(self, steps: list[Step]) -> None:
+        self._raw = [(s.key, s.value, s.formula, s.substituted, s.why, s.params) for s in steps]
 
     def __getitem__(self, key: str) -> Step:
-        for step in reversed(self.steps):
-            if step.key == key:
-                return step
+        for raw in reversed(self._raw):
+            if raw[0] == key:
+                return _step(raw)
         raise KeyError(key)
 
     def __contains__(self, key: str) -> bool:
-        return any(step.key == key for step in self.steps)
+        return any(raw[0] == key for raw in self._raw)
 
     def __iter__(self):
         return iter(self.steps)
 
     def __len__(self) -> int:
-        return len(self.steps)
+        return len(self._raw)
 
     def to_list(self, lang: str = "en") -> list[dict]:
         return [step.to_dict(lang) for step in self.steps]
 
     def render(self, lang: str = "en") -> list[str]:
         return [render_step(step, lang) for step in self.steps]
+
+
+def _step(raw: tuple) -> Step:
+    key, value, formula, substituted, why, params = raw
+    if substituted.__class__ is tuple:
+        substituted = substituted[0].format(*substituted[1:])
+    return Step(key, value, formula, substituted, why, params)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from trainsteps.derivation import Derivation
+from trainsteps.record import field, record
 
 
-@dataclass(slots=True)
+@record
 class Trap:
     """A warning about a run that will not do what its settings suggest."""
 
@@ -27,7 +26,7 @@ class Trap:
         return {"code": self.code, "message": self.message(lang)}
 
 
-@dataclass(slots=True)
+@record
 class RunFacts:
     """What the training loop really does."""
 
@@ -71,7 +70,7 @@ class RunFacts:
     a packed stream: rows x seq_length)."""
 
 
-@dataclass(slots=True)
+@record
 class Schedule:
     """The full answer for one run under one framework release."""
 

@@ -7,10 +7,12 @@ global batches and have their own spec classes next to their rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from operator import attrgetter
+
+from trainsteps.record import record
 
 
-@dataclass(slots=True)
+@record
 class RunSpec:
     """Settings of one training run, before any framework rule is applied."""
 
@@ -130,8 +132,11 @@ class RunSpec:
     False makes each rank read its own shard of the stream."""
 
     def to_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return dict(zip(self.__slots__, _ALL_FIELDS(self), strict=True))
 
     @classmethod
     def field_names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
+        return list(cls.__slots__)
+
+
+_ALL_FIELDS = attrgetter(*RunSpec.__slots__)

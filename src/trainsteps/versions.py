@@ -8,15 +8,13 @@ newest entry that starts at or before it, so a new regime is one new row.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Generic, TypeVar
 
-T = TypeVar("T")
+from trainsteps.record import record
 
-_VERSION_RE = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.\-+]?(?:dev|rc|a|b|post)\d*)?(?:\+[\w.]+)?\s*$")
+_VERSION_PATTERN = r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[.\-+]?(?:dev|rc|a|b|post)\d*)?(?:\+[\w.]+)?\s*$"  # compiled on first use (re caches it)
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Version:
     """A release number such as 4.52.4, compared numerically."""
 
@@ -27,7 +25,10 @@ class Version:
     @classmethod
     def parse(cls, text: str) -> Version:
         """Parse '4.52', '4.52.4', 'v4.52.4', '4.53.0.dev0'; raise ValueError otherwise."""
-        match = _VERSION_RE.match(str(text))
+        parts = str(text).split(".")
+        if 1 <= len(parts) <= 3 and all(part.isdigit() and part.isascii() for part in parts):
+            return cls(*map(int, parts))  # the common case, without the regular expression
+        match = re.match(_VERSION_PATTERN, str(text))
         if not match:
             raise ValueError(f"not a release number: {text!r}")
         major, minor, patch = (int(part) if part else 0 for part in match.groups())
@@ -41,17 +42,17 @@ def as_version(value: str | Version) -> Version:
     return value if isinstance(value, Version) else Version.parse(value)
 
 
-class Timeline(Generic[T]):
+class Timeline:
     """Values that hold from a given release on; the newest applicable entry wins."""
 
-    def __init__(self, name: str, entries: list[tuple[str, T]]):
+    def __init__(self, name: str, entries: list[tuple[str, object]]):
         self.name = name
         self.entries = sorted(((Version.parse(start), value) for start, value in entries), key=lambda e: e[0])
 
-    def at(self, version: str | Version) -> T:
+    def at(self, version: str | Version) -> object:
         return self.entry(version)[1]
 
-    def entry(self, version: str | Version) -> tuple[Version, T]:
+    def entry(self, version: str | Version) -> tuple[Version, object]:
         """The (first release, value) pair in force at `version`."""
         version = as_version(version)
         chosen = None

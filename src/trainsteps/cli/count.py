@@ -38,6 +38,9 @@ def data_options(func):
         click.option("--world-size", "axolotl_world_size", type=click.IntRange(min=1),
                      help="Axolotl ranks (WORLD_SIZE): the packed range is the smallest count over the ranks."),
         click.option("--threads", type=click.IntRange(min=1), help="Tokenizer threads (default: all cores)."),
+        click.option("--engine-tokenizer", type=click.Choice(["auto", "tokenizers", "fast-bpe"]), default="auto",
+                     show_default=True, help="Token counter: fast-bpe (tiktoken, for byte-level BPE proven equal to "
+                     "tokenizers on a check sample), tokenizers, or auto (fast-bpe where proven)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -89,7 +92,8 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
     options = CountOptions(paths, opts["tokenizer_path"], opts.get("data_format", "auto"), opts.get("text_field"),
                            opts.get("template", "chatml"), opts.get("dataset_name"), opts.get("split", "train"),
                            not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress,
-                           keep_order=bool(requests))  # packing needs each example in order; the rest only the distribution
+                           keep_order=bool(requests),  # packing needs each example in order; the rest only the distribution
+                           engine_tokenizer=opts.get("engine_tokenizer") or "auto")
     settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
                                       opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
                                       bool(opts.get("sample_packing_sequentially")), opts.get("axolotl_world_size")) if cutoff else None
@@ -113,7 +117,8 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
 
 PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
                   "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads",
-                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size")
+                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size",
+                  "engine_tokenizer")
 
 
 def plan_data_options(command: click.Command) -> click.Command:

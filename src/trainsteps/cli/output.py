@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import contextmanager
@@ -47,6 +46,8 @@ def emit(fmt: str, data: dict, human: str) -> None:
         box.append((data, human))
         return
     if fmt == "json":
+        import json
+
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         click.echo(human)

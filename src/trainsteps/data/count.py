@@ -42,6 +42,8 @@ class CountOptions:
     keep_order: bool = True
     """Keep each example's lengths in file order (packing needs them: 16 bytes per example). False keeps only how
     many examples have each length (`stats.Distribution`), so memory stays flat whatever the corpus size."""
+    engine_tokenizer: str = "auto"
+    """Which engine counts tokens: auto | tokenizers | fast-bpe (see data/tokenize.py)."""
 
 
 @dataclass
@@ -97,6 +99,8 @@ class Counted:
     """Lines that are not JSON objects, with file and line."""
     seconds: float = 0.0
     """Wall time of the count."""
+    tokenizer_engine: dict | None = None
+    """`{"engine": ..., "why": ...}`: which engine counted the tokens and why (None without a tokenizer)."""
 
     @property
     def examples(self) -> int:
@@ -122,7 +126,7 @@ def count(options: CountOptions) -> Counted:
     started = time.perf_counter()
     files, hint = sources.expand(options.paths, options.dataset, options.split)
     # Megatron .idx rows arrive already tokenized; only text needs a tokenizer.
-    tokenizer = load(options.tokenizer, options.threads) if options.tokenizer else _NoTokenizer()
+    tokenizer = load(options.tokenizer, options.threads, options.engine_tokenizer) if options.tokenizer else _NoTokenizer()
     template = formats.TEMPLATES[options.template]
     malformed, invalid = Problems(), Problems()
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
@@ -212,7 +216,14 @@ def count(options: CountOptions) -> Counted:
         lengths = Lengths(Distribution(token_tally.counts), Distribution(supervised_tally.counts))
     fmt = state["format"]
     return Counted([s.path for s in files], fmt.describe() if fmt else "-", options.template if fmt and fmt.kind not in
-                   ("text", "prompt_completion") else "-", lengths, rows_read, invalid, malformed, time.perf_counter() - started)
+                   ("text", "prompt_completion") else "-", lengths, rows_read, invalid, malformed, time.perf_counter() - started,
+                   engine_of(tokenizer))
+
+
+def engine_of(tokenizer) -> dict | None:
+    """Which engine a loaded tokenizer counts with, and why, for the report."""
+    engine = getattr(tokenizer, "engine", None)
+    return {"engine": engine, "why": tokenizer.engine_reason} if engine else None
 
 
 def _where(batch: readers.RowBatch, index: int) -> int:

@@ -27,7 +27,7 @@ class _Tokenize:
         from trainsteps.data.tokenize import load
 
         self.options, self.fmt, self.jsonl = options, fmt, jsonl
-        self.tokenizer = load(options.tokenizer, options.threads)
+        self.tokenizer = load(options.tokenizer, options.threads, options.engine_tokenizer)
         self.template = formats.TEMPLATES[options.template]
 
     def __call__(self, batch: dict) -> dict:

@@ -135,6 +135,8 @@ def build(counted, cutoff_len: int | None, requests: list[PackingRequest], setti
         "malformed_lines": counted.malformed.to_dict(),
         "seconds": round(counted.seconds, 3),
     }
+    if getattr(counted, "tokenizer_engine", None):
+        data["tokenizer_engine"] = counted.tokenizer_engine
     if cutoff_len:
         over = stats.over_cutoff(tokens, cutoff_len)
         data["cutoff"] = over
@@ -216,6 +218,8 @@ def render(data: dict, lang: str, explain: bool = False) -> str:
     lines.append(f"{label('count.files', lang)}: {len(files)} ({files[0]}{' ...' if len(files) > 1 else ''})")
     lines.append(f"{label('count.format', lang)}: {data['row_format']}" + (
         f", {label('count.template', lang)} {data['template']}" if data["template"] != "-" else ""))
+    if "tokenizer_engine" in data:
+        lines.append(message("count.engine_line", lang, **data["tokenizer_engine"]))
     if "estimate" in data:
         lines += _render_estimate(data["estimate"], lang)
     else:

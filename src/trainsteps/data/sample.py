@@ -264,7 +264,11 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     lines_future = background.submit(count_lines, [s.path for s in files], n, block_bytes, seed)
     background.shutdown(wait=False)
     draws = draw_lines([s.path for s in files], n, seed)
-    tokenizer = load(options.tokenizer, options.threads)
+    # A few thousand rows: building the fast engine (seconds) would cost more than it saves, so auto means tokenizers.
+    auto = options.engine_tokenizer == "auto"
+    tokenizer = load(options.tokenizer, options.threads, "tokenizers" if auto else options.engine_tokenizer)
+    if auto:
+        tokenizer.engine_reason = "--sample tokenizes a few thousand rows, too few for fast-bpe to pay for its start-up"
     template = formats.TEMPLATES[options.template]
     malformed, invalid = Problems(), Problems()
     fmt = None
@@ -327,6 +331,9 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     counted = Counted([s.path for s in files], fmt.describe() if fmt else "-",
                       options.template if fmt and fmt.kind not in ("text", "prompt_completion") else "-", resampled,
                       len(draws), invalid, malformed, time.perf_counter() - started)
+    from trainsteps.data.count import engine_of
+
+    counted.tokenizer_engine = engine_of(tokenizer)
     return counted, summary
 
 

@@ -7,10 +7,19 @@ the same ids with the same parameters.
 
 from __future__ import annotations
 
-from trainsteps.i18n import en, zh
+import importlib
+
+from trainsteps.i18n import en
 
 LANGUAGES = ("en", "zh")
-_CATALOGS = {"en": en, "zh": zh}
+_CATALOGS = {"en": en}  # other languages are imported the first time they are asked for
+
+
+def _catalog(lang: str):
+    catalog = _CATALOGS.get(lang)
+    if catalog is None:
+        catalog = _CATALOGS[lang] = importlib.import_module(f"trainsteps.i18n.{lang}") if lang in LANGUAGES else en
+    return catalog
 
 
 class _Blank(dict):
@@ -19,14 +28,14 @@ class _Blank(dict):
 
 
 def message(msg_id: str, lang: str = "en", **params) -> str:
-    template = _CATALOGS.get(lang, en).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
+    template = _catalog(lang).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
     return template.format_map(_Blank(params))
 
 
 def quantity_name(key: str, lang: str = "en") -> str:
-    return _CATALOGS.get(lang, en).QUANTITIES.get(key) or en.QUANTITIES.get(key) or key
+    return _catalog(lang).QUANTITIES.get(key) or en.QUANTITIES.get(key) or key
 
 
 def label(key: str, lang: str = "en") -> str:
     """Words of the report layout (headings, column names)."""
-    return _CATALOGS.get(lang, en).LABELS.get(key) or en.LABELS.get(key) or key
+    return _catalog(lang).LABELS.get(key) or en.LABELS.get(key) or key

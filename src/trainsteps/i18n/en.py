@@ -1125,4 +1125,8 @@ MESSAGES = {
     'ptlog.epochs_from_tokens': '{built:,} windows built / {n1:,} per epoch = {epochs} epochs built',
     'ptlog.target_sizes': "Megatron's dataset target sizes: train {train:,}, validation {valid:,}, test {test:,} samples; train = train_iters x global batch (give --global-batch-size for the iterations)",
     'ptlog.target_sizes_iters': "Megatron's dataset target sizes: train {train:,}, validation {valid:,}, test {test:,} samples; train = train_iters x global batch, so train_iters = {train:,} / {B:,} = {iters:,}",
+    # count: the tokenizer engine (fast-bpe or tokenizers)
+    'count.engine_line': 'Tokenizer engine: {engine} ({why})',
+    'count.error.fast_bpe_refused': '{path} cannot be counted by the fast-bpe engine: {reason}',
+    'count.hint.fast_bpe_refused': 'use --engine-tokenizer auto (falls back to tokenizers) or --engine-tokenizer tokenizers',
 }

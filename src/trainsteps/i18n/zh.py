@@ -1120,4 +1120,8 @@ MESSAGES = {
     'ptlog.epochs_from_tokens': '构建的 {built:,} 个窗口 / 每轮 {n1:,} 个 = 构建了 {epochs} 轮',
     'ptlog.target_sizes': 'Megatron 数据集目标大小：训练 {train:,}、验证 {valid:,}、测试 {test:,} 个样本；训练 = train_iters x 全局批次（给出 --global-batch-size 可求迭代数）',
     'ptlog.target_sizes_iters': 'Megatron 数据集目标大小：训练 {train:,}、验证 {valid:,}、测试 {test:,} 个样本；训练 = train_iters x 全局批次，所以 train_iters = {train:,} / {B:,} = {iters:,}',
+    # count: the tokenizer engine (fast-bpe or tokenizers)
+    'count.engine_line': '分词引擎：{engine}（{why}）',
+    'count.error.fast_bpe_refused': '{path} 不能用 fast-bpe 引擎计数：{reason}',
+    'count.hint.fast_bpe_refused': '改用 --engine-tokenizer auto（自动回退到 tokenizers）或 --engine-tokenizer tokenizers',
 }

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from trainsteps.record import record
 
 HEADER = "***** Running training *****"
 TOTAL_BATCH_LABEL = "Total train batch size (w. parallel, distributed & accumulation)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BannerValues:
     num_examples: int
     num_epochs: int
@@ -43,6 +43,9 @@ def banner_lines(layout: str, v: BannerValues) -> list[tuple[str, str]]:
     return lines
 
 
+_SEPARATORS = {"Training with DataParallel so batch size has been adjusted to": ": "}
+
+
 def render_banner(pairs: list[tuple[str, str]]) -> list[str]:
-    sep = {"Training with DataParallel so batch size has been adjusted to": ": "}
+    sep = _SEPARATORS
     return [HEADER] + [f"  {label}{sep.get(label, ' = ')}{value}" for label, value in pairs]

@@ -7,12 +7,11 @@ deal whole batches to ranks (wrapping around so every rank gets as many).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from trainsteps.derivation import Derivation
+from trainsteps.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LoaderShape:
     """One epoch of the train dataloader as seen by the loop."""
 
@@ -38,37 +37,37 @@ def loader_shape(d: Derivation, loader: str, n: int, bs: int, dp: int, drop_last
 
 
 def _distributed_sampler(d: Derivation, n: int, bs: int, dp: int, drop_last: bool) -> LoaderShape:
-    per_rank = d.add("rows_per_rank", ceil_div(n, dp), "ceil(N / W)", f"ceil({n} / {dp})", "hf.loader.dist_sampler")
+    per_rank = d.add("rows_per_rank", ceil_div(n, dp), "ceil(N / W)", ("ceil({} / {})", n, dp), "hf.loader.dist_sampler")
     if drop_last:
-        batches = d.add("batches_per_epoch", per_rank // bs, "floor(rows_per_rank / bs)", f"floor({per_rank} / {bs})", "hf.loader.drop_last")
+        batches = d.add("batches_per_epoch", per_rank // bs, "floor(rows_per_rank / bs)", ("floor({} / {})", per_rank, bs), "hf.loader.drop_last")
         last = bs
     else:
-        batches = d.add("batches_per_epoch", ceil_div(per_rank, bs), "ceil(rows_per_rank / bs)", f"ceil({per_rank} / {bs})", "hf.loader.keep_last")
+        batches = d.add("batches_per_epoch", ceil_div(per_rank, bs), "ceil(rows_per_rank / bs)", ("ceil({} / {})", per_rank, bs), "hf.loader.keep_last")
         last = per_rank - (batches - 1) * bs if batches else 0
     return LoaderShape(batches, bs * dp, last * dp, dp)
 
 
 def _accelerate(d: Derivation, n: int, bs: int, dp: int, drop_last: bool, split_batches: bool, even_batches: bool) -> LoaderShape:
     if drop_last:
-        whole = d.add("global_batches", n // bs, "floor(N / bs)", f"floor({n} / {bs})", "hf.loader.drop_last")
+        whole = d.add("global_batches", n // bs, "floor(N / bs)", ("floor({} / {})", n, bs), "hf.loader.drop_last")
     else:
-        whole = d.add("global_batches", ceil_div(n, bs), "ceil(N / bs)", f"ceil({n} / {bs})", "hf.loader.keep_last")
+        whole = d.add("global_batches", ceil_div(n, bs), "ceil(N / bs)", ("ceil({} / {})", n, bs), "hf.loader.keep_last")
     short = n - (whole - 1) * bs if whole and not drop_last else bs
     if dp == 1:
-        batches = d.add("batches_per_epoch", whole, "B", f"{whole}", "hf.loader.single")
+        batches = d.add("batches_per_epoch", whole, "B", ("{}", whole), "hf.loader.single")
         return LoaderShape(batches, bs, short, 1)
     if split_batches:
         # Each loader batch of bs rows is cut into dp pieces; the last one is completed from the start.
-        batches = d.add("batches_per_epoch", whole, "B", f"{whole}", "hf.loader.split_batches", world=dp)
+        batches = d.add("batches_per_epoch", whole, "B", ("{}", whole), "hf.loader.split_batches", world=dp)
         return LoaderShape(batches, bs, bs, dp)
     if drop_last:
-        batches = d.add("batches_per_epoch", whole // dp, "floor(B / W)", f"floor({whole} / {dp})", "hf.loader.shard_drop", world=dp)
+        batches = d.add("batches_per_epoch", whole // dp, "floor(B / W)", ("floor({} / {})", whole, dp), "hf.loader.shard_drop", world=dp)
     elif not even_batches:
         # Rank 0 gets the most batches; the rows are real rows only, so ranks end up with different counts.
-        batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", f"ceil({whole} / {dp})", "hf.loader.shard_uneven", world=dp)
+        batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", ("ceil({} / {})", whole, dp), "hf.loader.shard_uneven", world=dp)
         return LoaderShape(batches, bs * dp, n - (batches - 1) * bs * dp, dp)
     else:
-        batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", f"ceil({whole} / {dp})", "hf.loader.shard_even", world=dp)
+        batches = d.add("batches_per_epoch", ceil_div(whole, dp), "ceil(B / W)", ("ceil({} / {})", whole, dp), "hf.loader.shard_even", world=dp)
     # even_batches: short ranks and the short last batch are filled with rows from the start of the data.
     return LoaderShape(batches, bs * dp, bs * dp, dp)
 

@@ -9,12 +9,13 @@ Positions are computed arithmetically per epoch, so a plan costs microseconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
 
 from trainsteps.frameworks.hf.releases import Family
+from trainsteps.record import field, record
 
 
-@dataclass(slots=True)
+@record
 class LoopResult:
     global_step: int
     """Optimizer steps at the end (the Trainer's final `state.global_step`)."""
@@ -37,7 +38,7 @@ class LoopResult:
     """The loop can make no progress (a stream shorter than one accumulation window in 4.47+)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LoopInput:
     family: Family
     batches_per_epoch: int
@@ -151,14 +152,18 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         last = ga * multiples if extra == 0 else pulled
         out.state_epoch = epoch + k - 1 + last / L
     else:
-        if L <= ga and pulled == L or pulled == 0:
+        if pulled == 0:
             return 0
+        if L <= ga and pulled == L:
+            return _fast_forward_forced(inp, out, epoch, pulled, counter)
         target = inp.max_steps - gs0 + counter // ga
         k = min(remaining - 1, (target * ga - counter - 1) // pulled)
         if k <= 0:
             return 0
         base = counter // ga
-        out.epoch_end_steps.extend(gs0 + (counter + j * pulled) // ga - base for j in range(1, k + 1))
+        # gs0 + floor((counter + j x pulled) / GA) - base for j = 1..k, in C: shift by whole windows, then divide
+        shift = counter + (gs0 - base) * ga
+        out.epoch_end_steps.extend(map(ga.__rfloordiv__, range(shift + pulled, shift + k * pulled + 1, pulled)))
         steps = (counter + k * pulled) // ga - base
         out.global_step = gs0 + steps
         out.real_updates += steps
@@ -168,4 +173,50 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
             out.state_epoch = epoch + j + (last_sync - j * pulled) / L
     out.batches_consumed += k * pulled
     out.last_batches_consumed += k * full
+    return k
+
+
+def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:
+    """The cumulative counter when every epoch's last batch forces a step (L <= GA): complete the whole epochs
+    that end before max_steps in one go; return how many.
+
+    The counter never resets, so epoch j's steps depend on `counter + j x pulled` modulo GA, which repeats every
+    P = GA / gcd(pulled, GA) epochs: one period is worked out batch-exact, and the rest is that period repeated.
+    Every such epoch steps at least once (its last batch), so the run ends after at most max_steps epochs.
+    """
+    ga = inp.grad_accum
+    period = ga // math.gcd(pulled, ga)
+    steps, updates, lasts = [], [], []  # per epoch of one period: optimizer steps, real updates, last sync batch
+    for j in range(period):
+        c = counter + j * pulled
+        multiples = (c + pulled) // ga - c // ga
+        extra = 1 if (c + pulled) % ga else 0
+        steps.append(multiples + extra)
+        updates.append(multiples + extra if inp.family.extra_sync_updates else multiples)
+        lasts.append(ga * (c // ga + multiples) - c if extra == 0 else pulled)
+    prefix = [0]
+    for n in steps:
+        prefix.append(prefix[-1] + n)
+    per_period = prefix[-1]
+    budget = inp.max_steps - out.global_step - 1  # jumped epochs must end before max_steps
+    if budget < 1:
+        return 0
+    whole, left = divmod(budget, per_period)
+    r = max(i for i in range(period) if prefix[i] <= left)
+    k = min(inp.epochs - epoch - 1, whole * period + r)
+    if k <= 0:
+        return 0
+    whole, r = divmod(k, period)
+    gs0 = out.global_step
+    ends = [0] * k
+    for i in range(1, period + 1):  # epochs i, i + P, i + 2P, ... end at an arithmetic progression of steps
+        first = gs0 + prefix[i]
+        count = len(range(i - 1, k, period))
+        ends[i - 1::period] = range(first, first + count * per_period, per_period)
+    out.epoch_end_steps.extend(ends)
+    out.global_step = ends[-1]
+    out.real_updates += whole * sum(updates) + sum(updates[:r])
+    out.state_epoch = epoch + k - 1 + lasts[(k - 1) % period] / inp.steps_in_epoch
+    out.batches_consumed += k * pulled
+    out.last_batches_consumed += k if pulled == inp.batches_per_epoch else 0
     return k

@@ -7,7 +7,7 @@ import sys
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
-from trainsteps.frameworks.hf import intervals, stream, traps
+from trainsteps.frameworks.hf import intervals, traps
 from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_banner
 from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
@@ -30,7 +30,7 @@ def plan(spec: RunSpec) -> Schedule:
     bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
     dp, banner_ranks = _parallel_layout(d, rules, spec)
     total_batch = d.add(
-        "total_train_batch_size", bs * ga * banner_ranks, "bs x GA x ranks", f"{bs} x {ga} x {banner_ranks}", "hf.total_batch"
+        "total_train_batch_size", bs * ga * banner_ranks, "bs x GA x ranks", ("{} x {} x {}", bs, ga, banner_ranks), "hf.total_batch"
     )
     if spec.streaming:
         return _plan_stream(d, rules, spec, dp, total_batch)
@@ -38,7 +38,7 @@ def plan(spec: RunSpec) -> Schedule:
                          spec.even_batches)
     L = shape.batches
     if rules.version.major >= 5 and spec.sequence_parallel_size > 1:
-        L = d.add("batches_per_epoch", L * spec.sequence_parallel_size, "L x sp", f"{L} x {spec.sequence_parallel_size}", "hf.loader.sp")
+        L = d.add("batches_per_epoch", L * spec.sequence_parallel_size, "L x sp", ("{} x {}", L, spec.sequence_parallel_size), "hf.loader.sp")
     if L == 0:
         return _plan_empty_loader(d, rules, spec, total_batch)
     nupe = _update_steps_per_epoch(d, rules, L, ga)
@@ -68,33 +68,35 @@ def _parallel_layout(d: Derivation, rules: Rules, spec: RunSpec) -> tuple[int, i
         divisor *= tp
     if "cp" in rules.batch_divisor:
         divisor *= cp * sp
-    ranks = d.add("data_parallel_size", w // divisor, "W / (" + " x ".join(rules.batch_divisor) + ")", f"{w} / {divisor}", "hf.parallel.divisor")
+    ranks = d.add("data_parallel_size", w // divisor, "W / (" + " x ".join(rules.batch_divisor) + ")", ("{} / {}", w, divisor), "hf.parallel.divisor")
     return ranks, ranks
 
 
 def _update_steps_per_epoch(d: Derivation, rules: Rules, L: int, ga: int) -> int:
     if rules.family.rounding == "ceil":
-        return d.add("num_update_steps_per_epoch", max(math.ceil(L / ga), 1), "max(ceil(L / GA), 1)", f"max(ceil({L} / {ga}), 1)", "hf.nupe.ceil")
-    return d.add("num_update_steps_per_epoch", max(L // ga, 1), "max(floor(L / GA), 1)", f"max(floor({L} / {ga}), 1)", "hf.nupe.floor")
+        return d.add("num_update_steps_per_epoch", max(math.ceil(L / ga), 1), "max(ceil(L / GA), 1)", ("max(ceil({} / {}), 1)", L, ga), "hf.nupe.ceil")
+    return d.add("num_update_steps_per_epoch", max(L // ga, 1), "max(floor(L / GA), 1)", ("max(floor({} / {}), 1)", L, ga), "hf.nupe.floor")
 
 
 def _max_steps_and_epochs(d: Derivation, spec: RunSpec, nupe: int) -> tuple[int, int]:
     if spec.max_steps > 0:
         m = d.given("max_steps", spec.max_steps, "hf.max_steps.given")
-        epochs = d.add("num_train_epochs", math.ceil(m / nupe), "ceil(max_steps / nupe)", f"ceil({m} / {nupe})", "hf.epochs.from_max_steps")
+        epochs = d.add("num_train_epochs", math.ceil(m / nupe), "ceil(max_steps / nupe)", ("ceil({} / {})", m, nupe), "hf.epochs.from_max_steps")
         return m, epochs
     e = spec.num_train_epochs
-    m = d.add("max_steps", math.ceil(e * nupe), "ceil(E x nupe)", f"ceil({_num(e)} x {nupe})", "hf.max_steps.from_epochs")
-    epochs = d.add("num_train_epochs", math.ceil(e), "ceil(E)", f"ceil({_num(e)})", "hf.epochs.ceil")
+    m = d.add("max_steps", math.ceil(e * nupe), "ceil(E x nupe)", ("ceil({} x {})", _num(e), nupe), "hf.max_steps.from_epochs")
+    epochs = d.add("num_train_epochs", math.ceil(e), "ceil(E)", ("ceil({})", _num(e)), "hf.epochs.ceil")
     return m, epochs
 
 
 def _plan_stream(d: Derivation, rules: Rules, spec: RunSpec, dp: int, total_batch: int) -> Schedule:
+    from trainsteps.frameworks.hf import stream  # streams only: map-style plans do not load it
+
     if spec.max_steps <= 0:
         raise InputError("hf.error.stream_needs_max_steps", "hf.hint.stream_needs_max_steps", framework_error=rules.no_length_error)
     m = d.given("max_steps", spec.max_steps, "hf.stream.max_steps")
     epochs = d.add("num_train_epochs", sys.maxsize, "sys.maxsize", "", "hf.stream.epochs")
-    d.add("num_examples", total_batch * m, "total_batch x max_steps", f"{total_batch} x {m}", "hf.stream.examples")
+    d.add("num_examples", total_batch * m, "total_batch x max_steps", ("{} x {}", total_batch, m), "hf.stream.examples")
     ga, bs = spec.gradient_accumulation_steps, spec.per_device_train_batch_size
     split = stream.rank_split(rules.version, spec, dp)
     n = stream.pass_rows(d, spec)
@@ -143,13 +145,13 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
     if shape is not None:
         samples = _samples_seen(d, loop, shape)
     elif stream:
-        samples = d.add("samples_seen", final * ga * bs * spec.world_size, "steps x GA x bs x W", f"{final} x {ga} x {bs} x {spec.world_size}", "hf.samples.stream")
+        samples = d.add("samples_seen", final * ga * bs * spec.world_size, "steps x GA x bs x W", ("{} x {} x {} x {}", final, ga, bs, spec.world_size), "hf.samples.stream")
     d.add("optimizer_steps", final, why="hf.optimizer_steps_reached" if loop.reached_max_steps else "hf.optimizer_steps_short")
     if loop.state_epoch is not None:
         whole = int(loop.state_epoch)
         batch = round((loop.state_epoch - whole) * steps_in_epoch)
         d.add("epochs_completed", round(loop.state_epoch, 4), "epochs + batch / steps_in_epoch",
-              f"{whole} + {batch} / {steps_in_epoch}", "hf.stream.logged_epoch" if stream else "hf.state_epoch",
+              ("{} + {} / {}", whole, batch, steps_in_epoch), "hf.stream.logged_epoch" if stream else "hf.state_epoch",
               steps_in_epoch=steps_in_epoch)
     facts = RunFacts(
         optimizer_steps=final,
@@ -186,8 +188,8 @@ def _samples_seen(d: Derivation, loop: LoopResult, shape: LoaderShape) -> int:
     samples = (loop.batches_consumed - short) * shape.full_rows + short * shape.last_rows
     if short:
         return d.add("samples_seen", samples, "full batches x rows + short last batches x rows (all ranks)",
-                     f"{loop.batches_consumed - short} x {shape.full_rows} + {short} x {shape.last_rows}", "hf.samples")
-    return d.add("samples_seen", samples, "batches x rows per batch (all ranks)", f"{loop.batches_consumed} x {shape.full_rows}",
+                     ("{} x {} + {} x {}", loop.batches_consumed - short, shape.full_rows, short, shape.last_rows), "hf.samples")
+    return d.add("samples_seen", samples, "batches x rows per batch (all ranks)", ("{} x {}", loop.batches_consumed, shape.full_rows),
                  "hf.samples")
 
 

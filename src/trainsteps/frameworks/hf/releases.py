@@ -8,16 +8,16 @@ checked against recorded runs (tests/fixtures/hf). See docs/hf-trainer-rules.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from trainsteps.record import record
 from trainsteps.versions import Timeline, Version, as_version
 
 OLDEST = Version(4, 30, 0)
 NEWEST = Version(5, 24, 0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Family:
     """A regime of releases that count steps the same way."""
 
@@ -163,7 +163,7 @@ LOG_SAME_STEP_ERROR = "ZeroDivisionError: float division by zero"
 RESUME_INTERVALS = Timeline("intervals after a resume", [("4.30.0", "arguments"), ("4.32.0", "checkpoint")])
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Rules:
     """Every rule in force at one release."""
 

@@ -1,0 +1,147 @@
+"""`record`: the core's value classes, written like dataclasses, built without the `dataclasses` module.
+
+The core's classes (RunSpec, Schedule, the loop's inputs and results, ...) are read the torchtitan way: one
+annotated field per line with a docstring under it. `@dataclass` would build them, but it costs about a
+millisecond per class at import time (and pulls in `inspect`), which `trainsteps plan` pays on every start.
+`@record` builds the same thing from the same class body: `__slots__`, an `__init__` with the defaults,
+`__repr__`, `__eq__`, and for `frozen=True` immutability and a hash; `order=True` adds the comparisons.
+
+The classes stay usable by the standard tools: `dataclasses.fields`, `replace` and `asdict` see them as
+dataclasses, through a `__dataclass_fields__` built (and `dataclasses` imported) only when one of those asks.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+_MISSING = object()
+
+
+class _Factory:
+    __slots__ = ("make",)
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+
+def field(*, default_factory):
+    """A default built per instance, as `dataclasses.field(default_factory=...)`."""
+    return _Factory(default_factory)
+
+
+class FrozenError(AttributeError):
+    """Assigning to a field of a frozen record."""
+
+
+class _DataclassFields:
+    """`__dataclass_fields__`, built on first use so that the `dataclasses` helpers accept records."""
+
+    def __get__(self, instance, owner):
+        import dataclasses
+
+        built = {}
+        for name, kind, default in owner.__record_fields__:
+            if isinstance(default, _Factory):
+                f = dataclasses.field(default_factory=default.make)
+            elif default is _MISSING:
+                f = dataclasses.field()
+            else:
+                f = dataclasses.field(default=default)
+            f.name, f.type, f._field_type = name, kind, dataclasses._FIELD  # what @dataclass sets on each field
+            built[name] = f
+        type.__setattr__(owner, "__dataclass_fields__", built)
+        return built
+
+
+def record(cls=None, /, *, frozen: bool = False, order: bool = False):
+    """Class decorator: `@record` or `@record(frozen=True, order=True)`."""
+
+    def build(cls):
+        return _build(cls, frozen, order)
+
+    return build if cls is None else build(cls)
+
+
+def _build(cls, frozen: bool, order: bool):
+    body = dict(cls.__dict__)
+    specs = []
+    for name, kind in cls.__dict__.get("__annotations__", {}).items():
+        if str(kind).startswith("ClassVar"):
+            continue
+        specs.append((name, kind, body.pop(name, _MISSING)))
+    for key in ("__dict__", "__weakref__"):
+        body.pop(key, None)
+    names = tuple(name for name, _, _ in specs)
+    body["__slots__"] = names
+    body["__qualname__"] = cls.__qualname__
+    body["__match_args__"] = names
+    body["__record_fields__"] = tuple(specs)
+    body["__dataclass_fields__"] = _DataclassFields()
+    namespace = {"_MISSING": _MISSING, "_setattr": object.__setattr__}
+    params, lines = [], []
+    for name, _, default in specs:
+        if default is _MISSING:
+            params.append(name)
+        else:
+            namespace[f"_d_{name}"] = default.make if isinstance(default, _Factory) else default
+            params.append(f"{name}=_MISSING" if isinstance(default, _Factory) else f"{name}=_d_{name}")
+        value = f"_d_{name}() if {name} is _MISSING else {name}" if isinstance(default, _Factory) else name
+        lines.append(f"    _setattr(self, {name!r}, {value})" if frozen else f"    self.{name} = {value}")
+    source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(lines) or "    pass")
+    exec(source, namespace)  # noqa: S102 - the text is built above from the class's own field names
+    if len(names) > 1:
+        values = attrgetter(*names)  # a tuple of the fields' values, in C
+    else:
+        values = (lambda self, get=attrgetter(*names): (get(self),)) if names else (lambda self: ())
+    methods = {"__init__": namespace["__init__"], "__repr__": _repr, "__eq__": _eq}
+    if order:
+        methods.update(__lt__=_lt, __le__=_le, __gt__=_gt, __ge__=_ge)
+    for name, method in methods.items():
+        if name not in cls.__dict__:
+            body[name] = method
+    namespace["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
+    body["_record_values"] = staticmethod(values)
+    if frozen:
+        body.setdefault("__hash__", lambda self: hash(self._record_values(self)))
+        body["__setattr__"] = _frozen_setattr
+        body["__delattr__"] = _frozen_setattr
+        body["__getstate__"] = lambda self: self._record_values(self)
+        body["__setstate__"] = _set_state
+    elif "__hash__" not in cls.__dict__:
+        body["__hash__"] = None
+    return type(cls)(cls.__name__, cls.__bases__, body)
+
+
+def _repr(self):
+    return type(self).__qualname__ + "(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+
+
+def _eq(self, other):
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return self._record_values(self) == other._record_values(other)
+
+
+def _lt(self, other):
+    return self._record_values(self) < other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _le(self, other):
+    return self._record_values(self) <= other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _gt(self, other):
+    return self._record_values(self) > other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _ge(self, other):
+    return self._record_values(self) >= other._record_values(other) if other.__class__ is self.__class__ else NotImplemented
+
+
+def _frozen_setattr(self, name, *value):
+    raise FrozenError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
+
+
+def _set_state(self, state):
+    for name, value in zip(self.__slots__, state, strict=True):
+        object.__setattr__(self, name, value)
