@@ -1,0 +1,126 @@
+"""Record RL fixtures from the frameworks' own code, at pinned releases, into tests/fixtures/rl/.
+
+verl (tools/rl_verl_worker.py does the work inside a virtualenv that sees the release):
+
+    python3.11 -m venv /tmp/rl-verl
+    echo /tmp/trainsteps-live/lib/python3.11/site-packages > /tmp/rl-verl/lib/python3.11/site-packages/_trainsteps_torch.pth
+    /tmp/rl-verl/bin/pip install torch==2.13.0 omegaconf hydra-core torchdata "tensordict<=0.10.0,>=0.8.0,!=0.9.0" \
+        codetiming dill pylatexenc ray peft pillow cachetools uvicorn fastapi
+    for v in 0.3.0.post1 0.4.1 0.5.0 0.6.1 0.7.1 0.8.0 0.9.1; do
+        pip download --no-deps -d /tmp/rl-dl/verl-$v verl==$v; mkdir -p /tmp/rl-verl/v/$v; (cd /tmp/rl-verl/v/$v && unzip -qo /tmp/rl-dl/verl-$v/*.whl); done
+    # releases before 0.9 call tokenizer.apply_chat_template the transformers 4 way: they run against 4.57.6
+    /tmp/rl-verl/bin/pip install --no-deps --target /tmp/rl-verl/tf4 transformers==4.57.6 tokenizers==0.22.1 \
+        huggingface_hub==0.36.0 datasets==4.0.0
+    python3.11 tools/record_rl.py verl
+
+(/tmp/trainsteps-live is the live-check virtualenv: torch 2.13.0, transformers, datasets, pyarrow.)
+
+The prompts of the filtering case are written to tests/fixtures/rl/data/ with the chat template, so the tests count the
+same file with the same tokenizer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OUT = ROOT / "tests" / "fixtures" / "rl"
+TOKENIZER = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+VERL_RELEASES = ("0.3.0.post1", "0.4.1", "0.5.0", "0.6.1", "0.7.1", "0.8.0", "0.9.1")
+
+
+def verl_cases(version: str) -> list[dict]:
+    """Inputs only; every expected number comes from verl's code. Keys a release does not have are left out for it."""
+    minor = tuple(int(x) for x in version.split(".")[:2])
+    sched_key = "lr_scheduler_type" if minor >= (0, 6) else "warmup_style"
+    optim = "actor_rollout_ref.actor.optim"
+
+    def case(name, prompts, dp, **settings):
+        overrides = [f"++{k}={v}" for k, v in settings.items()] + [f"++trainer.n_gpus_per_node={dp}"]
+        return {"name": name, "prompts": prompts, "n_gpus_per_node": dp, "overrides": overrides, "settings": settings}
+
+    cases = [
+        case("gsm8k_quickstart", 7473, 8, **{"data.train_batch_size": 256, "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+             "actor_rollout_ref.rollout.n": 5, "actor_rollout_ref.actor.ppo_epochs": 1, "trainer.total_epochs": 15,
+             "data.filter_overlong_prompts": False}),
+        case("filter_overlong", 300, 2, **{"data.train_batch_size": 16, "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
+             "actor_rollout_ref.rollout.n": 4, "trainer.total_epochs": 2, "data.filter_overlong_prompts": True,
+             "data.max_prompt_length": 90}),
+        case("override_shorter_cosine", 100, 2, **{"data.train_batch_size": 8, "actor_rollout_ref.actor.ppo_mini_batch_size": 4,
+             "actor_rollout_ref.rollout.n": 2, "trainer.total_epochs": 3, "trainer.total_training_steps": 7,
+             "data.filter_overlong_prompts": False, f"{optim}.lr_warmup_steps_ratio": 0.3, f"{optim}.{sched_key}": "cosine"}),
+        case("override_longer", 100, 2, **{"data.train_batch_size": 8, "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
+             "actor_rollout_ref.rollout.n": 2, "trainer.total_epochs": 2, "trainer.total_training_steps": 40,
+             "data.filter_overlong_prompts": False, f"{optim}.lr_warmup_steps": 3}),
+        case("ppo_epochs_uneven_mini", 200, 2, **{"data.train_batch_size": 48, "actor_rollout_ref.actor.ppo_mini_batch_size": 32,
+             "actor_rollout_ref.rollout.n": 2, "actor_rollout_ref.actor.ppo_epochs": 2, "trainer.total_epochs": 1,
+             "data.filter_overlong_prompts": False}),
+    ]
+    if minor >= (0, 4):
+        cases.append(case("gen_batch", 250, 2, **{"data.train_batch_size": 16, "data.gen_batch_size": 48,
+                          "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "actor_rollout_ref.rollout.n": 4,
+                          "trainer.total_epochs": 2, "data.filter_overlong_prompts": False}))
+    if minor >= (0, 6):
+        cases.append(case("train_max_samples", 250, 4, **{"data.train_batch_size": 32, "data.train_max_samples": 150,
+                          "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "actor_rollout_ref.rollout.n": 8,
+                          "trainer.total_epochs": 3, "data.filter_overlong_prompts": False}))
+    return cases
+
+
+def record_verl(args) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    data_dir = OUT / "data"
+    data_dir.mkdir(exist_ok=True)
+    for version in args.versions or VERL_RELEASES:
+        root = pathlib.Path(args.root) / "v" / version
+        cases = verl_cases(version)
+        work = pathlib.Path(args.work) / version
+        work.mkdir(parents=True, exist_ok=True)
+        case_file = work / "cases.json"
+        case_file.write_text(json.dumps(cases))
+        extra = [] if version.startswith("0.9") else [str(pathlib.Path(args.root) / "tf4")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *extra]), "PYTHONWARNINGS": "ignore"}
+        proc = subprocess.run([str(pathlib.Path(args.root) / "bin" / "python"), str(ROOT / "tools" / "rl_verl_worker.py"),
+                               str(case_file), str(root), str(TOKENIZER), str(work)], env=env, capture_output=True, text=True)
+        records = [json.loads(line[len("RLCASE "):]) for line in proc.stdout.splitlines() if line.startswith("RLCASE ")]
+        if not records:
+            sys.exit(f"verl {version}: no case ran\n{proc.stderr[-3000:]}")
+        by_name = {c["name"]: c for c in cases}
+        for record in records:
+            spec = by_name[record["name"]]
+            record["inputs"] = {"prompts": spec["prompts"], "n_gpus_per_node": spec["n_gpus_per_node"], **spec["settings"]}
+        fixture = {"framework": "verl", "version": version, "tokenizer": "tests/assets/tiny_tokenizer.json",
+                   "recorded_with": "tools/record_rl.py verl (RayPPOTrainer._create_dataloader, the actor's mini-batch "
+                                    "iteration, FSDPEngine._build_lr_scheduler where the release has it)",
+                   "cases": records}
+        (OUT / f"verl-{version}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+        print(f"verl {version}: " + ", ".join(f"{r['name']}={r.get('total_training_steps', r.get('error'))}" for r in records))
+    # the filtering case's prompts, so the tests count the same rows with the same tokenizer and template
+    src = pathlib.Path(args.work) / VERL_RELEASES[-1] / "filter_overlong_train.parquet"
+    if src.exists():
+        (data_dir / "filter_overlong_train.parquet").write_bytes(src.read_bytes())
+    sys.path.insert(0, str(ROOT / "tools"))
+    from rl_verl_worker import CHAT_TEMPLATE
+
+    (data_dir / "tokenizer_config.json").write_text(json.dumps({"chat_template": CHAT_TEMPLATE}, indent=1) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    verl = sub.add_parser("verl")
+    verl.add_argument("--root", default="/tmp/rl-verl")
+    verl.add_argument("--work", default="/tmp/rl-work/record")
+    verl.add_argument("--versions", nargs="*")
+    args = parser.parse_args()
+    if args.what == "verl":
+        record_verl(args)
+
+
+if __name__ == "__main__":
+    main()
