@@ -6,7 +6,7 @@ parquet prompts, and lets verl's own code do the counting:
 - `RayPPOTrainer._create_dataloader` (called on a trainer object made without Ray workers): verl's dataset factory
   (`RLHFDataset`, with `filter_overlong_prompts` and `train_max_samples`), its sampler factory and `StatefulDataLoader`;
   then `len(train_dataloader)`, `total_training_steps` and the value injected into `actor.optim.total_training_steps`;
-- the actor's mini-batch loop: 0.3-0.7 `DataParallelPPOActor.update_policy` iterates `data.split(ppo_mini_batch_size)`
+- the actor's mini-batch loop: 0.3-0.7 (`use_legacy_worker_impl: auto`) `DataParallelPPOActor.update_policy` iterates `data.split(ppo_mini_batch_size)`
   `ppo_epochs` times (one `optimizer.step` each); the 0.8+ engine workers iterate `tensordict_utils.make_iterator`.
   Both are run here on a batch of the size one data-parallel rank receives;
 - 0.8+: the LR scheduler through `FSDPEngine._build_lr_scheduler` (warmup and horizon), stepped once per training step.
@@ -87,9 +87,13 @@ def actor_updates(case: dict, cfg) -> int:
     n = cfg.actor_rollout_ref.rollout.n
     per_rank = cfg.data.train_batch_size * n // dp
     epochs = cfg.actor_rollout_ref.actor.ppo_epochs
+    import importlib.util
+
+    legacy = importlib.util.find_spec("verl.workers.fsdp_workers") is not None  # the default ("auto") up to 0.7
     try:
+        if legacy:
+            raise ImportError("the release's default actor is the FSDP worker's DataParallelPPOActor")
         from verl.utils import tensordict_utils as tu  # 0.8+: engine workers' TrainingWorker.train_mini_batch
-        from verl.workers import engine_workers  # noqa: F401
         mini = cfg.actor_rollout_ref.actor.ppo_mini_batch_size * n // dp
         from tensordict import TensorDict
 

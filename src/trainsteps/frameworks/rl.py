@@ -71,7 +71,7 @@ class Notion:
     what: str
     """Message id of the printed/logged thing, e.g. `rl.what.total_line`."""
     counts: str
-    """`training`, `optimizer` or `scheduler`."""
+    """`training`, `optimizer`, `scheduler` (or `prompts`, for a bar that counts prompts)."""
     value: int | None = None
     """Its value in this run, where it is one number."""
 

@@ -47,6 +47,9 @@ SCHEDULER_KEY = Timeline("verl.scheduler_key", [("0.3.0", "warmup_style"), ("0.6
 LR_STEP_AT = Timeline("verl.lr_step_at", [("0.3.0", "update_actor"), ("0.8.0", "last_mini_batch")])
 """Where the actor's scheduler steps: after `update_policy` in the FSDP workers, or on the last mini-batch of the
 engine workers' `train_mini_batch`. Either way once per training step."""
+UNEVEN_MINI_BATCH = Timeline("verl.uneven_mini_batch", [("0.3.0", "short_last"), ("0.8.0", "assert")])
+"""A rank's responses that mini-batches do not divide: the FSDP workers' `split` makes a short last mini-batch (up to
+0.7, the default `use_legacy_worker_impl: auto`); the engine workers' iterator asserts divisibility (0.8+)."""
 FILTER_DEFAULT = Timeline("verl.filter_overlong_prompts", [("0.3.0", False), ("0.6.0", True)])
 """`data.filter_overlong_prompts` default in ppo_trainer.yaml."""
 
@@ -126,14 +129,18 @@ def data_parallel_size(spec: VerlSpec) -> int:
     return max(spec.n_gpus_per_node * spec.nnodes // max(spec.ulysses_sequence_parallel_size, 1), 1)
 
 
-def updates_per_step(batch_prompts: int, mini_prompts: int, n: int, epochs: int, dp: int) -> int:
+def updates_per_step(batch_prompts: int, mini_prompts: int, n: int, epochs: int, dp: int, version: str = NEWEST) -> int:
     """Optimizer steps of one update on one rank: its share of the responses in mini-batches of `mini x n / dp`
-    (fsdp_workers: `ppo_mini_batch_size *= n; //= dp`), the last one short if it does not divide; `epochs` passes."""
+    (fsdp_workers: `ppo_mini_batch_size *= n; //= dp`), the last one short if it does not divide (up to 0.7; 0.8+
+    stops with verl's own assertion); `epochs` passes."""
     per_rank = batch_prompts * n // dp
     mini = mini_prompts * n // dp
     if mini <= 0:
         raise ValueError(f"ppo_mini_batch_size {mini_prompts} x n {n} / {dp} data-parallel ranks is 0: verl's workers "
                          "assert ppo_mini_batch_size > 0 after normalization")
+    if per_rank % mini and UNEVEN_MINI_BATCH.at(version) == "assert":
+        raise ValueError(f"verl {version} asserts \"{per_rank} % {mini} != 0\": each rank's {per_rank} responses must split into "
+                         f"whole mini-batches of ppo_mini_batch_size x n / dp = {mini}")
     return math.ceil(per_rank / mini) * epochs
 
 
@@ -187,7 +194,7 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
         warnings.append(Trap("VERL_DYNAMIC_SAMPLING", "verl.warn.dynamic_sampling", {"bound": f"{ran:,}", "total": f"{total:,}"}))
     dp = data_parallel_size(spec)
     n = spec.rollout_n
-    per_step = updates_per_step(spec.train_batch_size, spec.ppo_mini_batch_size, n, spec.ppo_epochs, dp)
+    per_step = updates_per_step(spec.train_batch_size, spec.ppo_mini_batch_size, n, spec.ppo_epochs, dp, version)
     d.add("actor_updates_per_step", per_step, "ceil((train_batch_size x n / dp) / (ppo_mini_batch_size x n / dp)) x ppo_epochs",
           f"ceil(({spec.train_batch_size} x {n} / {dp}) / ({spec.ppo_mini_batch_size} x {n} / {dp})) x {spec.ppo_epochs}",
           "verl.why.updates")
@@ -200,7 +207,7 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
     if critic:
         mini = spec.critic_ppo_mini_batch_size or spec.ppo_mini_batch_size
         epochs = spec.critic_ppo_epochs or spec.ppo_epochs
-        critic_per_step = updates_per_step(spec.train_batch_size, mini, n, epochs, dp)
+        critic_per_step = updates_per_step(spec.train_batch_size, mini, n, epochs, dp, version)
         critic_steps = d.add("critic_optimizer_steps", critic_per_step * ran, "critic updates per step x training steps",
                              f"{critic_per_step} x {ran}", "verl.why.critic")
     warmup = spec.lr_warmup_steps if spec.lr_warmup_steps > 0 else int(spec.lr_warmup_steps_ratio * total)
