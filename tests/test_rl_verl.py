@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import pathlib
+import re
 
 import pytest
 

@@ -15,6 +15,12 @@ verl (tools/rl_verl_worker.py does the work inside a virtualenv that sees the re
 
 (/tmp/trainsteps-live is the live-check virtualenv: torch 2.13.0, transformers, datasets, pyarrow.)
 
+TRL PPO and KTO (tools/rl_trl_worker.py; PPO was removed after trl 1.0.0, so that release is run from its wheel):
+
+    pip download --no-deps -d /tmp/rl-dl/trl-1.0.0 trl==1.0.0; mkdir -p /tmp/rl-dl/src/trl-1.0.0
+    (cd /tmp/rl-dl/src/trl-1.0.0 && unzip -qo /tmp/rl-dl/trl-1.0.0/*.whl)
+    python3.11 tools/record_rl.py trl --trl-root /tmp/rl-dl/src/trl-1.0.0 --python /tmp/trainsteps-live/bin/python
+
 The prompts of the filtering case are written to tests/fixtures/rl/data/ with the chat template, so the tests count the
 same file with the same tokenizer.
 """
@@ -110,6 +116,42 @@ def record_verl(args) -> None:
     (data_dir / "tokenizer_config.json").write_text(json.dumps({"chat_template": CHAT_TEMPLATE}, indent=1) + "\n")
 
 
+TRL_CASES = [
+    {"name": "ga1_mini2_epochs2", "rows": 24, "args": {"per_device_train_batch_size": 4, "gradient_accumulation_steps": 1,
+                                                         "num_mini_batches": 2, "num_ppo_epochs": 2, "num_train_epochs": 1}},
+    {"name": "ga4_mini2_one_pass", "rows": 40, "args": {"per_device_train_batch_size": 2, "gradient_accumulation_steps": 4,
+                                                          "num_mini_batches": 2, "num_ppo_epochs": 3, "num_train_epochs": 1}},
+    {"name": "ga3_mini1_two_passes", "rows": 14, "args": {"per_device_train_batch_size": 2, "gradient_accumulation_steps": 3,
+                                                            "num_mini_batches": 1, "num_ppo_epochs": 1, "num_train_epochs": 2}},
+    {"name": "total_episodes", "rows": 20, "args": {"per_device_train_batch_size": 4, "gradient_accumulation_steps": 2,
+                                                      "num_mini_batches": 4, "num_ppo_epochs": 1, "total_episodes": 30}},
+    {"name": "kto_unpair", "pairs": 7},
+]
+"""TRL inputs only (rows of the train set, PPOConfig fields); every expected number comes from TRL's run."""
+
+
+def record_trl(args) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    case_file = work / "trl_cases.json"
+    case_file.write_text(json.dumps(TRL_CASES))
+    env = {**os.environ, "PYTHONPATH": args.trl_root, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
+    proc = subprocess.run([args.python, str(ROOT / "tools" / "rl_trl_worker.py"), str(case_file), str(TOKENIZER)],
+                          env=env, capture_output=True, text=True)
+    records = [json.loads(line[len("RLCASE "):]) for line in proc.stdout.splitlines() if line.startswith("RLCASE ")]
+    if not records:
+        sys.exit(f"trl: no case ran\n{proc.stderr[-3000:]}")
+    by_name = {c["name"]: c for c in TRL_CASES}
+    for record in records:
+        record["inputs"] = by_name[record["name"]]
+    version = records[0]["trl"]
+    fixture = {"framework": "trl", "version": version, "recorded_with": "tools/record_rl.py trl (PPOTrainer.train() on tiny "
+               "random Llama models, CPU; maybe_unpair_preference_dataset)", "cases": records}
+    (OUT / f"trl-{version}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+    print(f"trl {version}: " + ", ".join(f"{r['name']}={r.get('optimizer_steps', r.get('rows', r.get('error')))}" for r in records))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -117,9 +159,15 @@ def main() -> None:
     verl.add_argument("--root", default="/tmp/rl-verl")
     verl.add_argument("--work", default="/tmp/rl-work/record")
     verl.add_argument("--versions", nargs="*")
+    trl = sub.add_parser("trl")
+    trl.add_argument("--trl-root", default="/tmp/rl-dl/src/trl-1.0.0")
+    trl.add_argument("--python", default="/tmp/trainsteps-live/bin/python")
+    trl.add_argument("--work", default="/tmp/rl-work/record")
     args = parser.parse_args()
     if args.what == "verl":
         record_verl(args)
+    else:
+        record_trl(args)
 
 
 if __name__ == "__main__":

@@ -156,6 +156,13 @@ def run_case(case: dict, version_root: pathlib.Path, tok_path: str, work: pathli
         "actor_updates_per_step": actor_updates(case, cfg),
         "defaults": {key: _select(cfg, key) for key in DEFAULT_KEYS},
     }
+    try:  # verl's console logger line for the last step, to test `explain` on verl's own format
+        from verl.utils.logger.aggregate_logger import concat_dict_to_str
+
+        epochs = (total - 1) // max(len(trainer.train_dataloader), 1)
+        record["console_line"] = concat_dict_to_str({"actor/pg_loss": 0.01, "training/global_step": total, "training/epoch": epochs}, total)
+    except ImportError:
+        pass
     sched = scheduler(cfg, total)
     if sched is not None:
         record["scheduler"] = sched

@@ -46,9 +46,14 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
         from trainsteps.logs import read_log
         from trainsteps.logs.explain import explain_log, render, to_json
         from trainsteps.logs.pretrain import PretrainObserved
+        from trainsteps.logs.rl import RLObserved
 
         pretrain = PretrainObserved()
-        observations = read_log(path if text is None else None, text, also=pretrain.feed if framework != "hf" else None)
+        rl = RLObserved()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
+        observations = read_log(path if text is None else None, text, also=rl.chain(pretrain.feed if framework != "hf" else None))
+        if framework == "auto" and not observations.runs and rl.found_anything() and not pretrain.found_anything():
+            emit(fmt, rl.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(rl.explanation(lang), 1)))
+            return
         if framework in PRETRAIN_LOGS or (framework == "auto" and not observations.runs and pretrain.found_anything()):
             _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang)
             return

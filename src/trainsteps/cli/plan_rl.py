@@ -11,12 +11,14 @@ import click
 
 from trainsteps.errors import InputError
 
-RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1")
+RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
 
 _OPTIONS = [
     click.option("--chat-template", "chat_template_path", type=click.Path(dir_okay=False),
                  help="[verl] tokenizer_config.json or .jinja with the chat template used by filter_overlong_prompts "
                       "(default: tokenizer_config.json beside --tokenizer)."),
+    click.option("--unsloth", "unsloth_release", help="The run uses Unsloth (release, e.g. 2026.10.9): its rewritten TRL "
+                 "defaults apply to the settings you did not give (per-device batch 4, accumulation 2, warmup 0.1, ...)."),
     click.option("--set", "rl_overrides", multiple=True, metavar="KEY=VALUE",
                  help="[verl/openrlhf/easyr1] One more setting, as on the launch line (data.train_batch_size=256)."),
 ]
@@ -30,12 +32,17 @@ def rl_plan(command: click.Command) -> click.Command:
     callback = command.callback
 
     def dispatch(**kwargs):
-        framework = _framework(kwargs)
+        from trainsteps.cli.output import user_errors
+
+        with user_errors(kwargs.get("lang", "en")):
+            framework = _framework(kwargs)
         if framework is None:
             kwargs.pop("chat_template_path", None)
             kwargs.pop("rl_overrides", None)
+            release = kwargs.pop("unsloth_release", None)
+            if release:
+                _unsloth_defaults(release, kwargs)
             return callback(**kwargs)
-        from trainsteps.cli.output import user_errors
         from trainsteps.cli.plan_pretrain import check_framework_options
 
         with user_errors(kwargs.get("lang", "en")):
@@ -44,6 +51,22 @@ def rl_plan(command: click.Command) -> click.Command:
 
     command.callback = dispatch
     return command
+
+
+def _unsloth_defaults(release: str, kwargs: dict) -> None:
+    """Unsloth's rewritten defaults for the options not typed; each change is said on stderr (the plan is on stdout)."""
+    from trainsteps.frameworks import unsloth
+    from trainsteps.i18n import message
+
+    ctx = click.get_current_context()
+    typed = {name for name in kwargs if (src := ctx.get_parameter_source(name)) is not None and src.name == "COMMANDLINE"}
+    major = int((kwargs.get("transformers_version") or "5").lstrip("v").split(".")[0] or 5)
+    lang = kwargs.get("lang", "en")
+    for name, value, plain in unsloth.rewritten_defaults(release, typed, major):
+        if name in kwargs:
+            kwargs[name] = value
+            click.echo(message("unsloth.note.default", lang, release=release, key=name, value=value, framework="transformers",
+                               plain=plain), err=True)
 
 
 def _framework(kwargs: dict) -> str | None:
@@ -80,7 +103,10 @@ def run_rl(framework: str, kw: dict) -> None:
         plan = plan_other(framework, config, kw)
     from trainsteps.report_rl import render_rl
 
-    emit(fmt, plan.to_dict(lang), render_rl(plan, lang, explain))
+    data = plan.to_dict(lang)
+    data["config"] = {"framework": plan.framework, "entry": config.entry, "files": list(kw.get("configs") or ()),
+                      "settings": {k: {"value": v, "from": config.origins.get(k)} for k, v in config.values.items()}}
+    emit(fmt, data, render_rl(plan, lang, explain))
 
 
 def read_launch_word(config, word: str) -> None:

@@ -32,6 +32,8 @@ def plan_other(framework: str, config, kw: dict):
         return _openrlhf(config, kw)
     if framework == "easyr1":
         return _easyr1(config, kw)
+    if framework == "trl-ppo":
+        return _trl_ppo(config, kw)
     raise InputError("rl.error.framework", "rl.hint.framework", framework=framework)
 
 
@@ -93,3 +95,32 @@ def _is_local(path: str) -> bool:
     import os
 
     return os.path.isfile(os.path.expanduser(path.split("@")[0]))
+
+
+PPO_KEYS = {"per_device_train_batch_size": int, "gradient_accumulation_steps": int, "num_train_epochs": float,
+            "total_episodes": int, "num_mini_batches": int, "num_ppo_epochs": int, "response_length": int,
+            "logging_steps": float, "save_steps": float, "warmup_ratio": float}
+
+
+def _trl_ppo(config, kw: dict):
+    """A TRL PPOConfig YAML (flat keys) and the plan command's own options (typed ones win)."""
+    import click
+
+    from trainsteps.frameworks.trl_rl import PPOSpec, plan_trl_ppo
+
+    ctx = click.get_current_context(silent=True)
+    fields = {}
+    for key, kind in PPO_KEYS.items():
+        value = typed(config, key, kind)
+        if value is not None:
+            fields[key] = value
+        source = ctx.get_parameter_source(key) if ctx is not None and key in ctx.params else None
+        if source is not None and source.name == "COMMANDLINE":
+            fields[key] = kind(kw[key])
+    if kw.get("num_examples") is None:
+        raise InputError("rl.error.trl_ppo_rows", "rl.hint.trl_ppo_rows")
+    world = kw.get("world_size") or (kw.get("gpus") or 1) * (kw.get("nodes") or 1)
+    try:
+        return plan_trl_ppo(PPOSpec(num_examples=kw["num_examples"], world_size=world, **fields))
+    except ValueError as exc:
+        raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None

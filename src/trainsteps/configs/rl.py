@@ -47,6 +47,8 @@ def typed(config: RLConfig, key: str, kind: type):
     value = config.values.get(key)
     if value is None or (isinstance(value, str) and value.startswith("${")):
         return None
+    if key in config.shell_values:
+        raise InputError("rl.error.shell_variable", "rl.hint.shell_variable", key=key, value=value)
     where = config.origins.get(key, "?")
     if kind is bool:
         if isinstance(value, bool):
@@ -82,7 +84,12 @@ def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered:
 
 
 def train_files(config: RLConfig, key: str = "data.train_files") -> list[str]:
+    """The train files named by the run; `$HOME`-style variables are expanded from this shell's environment."""
+    import os
+
     value = config.values.get(key)
     if value is None:
         return []
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    if isinstance(value, str) and value.startswith("[") and value.endswith("]"):  # a Hydra list with shell variables
+        value = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
+    return [os.path.expandvars(str(v)) for v in (value if isinstance(value, list) else [value])]

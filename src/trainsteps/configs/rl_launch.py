@@ -47,6 +47,8 @@ class RLConfig:
     """Keys removed with `~key`."""
     env: dict = field(default_factory=dict)
     """Environment variables set on the line (`CUDA_VISIBLE_DEVICES=0,1`)."""
+    shell_values: set = field(default_factory=set)
+    """Keys whose value uses a shell variable (`$BS`): an error only if a count needs them."""
 
     def get(self, key: str, default=None):
         return self.values.get(key, default)
@@ -145,7 +147,10 @@ def _flag(config: RLConfig, words: list[str], i: int) -> int:
 
 def _put(config: RLConfig, key: str, text: str, origin: str) -> None:
     if _SHELL_VAR.search(text):
-        raise InputError("rl.error.shell_variable", "rl.hint.shell_variable", key=key, value=text)
+        config.shell_values.add(key)
+        config.values[key], config.origins[key] = text, origin
+        return
+    config.shell_values.discard(key)
     config.values[key] = scalar(text)
     config.origins[key] = origin
 
