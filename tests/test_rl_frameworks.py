@@ -127,3 +127,30 @@ def test_plan_verl_from_data_and_tokenizer_counts_the_filter(run_cli):
     data = json.loads(out)
     assert data["run"]["prompts"] == case["dataset_len"]
     assert data["printed"]["Total training steps"] == str(case["total_training_steps"])
+
+
+ORL_CASES = [case for path in sorted(FIXTURES.glob("openrlhf-*.json")) for case in json.loads(path.read_text())["cases"]]
+
+
+@pytest.mark.parametrize("case", ORL_CASES, ids=lambda c: c["name"])
+def test_openrlhf_equals_its_own_data_preparation_and_batch_drawing(case):
+    inputs = case["inputs"]
+    spec = OpenRLHFSpec(prompts=inputs["prompts"], train_batch_size=inputs["train_batch_size"], rollout_batch_size=inputs["rollout_batch_size"],
+                        n_samples_per_prompt=inputs["n"], num_episodes=inputs["num_episodes"], max_epochs=inputs["max_epochs"],
+                        max_samples=inputs.get("max_samples", 100_000_000))
+    plan = plan_openrlhf(spec)
+    assert plan.run.prompts == case["prompts_dataset_len"]
+    assert plan.run.scheduler_steps == case["max_steps"]
+    assert plan.run.training_steps == case["global_steps"]
+
+
+def test_plan_rl_python_entry_point_equals_the_command_line(run_cli):
+    import trainsteps
+
+    settings = {"data.train_batch_size": 16, "actor_rollout_ref.actor.ppo_mini_batch_size": 8, "actor_rollout_ref.rollout.n": 4,
+                "trainer.total_epochs": 2, "data.filter_overlong_prompts": False}
+    direct = trainsteps.plan_rl("verl", settings, num_examples=300, gpus=2).to_dict()
+    code, out, err = run_cli("plan", "--framework", "verl", *[f"--set={k}={v}" for k, v in settings.items()], "--gpus", "2",
+                             "--num-examples", "300", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["run"] == direct["run"]

@@ -58,8 +58,12 @@ def test_engine_equals_verl(version, case):
     assert plan.run.scheduler_steps == case["total_training_steps"] == case["actor_optim_total_training_steps"]
     assert f"Total training steps: {plan.printed['Total training steps']}" in case["printed"]
     assert plan.run.updates_per_step == case["actor_updates_per_step"]
-    if "scheduler" in case:  # 0.8+: FSDPEngine._build_lr_scheduler, stepped once per training step
+    if "scheduler" in case:  # FSDPEngine._build_lr_scheduler, stepped once per training step
         assert plan.run.warmup_steps == case["scheduler"]["warmup_steps"]
+        lrs = case["scheduler"]["lr_at_steps"]
+        if case["scheduler"]["type"] == "cosine":  # the decay reaches its floor exactly at the planned horizon
+            tail = lrs[plan.run.warmup_steps:]
+            assert plan.run.warmup_steps + tail.index(min(tail)) == plan.run.scheduler_steps
 
 
 def test_gsm8k_quickstart_is_435_steps_and_4_updates_each():

@@ -21,6 +21,12 @@ TRL PPO and KTO (tools/rl_trl_worker.py; PPO was removed after trl 1.0.0, so tha
     (cd /tmp/rl-dl/src/trl-1.0.0 && unzip -qo /tmp/rl-dl/trl-1.0.0/*.whl)
     python3.11 tools/record_rl.py trl --trl-root /tmp/rl-dl/src/trl-1.0.0 --python /tmp/trainsteps-live/bin/python
 
+OpenRLHF (tools/rl_openrlhf_worker.py; no vLLM, DeepSpeed or GPU: the wheel's source is put on the path):
+
+    pip download --no-deps -d /tmp/rl-dl/openrlhf openrlhf==0.11.2; mkdir -p /tmp/rl-dl/src/openrlhf
+    (cd /tmp/rl-dl/src/openrlhf && unzip -qo /tmp/rl-dl/openrlhf/*.whl)
+    python3.11 tools/record_rl.py openrlhf --python /tmp/rl-verl/bin/python
+
 The prompts of the filtering case are written to tests/fixtures/rl/data/ with the chat template, so the tests count the
 same file with the same tokenizer.
 """
@@ -152,6 +158,36 @@ def record_trl(args) -> None:
     print(f"trl {version}: " + ", ".join(f"{r['name']}={r.get('optimizer_steps', r.get('rows', r.get('error')))}" for r in records))
 
 
+OPENRLHF_CASES = [
+    {"name": "partial_last_batch", "prompts": 250, "train_batch_size": 64, "rollout_batch_size": 96, "n": 4, "num_episodes": 2,
+     "max_epochs": 1},
+    {"name": "max_samples", "prompts": 150, "max_samples": 70, "train_batch_size": 16, "rollout_batch_size": 20, "n": 2,
+     "num_episodes": 1, "max_epochs": 2},
+]
+"""OpenRLHF inputs only; max_steps and the global steps come from its code."""
+
+
+def record_openrlhf(args) -> None:
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    case_file = work / "openrlhf_cases.json"
+    case_file.write_text(json.dumps(OPENRLHF_CASES))
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
+    proc = subprocess.run([args.python, str(ROOT / "tools" / "rl_openrlhf_worker.py"), str(case_file), args.purelib, str(work / "orl")],
+                          env=env, capture_output=True, text=True)
+    records = [json.loads(line[len("RLCASE "):]) for line in proc.stdout.splitlines() if line.startswith("RLCASE ")]
+    if not records:
+        sys.exit(f"openrlhf: no case ran\n{proc.stderr[-3000:]}")
+    by_name = {c["name"]: c for c in OPENRLHF_CASES}
+    for record in records:
+        record["inputs"] = by_name[record["name"]]
+    fixture = {"framework": "openrlhf", "version": args.version, "recorded_with": "tools/record_rl.py openrlhf (prepare_datasets "
+               "from the release's source with blending_datasets/PromptDataset; SamplesGenerator.generate_samples with vLLM "
+               "replaced by one stand-in sample per response)", "cases": records}
+    (OUT / f"openrlhf-{args.version}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+    print(f"openrlhf {args.version}: " + ", ".join(f"{r['name']}={r.get('global_steps', r.get('error'))}" for r in records))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -163,11 +199,13 @@ def main() -> None:
     trl.add_argument("--trl-root", default="/tmp/rl-dl/src/trl-1.0.0")
     trl.add_argument("--python", default="/tmp/trainsteps-live/bin/python")
     trl.add_argument("--work", default="/tmp/rl-work/record")
+    orl = sub.add_parser("openrlhf")
+    orl.add_argument("--version", default="0.11.2")
+    orl.add_argument("--purelib", default="/tmp/rl-dl/src/openrlhf/openrlhf-0.11.2.data/purelib")
+    orl.add_argument("--python", default="/tmp/rl-verl/bin/python")
+    orl.add_argument("--work", default="/tmp/rl-work/record")
     args = parser.parse_args()
-    if args.what == "verl":
-        record_verl(args)
-    else:
-        record_trl(args)
+    {"verl": record_verl, "trl": record_trl, "openrlhf": record_openrlhf}[args.what](args)
 
 
 if __name__ == "__main__":

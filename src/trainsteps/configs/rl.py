@@ -93,3 +93,23 @@ def train_files(config: RLConfig, key: str = "data.train_files") -> list[str]:
     if isinstance(value, str) and value.startswith("[") and value.endswith("]"):  # a Hydra list with shell variables
         value = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
     return [os.path.expandvars(str(v)) for v in (value if isinstance(value, list) else [value])]
+
+
+def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
+    """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
+    config = RLConfig(framework=framework)
+    for key, value in settings.items():
+        config.values[key], config.origins[key] = value, "settings"
+    kw = {"num_examples": num_examples, "framework_version": version, "world_size": gpus}
+    if framework == "verl":
+        from trainsteps.frameworks import verl
+
+        spec = verl_spec(config, num_examples, version=version or verl.NEWEST, gpus=gpus)
+        try:
+            return verl.plan_verl(spec)
+        except ValueError as exc:
+            raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
+    from trainsteps.cli.plan_rl_others import plan_other
+
+    return plan_other(framework, config, kw)
+
