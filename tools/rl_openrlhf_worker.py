@@ -34,10 +34,9 @@ def load_function(path: pathlib.Path, name: str, namespace: dict):
 
 
 def run_case(case: dict, root: pathlib.Path, work: pathlib.Path) -> dict:
-    from torch.utils.data import DataLoader
-
     from openrlhf.datasets import PromptDataset
     from openrlhf.datasets.utils import blending_datasets
+    from torch.utils.data import DataLoader
 
     data = work / f"{case['name']}.jsonl"
     data.write_text("".join(json.dumps({"input": f"prompt {i}"}) + "\n" for i in range(case["prompts"])))
