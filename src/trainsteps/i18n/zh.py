@@ -1010,7 +1010,7 @@ MESSAGES = {
     'rllog.dataset': '提示词文件共 {rows} 行（"dataset len"）',
     'rllog.filtered': 'filter_overlong_prompts 保留了 {kept} 个提示词，丢弃了 {dropped} 个超过 max_prompt_length 的',
     'rllog.total': '"Total training steps: {total}" 数的是训练（rollout）步：每步一个生成批次，而不是优化器更新',
-    'rllog.total_epochs': '{total} = len(train_dataloader) {loader} x total_epochs {epochs}',
+    'rllog.total_epochs': '{total} = len(train_dataloader) {loader} x total_epochs {epochs}（每个 epoch {loader} 步）',
     'rllog.total_override': '{total} 不是 len(train_dataloader) {loader} 的倍数：设置了 trainer.total_training_steps',
     'rllog.last_step': '最后一行指标是第 {step} 步（训练步；检查点 global_step_N 也按此计数）',
     'rllog.progress': '第 {step} / {total} 步（{percent}%）',
