@@ -154,3 +154,38 @@ def test_plan_rl_python_entry_point_equals_the_command_line(run_cli):
                              "--num-examples", "300", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["run"] == direct["run"]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_.=+~-$[]'\" 0123456789", max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(_WORD, max_size=12), prompts=st.integers(min_value=0, max_value=10**7))
+def test_any_verl_line_is_a_plan_or_one_clear_error(words, prompts):
+    """Hostile launch lines: a plan, or an InputError (exit 2) — never an internal error."""
+    from trainsteps.configs.rl import verl_spec
+    from trainsteps.errors import InputError
+    from trainsteps.frameworks.verl import plan_verl
+
+    line = "python3 -m verl.trainer.main_ppo " + " ".join(words)
+    try:
+        config = read_launch(line)
+        plan = plan_verl(verl_spec(config, prompts, version="0.9.1", gpus=8))
+    except InputError:
+        return
+    except ValueError as exc:  # verl's own refusals (the CLI turns them into one line)
+        assert "verl" in str(exc) or "ppo_mini_batch_size" in str(exc)
+        return
+    assert plan.run.training_steps >= 0 and plan.run.scheduler_steps >= 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(batches=st.integers(0, 60), pass_length=st.integers(0, 12), micro=st.integers(1, 16), ga=st.integers(1, 8))
+def test_ppo_accumulation_never_exceeds_micro_batches(batches, pass_length, micro, ga):
+    from trainsteps.frameworks.trl_rl import ppo_optimizer_steps
+
+    updates = ppo_optimizer_steps(batches, pass_length, micro, ga)
+    assert batches * micro // ga <= updates <= batches * micro

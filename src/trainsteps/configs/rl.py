@@ -76,7 +76,9 @@ def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered:
         fields["filter_groups"] = False  # the recipe's YAML default; the line turns it on
     if gpus is not None:
         fields["n_gpus_per_node"], fields["nnodes"] = gpus, 1
-    for name in ("train_batch_size", "rollout_n", "ppo_mini_batch_size", "ppo_epochs", "total_epochs", "n_gpus_per_node", "nnodes"):
+    for name in ("train_batch_size", "rollout_n", "ppo_mini_batch_size", "ppo_epochs", "total_epochs", "n_gpus_per_node", "nnodes",
+                 "total_training_steps", "gen_batch_size", "ulysses_sequence_parallel_size", "critic_ppo_mini_batch_size",
+                 "critic_ppo_epochs", "max_prompt_length"):
         if name in fields and fields[name] < 1:
             key = next(k for k, (n, _) in VERL_KEYS.items() if n == name)
             raise InputError("rl.error.positive", "rl.hint.positive", key=key, value=fields[name])
