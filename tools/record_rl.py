@@ -136,21 +136,27 @@ TRL_CASES = [
 """TRL inputs only (rows of the train set, PPOConfig fields); every expected number comes from TRL's run."""
 
 
+def run_worker(command: list[str], env: dict, cases: list[dict], what: str) -> list[dict]:
+    """Run a worker script; its `RLCASE {json}` lines, each with the inputs of its case."""
+    proc = subprocess.run(command, env={**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false", **env},
+                          capture_output=True, text=True)
+    records = [json.loads(line[len("RLCASE "):]) for line in proc.stdout.splitlines() if line.startswith("RLCASE ")]
+    if not records:
+        sys.exit(f"{what}: no case ran\n{proc.stderr[-3000:]}")
+    by_name = {c["name"]: c for c in cases}
+    for record in records:
+        record["inputs"] = by_name[record["name"]]
+    return records
+
+
 def record_trl(args) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     case_file = work / "trl_cases.json"
     case_file.write_text(json.dumps(TRL_CASES))
-    env = {**os.environ, "PYTHONPATH": args.trl_root, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
-    proc = subprocess.run([args.python, str(ROOT / "tools" / "rl_trl_worker.py"), str(case_file), str(TOKENIZER)],
-                          env=env, capture_output=True, text=True)
-    records = [json.loads(line[len("RLCASE "):]) for line in proc.stdout.splitlines() if line.startswith("RLCASE ")]
-    if not records:
-        sys.exit(f"trl: no case ran\n{proc.stderr[-3000:]}")
-    by_name = {c["name"]: c for c in TRL_CASES}
-    for record in records:
-        record["inputs"] = by_name[record["name"]]
+    records = run_worker([args.python, str(ROOT / "tools" / "rl_trl_worker.py"), str(case_file), str(TOKENIZER)],
+                         {"PYTHONPATH": args.trl_root}, TRL_CASES, "trl")
     version = records[0]["trl"]
     fixture = {"framework": "trl", "version": version, "recorded_with": "tools/record_rl.py trl (PPOTrainer.train() on tiny "
                "random Llama models, CPU; maybe_unpair_preference_dataset)", "cases": records}
@@ -172,15 +178,8 @@ def record_openrlhf(args) -> None:
     work.mkdir(parents=True, exist_ok=True)
     case_file = work / "openrlhf_cases.json"
     case_file.write_text(json.dumps(OPENRLHF_CASES))
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
-    proc = subprocess.run([args.python, str(ROOT / "tools" / "rl_openrlhf_worker.py"), str(case_file), args.purelib, str(work / "orl")],
-                          env=env, capture_output=True, text=True)
-    records = [json.loads(line[len("RLCASE "):]) for line in proc.stdout.splitlines() if line.startswith("RLCASE ")]
-    if not records:
-        sys.exit(f"openrlhf: no case ran\n{proc.stderr[-3000:]}")
-    by_name = {c["name"]: c for c in OPENRLHF_CASES}
-    for record in records:
-        record["inputs"] = by_name[record["name"]]
+    records = run_worker([args.python, str(ROOT / "tools" / "rl_openrlhf_worker.py"), str(case_file), args.purelib, str(work / "orl")],
+                         {}, OPENRLHF_CASES, "openrlhf")
     fixture = {"framework": "openrlhf", "version": args.version, "recorded_with": "tools/record_rl.py openrlhf (prepare_datasets "
                "from the release's source with blending_datasets/PromptDataset; SamplesGenerator.generate_samples with vLLM "
                "replaced by one stand-in sample per response)", "cases": records}

@@ -79,6 +79,8 @@ def run_case(case: dict, root: pathlib.Path, work: pathlib.Path) -> dict:
             steps += 1
             count += 1
             samples.append(len(rollout))
+            if exhausted:  # fit(): `if is_exhausted: break` after the step
+                break
         per_episode.append(count)
     return {"name": case["name"], "prompts_dataset_len": len(loader.dataset), "len_prompts_dataloader": len(loader),
             "max_steps": max_steps, "global_steps": steps, "global_steps_per_episode": per_episode, "samples_per_step": samples}

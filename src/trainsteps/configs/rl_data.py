@@ -20,15 +20,9 @@ def prompt_rows(paths: list[str], max_rows: int | None = None) -> list[dict]:
     """Rows of verl train files (.parquet, .json, .jsonl), in order; `max_rows` keeps the first ones."""
     rows: list[dict] = []
     for path in paths:
-        file = pathlib.Path(os.path.expanduser(path))
-        if not file.is_file():
-            raise InputError("rl.error.data_missing", "rl.hint.data_missing", path=path)
+        file = _existing(path)
         if file.suffix == ".parquet":
-            try:
-                import pyarrow.parquet as pq
-            except ImportError:
-                raise InputError("count.error.extra_missing", "count.hint.extra_missing", module="pyarrow") from None
-            rows.extend(pq.read_table(file).to_pylist())
+            rows.extend(_parquet().read_table(file).to_pylist())
         elif file.suffix in (".json", ".jsonl"):
             rows.extend(_json_rows(file))
         else:
@@ -42,15 +36,9 @@ def count_rows(paths: list[str]) -> int:
     """Rows of the train files without reading their contents (Parquet metadata; JSON lines counted)."""
     total = 0
     for path in paths:
-        file = pathlib.Path(os.path.expanduser(path))
-        if not file.is_file():
-            raise InputError("rl.error.data_missing", "rl.hint.data_missing", path=path)
+        file = _existing(path)
         if file.suffix == ".parquet":
-            try:
-                import pyarrow.parquet as pq
-            except ImportError:
-                raise InputError("count.error.extra_missing", "count.hint.extra_missing", module="pyarrow") from None
-            total += pq.ParquetFile(file).metadata.num_rows
+            total += _parquet().ParquetFile(file).metadata.num_rows
         else:
             total += len(_json_rows(file))
     return total
@@ -106,6 +94,21 @@ def prompt_lengths(rows: list[dict], tokenizer_path: str, template_path: str | N
 def kept_after_filter(lengths: list[int], max_prompt_length: int) -> int:
     """`dataframe.filter(lambda doc: doc2len(doc) <= max_prompt_length)`."""
     return sum(1 for n in lengths if n <= max_prompt_length)
+
+
+def _existing(path: str) -> pathlib.Path:
+    file = pathlib.Path(os.path.expanduser(path))
+    if not file.is_file():
+        raise InputError("rl.error.data_missing", "rl.hint.data_missing", path=path)
+    return file
+
+
+def _parquet():
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("count.error.extra_missing", "count.hint.extra_missing", module="pyarrow") from None
+    return pq
 
 
 def _json_rows(file: pathlib.Path) -> list[dict]:

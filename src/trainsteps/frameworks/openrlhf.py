@@ -1,7 +1,8 @@
 """OpenRLHF (`openrlhf.cli.train_ppo_ray`: PPO, GRPO, REINFORCE++, RLOO): rollout batches vs optimizer steps.
 
 Read from the source of 0.9.10, 0.10.4, 0.11.0 and 0.11.2 (`trainer/ppo_trainer.py prepare_datasets` and `fit`,
-`trainer/ppo_utils/samples_generator.py`, `trainer/ray/ppo_actor.py`):
+`trainer/ppo_utils/samples_generator.py`, `trainer/ray/ppo_actor.py`); 0.11.2's `prepare_datasets` and prompt-batch
+drawing were run for tests/fixtures/rl/openrlhf-0.11.2.json (tools/record_rl.py openrlhf):
 
 - prompts = min(max_samples, rows of the prompt data) (`train_data.select(range(min(max_samples, len)))`);
 - the LR scheduler's `max_steps = prompts x n_samples_per_prompt // train_batch_size x num_episodes x max_epochs`:
@@ -145,7 +146,8 @@ def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
         Notion("verl.what.warmup", "optimizer", warmup),
         Notion("verl.what.decay", "optimizer", max_steps),
     ]
-    sources = [f"OpenRLHF {version}: rules read from the source of {', '.join(READ_FROM_SOURCE)} (not run)"]
+    sources = [f"OpenRLHF {version}: max_steps and the global steps run from 0.11.2's prepare_datasets and prompt drawing "
+               f"(tools/record_rl.py openrlhf); optimizer steps and warmup read from the source of {', '.join(READ_FROM_SOURCE)}"]
     return RLPlan("openrlhf", version, {}, run, notions, warnings, d,
                   inputs={name: getattr(spec, name) for name in OpenRLHFSpec.__slots__},
                   algorithm=ALGORITHMS.get(spec.advantage_estimator, spec.advantage_estimator), sources=sources)
