@@ -189,3 +189,16 @@ def test_ppo_accumulation_never_exceeds_micro_batches(batches, pass_length, micr
 
     updates = ppo_optimizer_steps(batches, pass_length, micro, ga)
     assert batches * micro // ga <= updates <= batches * micro
+
+
+def test_verl_sft_trainer_steps_once_per_global_batch(run_cli):
+    from trainsteps.frameworks.verl import VerlSFTSpec, plan_verl_sft
+
+    plan = plan_verl_sft(VerlSFTSpec(rows=1003, train_batch_size=64, total_epochs=2, n_gpus=8, save_freq="after_each_epoch"))
+    assert plan.run.steps_per_epoch == (1003 // 8) // (64 // 8)  # per-rank rows, then per-rank batches, both dropping the rest
+    assert plan.run.optimizer_steps == plan.run.training_steps == 2 * plan.run.steps_per_epoch
+    assert plan.run.save_steps == [plan.run.steps_per_epoch, 2 * plan.run.steps_per_epoch]
+    code, out, err = run_cli("plan", "--launch", "torchrun -m verl.trainer.sft_trainer data.train_batch_size=64 trainer.total_epochs=2",
+                             "--num-examples", "1003", "--gpus", "8", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["run"]["training_steps"] == plan.run.training_steps

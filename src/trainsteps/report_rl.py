@@ -16,9 +16,11 @@ def render_rl(plan: RLPlan, lang: str = "en", explain: bool = False) -> str:
         lines += [f"  {key}: {value}" for key, value in plan.printed.items()]
     lines.append("")
     lines.append(message("rl.three_steps", lang))
+    sft = run.rollouts_per_step == 0
+    training_what = (message("rl.row.training_what_sft", lang, per_step=f"{run.prompts_per_step:,}") if sft else
+                     message("rl.row.training_what", lang, per_step=f"{run.prompts_per_step:,}", rollouts=f"{run.rollouts_per_step:,}"))
     rows = [
-        ("rl.row.training", run.training_steps, message("rl.row.training_what", lang, per_step=f"{run.prompts_per_step:,}",
-                                                         rollouts=f"{run.rollouts_per_step:,}")),
+        ("rl.row.training", run.training_steps, training_what),
         ("rl.row.optimizer", run.optimizer_steps, message("rl.row.optimizer_what", lang, per_step=run.updates_per_step)),
     ]
     if run.critic_optimizer_steps is not None:
@@ -32,7 +34,8 @@ def render_rl(plan: RLPlan, lang: str = "en", explain: bool = False) -> str:
     lines.append(message("rl.data", lang))
     lines.append("  " + message("rl.data.prompts", lang, prompts=f"{run.prompts:,}", per_epoch=f"{run.steps_per_epoch:,}",
                                  done=format_value(run.epochs_completed), planned=format_value(run.epochs_planned)))
-    lines.append("  " + message("rl.data.rollouts", lang, rollouts=f"{run.rollouts:,}", per_step=f"{run.rollouts_per_step:,}") + bound)
+    if not sft:
+        lines.append("  " + message("rl.data.rollouts", lang, rollouts=f"{run.rollouts:,}", per_step=f"{run.rollouts_per_step:,}") + bound)
     if run.response_tokens_max:
         lines.append("  " + message("rl.data.tokens", lang, tokens=f"{run.response_tokens_max:,}"))
     if run.test_steps or run.save_steps:

@@ -153,6 +153,21 @@ def _verl(config, kw: dict):
 
     version = kw.get("framework_version") or verl.NEWEST
     files = list(kw.get("data_paths") or ()) or train_files(config)
+    if config.entry == "verl.trainer.sft_trainer":  # the SFT trainer: one optimizer step per batch
+        rows = kw.get("num_examples") if kw.get("num_examples") is not None else (rl_data.count_rows(files) if files else None)
+        if rows is None:
+            raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")
+        freqs = {k: config.values.get(f"trainer.{k}", -1) for k in ("save_freq", "test_freq")}
+        spec = verl.VerlSFTSpec(rows=rows, train_batch_size=typed(config, "data.train_batch_size", int) or 256,
+                                total_epochs=typed(config, "trainer.total_epochs", int) or 4,
+                                total_training_steps=typed(config, "trainer.total_training_steps", int),
+                                n_gpus=_gpus(kw) or (typed(config, "trainer.n_gpus_per_node", int) or 8) * (typed(config, "trainer.nnodes", int) or 1),
+                                lr_warmup_steps_ratio=typed(config, "optim.lr_warmup_steps_ratio", float) or 0.0, version=version,
+                                **{k: v if v == "after_each_epoch" else int(v) for k, v in freqs.items()})
+        try:
+            return verl.plan_verl_sft(spec)
+        except ValueError as exc:
+            raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
     prompts = kw.get("num_examples")
     filtered = None
     spec = verl_spec(config, prompts or 0, version=version, gpus=_gpus(kw))

@@ -266,3 +266,56 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
 
 def _inputs(spec: VerlSpec) -> dict:
     return {name: getattr(spec, name) for name in VerlSpec.__slots__}
+
+
+@dataclass(slots=True)
+class VerlSFTSpec:
+    """verl's SFT trainer (`python -m verl.trainer.sft_trainer`, sft_trainer_engine.yaml), read from 0.9.1's source."""
+
+    rows: int
+    """Rows of data.train_files."""
+    train_batch_size: int = 256
+    """data.train_batch_size: the global batch (split over data-parallel ranks)."""
+    total_epochs: int = 4
+    total_training_steps: int | None = None
+    n_gpus: int = 8
+    """Data-parallel ranks (GPUs / sequence-parallel size)."""
+    save_freq: int | str = -1
+    """trainer.save_freq: steps, or "after_each_epoch"."""
+    test_freq: int | str = -1
+    lr_warmup_steps_ratio: float = 0.0
+    version: str = NEWEST
+
+
+def plan_verl_sft(spec: VerlSFTSpec) -> RLPlan:
+    """`SFTTrainer._build_dataset`: DistributedSampler(drop_last=True) gives each rank rows // dp; the loader's batch is
+    train_batch_size // dp with drop_last; `_init_engine`: total = len(loader) x total_epochs (or the override); one
+    optimizer and one LR step per global step; "after_each_epoch" frequencies become len(loader)."""
+    d = Derivation()
+    dp = max(spec.n_gpus, 1)
+    per_rank = spec.rows // dp
+    per_dp_batch = spec.train_batch_size // dp
+    if per_dp_batch == 0:
+        raise ValueError(f"train_batch_size {spec.train_batch_size} // {dp} data-parallel ranks is 0: the loader has no batch size")
+    length = d.add("len_train_dataloader", per_rank // per_dp_batch, "floor((rows // dp) / (train_batch_size // dp))",
+                   f"floor(({spec.rows} // {dp}) / ({spec.train_batch_size} // {dp}))", "verl.why.sft_loader")
+    natural = length * spec.total_epochs
+    total = spec.total_training_steps if spec.total_training_steps is not None else natural
+    d.add("total_training_steps", total, "len(train_dataloader) x total_epochs (or trainer.total_training_steps)", f"{length} x {spec.total_epochs}")
+    ran = min(total, natural)
+    warmup = int(spec.lr_warmup_steps_ratio * total)
+    freq = {name: (length if value == "after_each_epoch" else int(value)) for name, value in (("save", spec.save_freq), ("test", spec.test_freq))}
+    warnings = []
+    if ran < total:
+        warnings.append(Trap("VERL_SCHEDULE_NOT_FINISHED", "verl.warn.schedule_longer", {"taken": f"{ran:,}", "total": f"{total:,}", "kind": "LR"}))
+    samples = ran * per_dp_batch * dp
+    run = RLRun(training_steps=ran, optimizer_steps=ran, scheduler_steps=total, scheduler_steps_taken=ran, warmup_steps=warmup,
+                rollouts=0, rollouts_per_step=0, prompts_per_step=per_dp_batch * dp, prompts=spec.rows, steps_per_epoch=length,
+                epochs_planned=float(spec.total_epochs), epochs_completed=round(ran / length, 4) if length else 0.0, updates_per_step=1,
+                test_steps=event_steps(freq["test"], ran), save_steps=event_steps(freq["save"], ran))
+    d.add("samples", samples, "training steps x (train_batch_size // dp) x dp", f"{ran} x {per_dp_batch} x {dp}")
+    notions = [Notion("verl.what.total_line", "training", total), Notion("verl.what.logged_step", "optimizer", ran),
+               Notion("verl.what.decay", "scheduler", total)]
+    return RLPlan("verl-sft", spec.version, {"Total training steps": str(total)}, run, notions, warnings, d,
+                  inputs={k: getattr(spec, k) for k in VerlSFTSpec.__slots__}, algorithm="SFT",
+                  sources=[f"verl {spec.version} sft_trainer: rules read from 0.9.1's source (not run)"])
