@@ -202,3 +202,8 @@ def test_verl_sft_trainer_steps_once_per_global_batch(run_cli):
                              "--num-examples", "1003", "--gpus", "8", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["run"]["training_steps"] == plan.run.training_steps
+
+
+def test_set_is_refused_outside_rl_plans(run_cli):
+    code, _, err = run_cli("plan", "--num-examples", "100", "--set", "data.train_batch_size=8")
+    assert code == 2 and "--set" in err

@@ -38,7 +38,10 @@ def rl_plan(command: click.Command) -> click.Command:
             framework = _framework(kwargs)
         if framework is None:
             kwargs.pop("chat_template_path", None)
-            kwargs.pop("rl_overrides", None)
+            if kwargs.pop("rl_overrides", None):  # its tag names easyr1, which the generic tag check does not read
+                with user_errors(kwargs.get("lang", "en")):
+                    raise InputError("cli.error.option_framework", "cli.hint.option_framework", option="--set",
+                                     frameworks=", ".join(RL_FRAMEWORKS[:3]), framework=kwargs.get("framework", "hf"))
             release = kwargs.pop("unsloth_release", None)
             if release:
                 _unsloth_defaults(release, kwargs)
