@@ -19,13 +19,22 @@ RUNS = {
     "swift_line": ([], "swift"),
     "lf_pt_stream": (["llamafactory/pt_streaming.yaml", "--launch", "NPROC_PER_NODE=4 llamafactory-cli train x.yaml"], "llamafactory"),
     "lf_pt_packing": (["llamafactory/pt_packing.yaml"], "llamafactory"),
+    "verl_gsm8k": (["--num-examples", "7473"], "verl"),
+    "verl_dapo": (["--framework", "verl", "verl/dapo.yaml", "--num-examples", "17917"], "verl"),
+    "openrlhf_reinforce": (["--num-examples", "30000"], "openrlhf"),
+    "easyr1": (["--framework", "easyr1", "easyr1/config.yaml", "--num-examples", "7500"], "easyr1"),
+    "trl_ppo": (["--framework", "trl-ppo", "trl/ppo.yaml", "--num-examples", "5000"], "trl-ppo"),
+    "trl_kto": (["trl/kto.yaml"], "trl"),
 }
+LAUNCH_SCRIPTS = {"verl_gsm8k": "verl/gsm8k_grpo.sh", "openrlhf_reinforce": "openrlhf/reinforce_ray.sh"}
 
 
 def plan(run_cli, name):
     args, _ = RUNS[name]
     if name == "swift_line":
         args = ["--launch", (EX / "swift" / "sft.sh").read_text().split("\n", 1)[1]]  # as `$(tail -n +2 sft.sh)` passes it
+    if name in LAUNCH_SCRIPTS:  # RL launch scripts, passed the same way
+        args = ["--launch", (EX / LAUNCH_SCRIPTS[name]).read_text().split("\n", 1)[1], *args]
     code, out, err = run_cli("plan", *args, "--format", "json", cwd=EX)
     assert code == 0, err
     return json.loads(out)
@@ -92,3 +101,17 @@ def test_pretraining_packs_by_default_and_says_so(run_cli):
     data = plan(run_cli, "lf_pt_packing")
     assert any(note["code"] == "LF_PT_PACKS" for note in data["config"]["notes"])
     assert data["config"]["estimate"] is not None
+
+
+def test_verl_quickstart_example_equals_verls_recorded_run(run_cli):
+    data = plan(run_cli, "verl_gsm8k")
+    fixture = json.loads((ROOT / "tests" / "fixtures" / "rl" / "verl-0.9.1.json").read_text())
+    recorded = next(c for c in fixture["cases"] if c["name"] == "gsm8k_quickstart")
+    assert f"Total training steps: {data['printed']['Total training steps']}" in recorded["printed"]
+    assert data["run"]["optimizer_steps"] == recorded["actor_updates_per_step"] * data["run"]["training_steps"]
+
+
+def test_kto_example_trains_on_both_completions_of_each_pair(run_cli):
+    data = plan(run_cli, "trl_kto")
+    pairs = len((EX / "trl" / "data" / "pairs.jsonl").read_text().splitlines())
+    assert data["banner"]["Num examples"] == f"{2 * pairs:,}"

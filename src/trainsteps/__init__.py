@@ -13,7 +13,7 @@ from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.spec import RunSpec
 
 __version__ = "0.1.0"
-__all__ = ["plan", "RunSpec", "Schedule", "RunFacts", "Trap", "__version__"]
+__all__ = ["plan", "plan_rl", "RunSpec", "Schedule", "RunFacts", "Trap", "__version__"]
 
 
 def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", **settings) -> Schedule:
@@ -38,3 +38,19 @@ def _hf_plan():
 
 
 _HF_PLAN = None
+
+
+
+def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, version: str | None = None,
+            gpus: int | None = None):
+    """Plan an RL run (`verl`, `openrlhf`, `easyr1`, `trl-ppo`) from its own setting names, as on its launch line:
+
+    >>> p = trainsteps.plan_rl("verl", {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5,
+    ...     "actor_rollout_ref.actor.ppo_mini_batch_size": 64, "trainer.total_epochs": 15}, num_examples=7473)
+    >>> p.run.training_steps, p.run.optimizer_steps, p.run.scheduler_steps
+    (435, 1740, 435)
+    """
+    from trainsteps.configs.rl import plan_from_settings
+
+    return plan_from_settings(framework, settings or {}, num_examples=num_examples, version=version, gpus=gpus)
+

@@ -53,10 +53,16 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
         from trainsteps.logs import read_log
         from trainsteps.logs.explain import explain_log, render, to_json
         from trainsteps.logs.pretrain import PretrainObserved
+        from trainsteps.logs.rl import RLObserved
 
         pretrain = PretrainObserved()
-        observations = read_log(path if text is None else None, text, also=pretrain.feed if framework != "hf" else None)
+        rl = RLObserved()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
+        observations = read_log(path if text is None else None, text, also=rl.chain(pretrain.feed if framework != "hf" else None))
         progress_only = all(run.kind == "progress" for run in observations.runs)
+        if framework == "auto" and progress_only and rl.found_anything() and not pretrain.found_anything():
+            emit(fmt, rl.to_dict(lang), "
+".join(f"{i}. {line}" for i, line in enumerate(rl.explanation(lang), 1)))
+            return
         if framework in PRETRAIN_LOGS or (framework == "auto" and progress_only and pretrain.found_anything()):
             # pretraining lines; iteration lines also give where the run stands and its timing (progress runs)
             _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang, observations, raw_examples)

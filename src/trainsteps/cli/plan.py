@@ -17,6 +17,7 @@ from trainsteps.cli.plan_pretrain import (
     pretrain_options,
     run_pretrain,
 )
+from trainsteps.cli.plan_rl import RL_FRAMEWORKS, rl_plan  # RL trainers (verl, OpenRLHF, EasyR1): cli/plan_rl.py
 from trainsteps.errors import InputError
 
 # ---- end of the pretraining block ----------------------------------------------------------------
@@ -26,7 +27,7 @@ from trainsteps.errors import InputError
 @click.argument("configs", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--launch", help='Launch command line, for the process count: "torchrun --nproc_per_node 4 train.py".')
 @click.option("--framework-version", help="Release of the wrapper read from the config (LLaMA-Factory, TRL, Axolotl, ms-swift).")
-@click.option("--framework", type=click.Choice(["hf", *PRETRAIN_FRAMEWORKS]), default="hf", show_default=True,  # pretraining
+@click.option("--framework", type=click.Choice(["hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS]), default="hf", show_default=True,  # pretraining, RL
               help="Training framework to model.")
 @click.option("--num-examples", type=int, help="Rows in the training set as the Trainer sees it (after preprocessing/packing).")
 @click.option("--per-device-train-batch-size", type=int, default=8, show_default=True, help="Rows per micro-batch per process.")
@@ -149,3 +150,5 @@ from trainsteps.cli.timing import time_options  # noqa: E402 - extends the comma
 
 plan_command = time_options(plan_command)
 # --- end time ---
+
+plan_command = rl_plan(plan_command)  # RL: verl / OpenRLHF / EasyR1 runs are planned by cli/plan_rl.py

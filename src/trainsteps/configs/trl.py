@@ -16,15 +16,17 @@ from trainsteps.frameworks.count import Count
 NEWEST_VERSION = trl.NEWEST
 RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dataset_num_proc", "dataset_name", "dataset_train_split",
              "num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "dataset_text_field")
+KTO_KEYS = ("desirable_weight", "undesirable_weight")
 GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "beta", "use_vllm")
 KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
          "lora_target_modules", "load_in_4bit", "load_in_8bit", "trust_remote_code", "dataset_config", "dataset_test_split",
          "completion_only_loss", "assistant_only_loss", "padding_free", "max_prompt_length", "max_completion_length", "temperature",
-         "reward_funcs", "beta", "use_vllm", "vllm_mode", "loss_type", "scale_rewards", "chat_template_path", "eos_token", "pad_token")
+         "reward_funcs", "beta", "use_vllm", "vllm_mode", "loss_type", "scale_rewards", "chat_template_path", "eos_token", "pad_token",
+         "desirable_weight", "undesirable_weight", "precompute_ref_log_probs")
 
 
 def looks_like_trl(data: dict) -> bool:
-    return any(k in data for k in ("dataset_name", "packing", "max_seq_length", "packing_strategy") + GRPO_KEYS)
+    return any(k in data for k in ("dataset_name", "packing", "max_seq_length", "packing_strategy") + GRPO_KEYS + KTO_KEYS)
 
 
 def read(cfg: ConfigFile, settings: Settings) -> None:
@@ -32,6 +34,10 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
         settings.file_key(key, cfg.data[key], cfg.where(key), "trl", RULE_KEYS, KNOWN)
         if key in GRPO_KEYS:
             settings.put("trl.grpo", True, cfg.where(key))
+        if key in KTO_KEYS:
+            settings.put("trl.kto", True, cfg.where(key))
+        if key == "precompute_ref_log_probs" and cfg.data[key] is True:
+            settings.put("trl.precompute_ref", True, cfg.where(key))
 
 
 def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
@@ -40,7 +46,12 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     g = lambda key, default=None: settings.get(f"trl.{key}", default)  # noqa: E731
     if g("grpo"):
         return _grpo(cfg, settings, d, g)
+    if g("kto"):
+        return _kto(cfg, settings, d, g)
     rows = _rows(cfg, settings, g)
+    if g("precompute_ref") and not g("packing"):  # DPO: a reference pass over the data before step 1 (time only)
+        count = rows if isinstance(rows, int) else len(rows[0])
+        return Outcome(Count.of(d.given("rows", count, "trl.rows")), d, [("TRL_DPO_PRECOMPUTE", "trl.note.dpo_precompute", {})])
     if not g("packing"):
         return Outcome(Count.of(d.given("rows", rows if isinstance(rows, int) else len(rows[0]), "trl.rows")), d)
     seq = settings.whole("trl.max_length") or settings.whole("trl.max_seq_length") or trl.MAX_LENGTH_DEFAULT
@@ -82,7 +93,21 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     return Outcome(Count.of(prompts), d, [("TRL_GRPO_GENERATIONS", "trl.note.grpo", {"generations": generations})], loader_rows=loader * bs * world)
 
 
-def _rows(cfg: ConfigFile, settings: Settings, g):
+def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
+    """KTOTrainer unpairs a chosen/rejected dataset (`maybe_unpair_preference_dataset`): one row per completion."""
+    from trainsteps.frameworks.trl_rl import kto_rows
+
+    rows = _rows(cfg, settings, g, keep_rows=True)
+    if isinstance(rows, int):  # --num-examples: the rows the Trainer sees (already unpaired)
+        return Outcome(Count.of(d.given("rows", rows, "trl.rows.given")), d, [("TRL_KTO_ROWS_GIVEN", "trl.note.kto_given", {})])
+    paired = rows and all(isinstance(r, dict) and "chosen" in r and "rejected" in r for r in rows)
+    if not paired:
+        return Outcome(Count.of(d.given("rows", len(rows), "trl.rows")), d)
+    unpaired = d.add("kto_rows", kto_rows(len(rows)), "2 x pairs", f"2 x {len(rows)}", "trl.why.kto_unpair")
+    return Outcome(Count.of(unpaired), d, [("TRL_KTO_UNPAIRED", "trl.note.kto_unpaired", {"pairs": f"{len(rows):,}", "rows": f"{unpaired:,}"})])
+
+
+def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
     """An int from --num-examples, or (low, high) token estimates per row of a local dataset file."""
     from trainsteps.configs import lf_data
 
@@ -93,6 +118,8 @@ def _rows(cfg: ConfigFile, settings: Settings, g):
     if path is None:
         raise InputError("trl.error.dataset_not_local", "trl.hint.dataset_not_local", name=name)
     files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    if keep_rows:
+        return [row for file in files for row in lf_data.read_rows(file)]
     lows, highs = [], []
     for file in files:
         for row in lf_data.read_rows(file):

@@ -1,0 +1,117 @@
+"""RL settings (an `RLConfig` from a launch line and YAML) -> the spec of the framework's rules.
+
+Each framework has a table of its own key names -> spec fields; a value of the wrong type is one line naming the key
+and where it was set. Keys not in the table are kept (they are listed under `inputs` in the JSON) and change no count.
+"""
+
+from __future__ import annotations
+
+from trainsteps.configs.rl_launch import RLConfig
+from trainsteps.errors import InputError
+
+VERL_KEYS = {
+    "data.train_batch_size": ("train_batch_size", int),
+    "data.gen_batch_size": ("gen_batch_size", int),
+    "data.train_max_samples": ("train_max_samples", int),
+    "data.filter_overlong_prompts": ("filter_overlong_prompts", bool),
+    "data.max_prompt_length": ("max_prompt_length", int),
+    "data.max_response_length": ("max_response_length", int),
+    "actor_rollout_ref.rollout.n": ("rollout_n", int),
+    "actor_rollout_ref.actor.ppo_mini_batch_size": ("ppo_mini_batch_size", int),
+    "actor_rollout_ref.actor.ppo_epochs": ("ppo_epochs", int),
+    "actor_rollout_ref.actor.ulysses_sequence_parallel_size": ("ulysses_sequence_parallel_size", int),
+    "actor_rollout_ref.actor.optim.lr_warmup_steps": ("lr_warmup_steps", int),
+    "actor_rollout_ref.actor.optim.lr_warmup_steps_ratio": ("lr_warmup_steps_ratio", float),
+    "actor_rollout_ref.actor.optim.lr_scheduler_type": ("lr_scheduler_type", str),
+    "actor_rollout_ref.actor.optim.warmup_style": ("lr_scheduler_type", str),
+    "trainer.total_epochs": ("total_epochs", int),
+    "trainer.total_training_steps": ("total_training_steps", int),
+    "trainer.n_gpus_per_node": ("n_gpus_per_node", int),
+    "trainer.nnodes": ("nnodes", int),
+    "trainer.critic_warmup": ("critic_warmup", int),
+    "trainer.test_freq": ("test_freq", int),
+    "trainer.save_freq": ("save_freq", int),
+    "trainer.val_before_train": ("val_before_train", bool),
+    "algorithm.adv_estimator": ("adv_estimator", str),
+    "algorithm.filter_groups.enable": ("filter_groups", bool),
+    "algorithm.filter_groups.max_num_gen_batches": ("max_num_gen_batches", int),
+    "critic.enable": ("critic_enable", bool),
+    "critic.ppo_mini_batch_size": ("critic_ppo_mini_batch_size", int),
+    "critic.ppo_epochs": ("critic_ppo_epochs", int),
+}
+"""verl's Hydra keys that change a count -> VerlSpec field and type."""
+
+
+def typed(config: RLConfig, key: str, kind: type):
+    """The value of `key` as `kind`; None when unset or null. Hydra interpolations (`${...}`) fall back to the default."""
+    value = config.values.get(key)
+    if value is None or (isinstance(value, str) and value.startswith("${")):
+        return None
+    if key in config.shell_values:
+        raise InputError("rl.error.shell_variable", "rl.hint.shell_variable", key=key, value=value)
+    where = config.origins.get(key, "?")
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    elif kind is int and isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value)
+    elif kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    elif kind is str:
+        return str(value)
+    raise InputError("rl.error.value", "rl.hint.value", key=key, value=repr(value), where=where, kind=kind.__name__)
+
+
+def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered: int | None = None, gpus: int | None = None):
+    from trainsteps.frameworks.verl import VerlSpec
+
+    fields = {}
+    for key, (name, kind) in VERL_KEYS.items():
+        value = typed(config, key, kind)
+        if value is not None:
+            fields[name] = value
+    if config.entry and "dapo" in config.entry and "filter_groups" not in fields:
+        fields["filter_groups"] = False  # the recipe's YAML default; the line turns it on
+    if gpus is not None:
+        fields["n_gpus_per_node"], fields["nnodes"] = gpus, 1
+    for name in ("train_batch_size", "rollout_n", "ppo_mini_batch_size", "ppo_epochs", "total_epochs", "n_gpus_per_node", "nnodes",
+                 "total_training_steps", "gen_batch_size", "ulysses_sequence_parallel_size", "critic_ppo_mini_batch_size",
+                 "critic_ppo_epochs", "max_prompt_length"):
+        if name in fields and fields[name] < 1:
+            key = next(k for k, (n, _) in VERL_KEYS.items() if n == name)
+            raise InputError("rl.error.positive", "rl.hint.positive", key=key, value=fields[name])
+    return VerlSpec(prompts=prompts, prompts_filtered=prompts_filtered, version=version, **fields)
+
+
+def train_files(config: RLConfig, key: str = "data.train_files") -> list[str]:
+    """The train files named by the run; `$HOME`-style variables are expanded from this shell's environment."""
+    import os
+
+    value = config.values.get(key)
+    if value is None:
+        return []
+    if isinstance(value, str) and value.startswith("[") and value.endswith("]"):  # a Hydra list with shell variables
+        value = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
+    return [os.path.expandvars(str(v)) for v in (value if isinstance(value, list) else [value])]
+
+
+def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
+    """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
+    config = RLConfig(framework=framework)
+    for key, value in settings.items():
+        config.values[key], config.origins[key] = value, "settings"
+    kw = {"num_examples": num_examples, "framework_version": version, "world_size": gpus}
+    if framework == "verl":
+        from trainsteps.frameworks import verl
+
+        spec = verl_spec(config, num_examples, version=version or verl.NEWEST, gpus=gpus)
+        try:
+            return verl.plan_verl(spec)
+        except ValueError as exc:
+            raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
+    from trainsteps.cli.plan_rl_others import plan_other
+
+    return plan_other(framework, config, kw)
+

@@ -1,0 +1,157 @@
+"""OpenRLHF (`openrlhf.cli.train_ppo_ray`: PPO, GRPO, REINFORCE++, RLOO): rollout batches vs optimizer steps.
+
+Read from the source of 0.9.10, 0.10.4, 0.11.0 and 0.11.2 (`trainer/ppo_trainer.py prepare_datasets` and `fit`,
+`trainer/ppo_utils/samples_generator.py`, `trainer/ray/ppo_actor.py`); 0.11.2's `prepare_datasets` and prompt-batch
+drawing were run for tests/fixtures/rl/openrlhf-0.11.2.json (tools/record_rl.py openrlhf):
+
+- prompts = min(max_samples, rows of the prompt data) (`train_data.select(range(min(max_samples, len)))`);
+- the LR scheduler's `max_steps = prompts x n_samples_per_prompt // train_batch_size x num_episodes x max_epochs`:
+  it counts optimizer steps (one per `train_batch_size` samples, `max_epochs` passes over each rollout batch), and
+  warmup is `ceil(max_steps x lr_warmup_ratio)`;
+- `fit()` draws `rollout_batch_size` prompts at a time (the last, partial batch is trained too) and its `global_step`,
+  logged as "Global step N" and used for `save_steps`/`eval_steps` and the `global_stepN` checkpoint tags, counts those
+  rollout batches, not updates;
+- the actor is trained only once `global_step > freezing_actor_steps` (critic warm-up).
+
+The command-line names changed in 0.10.0 (`--train_batch_size` -> `--train.batch_size`, `--rollout_batch_size` ->
+`--rollout.batch_size`, ...); both families are read. Releases before 0.9.10 drew prompts in
+`vllm_generate_batch_size` batches with drop_last: modelled with the same rules and a warning.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from trainsteps.derivation import Derivation
+from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, event_steps
+from trainsteps.schedule import Trap
+from trainsteps.versions import Timeline, as_version
+
+NEWEST = "0.11.2"
+READ_FROM_SOURCE = ("0.9.10", "0.10.4", "0.11.0", "0.11.2")
+
+CLI_NAMES = Timeline("openrlhf.cli_names", [("0.4.0", "flat"), ("0.10.0", "nested")])
+"""`--train_batch_size` style up to 0.9.x, `--train.batch_size` from 0.10.0."""
+
+NAMES = {  # spec field: (flat name up to 0.9, nested name from 0.10)
+    "train_batch_size": ("train_batch_size", "train.batch_size"),
+    "rollout_batch_size": ("rollout_batch_size", "rollout.batch_size"),
+    "n_samples_per_prompt": ("n_samples_per_prompt", "rollout.n_samples_per_prompt"),
+    "num_episodes": ("num_episodes", "train.num_episodes"),
+    "max_epochs": ("max_epochs", "train.max_epochs"),
+    "max_samples": ("max_samples", "data.max_samples"),
+    "lr_warmup_ratio": ("lr_warmup_ratio", "actor.lr_warmup_ratio"),
+    "freezing_actor_steps": ("freezing_actor_steps", "critic.freezing_steps"),
+    "save_steps": ("save_steps", "ckpt.save_steps"),
+    "eval_steps": ("eval_steps", "eval.steps"),
+    "dynamic_filtering": ("dynamic_filtering", "algo.dynamic_filtering_enable"),
+    "generate_max_len": ("generate_max_len", "rollout.max_new_tokens"),
+    "advantage_estimator": ("advantage_estimator", "algo.advantage.estimator"),
+    "prompt_data": ("prompt_data", "data.prompt_dataset"),
+}
+
+
+@dataclass(slots=True)
+class OpenRLHFSpec:
+    """What an OpenRLHF PPO-family run sets (argparse defaults of train_ppo_ray.py)."""
+
+    prompts: int
+    """Rows of the prompt data."""
+    train_batch_size: int = 128
+    """Samples per optimizer step (global)."""
+    rollout_batch_size: int = 1024
+    """Prompts per rollout batch."""
+    n_samples_per_prompt: int = 1
+    """Responses per prompt."""
+    num_episodes: int = 1
+    """Passes over the prompts."""
+    max_epochs: int = 1
+    """Passes over each rollout batch's samples."""
+    max_samples: int = 100_000_000
+    """Keep at most this many prompts."""
+    lr_warmup_ratio: float = 0.03
+    """Warmup fraction of max_steps (rounded up)."""
+    freezing_actor_steps: int = -1
+    """The actor is not trained while global_step <= this."""
+    save_steps: int = -1
+    """Checkpoint every N global steps (rollout batches)."""
+    eval_steps: int = -1
+    """Evaluate every N global steps."""
+    dynamic_filtering: bool = False
+    """Drop prompts whose responses all score alike and refill the batch."""
+    generate_max_len: int | None = None
+    """Tokens per response at most."""
+    advantage_estimator: str = "gae"
+    """gae (PPO), reinforce, rloo, reinforce_baseline, group_norm (GRPO), dr_grpo."""
+    version: str = NEWEST
+
+
+ALGORITHMS = {"gae": "PPO", "reinforce": "REINFORCE++", "rloo": "RLOO", "reinforce_baseline": "REINFORCE++-baseline",
+              "group_norm": "GRPO", "dr_grpo": "Dr. GRPO"}
+
+
+def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
+    d = Derivation()
+    warnings: list[Trap] = []
+    version = spec.version
+    if as_version(version) < as_version("0.9.10"):
+        warnings.append(Trap("OPENRLHF_OLD_RELEASE", "orl.warn.old", {"version": version}))
+    if as_version(version) > as_version(NEWEST):
+        warnings.append(Trap("OPENRLHF_NEWER_THAN_KNOWN", "orl.warn.newer", {"version": version, "newest": NEWEST}))
+    n, tb, rb = spec.n_samples_per_prompt, spec.train_batch_size, spec.rollout_batch_size
+    prompts = d.add("prompt_rows", min(spec.prompts, spec.max_samples), "min(rows, max_samples)", f"min({spec.prompts}, {spec.max_samples})")
+    max_steps = d.add("scheduler_max_steps", prompts * n // tb * spec.num_episodes * spec.max_epochs,
+                      "prompts x n_samples_per_prompt // train_batch_size x num_episodes x max_epochs",
+                      f"{prompts} x {n} // {tb} x {spec.num_episodes} x {spec.max_epochs}", "orl.why.max_steps")
+    per_episode = math.ceil(prompts / rb)
+    batches = d.add("rollout_batches", per_episode * spec.num_episodes, "ceil(prompts / rollout_batch_size) x num_episodes",
+                    f"ceil({prompts} / {rb}) x {spec.num_episodes}", "orl.why.global_step")
+    full, last = divmod(prompts, rb)
+    frozen = min(max(spec.freezing_actor_steps, -1) + 1, batches)  # steps 0..freezing run no actor update
+    per_batch = rb * n * spec.max_epochs / tb
+    d.add("updates_per_rollout_batch", _fmt(per_batch), "rollout_batch_size x n x max_epochs / train_batch_size",
+          f"{rb} x {n} x {spec.max_epochs} / {tb}", "orl.why.updates")
+    samples = (full * rb + last) * n * spec.num_episodes
+    trained_fraction = (batches - frozen) / batches if batches else 0
+    updates = d.add("actor_optimizer_steps", int(samples * spec.max_epochs * trained_fraction) // tb,
+                    "floor(samples x max_epochs / train_batch_size) over the batches that train the actor",
+                    f"{samples} x {spec.max_epochs} / {tb}", "orl.why.deepspeed")
+    warmup = d.add("warmup_steps", math.ceil(max_steps * spec.lr_warmup_ratio), "ceil(max_steps x lr_warmup_ratio)",
+                   f"ceil({max_steps} x {spec.lr_warmup_ratio})")
+    if (rb * n) % tb:
+        warnings.append(Trap("OPENRLHF_BATCH_NOT_DIVISIBLE", "orl.warn.not_divisible", {"rollout": rb * n, "train": tb}))
+    if updates > max_steps:
+        warnings.append(Trap("OPENRLHF_SCHEDULE_ENDS_EARLY", "orl.warn.schedule_short", {"max_steps": f"{max_steps:,}", "updates": f"{updates:,}"}))
+    elif updates < max_steps:
+        warnings.append(Trap("OPENRLHF_SCHEDULE_NOT_FINISHED", "orl.warn.schedule_long", {"max_steps": f"{max_steps:,}", "updates": f"{updates:,}"}))
+    if last:
+        warnings.append(Trap("OPENRLHF_PARTIAL_BATCH", "orl.warn.partial", {"last": last, "rollout": rb}))
+    if spec.dynamic_filtering:
+        warnings.append(Trap("OPENRLHF_DYNAMIC_FILTERING", "orl.warn.dynamic", {"batches": f"{batches:,}"}))
+    rollouts = prompts * n * spec.num_episodes
+    run = RLRun(
+        training_steps=batches, optimizer_steps=updates, scheduler_steps=max_steps, scheduler_steps_taken=min(updates, max_steps),
+        warmup_steps=warmup, rollouts=rollouts, rollouts_per_step=rb * n, prompts_per_step=rb, prompts=prompts,
+        steps_per_epoch=per_episode, epochs_planned=float(spec.num_episodes), epochs_completed=float(spec.num_episodes),
+        updates_per_step=max(int(per_batch), 1) if per_batch >= 1 else 0, test_steps=event_steps(spec.eval_steps, batches, at_end=False),
+        save_steps=event_steps(spec.save_steps, batches, at_end=False), upper_bound=spec.dynamic_filtering,
+        response_tokens_max=rollouts * spec.generate_max_len if spec.generate_max_len else None,
+    )
+    notions = [
+        Notion("orl.what.global_step", "training", batches),
+        Notion("orl.what.episode_bar", "prompts", prompts),
+        Notion("orl.what.checkpoint", "training", run.save_steps[-1] if run.save_steps else None),
+        Notion("orl.what.max_steps", "optimizer", max_steps),
+        Notion("verl.what.warmup", "optimizer", warmup),
+        Notion("verl.what.decay", "optimizer", max_steps),
+    ]
+    sources = [f"OpenRLHF {version}: max_steps and the global steps run from 0.11.2's prepare_datasets and prompt drawing "
+               f"(tools/record_rl.py openrlhf); optimizer steps and warmup read from the source of {', '.join(READ_FROM_SOURCE)}"]
+    return RLPlan("openrlhf", version, {}, run, notions, warnings, d,
+                  inputs={name: getattr(spec, name) for name in OpenRLHFSpec.__slots__},
+                  algorithm=ALGORITHMS.get(spec.advantage_estimator, spec.advantage_estimator), sources=sources)
+
+
+def _fmt(x: float):
+    return int(x) if float(x).is_integer() else round(x, 4)

@@ -1,0 +1,124 @@
+"""What an RL run's steps are: the result every RL framework's rules fill in (verl, OpenRLHF, EasyR1, TRL PPO).
+
+An RL run has three step counts that users read as "the step", and they differ:
+
+- **training steps**: generation (rollout) batches. One step = generate `prompts_per_step x n` responses, score them,
+  then update. verl's `Total training steps`, its logged `step:N` and its `global_step_N` checkpoints count these.
+- **optimizer steps**: parameter updates of the actor (and of the critic, where there is one): each training step is
+  split into mini-batches, each mini-batch is one `optimizer.step()`, repeated for `ppo_epochs`.
+- **scheduler steps**: what the learning-rate schedule counts. In verl it steps once per training step; in OpenRLHF
+  and TRL PPO once per optimizer step (OpenRLHF) or per batch (TRL).
+
+`RLPlan.notions` says, for the framework modelled, which of the three each printed or logged number counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trainsteps.derivation import Derivation
+from trainsteps.schedule import Trap
+
+
+@dataclass(slots=True)
+class RLRun:
+    """What the RL loop really does."""
+
+    training_steps: int
+    """Training (rollout) steps the loop runs: generation batches, the logged step at the end."""
+    optimizer_steps: int
+    """Actor optimizer updates over the run (`optimizer.step()` calls on one rank)."""
+    scheduler_steps: int
+    """The learning-rate schedule's horizon, in the scheduler's own steps."""
+    scheduler_steps_taken: int
+    """`lr_scheduler.step()` calls the loop really makes (the schedule is finished only if this reaches the horizon)."""
+    warmup_steps: int
+    """Learning-rate warmup, in scheduler steps."""
+    rollouts: int
+    """Responses generated for training over the run (prompts x samples per prompt x steps)."""
+    rollouts_per_step: int
+    """Responses generated per training step."""
+    prompts_per_step: int
+    """Prompts per training step (per generation batch)."""
+    prompts: int
+    """Prompts in the training set as the framework sees it (after its filters)."""
+    steps_per_epoch: int
+    """Training steps in one pass over the prompts."""
+    epochs_planned: float
+    """Passes over the prompts the settings ask for."""
+    epochs_completed: float
+    """Passes over the prompts the loop really makes."""
+    updates_per_step: int
+    """Actor optimizer updates per training step."""
+    critic_optimizer_steps: int | None = None
+    """Critic optimizer updates over the run, where there is a critic (PPO with GAE)."""
+    critic_updates_per_step: int | None = None
+    """Critic optimizer updates per training step."""
+    test_steps: list[int] = field(default_factory=list)
+    """Training steps after which a validation runs (0 = before training)."""
+    save_steps: list[int] = field(default_factory=list)
+    """Training steps whose checkpoint is written (`global_step_N`)."""
+    upper_bound: bool = False
+    """True where the counts are upper bounds (dynamic sampling may need several generation batches per step)."""
+    response_tokens_max: int | None = None
+    """At most this many response tokens are generated (rollouts x max response length), where that length is known."""
+
+
+@dataclass(slots=True)
+class Notion:
+    """Which step count a number the framework prints or uses counts."""
+
+    what: str
+    """Message id of the printed/logged thing, e.g. `rl.what.total_line`."""
+    counts: str
+    """`training`, `optimizer`, `scheduler` (or `prompts`, for a bar that counts prompts)."""
+    value: int | None = None
+    """Its value in this run, where it is one number."""
+
+
+@dataclass(slots=True)
+class RLPlan:
+    """The full answer for one RL run under one framework release."""
+
+    framework: str
+    version: str
+    printed: dict[str, str]
+    """Line label -> value exactly as the framework prints it at start-up (e.g. `Total training steps` -> `435`)."""
+    run: RLRun
+    notions: list[Notion]
+    warnings: list[Trap]
+    derivation: Derivation
+    inputs: dict = field(default_factory=dict)
+    algorithm: str = ""
+    """PPO, GRPO, DAPO, ... as the settings say."""
+    sources: list[str] = field(default_factory=list)
+    """How each rule was checked: `recorded` (the framework's code was run) or `source` (read from its code)."""
+
+    def to_dict(self, lang: str = "en") -> dict:
+        from trainsteps.i18n import message
+
+        run = {name: getattr(self.run, name) for name in RLRun.__slots__}
+        run["max_steps"] = self.run.scheduler_steps  # the HF-style name of the planned horizon, for scripts that read it
+        return {
+            "framework": self.framework,
+            "version": self.version,
+            "algorithm": self.algorithm,
+            "inputs": self.inputs,
+            "printed": dict(self.printed),
+            "run": run,
+            "step_notions": [{"what": message(n.what, lang), "counts": n.counts, "value": n.value} for n in self.notions],
+            "warnings": [trap.to_dict(lang) for trap in self.warnings],
+            "derivation": self.derivation.to_list(lang),
+            "verified": list(self.sources),
+        }
+
+
+def event_steps(every: int, last: int, *, at_end: bool = True) -> list[int]:
+    """Steps 1..last that are multiples of `every`, plus the last step when the framework also acts there; none if
+    every <= 0."""
+    if every is None or every <= 0 or last <= 0:
+        return []
+    steps = list(range(every, last + 1, every))
+    if at_end and (not steps or steps[-1] != last):
+        steps.append(last)
+    return steps

@@ -1,0 +1,115 @@
+"""verl: the engine equals what verl's own code did in every recorded case (tools/record_rl.py, tests/fixtures/rl/)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+
+import pytest
+
+from trainsteps.configs.rl import verl_spec
+from trainsteps.configs.rl_launch import RLConfig, read_launch
+from trainsteps.frameworks import verl
+from trainsteps.frameworks.verl import VerlSpec, plan_verl, updates_per_step
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "rl"
+DATA = FIXTURES / "data"
+TOKENIZER = pathlib.Path(__file__).parent / "assets" / "tiny_tokenizer.json"
+RECORDS = [(fixture["version"], case) for path in sorted(FIXTURES.glob("verl-*.json"))
+           for fixture in [json.loads(path.read_text())] for case in fixture["cases"]]
+
+
+def spec_for(version: str, case: dict, prompts_filtered: int | None = None) -> VerlSpec:
+    inputs = dict(case["inputs"])
+    config = RLConfig(framework="verl")
+    for key, value in inputs.items():
+        if "." in key:
+            config.values[key], config.origins[key] = value, "fixture"
+    return verl_spec(config, inputs["prompts"], version=version, prompts_filtered=prompts_filtered, gpus=inputs["n_gpus_per_node"])
+
+
+def filtered_prompts(case: dict) -> int | None:
+    if not case["inputs"].get("data.filter_overlong_prompts"):
+        return None
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("jinja2")
+    from trainsteps.configs import rl_data
+
+    rows = rl_data.prompt_rows([str(DATA / "filter_overlong_train.parquet")])
+    assert len(rows) == case["inputs"]["prompts"]
+    lengths = rl_data.prompt_lengths(rows, str(TOKENIZER), str(DATA / "tokenizer_config.json"))
+    return rl_data.kept_after_filter(lengths, case["inputs"]["data.max_prompt_length"])
+
+
+def test_every_release_was_recorded():
+    assert sorted({v for v, _ in RECORDS}) == sorted(verl.RECORDED)
+
+
+@pytest.mark.parametrize(("version", "case"), RECORDS, ids=[f"{v}-{c['name']}" for v, c in RECORDS])
+def test_engine_equals_verl(version, case):
+    if "error" in case:  # verl refused these settings: the engine refuses them with verl's own words
+        with pytest.raises(ValueError, match=re.escape(case["error"].split(": ", 1)[1])):
+            plan_verl(spec_for(version, case, filtered_prompts(case)))
+        return
+    plan = plan_verl(spec_for(version, case, filtered_prompts(case)))
+    assert plan.run.prompts == case["dataset_len"]
+    assert plan.run.steps_per_epoch == case["len_train_dataloader"]
+    assert plan.run.scheduler_steps == case["total_training_steps"] == case["actor_optim_total_training_steps"]
+    assert f"Total training steps: {plan.printed['Total training steps']}" in case["printed"]
+    assert plan.run.updates_per_step == case["actor_updates_per_step"]
+    if "scheduler" in case:  # FSDPEngine._build_lr_scheduler, stepped once per training step
+        assert plan.run.warmup_steps == case["scheduler"]["warmup_steps"]
+        lrs = case["scheduler"]["lr_at_steps"]
+        if case["scheduler"]["type"] == "cosine":  # the decay reaches its floor exactly at the planned horizon
+            tail = lrs[plan.run.warmup_steps:]
+            assert plan.run.warmup_steps + tail.index(min(tail)) == plan.run.scheduler_steps
+
+
+def test_gsm8k_quickstart_is_435_steps_and_4_updates_each():
+    """verl's GSM8K quick start (7,473 prompts, batch 256, mini-batch 64, n 5, 15 epochs), as verl 0.9.1 counted it."""
+    case = next(c for v, c in RECORDS if v == "0.9.1" and c["name"] == "gsm8k_quickstart")
+    plan = plan_verl(spec_for("0.9.1", case))
+    assert (plan.run.training_steps, plan.run.updates_per_step) == (case["total_training_steps"], case["actor_updates_per_step"])
+    assert plan.run.optimizer_steps == case["total_training_steps"] * case["actor_updates_per_step"]
+    assert plan.run.scheduler_steps == plan.run.training_steps  # the LR schedule counts rollout steps, not updates
+
+
+def test_launch_line_reads_hydra_overrides():
+    line = ("PYTHONUNBUFFERED=1 python3 -m verl.trainer.main_ppo \\\n algorithm.adv_estimator=grpo data.train_batch_size=256 \\\n"
+            " actor_rollout_ref.actor.ppo_mini_batch_size=64 +trainer.val_before_train=False ++trainer.total_epochs=15 "
+            "trainer.logger=['console','wandb'] data.filter_overlong_prompts=True")
+    config = read_launch(line)
+    assert config.framework == "verl" and config.env["PYTHONUNBUFFERED"] == "1"
+    spec = verl_spec(config, 7473, version="0.9.1")
+    assert (spec.train_batch_size, spec.ppo_mini_batch_size, spec.total_epochs, spec.val_before_train) == (256, 64, 15, False)
+    assert config.values["trainer.logger"] == ["console", "wandb"]
+
+
+def test_uneven_last_mini_batch_is_one_more_step():
+    # the ppo_epochs_uneven_mini fixture: 48 x 2 / 2 responses per rank in mini-batches of 32 -> 2 per epoch
+    assert updates_per_step(48, 32, 2, 2, 2, version="0.6.1") == 4
+    with pytest.raises(ValueError, match="48 % 32 != 0"):
+        updates_per_step(48, 32, 2, 2, 2, version="0.8.0")
+
+
+def test_override_shorter_than_epochs_warns_and_longer_schedule_never_finishes():
+    short = plan_verl(VerlSpec(prompts=100, train_batch_size=8, ppo_mini_batch_size=8, n_gpus_per_node=2, total_epochs=3, total_training_steps=7))
+    assert short.run.training_steps == 7 and "VERL_STOPS_BEFORE_EPOCHS" in [w.code for w in short.warnings]
+    long = plan_verl(VerlSpec(prompts=100, train_batch_size=8, ppo_mini_batch_size=8, n_gpus_per_node=2, total_epochs=2, total_training_steps=40,
+                    lr_scheduler_type="cosine"))
+    assert (long.run.training_steps, long.run.scheduler_steps) == (24, 40)
+    assert "VERL_SCHEDULE_NOT_FINISHED" in [w.code for w in long.warnings]
+
+
+def test_dynamic_sampling_is_an_upper_bound():
+    plan = plan_verl(VerlSpec(prompts=1000, train_batch_size=64, ppo_mini_batch_size=32, gen_batch_size=32, total_epochs=1, filter_groups=True))
+    assert plan.run.upper_bound and plan.run.training_steps == 31 // 2 and plan.run.scheduler_steps == 31
+    assert "VERL_DYNAMIC_SAMPLING" in [w.code for w in plan.warnings]
+
+
+def test_critic_warmup_skips_actor_updates_and_saves():
+    plan = plan_verl(VerlSpec(prompts=64, train_batch_size=8, ppo_mini_batch_size=4, n_gpus_per_node=2, total_epochs=1, critic_warmup=3,
+                             save_freq=2))
+    assert plan.run.training_steps == 8 and plan.run.optimizer_steps == 2 * 6 and plan.run.save_steps == [4, 6, 8]
+    assert plan.run.critic_optimizer_steps == 2 * 8  # gae: a critic, updated every step
