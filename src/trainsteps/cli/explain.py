@@ -60,8 +60,7 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
         observations = read_log(path if text is None else None, text, also=rl.chain(pretrain.feed if framework != "hf" else None))
         progress_only = all(run.kind == "progress" for run in observations.runs)
         if framework == "auto" and progress_only and rl.found_anything() and not pretrain.found_anything():
-            emit(fmt, rl.to_dict(lang), "
-".join(f"{i}. {line}" for i, line in enumerate(rl.explanation(lang), 1)))
+            emit(fmt, rl.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(rl.explanation(lang), 1)))
             return
         if framework in PRETRAIN_LOGS or (framework == "auto" and progress_only and pretrain.found_anything()):
             # pretraining lines; iteration lines also give where the run stands and its timing (progress runs)
