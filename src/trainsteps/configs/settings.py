@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainsteps.errors import InputError
+from trainsteps.numbers import to_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +112,9 @@ class Settings:
 
 
 def to_number(value: Any, kind: type, key: str) -> int | float:
-    """`value` (a YAML number or string such as "3.0e-5") as `kind`; anything else is an error naming `key`."""
-    try:
-        if isinstance(value, bool):
-            raise ValueError(value)
-        return int(float(value)) if kind is int else kind(value)
-    except (TypeError, ValueError):
-        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=_name(key), value=value,
-                         setting=key) from None
+    """`value` (a YAML number or a string such as "3.0e-5" or "1,047") as `kind`; a word, a list, NaN, infinity or a
+    fraction where a whole number is meant is an error naming `key` (the CLI adds the file and line)."""
+    return to_kind(value, kind, _name(key), key)
 
 
 def _name(key: str) -> str:
