@@ -23,7 +23,7 @@ def to_whole(value: Any, name: str, setting: str | None = None) -> int:
     """`value` as an int; a fraction, NaN, infinity or a word is an error naming `name`."""
     if type(value) is int:
         return value
-    number = _number(value, name, setting)
+    number = _number(value, name, setting, "number.hint.not_number_whole")
     if isinstance(number, int):
         return number
     _check_finite(number, value, name, setting)
@@ -36,7 +36,7 @@ def to_real(value: Any, name: str, setting: str | None = None) -> float:
     """`value` as a finite float; NaN, infinity, an overflow or a word is an error naming `name`."""
     if type(value) is float and math.isfinite(value):
         return value
-    number = _number(value, name, setting)
+    number = _number(value, name, setting, "number.hint.not_number")
     try:
         number = float(number)
     except OverflowError:
@@ -59,9 +59,9 @@ def normalize(text: str) -> str:
     return text
 
 
-def _number(value: Any, name: str, setting: str | None) -> int | float:
+def _number(value: Any, name: str, setting: str | None, hint: str) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError("number.error.not_number", "number.hint.not_number", name=name, value=_quote(value), setting=setting or name)
+        raise InputError("number.error.not_number", hint, name=name, value=_quote(value), setting=setting or name)
     if not isinstance(value, str):
         return value
     text = normalize(value)
@@ -72,7 +72,7 @@ def _number(value: Any, name: str, setting: str | None) -> int | float:
     try:
         return float(text)
     except ValueError:
-        raise InputError("number.error.not_number", "number.hint.not_number", name=name, value=_quote(value),
+        raise InputError("number.error.not_number", hint, name=name, value=_quote(value),
                          setting=setting or name) from None
 
 

@@ -171,7 +171,7 @@ def _read_aux(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def _finish(framework, version, settings: Settings, files, outcome) -> ImportedRun:
-    fields = {name: settings.get(name) for name in RunSpec.field_names() if name in settings}
+    fields = {name: settings.get(name) for name in RunSpec.field_names() if settings.get(name) is not None}  # `key: null` = unset
     estimate = None
     derivation = outcome.derivation if outcome else Derivation()
     banner_n = None
