@@ -38,6 +38,8 @@ def data_options(func):
         click.option("--world-size", "axolotl_world_size", type=click.IntRange(min=1),
                      help="Axolotl ranks (WORLD_SIZE): the packed range is the smallest count over the ranks."),
         click.option("--threads", type=click.IntRange(min=1), help="Tokenizer threads (default: all cores)."),
+        click.option("--max-line-bytes", type=click.IntRange(min=1), default=64 * 1024 * 1024, show_default=True,
+                     help="Longest line read; a longer one is reported as malformed, with its position, and skipped."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -89,7 +91,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
     options = CountOptions(paths, opts["tokenizer_path"], opts.get("data_format", "auto"), opts.get("text_field"),
                            opts.get("template", "chatml"), opts.get("dataset_name"), opts.get("split", "train"),
                            not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress,
-                           keep_order=bool(requests))  # packing needs each example in order; the rest only the distribution
+                           keep_order=bool(requests), max_line_bytes=opts.get("max_line_bytes"))  # packing needs each example in order; the rest only the distribution
     settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
                                       opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
                                       bool(opts.get("sample_packing_sequentially")), opts.get("axolotl_world_size")) if cutoff else None
@@ -113,7 +115,8 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
 
 PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
                   "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads",
-                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size")
+                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size",
+                  "max_line_bytes")
 
 
 def plan_data_options(command: click.Command) -> click.Command:

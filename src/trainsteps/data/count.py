@@ -42,6 +42,8 @@ class CountOptions:
     keep_order: bool = True
     """Keep each example's lengths in file order (packing needs them: 16 bytes per example). False keeps only how
     many examples have each length (`stats.Distribution`), so memory stays flat whatever the corpus size."""
+    max_line_bytes: int | None = None
+    """Longest line read; a longer one is reported as malformed (default `readers.MAX_LINE_BYTES`, 64 MiB)."""
 
 
 @dataclass
@@ -190,7 +192,7 @@ def count(options: CountOptions) -> Counted:
         pending = None
         done_before = 0
         for source in files:
-            for batch in readers.read(source, malformed):
+            for batch in readers.read(source, malformed, max_line=options.max_line_bytes):
                 prepared = prepare(batch)
                 future = pool.submit(tokenizer.lengths, prepared[0])
                 if pending is not None:

@@ -286,7 +286,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
             continue
         try:
             row = json.loads(d.text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             report(malformed, d, f"not JSON ({str(exc)[:80]})")
             continue
         if not isinstance(row, dict):

@@ -909,4 +909,6 @@ MESSAGES = {
     'configs.hint.not_text_value': 'write it as a plain string, e.g. `{name}: data`',
     'configs.error.not_names': '{name} must be a name or a list of names, got a {found}',
     'configs.hint.not_names': 'write `{name}: a, b` or a YAML list of names',
+    'count.error.json_array_too_big': '{path} is a JSON array of more than {limit:,} bytes, which would be parsed whole',
+    'count.hint.json_array_too_big': 'convert it to JSONL (one object per line), or raise --max-line-bytes',
 }

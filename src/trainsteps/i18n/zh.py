@@ -904,4 +904,6 @@ MESSAGES = {
     'configs.hint.not_text_value': '请写成普通字符串，例如 `{name}: data`',
     'configs.error.not_names': '{name} 必须是名称或名称列表，收到的是 {found}',
     'configs.hint.not_names': '请写成 `{name}: a, b` 或 YAML 名称列表',
+    'count.error.json_array_too_big': '{path} 是超过 {limit:,} 字节的 JSON 数组，需要整体解析',
+    'count.hint.json_array_too_big': '请转换为 JSONL（每行一个对象），或调大 --max-line-bytes',
 }
