@@ -10,9 +10,11 @@ import click
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on (0 picks a free one).")
 def web_command(host: str, port: int) -> None:
     """Serve the web calculator: a page with every plan setting, en / zh, and a JSON API (/api/plan, /api/compare)."""
+    from trainsteps.cli.output import user_errors
     from trainsteps.web.server import make_server
 
-    server = make_server(host, port)
+    with user_errors():
+        server = _listen(make_server, host, port)
     click.echo(f"trainsteps calculator on http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)")
     try:
         server.serve_forever()
@@ -20,3 +22,17 @@ def web_command(host: str, port: int) -> None:
         pass
     finally:
         server.server_close()
+
+
+def _listen(make_server, host: str, port: int):
+    """The server, or one line saying why this machine will not let it listen there."""
+    import errno
+
+    from trainsteps.errors import InputError
+
+    try:
+        return make_server(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError("web.error.port_in_use", "web.hint.port_in_use", port=port) from None
+        raise InputError("web.error.listen", "web.hint.listen", host=host, port=port, detail=exc.strerror or str(exc)) from None

@@ -911,4 +911,12 @@ MESSAGES = {
     'configs.hint.not_names': 'write `{name}: a, b` or a YAML list of names',
     'count.error.json_array_too_big': '{path} is a JSON array of more than {limit:,} bytes, which would be parsed whole',
     'count.hint.json_array_too_big': 'convert it to JSONL (one object per line), or raise --max-line-bytes',
+    'neox.error.no_sample': 'the train split holds {tokens:,} tokens, fewer than one sample of seq_length + 1 = {need:,} tokens: GPT-NeoX would build an empty index',
+    'neox.hint.no_sample': 'give more train tokens (--train-tokens or --data-prefix) or a shorter --seq-length',
+    'count.error.ray_connect': 'cannot reach a Ray cluster at {address}: {detail}',
+    'count.hint.ray_connect': 'start one with `ray start --head`, give its address, or leave out --ray-address to start a local Ray',
+    'web.error.port_in_use': 'port {port} is in use',
+    'web.hint.port_in_use': 'use --port 0 or another port',
+    'web.error.listen': 'cannot listen on {host}:{port}: {detail}',
+    'web.hint.listen': 'check --host (an address of this machine) and --port (ports below 1024 need root)',
 }

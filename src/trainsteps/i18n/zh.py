@@ -906,4 +906,12 @@ MESSAGES = {
     'configs.hint.not_names': '请写成 `{name}: a, b` 或 YAML 名称列表',
     'count.error.json_array_too_big': '{path} 是超过 {limit:,} 字节的 JSON 数组，需要整体解析',
     'count.hint.json_array_too_big': '请转换为 JSONL（每行一个对象），或调大 --max-line-bytes',
+    'neox.error.no_sample': '训练集只有 {tokens:,} 个 token，不足一个样本所需的 seq_length + 1 = {need:,} 个 token：GPT-NeoX 会建出空索引',
+    'neox.hint.no_sample': '请提供更多训练 token（--train-tokens 或 --data-prefix）或更短的 --seq-length',
+    'count.error.ray_connect': '无法连接 {address} 上的 Ray 集群：{detail}',
+    'count.hint.ray_connect': '请用 `ray start --head` 启动集群、给出其地址，或去掉 --ray-address 以启动本地 Ray',
+    'web.error.port_in_use': '端口 {port} 已被占用',
+    'web.hint.port_in_use': '请使用 --port 0 或其他端口',
+    'web.error.listen': '无法在 {host}:{port} 上监听：{detail}',
+    'web.hint.listen': '请检查 --host（本机地址）和 --port（1024 以下的端口需要 root 权限）',
 }
