@@ -95,7 +95,7 @@ def validate_trainer_spec(spec: RunSpec) -> None:
     if spec.split_batches and spec.per_device_train_batch_size % spec.world_size:
         raise InputError("input.split_batches", "input.hint.split_batches", bs=spec.per_device_train_batch_size, world=spec.world_size)
     if spec.resume_from_step is not None and spec.resume_from_step < 0:
-        raise InputError("input.positive_int", "input.hint.positive_int", name="resume_from_step", value=spec.resume_from_step)
+        raise InputError("input.non_negative", "input.hint.non_negative", name="resume_from_step", value=spec.resume_from_step)
     for name, allowed in _STRATEGIES.items():
         if getattr(spec, name) not in allowed:
             raise InputError("input.strategy", "input.hint.strategy", name=name, value=getattr(spec, name), allowed=", ".join(allowed))

@@ -188,17 +188,20 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
 
 def _from_ds_config(opts: dict, dp: int):
     """Read the batch keys of a DeepSpeed JSON config; fill "auto" as the HF Trainer integration does."""
-    import json
-
     from trainsteps.frameworks.deepspeed import HF_MISMATCH_FOOTER, HF_MISMATCH_HEADER, resolve_hf_batch
     from trainsteps.frameworks.framework_error import FrameworkRuleError
 
+    import os
+
+    from trainsteps.configs.files import read_config
+
     path = opts["deepspeed_config"]
+    if not os.path.isfile(path):
+        raise InputError("ds.error.config_missing", "ds.hint.config_missing", path=path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            config = json.load(stream)
-    except (OSError, ValueError) as exc:
-        raise InputError("ds.error.config", "ds.hint.config", path=path, detail=str(exc)) from None
+        config = read_config(path).data  # size, nesting and NaN checked like every config file
+    except InputError as exc:
+        raise InputError("ds.error.config", "ds.hint.config", path=path, detail=exc.render()[0]) from None
     keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
     if not isinstance(config, dict):
         raise InputError("ds.error.config", "ds.hint.config", path=path, detail="the file holds no JSON object")
@@ -218,10 +221,18 @@ def _from_ds_config(opts: dict, dp: int):
 def _limit(text):
     if text is None:
         return 1.0
+    import math
+
+    from trainsteps.numbers import normalize
+
+    text = normalize(text)
     try:
         return int(text)
     except ValueError:
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
             raise InputError("lit.error.limit", "lit.hint.limit", value=text) from None
+        return value

@@ -82,13 +82,13 @@ def _parse_json(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
     except RecursionError:
         raise _too_deep(path) from None
     except ValueError as exc:  # NaN / Infinity
-        raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=0, column=0, detail=str(exc)) from None
+        raise InputError("configs.error.json_constant", "configs.hint.json_constant", path=str(path), name=str(exc)) from None
     _check_depth(path, data)
     return data, _json_key_lines(text, data)
 
 
 def _no_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
+    raise ValueError(name)  # NaN, Infinity, -Infinity: Python's json reads them, strict JSON has none
 
 
 def _too_deep(path: pathlib.Path) -> InputError:
@@ -137,7 +137,8 @@ def _parse_yaml(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         detail = " ".join(str(part) for part in (exc.context, exc.problem) if part)
-        hint = "configs.hint.yaml_tag" if "could not determine a constructor" in detail else "configs.hint.yaml"
+        hint = "configs.hint.yaml_tag" if "could not determine a constructor" in detail else \
+            "configs.hint.too_deep" if "nesting depth" in detail else "configs.hint.yaml"
         raise InputError("configs.error.yaml", hint, path=str(path), line=line, column=column, detail=detail) from None
     except yaml.YAMLError as exc:
         raise InputError("configs.error.yaml", "configs.hint.yaml", path=str(path), line=0, column=0, detail=str(exc)) from None

@@ -919,4 +919,8 @@ MESSAGES = {
     'web.hint.port_in_use': 'use --port 0 or another port',
     'web.error.listen': 'cannot listen on {host}:{port}: {detail}',
     'web.hint.listen': 'check --host (an address of this machine) and --port (ports below 1024 need root)',
+    'ds.error.config_missing': 'DeepSpeed config file not found: {path}',
+    'ds.hint.config_missing': 'check the path (it is read relative to the current folder)',
+    'configs.error.json_constant': '{path} holds {name}, which is not a JSON number',
+    'configs.hint.json_constant': 'write the number you mean (JSON has no NaN or Infinity)',
 }

@@ -914,4 +914,8 @@ MESSAGES = {
     'web.hint.port_in_use': '请使用 --port 0 或其他端口',
     'web.error.listen': '无法在 {host}:{port} 上监听：{detail}',
     'web.hint.listen': '请检查 --host（本机地址）和 --port（1024 以下的端口需要 root 权限）',
+    'ds.error.config_missing': '找不到 DeepSpeed 配置文件：{path}',
+    'ds.hint.config_missing': '请检查路径（相对于当前目录读取）',
+    'configs.error.json_constant': '{path} 含有 {name}，它不是 JSON 数字',
+    'configs.hint.json_constant': '请写出实际的数值（JSON 没有 NaN 或 Infinity）',
 }
