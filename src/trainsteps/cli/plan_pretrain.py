@@ -188,12 +188,11 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
 
 def _from_ds_config(opts: dict, dp: int):
     """Read the batch keys of a DeepSpeed JSON config; fill "auto" as the HF Trainer integration does."""
-    from trainsteps.frameworks.deepspeed import HF_MISMATCH_FOOTER, HF_MISMATCH_HEADER, resolve_hf_batch
-    from trainsteps.frameworks.framework_error import FrameworkRuleError
-
     import os
 
     from trainsteps.configs.files import read_config
+    from trainsteps.frameworks.deepspeed import HF_MISMATCH_FOOTER, HF_MISMATCH_HEADER, resolve_hf_batch
+    from trainsteps.frameworks.framework_error import FrameworkRuleError
 
     path = opts["deepspeed_config"]
     if not os.path.isfile(path):
