@@ -111,7 +111,8 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
         epochs_completed=round(run_batches / batches, 4) if batches else 0.0, epochs_planned=max_epochs,
         samples_seen=samples, warmup_steps=0, batches_per_epoch=batches, samples_per_epoch=epoch_rows * spec.world_size,
     )
-    progress = [f"Epoch {e}: 100%|| {batches}/{batches}" for e in range(min(full, 2))]
+    shown = range(full) if full <= 3 else (0, 1, None, full - 1)  # None: the epochs in between, shown as "…"
+    progress = ["…" if e is None else f"Epoch {e}: 100%|| {batches}/{batches}" for e in shown]
     if rest:
         progress.append(f"Epoch {full}: {rest * acc}/{batches}")
     stop = (f"`Trainer.fit` stopped: `max_steps={spec.max_steps}` reached." if spec.max_steps != -1 and steps == spec.max_steps
