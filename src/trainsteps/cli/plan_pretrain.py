@@ -197,10 +197,7 @@ def _from_ds_config(opts: dict, dp: int):
     path = opts["deepspeed_config"]
     if not os.path.isfile(path):
         raise InputError("ds.error.config_missing", "ds.hint.config_missing", path=path)
-    try:
-        config = read_config(path).data  # size, nesting and NaN checked like every config file
-    except InputError as exc:
-        raise InputError("ds.error.config", "ds.hint.config", path=path, detail=exc.render()[0]) from None
+    config = read_config(path).data  # size, nesting, NaN and "not a mapping" checked (and named) like every config file
     keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
     if not isinstance(config, dict):
         raise InputError("ds.error.config", "ds.hint.config", path=path, detail="the file holds no JSON object")
