@@ -108,7 +108,7 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
         ends.append(steps)
     facts = RunFacts(
         optimizer_steps=steps, max_steps=steps, epoch_end_steps=ends,
-        epochs_completed=round(run_batches / batches, 4) if batches else 0.0, epochs_planned=max_epochs,
+        epochs_completed=round(run_batches / batches, 4) if batches else 0.0, epochs_planned=max_epochs if max_epochs >= 0 else (round(steps / per_epoch, 4) if per_epoch else 0.0),  # -1: max_steps decides
         samples_seen=samples, warmup_steps=0, batches_per_epoch=batches, samples_per_epoch=epoch_rows * spec.world_size,
     )
     shown = range(full) if full <= 3 else (0, 1, None, full - 1)  # None: the epochs in between, shown as "…"
