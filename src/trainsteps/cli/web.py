@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 
@@ -16,6 +18,7 @@ def web_command(host: str, port: int) -> None:
     with user_errors():
         server = _listen(make_server, host, port)
     click.echo(f"trainsteps calculator on http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)")
+    sys.stdout.flush()  # the address now, also when stdout is a file or a pipe (scripts read the port from it)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
