@@ -68,6 +68,8 @@ def batches_per_epoch(spec: LightningSpec, d: Derivation) -> int:
 def plan_lightning(spec: LightningSpec) -> Schedule:
     if spec.num_samples < 0 or spec.batch_size < 1 or spec.accumulate_grad_batches < 1 or spec.world_size < 1:
         raise InputError("lit.error.values", "lit.hint.values")
+    if spec.max_steps < -1:  # Lightning's Trainer takes -1 (no limit) or a count of steps
+        raise InputError("lit.error.max_steps", "lit.hint.max_steps", value=spec.max_steps)
     d = Derivation()
     traps: list[Trap] = []
     batches = batches_per_epoch(spec, d)

@@ -923,4 +923,6 @@ MESSAGES = {
     'ds.hint.config_missing': 'check the path (it is read relative to the current folder)',
     'configs.error.json_constant': '{path} holds {name}, which is not a JSON number',
     'configs.hint.json_constant': 'write the number you mean (JSON has no NaN or Infinity)',
+    'lit.error.max_steps': "Lightning's max_steps is -1 (no limit) or a number of steps from 0, got {value}",
+    'lit.hint.max_steps': 'give --max-steps -1 or a count of optimizer steps',
 }
