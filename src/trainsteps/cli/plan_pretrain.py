@@ -84,6 +84,9 @@ def _given(name: str) -> bool:
 
 def _world(opts: dict) -> int:
     world, gpus, nodes = opts.get("world_size"), opts.get("gpus"), opts.get("nodes")
+    for name, value in (("world_size", world), ("gpus", gpus), ("nodes", nodes)):
+        if value is not None and value < 1:  # the Trainer path checks these in validate.py; the pretraining rules need it too
+            raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
     if world is not None and gpus is not None:
         raise InputError("cli.error.world_twice", "cli.hint.world_twice")
     if gpus is not None:
