@@ -892,7 +892,7 @@ MESSAGES = {
     'api.error.framework': 'trainsteps.plan() plans the Hugging Face Trainer (framework="hf"), not {framework}',
     'api.hint.framework': 'plan GPT-NeoX, Megatron, DeepSpeed and Lightning with `trainsteps plan --framework ...`',
     'api.error.spec_and_settings': 'pass either a RunSpec or keyword settings, not both',
-    'api.hint.spec_and_settings': 'e.g. trainsteps.plan(num_examples=1047, per_device_train_batch_size=10)',
+    'api.hint.spec_and_settings': 'e.g. `trainsteps.plan(num_examples=1047, per_device_train_batch_size=10)`',
     'api.error.spec_type': 'trainsteps.plan() takes a RunSpec or keyword settings, got a {found}',
     'api.error.unknown_setting': 'trainsteps.plan() has no setting {name!r}',
     'api.hint.unknown_setting': 'did you mean {guess}? help(trainsteps.plan) lists the settings',

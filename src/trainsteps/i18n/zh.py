@@ -887,7 +887,7 @@ MESSAGES = {
     'api.error.framework': 'trainsteps.plan() 规划的是 Hugging Face Trainer（framework="hf"），不支持 {framework}',
     'api.hint.framework': 'GPT-NeoX、Megatron、DeepSpeed 和 Lightning 请用 `trainsteps plan --framework ...` 规划',
     'api.error.spec_and_settings': '请传入 RunSpec 或关键字设置，不要同时传入',
-    'api.hint.spec_and_settings': '例如 trainsteps.plan(num_examples=1047, per_device_train_batch_size=10)',
+    'api.hint.spec_and_settings': '例如 `trainsteps.plan(num_examples=1047, per_device_train_batch_size=10)`',
     'api.error.spec_type': 'trainsteps.plan() 接受 RunSpec 或关键字设置，收到的是 {found}',
     'api.error.unknown_setting': 'trainsteps.plan() 没有设置项 {name!r}',
     'api.hint.unknown_setting': '是否想用 {guess}？help(trainsteps.plan) 列出了全部设置项',
