@@ -1,9 +1,16 @@
 # Two entry points for a fresh machine (Python >= 3.10):
-#   make plan   sets up .venv and plans the 1,047-example run of seed 001 on the release that stops early
-#   make test   sets up .venv with the test tools and runs the test suite
+#   make plan   sets up .venv-plan (trainsteps with click and PyYAML only, a few MB) and plans the 1,047-example
+#               run of seed 001 on the release that stops early
+#   make test   sets up .venv with the test tools and the data and ray extras, and runs the test suite
 PY ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
+PLAN_VENV ?= .venv-plan
+
+$(PLAN_VENV)/bin/trainsteps: pyproject.toml
+	$(PY) -m venv $(PLAN_VENV)
+	$(PLAN_VENV)/bin/pip install -q -e .
+	@touch $@
 
 $(BIN)/trainsteps: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -13,8 +20,8 @@ $(BIN)/trainsteps: pyproject.toml
 .PHONY: setup plan test lint live bench
 setup: $(BIN)/trainsteps
 
-plan: setup
-	$(BIN)/trainsteps plan --num-examples 1047 --per-device-train-batch-size 10 --gradient-accumulation-steps 8 \
+plan: $(PLAN_VENV)/bin/trainsteps
+	$(PLAN_VENV)/bin/trainsteps plan --num-examples 1047 --per-device-train-batch-size 10 --gradient-accumulation-steps 8 \
 		--num-train-epochs 300 --transformers 4.49.0 --explain
 
 test: setup

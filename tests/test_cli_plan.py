@@ -58,7 +58,7 @@ def test_compare_versions_lists_every_family(run_cli):
         (["--num-examples", "-5"], "num_examples must be a whole number"),
         (["--num-examples", "10", "--gradient-accumulation-steps", "0"], "gradient_accumulation_steps"),
         (["--num-examples", "10", "--num-train-epochs", "0"], "has no length"),
-        (["--num-examples", "ten"], "'ten' is not a valid integer"),
+        (["--num-examples", "ten"], "must be a number, got 'ten'"),
         (["--num-examples", "10", "--transformers", "banana"], "unknown transformers release"),
         (["--num-examples", "10", "--transformers", "4.20.0"], "older than 4.30.0"),
         (["--streaming", "--transformers", "4.44.2"], "max_steps has to be specified"),

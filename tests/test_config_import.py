@@ -35,18 +35,26 @@ def test_click_defaults_do_not_override_the_file(run_cli):
     assert json.loads(out)["banner"]["Gradient Accumulation steps"] == "2"  # the file's value, not the option default 1
 
 
-def test_a_number_in_the_deepspeed_file_that_disagrees_is_a_conflict_with_both_sources():
-    run = import_run([EX / "hf" / "training_args.yaml"], flags={"num_examples": 1000})
-    (conflict,) = run.settings.conflicts
-    assert (conflict.key, conflict.kept.value, conflict.other.value) == ("gradient_accumulation_steps", 2, 4)
-    assert conflict.kept.origin == "training_args.yaml:4" and conflict.other.origin == "ds_zero2.json:3"
+def test_a_number_in_the_deepspeed_file_that_disagrees_stops_the_plan_in_transformers_words(tmp_path):
+    # HfTrainerDeepSpeedConfig.trainer_config_finalize raises on any explicit value that differs from TrainingArguments
+    from trainsteps.frameworks.framework_error import FrameworkRuleError
+
+    for name in ("training_args.yaml", "ds_zero2.json"):
+        shutil.copy(EX / "hf" / name, tmp_path / name)
+    ds = json.loads((tmp_path / "ds_zero2.json").read_text())
+    ds["gradient_accumulation_steps"] = 4
+    (tmp_path / "ds_zero2.json").write_text(json.dumps(ds))
+    with pytest.raises(FrameworkRuleError) as caught:
+        import_run([tmp_path / "training_args.yaml"], flags={"num_examples": 1000})
+    assert "- ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=2" in caught.value.framework_error
+    assert caught.value.framework_error.startswith("Please correct the following DeepSpeed config values that mismatch")
 
 
 def test_auto_values_in_the_deepspeed_file_are_not_conflicts(tmp_path):
     for name in ("training_args.yaml", "ds_zero2.json"):
         shutil.copy(EX / "hf" / name, tmp_path / name)
     ds = json.loads((tmp_path / "ds_zero2.json").read_text())
-    ds["gradient_accumulation_steps"] = "auto"
+    ds["train_batch_size"] = "auto"
     (tmp_path / "ds_zero2.json").write_text(json.dumps(ds))
     run = import_run([tmp_path / "training_args.yaml"], flags={"num_examples": 1000})
     assert run.settings.conflicts == []

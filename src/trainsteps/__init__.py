@@ -9,21 +9,63 @@
 
 from __future__ import annotations
 
+from trainsteps.errors import InputError, TrainstepsError
 from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.spec import RunSpec
 
 __version__ = "0.1.0"
-__all__ = ["plan", "plan_rl", "RunSpec", "Schedule", "RunFacts", "Trap", "__version__"]
+__all__ = ["plan", "plan_rl", "RunSpec", "Schedule", "RunFacts", "Trap", "TrainstepsError", "InputError", "__version__"]
 
 
-def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", **settings) -> Schedule:
-    """Plan a run: pass a `RunSpec`, or its fields as keyword arguments."""
-    if spec is None:
-        spec = RunSpec(**settings)
-    elif settings:
-        raise TypeError("pass either a RunSpec or keyword settings, not both")
+def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", gpus: int | None = None, nodes: int | None = None,
+         **settings) -> Schedule:
+    """Plan a Hugging Face Trainer run: what it prints and what its loop really does.
+
+    Pass a `RunSpec`, or its fields as keyword arguments with the command line's names (`--num-examples` is
+    `num_examples=`). Every value is checked and converted as the command line does it: `"1,047"` and `1047.0` are
+    1047; NaN, infinity, fractions of a whole number and words raise `InputError` (a `TrainstepsError`) naming the
+    setting, and an unknown keyword suggests the one you probably meant.
+
+    Settings (defaults in brackets):
+      num_examples                 rows in the training set as the Trainer sees it (after preprocessing / packing)
+      per_device_train_batch_size  rows per micro-batch per process [8]
+      gradient_accumulation_steps  micro-batches per optimizer step [1]
+      world_size                   processes (ranks) [1]; or gpus= (per node) and nodes=, as on the command line
+      tensor_parallel_size, context_parallel_size, sequence_parallel_size   parallel group sizes [1]
+      num_train_epochs             epochs, fractions allowed [3.0]
+      max_steps                    optimizer steps; > 0 overrides epochs [-1]
+      dataloader_drop_last, split_batches, even_batches [True], streaming   loader and accelerate switches
+      resume_from_step             resume from checkpoint-K
+      warmup_ratio, warmup_steps   learning-rate warmup
+      logging_strategy, logging_steps [500], logging_first_step            when the loss is logged
+      eval_strategy ["no"], eval_steps, eval_delay [0]                      when evaluation runs
+      save_strategy ["steps"], save_steps [500]                             when checkpoints are written
+      metric_for_best_model, greater_is_better, improving_evals ["all"]    save_strategy "best": which evaluations save
+      checkpoint_logging_steps, checkpoint_eval_steps, checkpoint_save_steps   after a resume: the checkpoint's intervals
+      trainable_parameters         the model's trainable parameters (banner's last line)
+      transformers                 release to model, e.g. "4.49.0" [newest known]
+      dataset_tokens, seq_length, dispatch_batches                          streams: size of one pass, packing, rank split
+
+    framework: "hf" (the Trainer and the wrappers built on it). GPT-NeoX, Megatron, DeepSpeed and Lightning are
+    planned by `trainsteps plan --framework ...` on the command line.
+
+    Returns a `Schedule`: `.banner`, `.run` (RunFacts), `.warnings`, `.derivation`; `print(schedule)` shows the
+    report the command line prints.
+    """
     if framework != "hf":
-        raise ValueError(f"unknown framework {framework!r}")
+        from trainsteps.names import closest
+
+        raise InputError("api.error.framework", "api.hint.framework", framework=repr(framework)[:60],
+                         guess=closest(str(framework), ["hf"]) or "hf")
+    if spec is None:
+        _check_keywords(settings)
+        if gpus is not None or nodes is not None:
+            settings["world_size"] = _world(settings.get("world_size"), gpus, nodes)
+        spec = RunSpec(**settings)
+    elif settings or gpus is not None or nodes is not None:
+        raise InputError("api.error.spec_and_settings", "api.hint.spec_and_settings")
+    elif not isinstance(spec, RunSpec):
+        raise InputError("api.error.spec_type", "api.hint.spec_and_settings", found=type(spec).__name__)
     return _hf_plan()(spec)
 
 
@@ -40,7 +82,6 @@ def _hf_plan():
 _HF_PLAN = None
 
 
-
 def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, version: str | None = None,
             gpus: int | None = None):
     """Plan an RL run (`verl`, `openrlhf`, `easyr1`, `trl-ppo`) from its own setting names, as on its launch line:
@@ -54,3 +95,23 @@ def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, 
 
     return plan_from_settings(framework, settings or {}, num_examples=num_examples, version=version, gpus=gpus)
 
+
+def _check_keywords(settings: dict) -> None:
+    from trainsteps.names import closest
+
+    names = RunSpec.field_names()
+    for key in settings:
+        if key not in names:
+            guess = closest(str(key), names + ["gpus", "nodes"])
+            raise InputError("api.error.unknown_setting", "api.hint.unknown_setting" if guess else "api.hint.no_effect",
+                             name=str(key)[:60], guess=guess)
+
+
+def _world(world, gpus, nodes) -> int:
+    from trainsteps.numbers import to_whole
+
+    if world is not None and gpus is not None:
+        raise InputError("cli.error.world_twice", "cli.hint.world_twice")
+    if gpus is None:
+        raise InputError("cli.error.nodes_without_gpus", "cli.hint.world_twice")
+    return to_whole(gpus, "gpus") * (1 if nodes is None else to_whole(nodes, "nodes"))

@@ -73,5 +73,15 @@ def _epochs(done: float | None, planned: float | None) -> str:
 
 
 def display_width(text: str) -> int:
-    """Display width: CJK characters take two columns."""
-    return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)
+    """Columns `text` takes in a terminal: wide and full-width characters (CJK, full-width punctuation) take two,
+    combining marks none (Unicode East Asian Width)."""
+    import unicodedata
+
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def pad(text: str, width: int) -> str:
+    """`text` followed by spaces up to `width` display columns (str.ljust counts a CJK character as one)."""
+    return text + " " * max(width - display_width(text), 0)

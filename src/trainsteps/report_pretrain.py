@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from trainsteps.i18n import label, message
-from trainsteps.report import short_list
+from trainsteps.report import display_width, pad, short_list
 from trainsteps.schedule import Schedule
 
 
 def _rows(rows: list[tuple[str, str]], lang: str) -> list[str]:
     names = [label(k, lang) for k, _ in rows]
-    width = max(len(n) for n in names) if names else 0
-    return [f"  {name}{' ' * (width - len(name))}  {value}" for name, (_, value) in zip(names, rows, strict=False)]
+    width = max(display_width(n) for n in names) if names else 0
+    return [f"  {pad(name, width)}  {value}" for name, (_, value) in zip(names, rows, strict=False)]
 
 
 def render_pretrain(s: Schedule, lang: str = "en", explain: bool = False) -> str:

@@ -267,6 +267,8 @@ def layouts(global_batch: int, world_size: int, max_per_device: int | None = Non
             raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
     if max_per_device is not None and max_per_device < 1:
         raise InputError("input.positive_int", "input.hint.positive_int", name="max_per_device_batch", value=max_per_device)
+    if global_batch > _LARGEST_GLOBAL_BATCH:
+        raise InputError("input.too_large", "input.hint.too_large", name="global_batch", value=global_batch, limit=_LARGEST_GLOBAL_BATCH)
     exact = _pairs(global_batch // world_size, world_size, max_per_device) if global_batch % world_size == 0 else []
     nearest: list[Layout] = []
     if not exact:
@@ -276,8 +278,14 @@ def layouts(global_batch: int, world_size: int, max_per_device: int | None = Non
     return Layouts(global_batch, world_size, exact, nearest, max_per_device)
 
 
+_LARGEST_GLOBAL_BATCH = 10**9  # rows per optimizer step; far beyond any run, and its divisors are found in a blink
+
+
 def _pairs(per_rank: int, world: int, cap: int | None) -> list[Layout]:
-    out = [Layout(bs, per_rank // bs, world) for bs in range(per_rank, 0, -1) if per_rank % bs == 0]
+    """Every bs dividing the rows per rank, largest first; divisors come in pairs, so only up to the square root is tried."""
+    small = [d for d in range(1, math.isqrt(per_rank) + 1) if per_rank % d == 0]
+    divisors = sorted({*small, *(per_rank // d for d in small)}, reverse=True)
+    out = [Layout(bs, per_rank // bs, world) for bs in divisors]
     return [x for x in out if cap is None or x.per_device_train_batch_size <= cap]
 
 

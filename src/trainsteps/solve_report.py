@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trainsteps.i18n import label, message
-from trainsteps.report import render_schedule, short_list
+from trainsteps.report import display_width, pad, render_schedule, short_list
 from trainsteps.schedule import Schedule
 from trainsteps.solve import Coverage, Layouts, Solution, _num
 from trainsteps.spec import RunSpec
@@ -66,9 +66,5 @@ def render_layouts(result: Layouts, lang: str = "en") -> str:
     out.append("  " + "  ".join(header))
     for x in rows:
         cells = (f"{x.per_device_train_batch_size}", f"{x.gradient_accumulation_steps}", f"{x.global_batch:,}")
-        out.append(("  " + "  ".join(cell.ljust(_width(h)) for cell, h in zip(cells, header, strict=True))).rstrip())
+        out.append(("  " + "  ".join(pad(cell, display_width(h)) for cell, h in zip(cells, header, strict=True))).rstrip())
     return "\n".join(out)
-
-
-def _width(text: str) -> int:
-    return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)

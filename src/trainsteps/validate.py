@@ -2,19 +2,73 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from trainsteps.errors import InputError
+from trainsteps.numbers import to_real, to_whole
 from trainsteps.spec import RunSpec
 
 _POSITIVE = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size",
              "tensor_parallel_size", "context_parallel_size", "sequence_parallel_size")
 # Far beyond any real run; larger values are typos and would only exhaust memory.
 _LIMITS = {"num_examples": 10**13, "max_steps": 10**10, "num_train_epochs": 10**6, "per_device_train_batch_size": 10**7,
-           "gradient_accumulation_steps": 10**7, "world_size": 10**7}
+           "gradient_accumulation_steps": 10**7, "world_size": 10**7, "resume_from_step": 10**10, "logging_steps": 10**10,
+           "save_steps": 10**10, "eval_steps": 10**10, "warmup_steps": 10**10, "eval_delay": 10**10,
+           "trainable_parameters": 10**15, "dataset_tokens": 10**16, "seq_length": 10**9, "tensor_parallel_size": 10**7,
+           "context_parallel_size": 10**7, "sequence_parallel_size": 10**7}
 _STRATEGIES = {"logging_strategy": ("steps", "epoch", "no"), "eval_strategy": ("steps", "epoch", "no"),
                "save_strategy": ("steps", "epoch", "best", "no")}
 
 
+def _kinds() -> tuple[tuple[str, type, bool], ...]:
+    """(RunSpec field, int | float | bool | str, whether None is allowed), from its annotations."""
+    types = {"int": int, "float": float, "bool": bool, "str": str}
+    out = []
+    for f in fields(RunSpec):
+        parts = [part.strip() for part in str(f.type).split("|")]
+        out.append((f.name, types[parts[0]], "None" in parts))
+    return tuple(out)
+
+
+_KINDS = _kinds()
+_WORDS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
+
+
+def check_fields(spec: RunSpec) -> RunSpec:
+    """Bring every field to its type through the one checked conversion (`trainsteps.numbers`), as the command line
+    does: `"1,047"` -> 1047, `2.0` -> 2; NaN, infinity, fractions for whole numbers, words, lists and mappings are
+    refused naming the field. A value already of its type costs one type check (a float one subtraction more)."""
+    for name, kind, optional in _KINDS:
+        value = getattr(spec, name)
+        if type(value) is kind:
+            if kind is float and value - value != 0.0:  # NaN or infinity
+                to_real(value, name)  # raises
+            continue
+        if value is None:
+            if not optional:
+                raise InputError("input.required", "input.hint.required", name=name)
+        elif kind is int:
+            setattr(spec, name, to_whole(value, name))
+        elif kind is float:
+            setattr(spec, name, to_real(value, name))
+        elif kind is bool:
+            setattr(spec, name, _flag(value, name))
+        else:
+            raise InputError("input.not_text", "input.hint.not_text", name=name, value=type(value).__name__)
+    return spec
+
+
+def _flag(value, name: str) -> bool:
+    word = value.strip().lower() if isinstance(value, str) else value if type(value) is int else None
+    if isinstance(word, int) and word in (0, 1):
+        return bool(word)
+    if isinstance(word, str) and word in _WORDS:
+        return _WORDS[word]
+    raise InputError("input.not_flag", "input.hint.not_flag", name=name, value=repr(value)[:60])
+
+
 def validate_trainer_spec(spec: RunSpec) -> None:
+    check_fields(spec)
     for name in _POSITIVE:
         value = getattr(spec, name)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -39,11 +93,11 @@ def validate_trainer_spec(spec: RunSpec) -> None:
     if spec.split_batches and spec.per_device_train_batch_size % spec.world_size:
         raise InputError("input.split_batches", "input.hint.split_batches", bs=spec.per_device_train_batch_size, world=spec.world_size)
     if spec.resume_from_step is not None and spec.resume_from_step < 0:
-        raise InputError("input.positive_int", "input.hint.positive_int", name="resume_from_step", value=spec.resume_from_step)
+        raise InputError("input.non_negative", "input.hint.non_negative", name="resume_from_step", value=spec.resume_from_step)
     for name, allowed in _STRATEGIES.items():
         if getattr(spec, name) not in allowed:
             raise InputError("input.strategy", "input.hint.strategy", name=name, value=getattr(spec, name), allowed=", ".join(allowed))
-    for name in ("warmup_ratio", "warmup_steps", "logging_steps", "save_steps", "eval_steps"):
+    for name in ("warmup_ratio", "warmup_steps", "logging_steps", "save_steps", "eval_steps", "eval_delay", "trainable_parameters"):
         value = getattr(spec, name)
         if value is not None and value < 0:
             raise InputError("input.non_negative", "input.hint.non_negative", name=name, value=value)

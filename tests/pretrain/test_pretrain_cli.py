@@ -124,4 +124,4 @@ def test_a_deepspeed_config_with_a_word_for_a_batch_size_is_an_input_error(tmp_p
     assert result.exit_code == 2 and "train_batch_size is 'lots'" in result.output
     config.write_text("[1, 2]")
     result = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--world-size", "4")
-    assert result.exit_code == 2 and "no JSON object" in result.output
+    assert result.exit_code == 2 and "must hold a mapping" in result.output

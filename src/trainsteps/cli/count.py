@@ -41,6 +41,8 @@ def data_options(func):
         click.option("--engine-tokenizer", type=click.Choice(["auto", "tokenizers", "fast-bpe"]), default="auto",
                      show_default=True, help="Token counter: fast-bpe (tiktoken, for byte-level BPE proven equal to "
                      "tokenizers on a check sample), tokenizers, or auto (fast-bpe where proven)."),
+        click.option("--max-line-bytes", type=click.IntRange(min=1), default=64 * 1024 * 1024, show_default=True,
+                     help="Longest line read; a longer one is reported as malformed, with its position, and skipped."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -93,7 +95,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
                            opts.get("template", "chatml"), opts.get("dataset_name"), opts.get("split", "train"),
                            not opts.get("no_special_tokens"), bool(opts.get("add_eos")), opts.get("threads"), progress,
                            keep_order=bool(requests),  # packing needs each example in order; the rest only the distribution
-                           engine_tokenizer=opts.get("engine_tokenizer") or "auto")
+                           engine_tokenizer=opts.get("engine_tokenizer") or "auto", max_line_bytes=opts.get("max_line_bytes"))
     settings = report.PackingSettings(cutoff, opts.get("num_proc"), opts.get("micro_batch_size") or 1,
                                       opts.get("sample_packing_bin_size") or 200, opts.get("sample_packing_group_size") or 100_000,
                                       bool(opts.get("sample_packing_sequentially")), opts.get("axolotl_world_size")) if cutoff else None
@@ -118,7 +120,7 @@ def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int
 PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
                   "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads",
                   "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size",
-                  "engine_tokenizer")
+                  "engine_tokenizer", "max_line_bytes")
 
 
 def plan_data_options(command: click.Command) -> click.Command:

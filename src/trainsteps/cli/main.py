@@ -9,6 +9,7 @@ import sys
 import click
 
 from trainsteps import __version__
+from trainsteps.errors import TrainstepsError
 
 # command name -> "module:attribute"; a new command is one line here and one module beside this file.
 COMMANDS = {
@@ -29,7 +30,17 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        from trainsteps.cli.numbers import check_numbers
+
+        return check_numbers(getattr(importlib.import_module(module), attr))
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS:
+            from trainsteps.cli.suggest import unknown_command
+
+            unknown_command(ctx, name, sorted(COMMANDS))
+        return super().resolve_command(ctx, args)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -46,11 +57,17 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="trainsteps", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
         click.echo(exc.ctx.get_help())
-    except click.UsageError as exc:
-        command = exc.ctx.command_path.split(" ", 1)[-1] if exc.ctx else ""
-        from trainsteps.i18n import message
+    except click.NoSuchOption as exc:
+        from trainsteps.cli.suggest import usual_names
 
-        fail(exc.format_message(), message("cli.hint.help", lang, command=command if command != "trainsteps" else "").replace("  ", " "), lang)
+        usual_names(exc)
+        _usage_error(exc, lang)
+    except click.UsageError as exc:
+        _usage_error(exc, lang)
+    except TrainstepsError as exc:  # an option's value refused while click parsed it (trainsteps.numbers)
+        if os.environ.get("TRAINSTEPS_DEBUG") == "1":
+            raise
+        fail(*exc.render(lang), lang=lang)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.Abort:
@@ -61,6 +78,14 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("TRAINSTEPS_DEBUG") == "1":
             raise
         internal_error(exc, lang)
+
+
+def _usage_error(exc: click.UsageError, lang: str) -> None:
+    from trainsteps.cli.output import fail
+    from trainsteps.i18n import message
+
+    command = exc.ctx.command_path.split(" ", 1)[-1] if exc.ctx else ""
+    fail(exc.format_message(), message("cli.hint.help", lang, command=command if command != "trainsteps" else "").replace("  ", " "), lang)
 
 
 def _lang_from(argv: list[str]) -> str:

@@ -48,14 +48,33 @@ def emit(fmt: str, data: dict, human: str) -> None:
     if fmt == "json":
         import json
 
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        try:
+            text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+        except ValueError:  # a NaN echoed from a file's unused key: strict JSON has no NaN, so it is written as text
+            text = json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False)
+        click.echo(text)
     else:
         click.echo(human)
+
+
+_LONGEST = 1000
+
+
+def _finite(value):
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def fail(text: str, hint: str | None, lang: str = "en") -> None:
     colon, opening, closing = ("：", "（", "）") if lang == "zh" else (": ", " (", ")")
     text = " ".join(part.strip() for part in text.splitlines())  # one line, even when it quotes a framework's message
+    if len(text) > _LONGEST:  # a 10,000-character path or value quoted back stays readable
+        text = text[: _LONGEST * 2 // 3] + " ... " + text[-_LONGEST // 3:]
     line = f"{label('error', lang)}{colon}{text}"
     if hint:
         line += f"{opening}{label('hint', lang)}{colon}{hint}{closing}"

@@ -84,6 +84,9 @@ def _given(name: str) -> bool:
 
 def _world(opts: dict) -> int:
     world, gpus, nodes = opts.get("world_size"), opts.get("gpus"), opts.get("nodes")
+    for name, value in (("world_size", world), ("gpus", gpus), ("nodes", nodes)):
+        if value is not None and value < 1:  # the Trainer path checks these in validate.py; the pretraining rules need it too
+            raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
     if world is not None and gpus is not None:
         raise InputError("cli.error.world_twice", "cli.hint.world_twice")
     if gpus is not None:
@@ -188,17 +191,16 @@ def run_pretrain(framework: str, opts: dict, fmt: str, lang: str, explain: bool)
 
 def _from_ds_config(opts: dict, dp: int):
     """Read the batch keys of a DeepSpeed JSON config; fill "auto" as the HF Trainer integration does."""
-    import json
+    import os
 
+    from trainsteps.configs.files import read_config
     from trainsteps.frameworks.deepspeed import HF_MISMATCH_FOOTER, HF_MISMATCH_HEADER, resolve_hf_batch
     from trainsteps.frameworks.framework_error import FrameworkRuleError
 
     path = opts["deepspeed_config"]
-    try:
-        with open(path, encoding="utf-8") as stream:
-            config = json.load(stream)
-    except (OSError, ValueError) as exc:
-        raise InputError("ds.error.config", "ds.hint.config", path=path, detail=str(exc)) from None
+    if not os.path.isfile(path):
+        raise InputError("ds.error.config_missing", "ds.hint.config_missing", path=path)
+    config = read_config(path).data  # size, nesting, NaN and "not a mapping" checked (and named) like every config file
     keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
     if not isinstance(config, dict):
         raise InputError("ds.error.config", "ds.hint.config", path=path, detail="the file holds no JSON object")
@@ -218,10 +220,18 @@ def _from_ds_config(opts: dict, dp: int):
 def _limit(text):
     if text is None:
         return 1.0
+    import math
+
+    from trainsteps.numbers import normalize
+
+    text = normalize(text)
     try:
         return int(text)
     except ValueError:
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
             raise InputError("lit.error.limit", "lit.hint.limit", value=text) from None
+        return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import sys
 
 import click
 
@@ -31,9 +32,11 @@ def web_command(host: str, port: int) -> None:
             raise InputError("web.error.address", "web.hint.address", host=host, port=port, detail=exc.strerror or str(exc)) from None
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"trainsteps calculator on http://{shown}:{server.server_address[1]}/  (Ctrl+C to stop)")
+    sys.stdout.flush()  # the address now, also when stdout is a file or a pipe (scripts read the port from it)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+

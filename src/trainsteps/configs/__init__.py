@@ -171,7 +171,7 @@ def _read_aux(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def _finish(framework, version, settings: Settings, files, outcome) -> ImportedRun:
-    fields = {name: settings.get(name) for name in RunSpec.field_names() if name in settings}
+    fields = {name: settings.get(name) for name in RunSpec.field_names() if settings.get(name) is not None}  # `key: null` = unset
     estimate = None
     derivation = outcome.derivation if outcome else Derivation()
     banner_n = None
@@ -188,6 +188,7 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
     fields.setdefault("world_size", 1)
     with blamed_on(settings):
         spec = RunSpec(**_coerce(fields))
+    _check_deepspeed_batch(settings, spec)
     ds_total = settings.get("deepspeed_train_batch_size")
     notes = list(outcome.notes) if outcome else []
     if ds_total is not None and ds_total != spec.per_device_train_batch_size * spec.gradient_accumulation_steps * spec.world_size:
@@ -198,6 +199,24 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
         notes.append(("CONFIG_WORLD_ASSUMED", "configs.note.world_assumed", {}))
     return ImportedRun(framework, version, spec, settings, [f"{f.path} ({f.kind})" for f in files], derivation, estimate, notes,
                        settings.get("state_max_steps"), outcome.max_steps_range if outcome else None, banner_n)
+
+
+def _check_deepspeed_batch(settings: Settings, spec: RunSpec) -> None:
+    """A DeepSpeed file whose batch numbers disagree with the Trainer's stops the run (HfTrainerDeepSpeedConfig), as
+    `--framework deepspeed` says; train_batch_size is only checked when the number of processes is known."""
+    from trainsteps.frameworks.deepspeed import HF_MISMATCH_FOOTER, HF_MISMATCH_HEADER, resolve_hf_batch
+    from trainsteps.frameworks.framework_error import FrameworkRuleError
+
+    keys = ["train_micro_batch_size_per_gpu", "gradient_accumulation_steps"]
+    if "world_size" in settings.values:
+        keys.append("train_batch_size")
+    config = {key: settings.get(f"deepspeed_{key}") for key in keys if settings.get(f"deepspeed_{key}") is not None}
+    if not config:
+        return
+    _, mismatches = resolve_hf_batch(config, spec.per_device_train_batch_size, spec.gradient_accumulation_steps, spec.world_size)
+    if mismatches:
+        text = HF_MISMATCH_HEADER + "\n" + "\n".join(mismatches) + "\n" + HF_MISMATCH_FOOTER
+        raise FrameworkRuleError("ds.error.hf_mismatch", "ds.hint.hf_mismatch", framework_error=text, mismatches="; ".join(mismatches))
 
 
 _INT_FIELDS = ("per_device_train_batch_size", "gradient_accumulation_steps", "world_size", "max_steps", "num_examples", "resume_from_step")

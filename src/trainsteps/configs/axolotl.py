@@ -84,7 +84,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     tokens = None
     if g("sample_packing_eff_est"):
         tokens = Count.of(settings.whole("axolotl.total_num_tokens")) if g("total_num_tokens") else Count((sum(lows) + sum(highs)) // 2, sum(lows), sum(highs))
-    total = ax.total_num_steps(d, n.value, epochs, batch, sample_packing=packing, eff_est=g("sample_packing_eff_est"), total_tokens=tokens,
+    total = ax.total_num_steps(d, n.value, epochs, batch, sample_packing=packing, eff_est=settings.real("axolotl.sample_packing_eff_est"), total_tokens=tokens,
                                sequence_len=seq, micro_batch_size=mbs, bins=bins, flash_packing=flash,
                                drop_last=bool(settings.get("dataloader_drop_last", False)))
     given_max = settings.whole("max_steps", -1, minimum=None) or -1
@@ -102,7 +102,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
 
 
 def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) -> None:
-    warm = ax.warmup_steps(d, total, g("warmup_steps"), g("warmup_ratio"))
+    warm = ax.warmup_steps(d, total, settings.real("axolotl.warmup_steps"), settings.real("axolotl.warmup_ratio"))
     settings.put("warmup_steps", float(warm), "Axolotl warmup rule")
     if "logging_steps" not in settings:
         settings.put("logging_steps", ax.logging_steps(total), "Axolotl logging rule")

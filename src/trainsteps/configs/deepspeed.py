@@ -1,7 +1,7 @@
 """A DeepSpeed JSON config merged into the run: its batch keys, when they are numbers and not "auto".
 
 HF Trainer fills "auto" from TrainingArguments and refuses a number that disagrees; a disagreement between
-the DeepSpeed file and the training config is therefore reported as a conflict with both sources.
+the DeepSpeed file and the training settings therefore stops the plan with transformers' own mismatch message.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ def read_deepspeed(cfg: ConfigFile, settings: Settings) -> None:
         value = cfg.data.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             settings.put(field, value, cfg.where(key))
+            settings.put(f"deepspeed_{key}", value, cfg.where(key))  # checked against the Trainer's value at the end
     total = cfg.data.get("train_batch_size")
     if isinstance(total, int) and not isinstance(total, bool):
         settings.put("deepspeed_train_batch_size", total, cfg.where("train_batch_size"))

@@ -1,7 +1,10 @@
 """Reading the files users already have: YAML and JSON only, with the line of every top-level key.
 
-Nothing here runs user code: YAML goes through `yaml.safe_load`/`yaml.compose` with the safe loader,
-JSON through `json`, and pickled files (`training_args.bin`, `*.pt`) are refused before they are read.
+Nothing here runs user code: YAML is composed once with the safe loader (libyaml's `CSafeLoader` where installed),
+JSON goes through `json`, and pickled files (`training_args.bin`, `*.pt`) are refused before they are read.
+Hostile files stay cheap: a file over `MAX_BYTES` is refused before it is read, a YAML document whose aliases expand
+to more than `MAX_NODES` values ("billion laughs") is refused before it is built, and nesting deeper than `MAX_DEPTH`
+is refused in either format.
 """
 
 from __future__ import annotations
@@ -14,6 +17,12 @@ from trainsteps.errors import InputError
 
 _PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
 _PICKLE_MAGIC = (b"\x80", b"PK\x03\x04")  # pickle protocol 2+ header; torch.save zip archive
+MAX_BYTES = 16 * 1024 * 1024
+"""Largest config file read: real ones (dataset_info.json included) are kilobytes."""
+MAX_NODES = 200_000
+"""Most values a YAML document may hold once its aliases are expanded."""
+MAX_DEPTH = 100
+"""Deepest nesting of mappings and lists: real configs stay under 10."""
 
 
 @dataclass(slots=True)
@@ -39,6 +48,9 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
     path = pathlib.Path(path)
     if not path.is_file():
         raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(path))
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(path), size=size, limit=MAX_BYTES)
     raw = path.read_bytes()
     refuse_pickle(path, raw)
     try:
@@ -64,10 +76,36 @@ def refuse_pickle(path: pathlib.Path, head: bytes) -> None:
 
 def _parse_json(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=exc.lineno, column=exc.colno, detail=exc.msg) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    except ValueError as exc:  # NaN / Infinity
+        raise InputError("configs.error.json_constant", "configs.hint.json_constant", path=str(path), name=str(exc)) from None
+    _check_depth(path, data)
     return data, _json_key_lines(text, data)
+
+
+def _no_constant(name: str):
+    raise ValueError(name)  # NaN, Infinity, -Infinity: Python's json reads them, strict JSON has none
+
+
+def _too_deep(path: pathlib.Path) -> InputError:
+    return InputError("configs.error.too_deep", "configs.hint.too_deep", path=str(path), limit=MAX_DEPTH)
+
+
+def _check_depth(path: pathlib.Path, data: object) -> None:
+    """Walk without recursion: a 100,000-deep list must not reach Python's recursion limit."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _too_deep(path)
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
 
 
 def _json_key_lines(text: str, data: object) -> dict[str, int]:
@@ -89,19 +127,73 @@ def _json_key_lines(text: str, data: object) -> dict[str, int]:
 def _parse_yaml(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = loader.get_single_node()
+        if node is not None:
+            _check_nodes(path, node)
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         detail = " ".join(str(part) for part in (exc.context, exc.problem) if part)
-        raise InputError("configs.error.yaml", "configs.hint.yaml", path=str(path), line=line, column=column, detail=detail) from None
+        hint = "configs.hint.yaml_tag" if "could not determine a constructor" in detail else \
+            "configs.hint.too_deep" if "nesting depth" in detail else "configs.hint.yaml"
+        raise InputError("configs.error.yaml", hint, path=str(path), line=line, column=column, detail=detail) from None
     except yaml.YAMLError as exc:
         raise InputError("configs.error.yaml", "configs.hint.yaml", path=str(path), line=0, column=0, detail=str(exc)) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    finally:
+        loader.dispose()
     lines = {}
     if isinstance(node, yaml.MappingNode):
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode):
                 lines[key_node.value] = key_node.start_mark.line + 1
     return data, lines
+
+
+def _check_nodes(path: pathlib.Path, root) -> None:
+    """Count the values the document expands to (an alias counts its whole target again) and its depth, without
+    expanding it and without recursion: an alias bomb of a few hundred bytes expands to billions of values."""
+    import yaml
+
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    open_: set[int] = set()  # nodes whose children are being counted: exactly the ancestors of the node popped
+    stack = [(root, 1, False)]
+    while stack:
+        node, level, done = stack.pop()
+        key = id(node)
+        if done:
+            open_.discard(key)
+            children = _children(node)
+            size[key] = 1 + sum(size[id(child)] for child in children)
+            depth[key] = 1 + max((depth[id(child)] for child in children), default=0)
+            if size[key] > MAX_NODES or depth[key] > MAX_DEPTH:
+                break
+            continue
+        if key in size:
+            continue
+        if key in open_ or level > MAX_DEPTH:  # an alias to its own ancestor expands without end
+            size[id(root)] = MAX_NODES + 1
+            break
+        open_.add(key)
+        stack.append((node, level, True))
+        if not isinstance(node, yaml.ScalarNode):
+            stack.extend((child, level + 1, False) for child in _children(node))
+    if size.get(id(root), 0) > MAX_NODES or any(value > MAX_NODES for value in size.values()):
+        raise InputError("configs.error.too_many_values", "configs.hint.too_many_values", path=str(path), limit=MAX_NODES)
+    if level > MAX_DEPTH or max(depth.values(), default=0) > MAX_DEPTH:
+        raise _too_deep(path)
+
+
+def _children(node) -> list:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []

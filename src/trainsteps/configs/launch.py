@@ -92,10 +92,10 @@ def read_accelerate(cfg: ConfigFile, settings: Settings) -> None:
     """accelerate config YAML: `num_processes` is the total over all machines."""
     data = cfg.data
     if "num_processes" in data:
-        settings.put("world_size", int(data["num_processes"]), cfg.where("num_processes"))
+        settings.put_number("world_size", data["num_processes"], cfg.where("num_processes"), written="num_processes")
     ds = data.get("deepspeed_config") or {}
-    if isinstance(ds, dict) and isinstance(ds.get("gradient_accumulation_steps"), int):
-        settings.put("gradient_accumulation_steps", ds["gradient_accumulation_steps"], cfg.where("deepspeed_config"))
+    if isinstance(ds, dict) and ds.get("gradient_accumulation_steps") not in (None, "auto"):
+        settings.put_number("gradient_accumulation_steps", ds["gradient_accumulation_steps"], cfg.where("deepspeed_config"))
     for key in data:
         if key not in ACCELERATE_KEYS:
             settings.ignored.append((key, cfg.where(key)))

@@ -91,6 +91,8 @@ def read_rows(path: pathlib.Path) -> list:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=exc.lineno, column=exc.colno, detail=exc.msg) from None
+        except RecursionError:
+            raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=0, column=0, detail="nested too deeply") from None
         return data if isinstance(data, list) else [data]
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -100,6 +102,8 @@ def read_rows(path: pathlib.Path) -> list:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
             raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=number, column=exc.colno, detail=exc.msg) from None
+        except RecursionError:
+            raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=number, column=0, detail="nested too deeply") from None
     return rows
 
 

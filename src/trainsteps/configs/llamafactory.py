@@ -48,29 +48,29 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     ceiling = lf.TRANSFORMERS_CEILING.at(version)
     if ceiling and "transformers" not in settings:
         settings.put("transformers", ceiling, f"default: newest transformers LLaMA-Factory {version} installs")
-    if g("tokenized_path") and _has_tokenized(cfg, g("tokenized_path")):
+    if settings.text("lf.tokenized_path") and _has_tokenized(cfg, g("tokenized_path")):
         notes.append(("LF_TOKENIZED_PATH", "llamafactory.note.tokenized_path", {"path": g("tokenized_path")}))
-    stage = g("stage", "sft")
+    stage = settings.text("lf.stage", "sft")
     _check_data_args(g)
     if g("streaming"):
         _check_streaming(settings, g)
         return Outcome(None, d, notes)
-    names = _names(g("dataset"))
+    names = settings.names("lf.dataset")
     if not names:
         raise InputError("configs.error.lf_no_dataset", "configs.hint.lf_no_dataset", path=str(cfg.path))
-    mix = g("mix_strategy", "concat")
+    mix = settings.text("lf.mix_strategy", "concat")
     if mix not in lf.MIX_STRATEGIES.at(version):
         raise InputError("configs.error.lf_mix", "configs.hint.lf_mix", value=mix, version=version, allowed=", ".join(lf.MIX_STRATEGIES.at(version)))
     probs = g("interleave_probs")
     if isinstance(probs, str):
         probs = [to_number(x, float, "lf.interleave_probs") for x in probs.split(",")]
     pipeline = lf.PipelineInput(
-        datasets=_datasets(cfg, names, g("dataset_dir", "data"), stage, lengths_provider),
+        datasets=_datasets(cfg, names, settings.text("lf.dataset_dir", "data"), stage, lengths_provider),
         stage=stage, version=version, cutoff_len=settings.whole("lf.cutoff_len"), max_samples=settings.whole("lf.max_samples"), val_size=settings.real("lf.val_size", 0) or 0.0,
         packing=g("packing"), neat_packing=bool(g("neat_packing", False)), mix_strategy=mix, interleave_probs=probs,
         seed=settings.whole("lf.seed", settings.get("seed", 42), minimum=None) or 42,
         preprocessing_batch_size=settings.whole("lf.preprocessing_batch_size", 1000) or 1000,
-        preprocessing_num_workers=g("preprocessing_num_workers"),
+        preprocessing_num_workers=settings.whole("lf.preprocessing_num_workers"),
     )
     if probs is not None and len(probs) != len(names):
         raise InputError("configs.error.lf_probs", "configs.hint.lf_probs", probs=len(probs), datasets=len(names))
@@ -80,14 +80,6 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     if lf._packing_on(pipeline) and stage == "pt" and g("packing") is None:
         notes.append(("LF_PT_PACKS", "llamafactory.note.pt_packs", {}))
     return Outcome(count, d, notes)
-
-
-def _names(value) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [n.strip() for n in value.split(",") if n.strip()]
-    return [str(n).strip() for n in value]
 
 
 def _check_data_args(g) -> None:
@@ -100,12 +92,12 @@ def _check_data_args(g) -> None:
 
 
 def _check_streaming(settings: Settings, g) -> None:
-    if settings.get("max_steps", -1) in (None, -1) or settings.get("max_steps", -1) <= 0:
+    if (settings.whole("max_steps", -1, minimum=None) or -1) <= 0:
         raise InputError("configs.error.lf_stream_max_steps", "configs.hint.lf_stream_max_steps")
     if g("max_samples") is not None:
         raise InputError("configs.error.lf_stream_max_samples", "configs.hint.lf_stream_max_samples")
-    val = g("val_size", 0) or 0
-    if 0 < float(val) < 1:
+    val = settings.real("lf.val_size", 0) or 0
+    if 0 < val < 1:
         raise InputError("configs.error.lf_stream_val", "configs.hint.lf_stream_val", value=val)
 
 
@@ -122,8 +114,11 @@ def resolve_dataset_dir(cfg: ConfigFile, dataset_dir: str) -> pathlib.Path:
             candidates.append(parent / dataset_dir)
             parent = parent.parent
     for candidate in candidates:
-        if (candidate / "dataset_info.json").is_file():
-            return candidate
+        try:
+            if (candidate / "dataset_info.json").is_file():
+                return candidate
+        except OSError:  # a name too long for the file system cannot hold it either
+            continue
     raise InputError("configs.error.lf_no_dataset_info", "configs.hint.lf_no_dataset_info", path=str(pathlib.Path(dataset_dir) / "dataset_info.json"))
 
 
@@ -140,7 +135,7 @@ def _datasets(cfg: ConfigFile, names: list[str], dataset_dir: str, stage: str, l
         source = lf_data.entry_source(entry)
         if source != "file":
             if entry.get("num_samples"):
-                out.append(lf.DatasetRows(name, lf.Rows(int(entry["num_samples"])), None))
+                out.append(lf.DatasetRows(name, lf.Rows(to_number(entry["num_samples"], int, "num_samples")), None))
                 continue
             raise InputError("configs.error.lf_hub", "configs.hint.lf_hub", name=name)
         rows = []

@@ -51,7 +51,7 @@ def render_imported(imported, lang: str, ranges, check, explain: bool = False) -
     used = [k for k in s.values if not k.startswith(("state_", "deepspeed_"))]
     if used:
         out.append(label("configs.from", lang))
-        out += [f"  {k.removeprefix('lf.')} = {s.values[k].value!r}  ({s.values[k].origin})" for k in used]
+        out += [f"  {k.removeprefix('lf.')} = {_shown(s.values[k].value)}  ({s.values[k].origin})" for k in used]
     if imported.derivation.steps:
         out.append(label("configs.examples", lang))
         out += ["  " + line for line in imported.derivation.render(lang)]
@@ -77,3 +77,11 @@ def render_imported(imported, lang: str, ranges, check, explain: bool = False) -
     if check:
         out.append(message("configs.state_mismatch", lang, **check))
     return "\n".join(out)
+
+
+def _shown(value) -> str:
+    """A setting as written in the file, readable: 0.08333333333333333 -> 0.083333, long values cut."""
+    if isinstance(value, float) and len(repr(value)) > 10:
+        return f"{value:.6g}"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."

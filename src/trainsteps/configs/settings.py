@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainsteps.errors import InputError
+from trainsteps.numbers import to_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,8 @@ class Settings:
     def whole(self, key: str, default: Any = None, minimum: int | None = 1) -> int | None:
         """The value of `key` as a whole number (None stays None); a word, or a value below `minimum`, is an error
         naming the key (the CLI adds the file and line it came from)."""
-        value = self.get(key, default)
+        value = self.get(key)
+        value = default if value is None else value  # `key: null` in YAML is the same as leaving it out
         if value is None:
             return None
         number = to_number(value, int, key)
@@ -94,8 +96,39 @@ class Settings:
 
     def real(self, key: str, default: Any = None) -> float | None:
         """The value of `key` as a float (None stays None); a word is an error naming the key."""
-        value = self.get(key, default)
+        value = self.get(key)
+        value = default if value is None else value
         return None if value is None else to_number(value, float, key)
+
+    def text(self, key: str, default: str | None = None) -> str | None:
+        """The value of `key` as text (None stays None); a number, list or mapping is an error naming the key."""
+        value = self.get(key)
+        if value is None:
+            return default
+        if isinstance(value, str):
+            return value
+        raise InputError("configs.error.not_text_value", "configs.hint.not_text_value", name=_name(key), found=_kind(value), setting=key)
+
+    def names(self, key: str) -> list[str]:
+        """A list of names written as `a, b` or as a YAML list of strings; anything else is an error naming the key."""
+        value = self.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [n.strip() for n in value.split(",") if n.strip()]
+        if isinstance(value, list) and all(isinstance(n, str) for n in value):
+            return [n.strip() for n in value if n.strip()]
+        raise InputError("configs.error.not_names", "configs.hint.not_names", name=_name(key), found=_kind(value), setting=key)
+
+    def put_number(self, key: str, value: Any, origin: str, kind: type = int, written: str | None = None) -> None:
+        """`put` after the checked conversion; a bad value is reported at `origin` (file:line) under the name the file
+        gave it (`written`, e.g. accelerate's `num_processes` for world_size)."""
+        try:
+            number = to_number(value, kind, written or key)
+        except InputError as exc:
+            exc.origin = exc.origin or origin
+            raise
+        self.put(key, number, origin)
 
     def __contains__(self, key: str) -> bool:
         return key in self.values
@@ -111,14 +144,13 @@ class Settings:
 
 
 def to_number(value: Any, kind: type, key: str) -> int | float:
-    """`value` (a YAML number or string such as "3.0e-5") as `kind`; anything else is an error naming `key`."""
-    try:
-        if isinstance(value, bool):
-            raise ValueError(value)
-        return int(float(value)) if kind is int else kind(value)
-    except (TypeError, ValueError):
-        raise InputError("configs.error.bad_number", "configs.hint.bad_number", name=_name(key), value=value,
-                         setting=key) from None
+    """`value` (a YAML number or a string such as "3.0e-5" or "1,047") as `kind`; a word, a list, NaN, infinity or a
+    fraction where a whole number is meant is an error naming `key` (the CLI adds the file and line)."""
+    return to_kind(value, kind, _name(key), key)
+
+
+def _kind(value: Any) -> str:
+    return {bool: "true/false", int: "number", float: "number", dict: "mapping", list: "list"}.get(type(value), type(value).__name__)
 
 
 def _name(key: str) -> str:

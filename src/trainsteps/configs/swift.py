@@ -9,7 +9,7 @@ from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.launch import join_continued_lines
 from trainsteps.configs.outcome import Outcome
-from trainsteps.configs.settings import Settings
+from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import swift
@@ -75,7 +75,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     if settings.get("num_examples") is not None:
         n = Count.of(d.given("rows", settings.whole("num_examples"), "swift.rows.given"))
     else:
-        n = _dataset_rows(cfg, d, g, version)
+        n = _dataset_rows(cfg, d, g, version, settings)
     if g("packing"):
         notes.append(("SWIFT_PACKING", "swift.note.packing", {}))
     if g("truncation_strategy", "delete") == "delete" and not g("packing"):
@@ -86,13 +86,13 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     return Outcome(n, d, notes, loader_rows=loader if loader != n.value else None)
 
 
-def _dataset_rows(cfg: ConfigFile, d: Derivation, g, version: str) -> Count:
+def _dataset_rows(cfg: ConfigFile, d: Derivation, g, version: str, settings: Settings) -> Count:
     from trainsteps.configs import lf_data
 
-    datasets = g("dataset") or []
-    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
-    ratio = g("split_dataset_ratio")
-    ratio = swift.SPLIT_RATIO_DEFAULT.at(version) if ratio is None else float(ratio)
+    datasets = settings.get("swift.dataset")
+    datasets = [datasets] if isinstance(datasets, str) else settings.names("swift.dataset")
+    ratio = settings.real("swift.split_dataset_ratio")
+    ratio = swift.SPLIT_RATIO_DEFAULT.at(version) if ratio is None else ratio
     if g("val_dataset"):
         ratio = 0.0
     total = 0
@@ -103,7 +103,7 @@ def _dataset_rows(cfg: ConfigFile, d: Derivation, g, version: str) -> Count:
             raise InputError("swift.error.dataset_not_local", "swift.hint.dataset_not_local", name=name)
         rows = len(lf_data.read_rows(path))
         d.given(f"rows[{name}]", rows, "swift.rows", name=name)
-        total += swift.split_rows(d, name, rows, int(sample) if sample else None, ratio)
+        total += swift.split_rows(d, name, rows, to_number(sample, int, "dataset") if sample else None, ratio)
     if len(datasets) > 1:
         d.add("rows_merged", total, "sum(rows)", "", "swift.concat")
     return Count.of(total)

@@ -55,13 +55,13 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
     if not g("packing"):
         return Outcome(Count.of(d.given("rows", rows if isinstance(rows, int) else len(rows[0]), "trl.rows")), d)
     seq = settings.whole("trl.max_length") or settings.whole("trl.max_seq_length") or trl.MAX_LENGTH_DEFAULT
-    strategy = g("packing_strategy") or trl.PACKING.at(version)
+    strategy = settings.text("trl.packing_strategy") or trl.PACKING.at(version)
     if isinstance(rows, int):  # --num-examples: already the rows the Trainer sees
         return Outcome(Count.of(d.given("rows", rows, "trl.rows.given")), d)
     lows, highs = rows
     if strategy == "constant_length":
         raise InputError("trl.error.old_packing", "trl.hint.old_packing", version=version)
-    procs = g("dataset_num_proc")
+    procs = settings.whole("trl.dataset_num_proc")
     lo = trl.packed_rows(lows, seq, strategy, procs)
     hi = trl.packed_rows(highs, seq, strategy, procs)
     mid = trl.packed_rows([(a + b) // 2 for a, b in zip(lows, highs, strict=True)], seq, strategy, procs)
@@ -113,7 +113,7 @@ def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
 
     if settings.get("num_examples") is not None:
         return settings.whole("num_examples")
-    name = g("dataset_name")
+    name = settings.text("trl.dataset_name")
     path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
     if path is None:
         raise InputError("trl.error.dataset_not_local", "trl.hint.dataset_not_local", name=name)

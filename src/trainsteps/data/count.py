@@ -44,6 +44,8 @@ class CountOptions:
     many examples have each length (`stats.Distribution`), so memory stays flat whatever the corpus size."""
     engine_tokenizer: str = "auto"
     """Which engine counts tokens: auto | tokenizers | fast-bpe (see data/tokenize.py)."""
+    max_line_bytes: int | None = None
+    """Longest line read; a longer one is reported as malformed (default `readers.MAX_LINE_BYTES`, 64 MiB)."""
 
 
 @dataclass
@@ -194,7 +196,7 @@ def count(options: CountOptions) -> Counted:
         pending = None
         done_before = 0
         for source in files:
-            for batch in readers.read(source, malformed):
+            for batch in readers.read(source, malformed, max_line=options.max_line_bytes):
                 prepared = prepare(batch)
                 future = pool.submit(tokenizer.lengths, prepared[0])
                 if pending is not None:

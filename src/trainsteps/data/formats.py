@@ -76,7 +76,8 @@ class RowFormat:
         relevant = {"alpaca": ("prompt", "query", "response", "history", "system"), "sharegpt": ("messages", "system"),
                     "openai": ("messages", "system")}.get(self.kind, tuple(self.columns))
         used = ", ".join(f"{k}={self.columns[k]}" for k in relevant if self.columns.get(k))
-        tags = ", ".join(f"{k}={v}" for k, v in (self.tags or {}).items())
+        usual = OPENAI_TAGS if self.kind == "openai" else LF_SHAREGPT_TAGS if self.kind == "sharegpt" else {}
+        tags = ", ".join(f"{k}={v}" for k, v in (self.tags or {}).items() if usual.get(k) != v)  # only what differs from the usual
         return f"{self.kind} ({used})" + (f" tags ({tags})" if tags else "")
 
 

@@ -98,7 +98,11 @@ def count_on_ray(options: CountOptions, address: str | None = None) -> Counted:
     fmt = formats.resolve(hint, options.data_format, first.rows[0], options.text_field)
     formats.check_columns(fmt, first.rows[0])
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+        try:
+            ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+        except (ConnectionError, TimeoutError) as exc:  # `--ray-address auto` with no cluster running, a wrong address
+            raise InputError("count.error.ray_connect", "count.hint.ray_connect", address=address or "local",
+                             detail=str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__) from None
     context = ray.data.DataContext.get_current()
     preserve = context.execution_options.preserve_order
     context.execution_options.preserve_order = options.keep_order  # packing depends on the order of the rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -13,6 +14,12 @@ from trainsteps.errors import InputError
 
 BATCH_ROWS = 1000
 SHOWN_PROBLEMS = 5
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Longest line read (`count --max-line-bytes`): a longer one is reported as malformed and skipped without being
+held in memory, so one hostile line or a compressed file with no newline cannot exhaust memory."""
+JSON_ARRAY_LINES = 4
+"""A JSON array file is parsed whole, as `datasets` does: at most this many times the line limit."""
+_ZSTD_CHUNK = 8192  # compressed bytes fed at a time: zstd expands up to ~32,000x, so this bounds one step's output
 
 
 @dataclass
@@ -54,15 +61,16 @@ class RowBatch:
     """What `first_line` counts: `line` (JSONL/CSV/text), `item` (JSON array) or `row` (Parquet, Arrow, .idx)."""
 
 
-def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS) -> Iterator[RowBatch]:
-    """Every row of one file, in order, as batches."""
+def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS, max_line: int | None = None) -> Iterator[RowBatch]:
+    """Every row of one file, in order, as batches; lines over `max_line` bytes (default MAX_LINE_BYTES) are malformed."""
+    limit = max_line or MAX_LINE_BYTES
     try:
         if source.kind == "json":
-            yield from _read_json(source, problems, batch_rows)
+            yield from _read_json(source, problems, batch_rows, limit)
         elif source.kind == "csv":
-            yield from _read_csv(source, batch_rows)
+            yield from _read_csv(source, batch_rows, limit)
         elif source.kind == "text":
-            yield from _read_text(source, batch_rows)
+            yield from _read_text(source, problems, batch_rows, limit)
         elif source.kind == "parquet":
             yield from _read_parquet(source, batch_rows)
         elif source.kind == "arrow":
@@ -73,8 +81,12 @@ def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS) -> It
         raise
     except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
         raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path, detail=_short(exc)) from exc
+    except RecursionError as exc:
+        raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path, detail="nested too deeply") from exc
+    except MemoryError as exc:
+        raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path, detail="too large to hold in memory") from exc
     except Exception as exc:  # pyarrow and zstandard raise their own types for corrupt files
-        if type(exc).__module__.split(".")[0] in ("pyarrow", "zstandard", "zstd"):
+        if type(exc).__module__.split(".")[0] in ("pyarrow", "zstandard", "zstd", "_csv"):
             raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path, detail=_short(exc)) from exc
         raise
 
@@ -117,8 +129,91 @@ def open_binary(source: Source) -> tuple[io.BufferedIOBase, _Counting]:
             import zstandard
         except ImportError as exc:
             raise InputError("count.error.zstd_missing", "count.hint.zstd_missing", path=source.path) from exc
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True), 1 << 20), raw
+        return io.BufferedReader(_ZstdFrames(raw, zstandard), 1 << 20), raw
     return io.BufferedReader(raw, 1 << 20), raw
+
+
+class _ZstdFrames(io.RawIOBase):
+    """Every zstd frame of a file, decompressed a little at a time, checked to the end: a stream that stops inside a
+    frame (truncated), or bytes after the last frame that do not start a complete one, raise instead of passing for
+    the end of the data (zstandard's `stream_reader` returns EOF silently there)."""
+
+    def __init__(self, raw, zstandard):
+        self.raw = raw
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._frame = self._new()
+        self._started = False  # the current frame has been fed at least one byte
+        self._out = memoryview(b"")
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        while not self._out:
+            chunk = self.raw.read(_ZSTD_CHUNK)
+            if not chunk:
+                if self._started:
+                    raise EOFError("truncated or corrupt zstd stream: it ends inside a frame")
+                return 0
+            self._out = memoryview(self._feed(chunk))
+        n = min(len(buffer), len(self._out))
+        buffer[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    def _feed(self, chunk: bytes) -> bytes:
+        parts = []
+        while chunk:
+            self._started = True
+            parts.append(self._frame.decompress(chunk))
+            if not self._frame.eof:
+                break
+            chunk = self._frame.unused_data  # the next frame starts in this chunk
+            self._frame, self._started = self._new(), False
+        return b"".join(parts)
+
+    def close(self):
+        self.raw.close()
+        super().close()
+
+
+def _bounded_lines(stream, limit: int, too_long) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of each line; a line over `limit` bytes yields None after `too_long(number, offset)` and is
+    skipped a megabyte at a time, so no more than `limit` bytes are ever held for it."""
+    readline = stream.readline
+    number = offset = 0
+    while True:
+        line = readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit and not (len(line) == limit + 1 and line.endswith(b"\n")):
+            too_long(number, offset)
+            offset += len(line)
+            del line
+            while True:
+                rest = readline(1 << 20)
+                offset += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        offset += len(line)
+        yield number, line
+
+
+def _universal_lines(text: str) -> list[str]:
+    """One newline-ended piece split as a text-mode file splits it (CR, LF and CRLF all end a line)."""
+    if "\r" not in text:
+        return [text.rstrip("\n")]
+    return _NEWLINES.split(text.removesuffix("\n").removesuffix("\r"))
+
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+def _too_long_reason(limit: int, offset: int) -> str:
+    return f"line longer than {limit:,} bytes (starts at byte {offset:,} of the data; raise --max-line-bytes to read it)"
 
 
 def _sniff(path: str) -> str | None:
@@ -136,15 +231,18 @@ def _first_char(stream) -> bytes:
     return head[:1]
 
 
-def _read_json(source: Source, problems: Problems, batch_rows: int) -> Iterator[RowBatch]:
+def _read_json(source: Source, problems: Problems, batch_rows: int, limit: int = MAX_LINE_BYTES) -> Iterator[RowBatch]:
     stream, raw = open_binary(source)
     with stream:
         if _first_char(stream) == b"[":
-            yield from _read_json_array(source, stream, raw, batch_rows)
+            yield from _read_json_array(source, stream, raw, batch_rows, limit * JSON_ARRAY_LINES)
             return
         rows, lines = [], []
         loads = json.loads
-        for number, line in enumerate(stream, 1):
+        too_long = lambda number, offset: problems.add(source.path, number, _too_long_reason(limit, offset))  # noqa: E731
+        for number, line in _bounded_lines(stream, limit, too_long):
+            if line is None:
+                continue
             if not line.strip():
                 problems.blank_lines += 1
                 continue
@@ -152,6 +250,9 @@ def _read_json(source: Source, problems: Problems, batch_rows: int) -> Iterator[
                 row = loads(line)
             except ValueError as exc:
                 problems.add(source.path, number, f"not JSON ({_short(exc)})")
+                continue
+            except RecursionError:
+                problems.add(source.path, number, "not JSON (nested too deeply)")
                 continue
             if not isinstance(row, dict):
                 problems.add(source.path, number, f"a JSON {type(row).__name__}, not an object")
@@ -165,9 +266,14 @@ def _read_json(source: Source, problems: Problems, batch_rows: int) -> Iterator[
             yield RowBatch(rows, source, lines[0], raw.done, lines)
 
 
-def _read_json_array(source: Source, stream, raw, batch_rows: int) -> Iterator[RowBatch]:
+def _read_json_array(source: Source, stream, raw, batch_rows: int, limit: int) -> Iterator[RowBatch]:
+    text = stream.read(limit + 1)
+    if len(text) > limit:
+        raise InputError("count.error.json_array_too_big", "count.hint.json_array_too_big", path=source.path, limit=limit)
     try:
-        data = json.load(io.TextIOWrapper(stream, encoding="utf-8"))
+        data = json.loads(text)
+    except RecursionError:
+        raise InputError("count.error.bad_json_file", "count.hint.bad_json_file", path=source.path, detail="nested too deeply") from None
     except ValueError as exc:
         raise InputError("count.error.bad_json_file", "count.hint.bad_json_file", path=source.path, detail=_short(exc)) from exc
     for start in range(0, len(data), batch_rows):
@@ -179,13 +285,20 @@ def _read_json_array(source: Source, stream, raw, batch_rows: int) -> Iterator[R
         yield RowBatch(chunk, source, start + 1, raw.done, unit="item")
 
 
-def _read_csv(source: Source, batch_rows: int) -> Iterator[RowBatch]:
+def _read_csv(source: Source, batch_rows: int, limit: int = MAX_LINE_BYTES) -> Iterator[RowBatch]:
     import csv
 
     stream, raw = open_binary(source)
     delimiter = "\t" if ".tsv" in os.path.basename(source.path).lower() else ","
-    with io.TextIOWrapper(stream, encoding="utf-8", newline="") as text:
-        reader = csv.DictReader(text, delimiter=delimiter)
+
+    def too_long(number: int, offset: int) -> None:
+        raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path,
+                         detail=f"line {number}: {_too_long_reason(limit, offset)}")
+
+    csv.field_size_limit(max(csv.field_size_limit(), limit))
+    with stream:
+        lines = (line.decode("utf-8") for _, line in _bounded_lines(stream, limit, too_long))
+        reader = csv.DictReader(lines, delimiter=delimiter)
         rows, first = [], 2
         for row in reader:
             if not rows:
@@ -198,15 +311,21 @@ def _read_csv(source: Source, batch_rows: int) -> Iterator[RowBatch]:
             yield RowBatch(rows, source, first, raw.done)
 
 
-def _read_text(source: Source, batch_rows: int) -> Iterator[RowBatch]:
+def _read_text(source: Source, problems: Problems, batch_rows: int, limit: int = MAX_LINE_BYTES) -> Iterator[RowBatch]:
     """`datasets`' text loader: one row per line, column `text`, line ending removed."""
     stream, raw = open_binary(source)
-    with io.TextIOWrapper(stream, encoding="utf-8") as text:
-        rows, first = [], 1
-        for number, line in enumerate(text, 1):
-            if not rows:
-                first = number
-            rows.append({"text": line.rstrip("\n").rstrip("\r")})
+    too_long = lambda number, offset: problems.add(source.path, number, _too_long_reason(limit, offset))  # noqa: E731
+    with stream:
+        rows, first, number = [], 1, 0
+        for _, data in _bounded_lines(stream, limit, too_long):
+            if data is None:
+                number += 1
+                continue
+            for line in _universal_lines(data.decode("utf-8")):
+                number += 1
+                if not rows:
+                    first = number
+                rows.append({"text": line})
             if len(rows) >= batch_rows:
                 yield RowBatch(rows, source, first, raw.done)
                 rows = []

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from trainsteps.data import formats, sources
 from trainsteps.data.count import Counted, CountOptions, Lengths
-from trainsteps.data.readers import Problems
+from trainsteps.data.readers import MAX_LINE_BYTES, Problems
 from trainsteps.errors import InputError
 
 Z95 = 1.959963984540054
@@ -68,11 +68,15 @@ def line_at(f, offset: int) -> tuple[int, bytes]:
         start = low
     f.seek(start)
     parts = []  # no newline lies in [start, offset), so the first one from start ends the line
-    chunk = CHUNK
+    chunk, held = CHUNK, 0
     while True:
         block = f.read(chunk)
         chunk *= 2
         if not block:
+            break
+        held += len(block)
+        if held > MAX_LINE_BYTES:  # a hostile line: keep no more than the line cap; it is then reported as not JSON
+            parts.append(block[:max(MAX_LINE_BYTES - held + len(block), 0)])
             break
         cut = block.find(b"\n")
         if cut >= 0:
@@ -290,7 +294,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
             continue
         try:
             row = json.loads(d.text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             report(malformed, d, f"not JSON ({str(exc)[:80]})")
             continue
         if not isinstance(row, dict):

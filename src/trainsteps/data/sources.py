@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 from trainsteps.errors import InputError
@@ -81,14 +82,76 @@ def expand(paths: list[str], dataset: str | None = None, split: str = "train") -
             entry_sources, hint = _from_dataset_info(info, dataset)
             sources += entry_sources
             continue
-        matches = sorted(glob.glob(given, recursive=True)) if glob.has_magic(given) else [given]
+        matches = _glob(given) if glob.has_magic(given) else [given]
         if not matches:
             raise InputError("count.error.no_match", "count.hint.no_match", path=given)
         for path in matches:
             sources += _expand_one(path, split)
     if not sources:
         raise InputError("count.error.no_files", "count.hint.no_match", path=", ".join(paths))
-    return sources, hint
+    return _unique(sources), hint
+
+
+def _unique(sources: list[Source]) -> list[Source]:
+    """Each file once, whatever paths, globs or links named it."""
+    seen: set[str] = set()
+    out = []
+    for source in sources:
+        real = os.path.realpath(source.path)
+        if real not in seen:
+            seen.add(real)
+            out.append(source)
+    return out
+
+
+def _glob(pattern: str) -> list[str]:
+    """`glob(pattern, recursive=True)` without following links to folders: `**` walks with `os.walk`, which does not
+    enter them, so two `ln -s .` links cannot turn one folder into 2^depth paths. Hidden names are skipped, as glob does."""
+    if "**" not in pattern:
+        return sorted(glob.glob(pattern))
+    parts = pattern.replace(os.sep, "/").split("/")
+    fixed = next(i for i, part in enumerate(parts) if glob.has_magic(part))
+    root = "/".join(parts[:fixed]) or ("/" if pattern.startswith("/") else ".")
+    regex = re.compile(_segments_regex(parts[fixed:]))
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        relative = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if relative == "." else relative + "/"
+        found += [os.path.join(folder, name) for name in files if not name.startswith(".") and regex.fullmatch(prefix + name)]
+    return sorted(os.path.normpath(path) for path in found)
+
+
+def _segments_regex(parts: list[str]) -> str:
+    out = []
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+            continue
+        out.append(_segment_regex(part) + ("" if last else "/"))
+    return "".join(out)
+
+
+def _segment_regex(part: str) -> str:
+    """One path segment of a glob: `*` and `?` never cross a `/`."""
+    out, i = [], 0
+    while i < len(part):
+        c = part[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and part.find("]", i + 2) > 0:  # a `]` just after `[` belongs to the set
+            end = part.find("]", i + 2)
+            body = part[i + 1:end]
+            negate = body.startswith("!")
+            out.append("[" + ("^" if negate else "") + (body[1:] if negate else body).replace("\\", "\\\\") + "]")
+            i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
 
 
 def _expand_one(path: str, split: str) -> list[Source]:

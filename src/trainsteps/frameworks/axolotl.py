@@ -88,6 +88,8 @@ def logging_steps(total: int) -> int:
 
 def per_epoch_fraction(per_epoch: float, epochs: float) -> float | None:
     """`saves_per_epoch` / `evals_per_epoch` -> a fraction of max_steps (HF rounds it up); None when >= 1."""
+    if per_epoch * epochs <= 0:  # no evaluation or save per epoch, or no epoch at all
+        return None
     value = 1.0 / (per_epoch * epochs)
     return value if value < 1.0 else None
 

@@ -68,6 +68,8 @@ def batches_per_epoch(spec: LightningSpec, d: Derivation) -> int:
 def plan_lightning(spec: LightningSpec) -> Schedule:
     if spec.num_samples < 0 or spec.batch_size < 1 or spec.accumulate_grad_batches < 1 or spec.world_size < 1:
         raise InputError("lit.error.values", "lit.hint.values")
+    if spec.max_steps < -1:  # Lightning's Trainer takes -1 (no limit) or a count of steps
+        raise InputError("lit.error.max_steps", "lit.hint.max_steps", value=spec.max_steps)
     d = Derivation()
     traps: list[Trap] = []
     batches = batches_per_epoch(spec, d)
@@ -108,10 +110,11 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
         ends.append(steps)
     facts = RunFacts(
         optimizer_steps=steps, max_steps=steps, epoch_end_steps=ends,
-        epochs_completed=round(run_batches / batches, 4) if batches else 0.0, epochs_planned=max_epochs,
+        epochs_completed=round(run_batches / batches, 4) if batches else 0.0, epochs_planned=max_epochs if max_epochs >= 0 else (round(steps / per_epoch, 4) if per_epoch else 0.0),  # -1: max_steps decides
         samples_seen=samples, warmup_steps=0, batches_per_epoch=batches, samples_per_epoch=epoch_rows * spec.world_size,
     )
-    progress = [f"Epoch {e}: 100%|| {batches}/{batches}" for e in range(min(full, 2))]
+    shown = range(full) if full <= 3 else (0, 1, None, full - 1)  # None: the epochs in between, shown as "…"
+    progress = ["…" if e is None else f"Epoch {e}: 100%|| {batches}/{batches}" for e in shown]
     if rest:
         progress.append(f"Epoch {full}: {rest * acc}/{batches}")
     stop = (f"`Trainer.fit` stopped: `max_steps={spec.max_steps}` reached." if spec.max_steps != -1 and steps == spec.max_steps

@@ -136,6 +136,8 @@ def plan_neox(spec: NeoXSpec) -> Schedule:
     requested = _requested_samples(spec, B, d)
     splits, blend_length = _build_splits(spec, requested, d, traps)
     train = splits[0]
+    if train is not None and train.samples_per_epoch < 1:  # GPT-NeoX would build an empty sample index
+        raise InputError("neox.error.no_sample", "neox.hint.no_sample", tokens=train.tokens_per_epoch, seq=S, need=S + 1)
     iters = _train_iters(spec, train, triple, dp, blend_length, d)
     files = _index_map_files(spec, version, requested, splits)
     facts = _run_facts(spec, d, iters, B, S, train, blend_length, traps)

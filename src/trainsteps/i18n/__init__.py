@@ -29,7 +29,23 @@ class _Blank(dict):
 
 def message(msg_id: str, lang: str = "en", **params) -> str:
     template = _catalog(lang).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
-    return template.format_map(_Blank(params))
+    text = template.format_map(_Blank(params))
+    return _singular(text) if lang != "zh" and "1 " in text else text
+
+
+_ONE = None
+
+
+def _singular(text: str) -> str:
+    """English: "1 rows" -> "1 row" (a count of exactly one, not 0.1 or 2,001), for every message at once."""
+    global _ONE
+    if _ONE is None:
+        import re
+
+        nouns = "rows|epochs|examples|steps|batches|tokens|lines|processes|ranks|samples|iterations|files|evaluations|checkpoints|passes|sequences|documents|warnings|GPUs|nodes|bins|micro-batches"
+        _ONE = re.compile(rf"(?<![\d.,])1 ({nouns})\b( are| were)?")
+    verbs = {" are": " is", " were": " was", None: ""}
+    return _ONE.sub(lambda m: "1 " + (m.group(1)[:-2] if m.group(1).endswith(("sses", "hes")) else m.group(1)[:-1]) + verbs[m.group(2)], text)
 
 
 def quantity_name(key: str, lang: str = "en") -> str:

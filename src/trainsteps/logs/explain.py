@@ -10,6 +10,7 @@ from trainsteps.derivation import render_step
 from trainsteps.i18n import label, message
 from trainsteps.logs.infer import Finding, Hypothesis, Inference, infer
 from trainsteps.logs.observed import LogObservations, RunObservation
+from trainsteps.report import display_width, pad
 
 # Engine derivation steps worth showing in the account (the rest is in --format json).
 ACCOUNT_KEYS = ("rows_per_rank", "global_batches", "batches_per_epoch", "num_update_steps_per_epoch", "max_steps",
@@ -144,8 +145,8 @@ def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
             out += alternatives
     if inf.inferred:
         out.append(label("explain.section.settings", lang))
-        width = max(len(k) for k in inf.inferred)
-        out += [f"  {k.ljust(width)}  {_setting_text(k, v)}" for k, v in inf.inferred.items()]
+        width = max(display_width(k) for k in inf.inferred)
+        out += [f"  {pad(k, width)}  {_setting_text(k, v)}" for k, v in inf.inferred.items()]
     out.append(label("explain.section.contradictions", lang))
     if not inf.contradictions:
         out.append("  " + label("none", lang))
@@ -233,8 +234,8 @@ def _read_lines(run: RunObservation, lang: str) -> list[str]:
         rows.append((f"  {label('explain.last_epoch', lang)} = {run.last_epoch.value:g}", message("explain.at_line", lang, line=run.last_epoch.line)))
     if run.finished:
         rows.append((f"  {label('explain.finished', lang)}", ""))
-    width = max((len(t) for t, _ in rows), default=0)
-    return [f"{t.ljust(width)}  {w}".rstrip() for t, w in rows]
+    width = max((display_width(t) for t, _ in rows), default=0)
+    return [f"{pad(t, width)}  {w}".rstrip() for t, w in rows]
 
 
 def _account(inf: Inference, lang: str) -> list[str]:

@@ -391,6 +391,8 @@ def _newest_of(family: Family) -> str:
     return [r for r in all_releases() if family_of(r) is family][-1]
 
 
+
+
 def _plan(spec: RunSpec) -> Schedule | None:
     from trainsteps import plan
 
