@@ -87,6 +87,11 @@ QUANTITIES = {
     'max_steps_estimate': 'max_steps, first estimate',
     'max_steps_ceil': 'max_steps rounded up',
     'max_steps_floor': 'max_steps rounded down',
+    # data-exact plans: tokens, answer line, templates, cache, mixing
+    "supervised_tokens_seen": "supervised tokens seen",
+    "padded_tokens_seen": "tokens seen with padding",
+    "padding_share": "padding share",
+    "tokens_per_step": "tokens per optimizer step",
 }
 
 LABELS = {
@@ -181,6 +186,10 @@ LABELS = {
     'accumulation': 'accumulation',
     'global_batch': 'global batch',
     'list_sep': ', ',
+    # data-exact plans: tokens, answer line, templates, cache, mixing
+    "padded_tokens_seen": "tokens with padding",
+    "tokens_per_step": "tokens per step",
+    "tokens_per_epoch": "tokens per epoch",
 }
 
 MESSAGES = {
@@ -876,4 +885,30 @@ MESSAGES = {
     'mega.hint.step_run': 'every batch the run reaches must be a multiple of micro x dp = {unit}, and the micro-batches per rank may never decrease',
     # count: Axolotl multipack, checked against its sampler
     'count.why.axolotl_min4': 'Axolotl {version} multipack first-fit over random orders; its sampler length is the smallest of 4 unseeded orders, so the range where that minimum falls 99% of the time is shown (from {orders} orders packed here)',
+    # data-exact plans: tokens, answer line, templates, cache, mixing
+    "tokens.why.exact": "whole epochs of counted rows: each epoch feeds every row once",
+    "tokens.why.expected": "expected over the sampler's random order (a partial epoch feeds a random subset of the rows)",
+    "tokens.why.padded": "each micro-batch of {batch} rows is padded to its longest row, rounded up to a multiple of {multiple}: expected from the counted lengths",
+    "tokens.why.padded_fixed": "every packed row is padded to the same length (rounded up to a multiple of {multiple}): exact",
+    "tokens.why.no_padding": "packed without padding (padding-free): a row holds only its tokens",
+    "tokens.why.share": "share of the fed tokens that are padding",
+    "tokens.why.per_step": "global batch rows x mean tokens per row; 95% of steps fall in {low} - {high}",
+    "tokens.row.seen": "{tokens} (supervised {supervised})",
+    "tokens.row.padded": "{tokens} (padding {share})",
+    "tokens.row.step": "mean {mean} (95%: {low} - {high}), supervised {supervised}",
+    "tokens.row.epoch": "{tokens} in {rows} rows (supervised {supervised})",
+    "tokens.source.counted": "counted with {tokenizer} ({cached})",
+    "tokens.source.cached": "from the count cache",
+    "tokens.source.fresh": "counted in {seconds} s",
+    "tokens.need_tokenizer": "tokens: unknown; rows were counted without a tokenizer (give --tokenizer PATH to count tokens, padding and tokens per step)",
+    "answer.steps": "{steps} optimizer steps",
+    "answer.epochs": "{epochs} epochs",
+    "answer.rows": "{rows} rows",
+    "answer.packed_rows": "{rows} packed rows",
+    "answer.tokens": "{tokens} tokens",
+    "answer.examples": "{examples} examples",
+    "answer.supervised": "{tokens} supervised",
+    "answer.packed_by": "{rows} packed ({framework})",
+    "tokens.why.per_step_packed": "global batch rows x mean tokens per packed row (how the tokens spread over the packed rows is not counted)",
+    "tokens.row.step_mean": "mean {mean}, supervised {supervised}",
 }

@@ -87,6 +87,11 @@ QUANTITIES = {
     'max_steps_estimate': 'max_steps 初步估计',
     'max_steps_ceil': 'max_steps 向上取整',
     'max_steps_floor': 'max_steps 向下取整',
+    # data-exact plans: tokens, answer line, templates, cache, mixing
+    "supervised_tokens_seen": "已见监督 token 数",
+    "padded_tokens_seen": "含填充的已见 token 数",
+    "padding_share": "填充占比",
+    "tokens_per_step": "每个优化步的 token 数",
 }
 
 LABELS = {
@@ -181,6 +186,10 @@ LABELS = {
     'accumulation': '梯度累积',
     'global_batch': '全局批次',
     'list_sep': '，',
+    # data-exact plans: tokens, answer line, templates, cache, mixing
+    "padded_tokens_seen": "含填充 token",
+    "tokens_per_step": "每步 token",
+    "tokens_per_epoch": "每轮 token",
 }
 
 MESSAGES = {
@@ -871,4 +880,30 @@ MESSAGES = {
     'mega.hint.step_run': '训练到达的每个批次都必须是 micro x dp = {unit} 的倍数，且每个 rank 的 micro-batch 数不能减少',
     # count: Axolotl multipack, checked against its sampler
     'count.why.axolotl_min4': 'Axolotl {version} multipack 按随机顺序 first-fit；其 sampler 长度取 4 个未设种子随机顺序中的最小值，故给出该最小值 99% 落入的范围（本地打包 {orders} 个顺序估计）',
+    # data-exact plans: tokens, answer line, templates, cache, mixing
+    "tokens.why.exact": "整轮的已计数行：每轮每行恰好喂入一次",
+    "tokens.why.expected": "按采样器随机顺序的期望值（不完整的一轮只喂入部分随机行）",
+    "tokens.why.padded": "每个含 {batch} 行的 micro-batch 填充到其最长行，并向上取整到 {multiple} 的倍数：按已计数长度分布求期望",
+    "tokens.why.padded_fixed": "每个打包行填充到同一长度（向上取整到 {multiple} 的倍数）：精确值",
+    "tokens.why.no_padding": "无填充打包（padding-free）：每行只含其 token",
+    "tokens.why.share": "喂入 token 中填充所占比例",
+    "tokens.why.per_step": "全局批次行数 x 每行平均 token；95% 的步落在 {low} - {high}",
+    "tokens.row.seen": "{tokens}（监督 {supervised}）",
+    "tokens.row.padded": "{tokens}（填充 {share}）",
+    "tokens.row.step": "平均 {mean}（95%：{low} - {high}），监督 {supervised}",
+    "tokens.row.epoch": "{rows} 行共 {tokens}（监督 {supervised}）",
+    "tokens.source.counted": "用 {tokenizer} 统计（{cached}）",
+    "tokens.source.cached": "来自计数缓存",
+    "tokens.source.fresh": "统计耗时 {seconds} 秒",
+    "tokens.need_tokenizer": "token：未知；未给分词器，只统计了行数（加 --tokenizer PATH 可统计 token、填充和每步 token）",
+    "answer.steps": "{steps} 个优化步",
+    "answer.epochs": "{epochs} 轮",
+    "answer.rows": "{rows} 行",
+    "answer.packed_rows": "{rows} 个打包行",
+    "answer.tokens": "{tokens} token",
+    "answer.examples": "{examples} 条样本",
+    "answer.supervised": "{tokens} 监督 token",
+    "answer.packed_by": "{rows} 个打包行（{framework}）",
+    "tokens.why.per_step_packed": "全局批次行数 x 每个打包行的平均 token（未统计 token 在打包行间的分布）",
+    "tokens.row.step_mean": "平均 {mean}，监督 {supervised}",
 }
