@@ -190,6 +190,7 @@ LABELS = {
     "padded_tokens_seen": "tokens with padding",
     "tokens_per_step": "tokens per step",
     "tokens_per_epoch": "tokens per epoch",
+    "count.results": "Results",
 }
 
 MESSAGES = {
@@ -911,4 +912,8 @@ MESSAGES = {
     "answer.packed_by": "{rows} packed ({framework})",
     "tokens.why.per_step_packed": "global batch rows x mean tokens per packed row (how the tokens spread over the packed rows is not counted)",
     "tokens.row.step_mean": "mean {mean}, supervised {supervised}",
+    "count.table.over": "examples over the cutoff ({cutoff})",
+    "count.table.dropped": "examples kept, {framework} (drops longer ones)",
+    "count.table.truncated": "examples kept, {framework} (truncates longer ones)",
+    "count.table.packed": "packed sequences, {framework}",
 }

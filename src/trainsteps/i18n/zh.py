@@ -190,6 +190,7 @@ LABELS = {
     "padded_tokens_seen": "含填充 token",
     "tokens_per_step": "每步 token",
     "tokens_per_epoch": "每轮 token",
+    "count.results": "结果",
 }
 
 MESSAGES = {
@@ -906,4 +907,8 @@ MESSAGES = {
     "answer.packed_by": "{rows} 个打包行（{framework}）",
     "tokens.why.per_step_packed": "全局批次行数 x 每个打包行的平均 token（未统计 token 在打包行间的分布）",
     "tokens.row.step_mean": "平均 {mean}，监督 {supervised}",
+    "count.table.over": "超过截断长度（{cutoff}）的样本",
+    "count.table.dropped": "保留的样本，{framework}（丢弃过长样本）",
+    "count.table.truncated": "保留的样本，{framework}（截断过长样本）",
+    "count.table.packed": "打包序列，{framework}",
 }
