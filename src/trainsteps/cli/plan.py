@@ -130,13 +130,15 @@ def with_tokens_note(data: dict) -> dict:
     return {**data, "tokens_unknown": note} if note else data
 
 
-def answer_first(schedule, lang: str, body: str, wrapper: str | None = None) -> str:
+def answer_first(schedule, lang: str, body: str, wrapper: str | None = None, extra: str | None = None) -> str:
     """The one-line answer, then the report (and, when tokens could not be counted, why)."""
     from trainsteps.answer import plan_line
 
     context = click.get_current_context(silent=True)
     meta = context.meta if context else {}
     head = plan_line(schedule, lang, packed=bool(meta.get("trainsteps.packed")), wrapper=wrapper)
+    if extra:
+        head += " · " + extra
     note = meta.get("trainsteps.tokens_unknown")
     return head + ("\n" + note if note else "") + "\n\n" + body
 

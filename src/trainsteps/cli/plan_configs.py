@@ -50,10 +50,29 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
     schedule = adjust_schedule(imported, schedule)
     ranges = range_schedules(imported, plan, adjust_schedule)
     check = state_check(imported, schedule)
-    data = schedule.to_dict(lang)
+    from trainsteps.cli.plan import answer_first, attach_known_tokens, with_tokens_note
+    from trainsteps.configs.report import unknown_key_warnings
+
+    attach_known_tokens(schedule, imported.spec, lang)
+    data = with_tokens_note(schedule.to_dict(lang))
     data["config"] = imported_to_dict(imported, lang, ranges, check)
-    human = render_imported(imported, lang, ranges, check, explain) + "\n\n" + render_schedule(schedule, lang, explain)
+    warnings = unknown_key_warnings(imported, lang)
+    body = render_imported(imported, lang, ranges, check, explain) + "\n\n" + render_schedule(schedule, lang, explain)
+    from trainsteps.configs.unknown_keys import REFUSES, find
+    from trainsteps.i18n import message
+
+    stops = [u.key for u in find(imported)] if imported.framework in REFUSES else []
+    human = answer_first(schedule, lang, ("\n".join(warnings) + "\n\n" if warnings else "") + body,
+                         wrapper=_wrapper_label(imported),
+                         extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None)
     emit(fmt, data, human)
+
+
+def _wrapper_label(imported) -> str | None:
+    names = {"llamafactory": "LLaMA-Factory", "trl": "TRL", "swift": "ms-swift", "axolotl": "Axolotl"}
+    if imported.framework not in names:
+        return None
+    return f"{names[imported.framework]} {imported.framework_version}" if imported.framework_version else names[imported.framework]
 
 
 def _lengths_provider():

@@ -191,6 +191,7 @@ LABELS = {
     "tokens_per_step": "tokens per step",
     "tokens_per_epoch": "tokens per epoch",
     "count.results": "Results",
+    "warning": "WARNING:",
 }
 
 MESSAGES = {
@@ -916,4 +917,11 @@ MESSAGES = {
     "count.table.dropped": "examples kept, {framework} (drops longer ones)",
     "count.table.truncated": "examples kept, {framework} (truncates longer ones)",
     "count.table.packed": "packed sequences, {framework}",
+    "unknown.key": "{key} ({origin}) is not a {framework} option{did_you_mean}; {reaction} This plan leaves the key out.",
+    "unknown.did_you_mean": " (did you mean {key}?)",
+    "unknown.reaction.llamafactory": "LLaMA-Factory refuses unknown keys (ValueError: Some keys are not used by the HfArgumentParser), so the real launch would stop before training (unless ALLOW_EXTRA_ARGS=1).",
+    "unknown.reaction.hf": "HfArgumentParser refuses unknown keys (ValueError: Some keys are not used by the HfArgumentParser), so the real launch would stop before training.",
+    "unknown.reaction.trl": "TRL's parser passes config keys it cannot place on as arguments and refuses them, so the real launch would stop before training.",
+    "unknown.reaction.other": "the framework's own reaction to it is not modelled.",
+    "unknown.answer": "the launch stops on unknown key {keys}",
 }

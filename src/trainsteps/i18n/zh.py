@@ -191,6 +191,7 @@ LABELS = {
     "tokens_per_step": "每步 token",
     "tokens_per_epoch": "每轮 token",
     "count.results": "结果",
+    "warning": "警告：",
 }
 
 MESSAGES = {
@@ -911,4 +912,11 @@ MESSAGES = {
     "count.table.dropped": "保留的样本，{framework}（丢弃过长样本）",
     "count.table.truncated": "保留的样本，{framework}（截断过长样本）",
     "count.table.packed": "打包序列，{framework}",
+    "unknown.key": "{key}（{origin}）不是 {framework} 的参数{did_you_mean}；{reaction} 本规划忽略此键。",
+    "unknown.did_you_mean": "（是否想写 {key}？）",
+    "unknown.reaction.llamafactory": "LLaMA-Factory 拒绝未知键（ValueError: Some keys are not used by the HfArgumentParser），真实启动会在训练前停止（除非 ALLOW_EXTRA_ARGS=1）。",
+    "unknown.reaction.hf": "HfArgumentParser 拒绝未知键（ValueError: Some keys are not used by the HfArgumentParser），真实启动会在训练前停止。",
+    "unknown.reaction.trl": "TRL 的解析器把无法识别的配置键当作命令行参数并拒绝，真实启动会在训练前停止。",
+    "unknown.reaction.other": "未建模该框架对它的处理。",
+    "unknown.answer": "启动会因未知键 {keys} 停止",
 }
