@@ -175,6 +175,11 @@ def segments(fmt: RowFormat, row: dict, template: Template) -> list[tuple[str, b
     return render(template, system, turns)
 
 
+def turns(fmt: RowFormat, row: dict) -> tuple[str, list[tuple[str, str]]]:
+    """(system, [(role, content), ...]) of a chat row, as LLaMA-Factory's converters read it; RowError if it drops the row."""
+    return _alpaca_turns(fmt, row) if fmt.kind == "alpaca" else _chat_turns(fmt, row)
+
+
 def render(template: Template, system: str, turns: list[tuple[str, str]]) -> list[tuple[str, bool]]:
     """Turns as (role, content), role in user/assistant; observation and function turns count as user and assistant."""
     out: list[tuple[str, bool]] = []

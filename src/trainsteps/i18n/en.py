@@ -924,4 +924,7 @@ MESSAGES = {
     "unknown.reaction.trl": "TRL's parser passes config keys it cannot place on as arguments and refuses them, so the real launch would stop before training.",
     "unknown.reaction.other": "the framework's own reaction to it is not modelled.",
     "unknown.answer": "the launch stops on unknown key {keys}",
+    "llamafactory.note.tokens_unknown": "the tokens of the rows the Trainer sees are not known exactly (rows drawn in an order that is not replayed: num_samples, or a mix without a replayable order)",
+    "lftemplate.error.unknown": "LLaMA-Factory {release} has no template named '{name}'",
+    "lftemplate.hint.unknown": "use one of the recorded templates: {known}",
 }

@@ -919,4 +919,7 @@ MESSAGES = {
     "unknown.reaction.trl": "TRL 的解析器把无法识别的配置键当作命令行参数并拒绝，真实启动会在训练前停止。",
     "unknown.reaction.other": "未建模该框架对它的处理。",
     "unknown.answer": "启动会因未知键 {keys} 停止",
+    "llamafactory.note.tokens_unknown": "无法精确得到 Trainer 所见行的 token 数（行按未重放的顺序抽取：num_samples，或无法重放顺序的混合）",
+    "lftemplate.error.unknown": "LLaMA-Factory {release} 没有名为 '{name}' 的模板",
+    "lftemplate.hint.unknown": "使用已记录的模板之一：{known}",
 }
