@@ -323,7 +323,29 @@ def _merge(parts: list[Rows], p: PipelineInput, d: Derivation) -> Rows:
     why = "llamafactory.mix.interleave_probs" if p.interleave_probs else "llamafactory.mix.interleave"
     d.add("rows_merged", count.value, STOPPING[p.mix_strategy], ", ".join(map(str, sizes)), why,
           strategy=p.mix_strategy, stopping=STOPPING[p.mix_strategy], seed=p.seed)
-    return Rows.concat(parts).shuffled_size(count.value)
+    order = _interleave_order(sizes, p)
+    if order is None:
+        return Rows.concat(parts).shuffled_size(count.value)
+    from trainsteps.mixing import per_source
+
+    for source, facts in zip(p.datasets, per_source(order, sizes), strict=True):
+        d.add(f"rows_from[{source.name}]", facts["rows"], "rows drawn from the source", f"{facts['rows']} / {facts['size']}",
+              "llamafactory.mix.per_source", name=source.name, epochs=facts["epochs"])
+    offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+    return Rows.concat(parts).select(offsets[source] + row for source, row in order)
+
+
+def _interleave_order(sizes: list[int], p: PipelineInput):
+    """The exact (source, row) order of the mix (`mixing.interleave_indices`); None without numpy or when a source
+    was itself drawn at random (num_samples), whose rows we cannot place."""
+    if any(ds.num_samples is not None for ds in p.datasets):
+        return None
+    try:
+        from trainsteps.mixing import interleave_indices
+
+        return interleave_indices(sizes, p.interleave_probs, p.seed, STOPPING[p.mix_strategy])
+    except ImportError:
+        return None
 
 
 def split_indices(n: int, val_size: float, seed: int) -> list[int] | None:

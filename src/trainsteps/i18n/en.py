@@ -927,4 +927,5 @@ MESSAGES = {
     "llamafactory.note.tokens_unknown": "the tokens of the rows the Trainer sees are not known exactly (rows drawn in an order that is not replayed: num_samples, or a mix without a replayable order)",
     "lftemplate.error.unknown": "LLaMA-Factory {release} has no template named '{name}'",
     "lftemplate.hint.unknown": "use one of the recorded templates: {known}",
+    "llamafactory.mix.per_source": "rows of {name} in the mix, replayed as datasets.interleave_datasets draws them: {epochs} epochs of {name}",
 }

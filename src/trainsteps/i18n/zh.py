@@ -922,4 +922,5 @@ MESSAGES = {
     "llamafactory.note.tokens_unknown": "无法精确得到 Trainer 所见行的 token 数（行按未重放的顺序抽取：num_samples，或无法重放顺序的混合）",
     "lftemplate.error.unknown": "LLaMA-Factory {release} 没有名为 '{name}' 的模板",
     "lftemplate.hint.unknown": "使用已记录的模板之一：{known}",
+    "llamafactory.mix.per_source": "混合中来自 {name} 的行，按 datasets.interleave_datasets 的抽取重放：相当于 {name} 的 {epochs} 轮",
 }
