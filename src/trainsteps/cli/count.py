@@ -7,7 +7,7 @@ import click
 from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
 
 FORMAT_CHOICES = ("auto", "text", "alpaca", "sharegpt", "openai", "prompt_completion")
-TEMPLATE_CHOICES = ("chatml", "llama3", "plain")
+TEMPLATE_CHOICES = ("chatml", "llama3", "plain", "tokenizer")
 
 
 def data_options(func):
@@ -18,7 +18,8 @@ def data_options(func):
                      help="Row layout; auto detects it from the first row."),
         click.option("--text-field", help="Column with the text (plain-text rows)."),
         click.option("--template", type=click.Choice(TEMPLATE_CHOICES), default="chatml", show_default=True,
-                     help="How chat rows are rendered before tokenizing."),
+                     help="How chat rows are rendered before tokenizing; `tokenizer`: the tokenizer's own Jinja chat_template "
+                     "(tokenizer_config.json), as transformers' apply_chat_template renders it for TRL and Axolotl."),
         click.option("--dataset", "dataset_name", help="Entry name when PATH is a LLaMA-Factory dataset_info.json (or its folder)."),
         click.option("--split", default="train", show_default=True, help="Split of a DatasetDict saved with save_to_disk."),
         click.option("--no-special-tokens", is_flag=True, help="Do not add the tokenizer's BOS/EOS to plain-text rows."),

@@ -140,7 +140,7 @@ def count(options: CountOptions) -> Counted:
         tokenizer = load(options.tokenizer, options.threads)
     else:
         tokenizer = RowsOnly() if options.rows_only else _NoTokenizer()
-    template = formats.TEMPLATES[options.template]
+    template = formats.template_for(options.template, options.tokenizer)
     malformed, invalid = Problems(), Problems()
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
     state = {"format": None, "checked": None}
@@ -197,8 +197,9 @@ def count(options: CountOptions) -> Counted:
         plain = kind == "text"
         owner_array = np.asarray(owner, dtype=np.int64)
         length_array = np.asarray(lengths, dtype=np.int64)
-        tokens = np.bincount(owner_array, weights=length_array, minlength=valid).astype(np.int64)
-        sup = np.bincount(owner_array, weights=length_array * np.asarray(supervised, dtype=bool), minlength=valid).astype(np.int64)
+        token_weight, supervised_weight = formats.piece_weights(supervised)
+        tokens = np.bincount(owner_array, weights=length_array * token_weight, minlength=valid).astype(np.int64)
+        sup = np.bincount(owner_array, weights=length_array * supervised_weight, minlength=valid).astype(np.int64)
         extra = per_example_extra if plain else (1 if options.add_eos else 0)
         keep(tokens + extra, sup + extra)
 

@@ -928,4 +928,6 @@ MESSAGES = {
     "lftemplate.error.unknown": "LLaMA-Factory {release} has no template named '{name}'",
     "lftemplate.hint.unknown": "use one of the recorded templates: {known}",
     "llamafactory.mix.per_source": "rows of {name} in the mix, replayed as datasets.interleave_datasets draws them: {epochs} epochs of {name}",
+    "chat.error.no_template": "no chat_template in {path}/tokenizer_config.json (nor a chat_template.jinja beside it)",
+    "chat.hint.no_template": "give a model folder whose tokenizer has a chat template, or --template chatml / llama3 / plain",
 }

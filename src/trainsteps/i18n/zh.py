@@ -923,4 +923,6 @@ MESSAGES = {
     "lftemplate.error.unknown": "LLaMA-Factory {release} 没有名为 '{name}' 的模板",
     "lftemplate.hint.unknown": "使用已记录的模板之一：{known}",
     "llamafactory.mix.per_source": "混合中来自 {name} 的行，按 datasets.interleave_datasets 的抽取重放：相当于 {name} 的 {epochs} 轮",
+    "chat.error.no_template": "{path}/tokenizer_config.json 中没有 chat_template（旁边也没有 chat_template.jinja）",
+    "chat.hint.no_template": "给出其分词器带有聊天模板的模型目录，或使用 --template chatml / llama3 / plain",
 }
