@@ -74,7 +74,8 @@ def _token_rows(r, lang: str) -> list[tuple[str, str]]:
     step, epoch = r.tokens_per_step, r.tokens_per_epoch
     return [
         ("tokens_seen", message("tokens.row.seen", lang, tokens=f"{approx}{r.tokens_seen:,}", supervised=f"{approx}{r.supervised_tokens_seen:,}")),
-        ("padded_tokens_seen", message("tokens.row.padded", lang, tokens=f"~{r.padded_tokens_seen:,}", share=f"{r.padding_share:.1%}")),
+        ("padded_tokens_seen", message("tokens.row.padded", lang, share=f"{r.padding_share:.1%}",
+                                       tokens=f"{'' if epoch.get('padded_exact') and r.tokens_exact else '~'}{r.padded_tokens_seen:,}")),
         ("tokens_per_step", message("tokens.row.step" if step["low"] is not None else "tokens.row.step_mean", lang,
                                     mean=f"{step['mean']:,.0f}", low=f"{step['low'] or 0:,}", high=f"{step['high'] or 0:,}",
                                     supervised=f"{step['supervised_mean']:,.0f}")),

@@ -151,7 +151,8 @@ def attach(schedule, profile: TokenProfile, lang: str = "en") -> None:
     run.tokens_per_step = {"mean": round(step_mean, 1), "low": low, "high": high,
                            "supervised_mean": round(global_rows * sup_mean, 1)}
     run.tokens_per_epoch = {"tokens": profile.tokens, "supervised": profile.supervised,
-                            "padded": round(n * row_padded), "rows": n}
+                            "padded": round(n * row_padded), "rows": n,
+                            "padded_exact": not profile.histogram}  # fixed-length or padding-free rows: no expectation
     run.tokens_exact = bool(whole and profile.exact)
 
 
