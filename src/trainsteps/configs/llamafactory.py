@@ -83,7 +83,11 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         raise InputError("configs.error.lf_probs", "configs.hint.lf_probs", probs=len(probs), datasets=len(names))
     kept: list = []
     count = lf.train_examples(pipeline, d, kept)
-    profile = _token_profile(kept[0], count, pipeline, encode_cutoff) if kept and kept[0].lengths is not None and count.exact else None
+    # tokens are known when every kept row was encoded, and the Trainer sees those rows (not a val_size fraction of
+    # packed rows, as up to 0.9.3)
+    split_later = lf.VAL_SPLIT_STAGE.at(version) == "after_preprocess" and (pipeline.val_size or 0) > 1e-6
+    profile = (_token_profile(kept[0], count, pipeline, encode_cutoff)
+               if kept and kept[0].lengths is not None and count.exact and not split_later else None)
     if lengths_provider is not None and profile is None:
         notes.append(("LF_TOKENS_UNKNOWN", "llamafactory.note.tokens_unknown", {}))
     if mix != "concat":
@@ -106,8 +110,9 @@ def _token_profile(rows: lf.Rows, count, p: lf.PipelineInput, encode_cutoff: int
 
     supervised = rows.supervised or rows.lengths
     if not lf._packing_on(p):
-        return tokens.from_lengths(rows.lengths, supervised, pad_to_multiple_of=8 if p.stage == "sft" else 1,
-                                   source="llamafactory")
+        lengths = rows.lengths if p.stage == "sft" else [min(n, encode_cutoff) for n in rows.lengths]  # pt rows are cut at cutoff_len
+        return tokens.from_lengths(lengths, supervised if p.stage == "sft" else lengths,
+                                   pad_to_multiple_of=8 if p.stage == "sft" else 1, source="llamafactory")
     if p.stage == "pt":
         return tokens.fixed(count.value, encode_cutoff, source="llamafactory")
     fitting = [i for i, n in enumerate(rows.lengths) if n <= encode_cutoff]
@@ -177,11 +182,13 @@ def _datasets(cfg: ConfigFile, names: list[str], dataset_dir: str, stage: str, l
                 out.append(lf.DatasetRows(name, lf.Rows(int(entry["num_samples"])), None))
                 continue
             raise InputError("configs.error.lf_hub", "configs.hint.lf_hub", name=name)
+        if stage not in ("sft", "pt"):  # pairwise / KTO / PPO rows are encoded differently: not modelled with a tokenizer
+            lengths_provider = None
         rows, lengths, supervised = [], [] if lengths_provider else None, [] if lengths_provider else None
         for path in lf_data.data_files(base, entry, name):
             file_rows = lf_data.read_rows(path)
             rows += file_rows
-            if lengths_provider:  # exact tokens through the config's own template (plan CONFIG --tokenizer)
+            if lengths_provider is not None:  # exact tokens through the config's own template (plan CONFIG --tokenizer)
                 file_lengths, file_supervised = lengths_provider(file_rows, entry, stage, provider_options or {}, str(path))
                 lengths += file_lengths
                 supervised += file_supervised

@@ -930,4 +930,5 @@ MESSAGES = {
     "llamafactory.mix.per_source": "rows of {name} in the mix, replayed as datasets.interleave_datasets draws them: {epochs} epochs of {name}",
     "chat.error.no_template": "no chat_template in {path}/tokenizer_config.json (nor a chat_template.jinja beside it)",
     "chat.hint.no_template": "give a model folder whose tokenizer has a chat template, or --template chatml / llama3 / plain",
+    "configs.note.tokenizer_lf_only": "--tokenizer counts LLaMA-Factory configs through their template; {framework} configs are not counted with it yet: count their data with `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` and pass --num-examples",
 }

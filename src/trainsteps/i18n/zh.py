@@ -925,4 +925,5 @@ MESSAGES = {
     "llamafactory.mix.per_source": "混合中来自 {name} 的行，按 datasets.interleave_datasets 的抽取重放：相当于 {name} 的 {epochs} 轮",
     "chat.error.no_template": "{path}/tokenizer_config.json 中没有 chat_template（旁边也没有 chat_template.jinja）",
     "chat.hint.no_template": "给出其分词器带有聊天模板的模型目录，或使用 --template chatml / llama3 / plain",
+    "configs.note.tokenizer_lf_only": "--tokenizer 目前只用于按模板统计 LLaMA-Factory 配置；{framework} 配置尚未用它统计：请用 `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` 统计数据并传入 --num-examples",
 }
