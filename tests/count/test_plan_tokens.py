@@ -137,3 +137,18 @@ def test_plans_and_counts_start_with_one_line_of_answer(tmp_path):
 def test_human_tokens():
     assert tokens.human_tokens(46_118_400) == "46.1 M" and tokens.human_tokens(980) == "980"
     assert math.isclose(tokens.fixed(10, 7).mean, 7)
+
+
+def test_padded_row_lies_between_the_mean_and_the_longest_row():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.integers(min_value=0, max_value=5000), min_size=1, max_size=60), st.integers(min_value=1, max_value=64))
+    def check(lengths, batch):
+        profile = tokens.from_lengths(lengths, [0] * len(lengths))
+        padded = profile.padded_row(batch)
+        assert profile.mean - 1e-6 <= padded <= max(lengths) + 1e-6
+        assert profile.padded_row(1) == pytest.approx(profile.mean)
+
+    check()

@@ -4,7 +4,8 @@ The templates live in `data/templates/llamafactory-<release>.json`, dumped from 
 tools/record_lf_templates.py (slots, default system prompt, stop words, efficient_eos, replace_eos, reasoning).
 The encoding follows `Template._encode` and `SupervisedDatasetProcessor._encode_data_example` of that release:
 
-- each message is a list of elements; a string element is tokenized on its own (`tokenizer.encode(elem,
+- each message is a list of elements; a string element is tokenized on its own (Llama2Template ones, llama2 /
+  mistral / gemma, put the system text in front of the first user text instead) (`tokenizer.encode(elem,
   add_special_tokens=False)`), a `{"token": t}` element is one token, `{"bos_token"}` / `{"eos_token"}` one token when
   the tokenizer has one; the first message also carries the prefix and the system prompt (the row's, else the
   template's default system prompt);
@@ -104,11 +105,14 @@ class Encoder:
         spec = self.spec
         system = system or spec["default_system"]
         encoded = []
+        fused = spec.get("class") == "Llama2Template"  # llama2, mistral, gemma: the system text joins the first user text
         for i, (role, content) in enumerate(turns):
             elements = []
             if i == 0:
                 elements += self._elements(spec["prefix"], "")
-                if system:
+                if system and fused and role != "assistant":
+                    content = spec["system"][0]["text"].replace("{{content}}", system, 1) + content
+                elif system:
                     elements += self._elements(spec["system"], system)
             elements += self._elements(spec["assistant" if role == "assistant" else "user"], content)
             encoded.append(elements)
