@@ -10,6 +10,7 @@ import os
 
 from trainsteps.data import formats, lf_templates
 from trainsteps.data.sources import FormatHint
+from trainsteps.errors import InputError
 
 
 class LlamaFactoryLengths:
@@ -31,6 +32,8 @@ class LlamaFactoryLengths:
         name = options.get("template") or "empty"
         spec = lf_templates.template(name, release)
         self.release, self.template_name = release, name
+        if options.get("train_on_prompt") and spec["efficient_eos"]:  # get_template_and_fix_tokenizer refuses it
+            raise InputError("lftemplate.error.train_on_prompt", "lftemplate.hint.train_on_prompt", name=name)
         settings = lf_templates.EncodeSettings(int(options["cutoff_len"]), bool(options.get("train_on_prompt")),
                                                bool(options.get("mask_history")), options.get("enable_thinking", True) is not False)
         cache_settings = {"lf_release": release, "template": name, "stage": stage, "settings": settings.__dict__, "entry": entry}

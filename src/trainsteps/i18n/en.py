@@ -931,4 +931,6 @@ MESSAGES = {
     "chat.error.no_template": "no chat_template in {path}/tokenizer_config.json (nor a chat_template.jinja beside it)",
     "chat.hint.no_template": "give a model folder whose tokenizer has a chat template, or --template chatml / llama3 / plain",
     "configs.note.tokenizer_lf_only": "--tokenizer counts LLaMA-Factory configs through their template; {framework} configs are not counted with it yet: count their data with `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` and pass --num-examples",
+    "lftemplate.error.train_on_prompt": "LLaMA-Factory refuses train_on_prompt with template '{name}': \"Current template does not support `train_on_prompt`.\"",
+    "lftemplate.hint.train_on_prompt": "remove train_on_prompt, or use a template without efficient_eos",
 }
