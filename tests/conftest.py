@@ -51,3 +51,9 @@ class _Entry:
 
     def main(self, args=None, prog_name=None, **kwargs):
         self.fn(list(args or []))
+
+
+@pytest.fixture(autouse=True)
+def isolated_count_cache(tmp_path_factory, monkeypatch):
+    """The count cache lives in the user's cache dir: every test gets its own, so none reads another's counts."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))

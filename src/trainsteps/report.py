@@ -36,6 +36,8 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
     ]
     if r.rank_split is not None:
         rows[1:3] = _stream_rows(r, lang, s.inputs.get("world_size", "W"))
+    if r.tokens_per_step is not None:  # the data's tokens are known (trainsteps.tokens)
+        rows = [row for row in rows if row[0] != "tokens_seen"] + _token_rows(r, lang)
     taken = r.optimizer_steps - ((s.inputs or {}).get("resume_from_step") or 0)
     if r.real_optimizer_updates is not None and r.real_optimizer_updates != taken:
         rows.insert(1, ("real_optimizer_updates", f"{r.real_optimizer_updates:,}"))
@@ -64,6 +66,22 @@ def _stream_rows(r, lang: str, world) -> list[tuple[str, str]]:
     if r.tokens_seen is not None:
         rows.append(("tokens_seen", f"{r.tokens_seen:,}"))
     return rows
+
+
+def _token_rows(r, lang: str) -> list[tuple[str, str]]:
+    """Tokens over the run, per optimizer step and per epoch (non-padding, supervised, with padding)."""
+    approx = "" if r.tokens_exact else "~"
+    step, epoch = r.tokens_per_step, r.tokens_per_epoch
+    return [
+        ("tokens_seen", message("tokens.row.seen", lang, tokens=f"{approx}{r.tokens_seen:,}", supervised=f"{approx}{r.supervised_tokens_seen:,}")),
+        ("padded_tokens_seen", message("tokens.row.padded", lang, share=f"{r.padding_share:.1%}",
+                                       tokens=f"{'' if epoch.get('padded_exact') and r.tokens_exact else '~'}{r.padded_tokens_seen:,}")),
+        ("tokens_per_step", message("tokens.row.step" if step["low"] is not None else "tokens.row.step_mean", lang,
+                                    mean=f"{step['mean']:,.0f}", low=f"{step['low'] or 0:,}", high=f"{step['high'] or 0:,}",
+                                    supervised=f"{step['supervised_mean']:,.0f}")),
+        ("tokens_per_epoch", message("tokens.row.epoch", lang, tokens=f"{epoch['tokens']:,}", supervised=f"{epoch['supervised']:,}",
+                                     rows=f"{epoch['rows']:,}")),
+    ]
 
 
 def _epochs(done: float | None, planned: float | None) -> str:

@@ -67,7 +67,20 @@ class RunFacts:
     """Rows fed over all ranks / rows in one pass: the epochs the run is worth."""
     tokens_seen: int | None = None
     """Tokens fed to the model over all ranks (pretraining frameworks: samples x sequence length;
-    a packed stream: rows x seq_length)."""
+    a packed stream: rows x seq_length; a plan whose data was counted: the non-padding tokens of the rows fed)."""
+    # --- tokens, when the data's token lengths are known (see trainsteps.tokens); None otherwise ---
+    supervised_tokens_seen: int | None = None
+    """Tokens fed whose label is trained on (not -100), over all ranks."""
+    padded_tokens_seen: int | None = None
+    """Tokens fed including padding (each micro-batch padded to its longest row, or packed rows to their length)."""
+    padding_share: float | None = None
+    """Share of the fed tokens that are padding: 1 - tokens_seen / padded_tokens_seen."""
+    tokens_per_step: dict | None = None
+    """Non-padding tokens per optimizer step: `mean`, a 95% `low`/`high` range, `supervised_mean`."""
+    tokens_per_epoch: dict | None = None
+    """Tokens in one epoch: `tokens`, `supervised`, `padded` (expected), `rows`."""
+    tokens_exact: bool | None = None
+    """True when tokens_seen is exact (whole epochs of counted data), False when it is an expectation."""
 
 
 @record

@@ -110,7 +110,42 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
         from trainsteps.report import render_schedule
 
         schedule = plan(spec, framework=framework)
-        emit(fmt, schedule.to_dict(lang), render_schedule(schedule, lang, explain))
+        attach_known_tokens(schedule, spec, lang)
+        emit(fmt, with_tokens_note(schedule.to_dict(lang)), answer_first(schedule, lang, render_schedule(schedule, lang, explain)))
+
+
+def attach_known_tokens(schedule, spec, lang: str) -> None:
+    """Tokens per step / epoch / run whenever the data's tokens are known: counted with `--data` (and a tokenizer),
+    or every row `--seq-length` tokens (packed rows, `--dataset-tokens` streams)."""
+    from trainsteps import tokens
+
+    context = click.get_current_context(silent=True)
+    profile = context.meta.get("trainsteps.token_profile") if context else None
+    if profile is None and spec.seq_length:
+        rows = spec.num_examples or (spec.dataset_tokens // spec.seq_length if spec.dataset_tokens else None)
+        if rows:
+            profile = tokens.fixed(rows, spec.seq_length)
+    if profile is not None and schedule.run.samples_seen is not None:
+        tokens.attach(schedule, profile, lang)
+
+
+def with_tokens_note(data: dict) -> dict:
+    context = click.get_current_context(silent=True)
+    note = context.meta.get("trainsteps.tokens_unknown") if context else None
+    return {**data, "tokens_unknown": note} if note else data
+
+
+def answer_first(schedule, lang: str, body: str, wrapper: str | None = None, extra: str | None = None) -> str:
+    """The one-line answer, then the report (and, when tokens could not be counted, why)."""
+    from trainsteps.answer import plan_line
+
+    context = click.get_current_context(silent=True)
+    meta = context.meta if context else {}
+    head = plan_line(schedule, lang, packed=bool(meta.get("trainsteps.packed")), wrapper=wrapper)
+    if extra:
+        head += " · " + extra
+    note = meta.get("trainsteps.tokens_unknown")
+    return head + ("\n" + note if note else "") + "\n\n" + body
 
 
 def spec_from_options(opts: dict):

@@ -42,7 +42,12 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
 
     flags, names = typed_flags(ctx, opts)
     imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
-                          lengths_provider=_lengths_provider())
+                          lengths_provider=_lengths_provider(ctx, configs))
+    if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework != "llamafactory":
+        imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_lf_only", {"framework": imported.framework}))
+    if imported.token_profile is not None:
+        ctx.meta["trainsteps.token_profile"] = imported.token_profile
+        ctx.meta["trainsteps.packed"] = _packs(imported)
     with blamed_on(imported.settings):
         schedule = plan(imported.spec)
     from trainsteps.configs.adjust import adjust_schedule
@@ -50,16 +55,61 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
     schedule = adjust_schedule(imported, schedule)
     ranges = range_schedules(imported, plan, adjust_schedule)
     check = state_check(imported, schedule)
-    data = schedule.to_dict(lang)
+    from trainsteps.cli.plan import answer_first, attach_known_tokens, with_tokens_note
+    from trainsteps.configs.report import unknown_key_warnings
+
+    attach_known_tokens(schedule, imported.spec, lang)
+    data = with_tokens_note(schedule.to_dict(lang))
     data["config"] = imported_to_dict(imported, lang, ranges, check)
-    human = render_imported(imported, lang, ranges, check, explain) + "\n\n" + render_schedule(schedule, lang, explain)
+    warnings = unknown_key_warnings(imported, lang)
+    body = render_imported(imported, lang, ranges, check, explain) + "\n\n" + render_schedule(schedule, lang, explain)
+    from trainsteps.configs.unknown_keys import REFUSES, find
+    from trainsteps.i18n import message
+
+    stops = [u.key for u in find(imported)] if imported.framework in REFUSES else []
+    human = answer_first(schedule, lang, ("\n".join(warnings) + "\n\n" if warnings else "") + body,
+                         wrapper=_wrapper_label(imported),
+                         extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None)
     emit(fmt, data, human)
 
 
-def _lengths_provider():
-    """Token lengths from `trainsteps.data` when that package offers them; otherwise estimates from characters."""
-    try:
-        from trainsteps.data import llamafactory_lengths  # type: ignore[attr-defined]
-    except ImportError:
+def _wrapper_label(imported) -> str | None:
+    names = {"llamafactory": "LLaMA-Factory", "trl": "TRL", "swift": "ms-swift", "axolotl": "Axolotl"}
+    if imported.framework not in names:
         return None
-    return llamafactory_lengths
+    return f"{names[imported.framework]} {imported.framework_version}" if imported.framework_version else names[imported.framework]
+
+
+def _lengths_provider(ctx, configs):
+    """Exact token lengths through the config's own template when a tokenizer is known: `--tokenizer`, or a local
+    `model_name_or_path` folder holding a tokenizer.json; otherwise None (lengths are estimated from characters)."""
+    given = ctx.meta.get("trainsteps.config_data") or {}
+    path = given.get("tokenizer") or _local_model_tokenizer(configs)
+    if not path:
+        return None
+    from trainsteps.data.lf_lengths import LlamaFactoryLengths
+
+    return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))
+
+
+def _local_model_tokenizer(configs) -> str | None:
+    import os
+
+    from trainsteps.configs.files import read_config
+    from trainsteps.errors import TrainstepsError
+
+    for path in configs:
+        try:
+            data = read_config(path).data
+        except TrainstepsError:
+            continue
+        model = data.get("model_name_or_path") if isinstance(data, dict) else None
+        if isinstance(model, str) and os.path.isfile(os.path.join(model, "tokenizer.json")):
+            return model
+    return None
+
+
+def _packs(imported) -> bool:
+    get = imported.settings.get
+    stage = get("lf.stage", "sft")
+    return (stage == "pt" and get("lf.packing") is not False) or bool(get("lf.packing") or get("lf.neat_packing"))

@@ -48,6 +48,8 @@ class ImportedRun:
     """(low, high) of a max_steps the wrapper computes from unknown token lengths (Axolotl)."""
     banner_num_examples: int | None = None
     """`Num examples` the banner prints when the engine is given `loader_rows` instead (GRPO, ms-swift)."""
+    token_profile: object | None = None
+    """`tokens.TokenProfile` of the rows the Trainer sees, when their tokens were counted with a tokenizer."""
 
 
 def detect_kind(cfg: ConfigFile) -> str:
@@ -198,7 +200,8 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
     if "world_size" not in settings.values:
         notes.append(("CONFIG_WORLD_ASSUMED", "configs.note.world_assumed", {}))
     return ImportedRun(framework, version, spec, settings, [f"{f.path} ({f.kind})" for f in files], derivation, estimate, notes,
-                       settings.get("state_max_steps"), outcome.max_steps_range if outcome else None, banner_n)
+                       settings.get("state_max_steps"), outcome.max_steps_range if outcome else None, banner_n,
+                       outcome.token_profile if outcome else None)
 
 
 def _check_deepspeed_batch(settings: Settings, spec: RunSpec) -> None:

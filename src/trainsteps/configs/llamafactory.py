@@ -20,7 +20,7 @@ from trainsteps.frameworks import llamafactory as lf
 
 DATA_KEYS = ("stage", "dataset", "eval_dataset", "dataset_dir", "cutoff_len", "max_samples", "val_size", "packing", "neat_packing",
              "streaming", "buffer_size", "mix_strategy", "interleave_probs", "preprocessing_num_workers", "preprocessing_batch_size",
-             "tokenized_path", "seed", "template")
+             "tokenized_path", "seed", "template", "train_on_prompt", "mask_history", "enable_thinking", "model_name_or_path")
 MARKERS = ("stage", "finetuning_type", "template", "dataset", "cutoff_len", "lora_target")
 
 
@@ -64,8 +64,15 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     probs = g("interleave_probs")
     if isinstance(probs, str):
         probs = [to_number(x, float, "lf.interleave_probs") for x in probs.split(",")]
+    cutoff = settings.whole("lf.cutoff_len") or lf.CUTOFF_LEN_DEFAULT.at(version)
+    explicit_packing = g("packing") is not None or bool(g("neat_packing", False))
+    packs = (stage == "pt" and g("packing") is not False) or (stage == "sft" and bool(g("packing") or g("neat_packing")))
+    encode_cutoff = lf.pack_capacity(version, cutoff, explicit_packing) if packs and stage == "sft" else cutoff
+    provider_options = {"version": version, "template": g("template"), "cutoff_len": encode_cutoff,
+                        "train_on_prompt": _flag(g("train_on_prompt")), "mask_history": _flag(g("mask_history")),
+                        "enable_thinking": g("enable_thinking", True)}
     pipeline = lf.PipelineInput(
-        datasets=_datasets(cfg, names, settings.text("lf.dataset_dir", "data"), stage, lengths_provider),
+        datasets=_datasets(cfg, names, settings.text("lf.dataset_dir", "data"), stage, lengths_provider, provider_options),
         stage=stage, version=version, cutoff_len=settings.whole("lf.cutoff_len"), max_samples=settings.whole("lf.max_samples"), val_size=settings.real("lf.val_size", 0) or 0.0,
         packing=g("packing"), neat_packing=bool(g("neat_packing", False)), mix_strategy=mix, interleave_probs=probs,
         seed=settings.whole("lf.seed", settings.get("seed", 42), minimum=None) or 42,
@@ -74,12 +81,43 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     )
     if probs is not None and len(probs) != len(names):
         raise InputError("configs.error.lf_probs", "configs.hint.lf_probs", probs=len(probs), datasets=len(names))
-    count = lf.train_examples(pipeline, d)
+    kept: list = []
+    count = lf.train_examples(pipeline, d, kept)
+    # tokens are known when every kept row was encoded, and the Trainer sees those rows (not a val_size fraction of
+    # packed rows, as up to 0.9.3)
+    split_later = lf.VAL_SPLIT_STAGE.at(version) == "after_preprocess" and (pipeline.val_size or 0) > 1e-6
+    profile = (_token_profile(kept[0], count, pipeline, encode_cutoff)
+               if kept and kept[0].lengths is not None and count.exact and not split_later else None)
+    if lengths_provider is not None and profile is None:
+        notes.append(("LF_TOKENS_UNKNOWN", "llamafactory.note.tokens_unknown", {}))
     if mix != "concat":
         notes.append(("LF_INTERLEAVE", "llamafactory.note.interleave", {"strategy": mix}))
     if lf._packing_on(pipeline) and stage == "pt" and g("packing") is None:
         notes.append(("LF_PT_PACKS", "llamafactory.note.pt_packs", {}))
-    return Outcome(count, d, notes)
+    return Outcome(count, d, notes, token_profile=profile)
+
+
+def _flag(value) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
+
+
+def _token_profile(rows: lf.Rows, count, p: lf.PipelineInput, encode_cutoff: int):
+    """Tokens of the rows the Trainer sees: the kept rows as encoded (unpacked, padded per batch to a multiple of 8 by
+    LLaMA-Factory's SFT collator) or packed into `count` rows (SFT: padded to cutoff_len + 1; pt: blocks of cutoff_len)."""
+    from trainsteps import tokens
+
+    supervised = rows.supervised or rows.lengths
+    if not lf._packing_on(p):
+        lengths = rows.lengths if p.stage == "sft" else [min(n, encode_cutoff) for n in rows.lengths]  # pt rows are cut at cutoff_len
+        return tokens.from_lengths(lengths, supervised if p.stage == "sft" else lengths,
+                                   pad_to_multiple_of=8 if p.stage == "sft" else 1, source="llamafactory")
+    if p.stage == "pt":
+        return tokens.fixed(count.value, encode_cutoff, source="llamafactory")
+    fitting = [i for i, n in enumerate(rows.lengths) if n <= encode_cutoff]
+    return tokens.packed(count.value, sum(rows.lengths[i] for i in fitting), sum(supervised[i] for i in fitting),
+                         fixed_length=encode_cutoff + 1, pad_to_multiple_of=8, source="llamafactory")
 
 
 def _check_data_args(g) -> None:
@@ -122,7 +160,8 @@ def resolve_dataset_dir(cfg: ConfigFile, dataset_dir: str) -> pathlib.Path:
     raise InputError("configs.error.lf_no_dataset_info", "configs.hint.lf_no_dataset_info", path=str(pathlib.Path(dataset_dir) / "dataset_info.json"))
 
 
-def _datasets(cfg: ConfigFile, names: list[str], dataset_dir: str, stage: str, lengths_provider) -> list[lf.DatasetRows]:
+def _datasets(cfg: ConfigFile, names: list[str], dataset_dir: str, stage: str, lengths_provider,
+              provider_options: dict | None = None) -> list[lf.DatasetRows]:
     from trainsteps.configs import lf_data
 
     if dataset_dir == "ONLINE":
@@ -138,15 +177,21 @@ def _datasets(cfg: ConfigFile, names: list[str], dataset_dir: str, stage: str, l
                 out.append(lf.DatasetRows(name, lf.Rows(to_number(entry["num_samples"], int, "num_samples")), None))
                 continue
             raise InputError("configs.error.lf_hub", "configs.hint.lf_hub", name=name)
-        rows = []
+        if stage not in ("sft", "pt"):  # pairwise / KTO / PPO rows are encoded differently: not modelled with a tokenizer
+            lengths_provider = None
+        rows, lengths, supervised = [], [] if lengths_provider else None, [] if lengths_provider else None
         for path in lf_data.data_files(base, entry, name):
-            rows += lf_data.read_rows(path)
+            file_rows = lf_data.read_rows(path)
+            rows += file_rows
+            if lengths_provider is not None:  # exact tokens through the config's own template (plan CONFIG --tokenizer)
+                file_lengths, file_supervised = lengths_provider(file_rows, entry, stage, provider_options or {}, str(path))
+                lengths += file_lengths
+                supervised += file_supervised
         facts = lf_data.row_facts(rows, entry, stage)
-        lengths = lengths_provider(rows, entry, stage) if lengths_provider else None
         any_invalid = not all(facts.valid)
         out.append(lf.DatasetRows(
             name,
-            lf.Rows(len(rows), facts.valid if any_invalid else None, lengths, facts.low, facts.high),
+            lf.Rows(len(rows), facts.valid if any_invalid else None, lengths, facts.low, facts.high, supervised=supervised),
             entry.get("num_samples"),
         ))
     return out

@@ -25,3 +25,5 @@ class Outcome:
     loader_rows: int | None = None
     """Rows to give the Trainer engine so its loader length matches the wrapper's own sampler (GRPO, ms-swift),
     when that differs from the `Num examples` the banner prints."""
+    token_profile: object | None = None
+    """`tokens.TokenProfile` of the rows the Trainer sees, when each row's tokens were counted (a tokenizer was given)."""

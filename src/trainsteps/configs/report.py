@@ -41,7 +41,17 @@ def imported_to_dict(imported, lang: str, ranges, check) -> dict:
         "trainer_state_mismatch": check,
     }
     data.update(imported.settings.to_dict())
+    from trainsteps.configs.unknown_keys import find
+
+    data["unknown_keys"] = [u.to_dict(lang, imported.framework) for u in find(imported)]
     return data
+
+
+def unknown_key_warnings(imported, lang: str) -> list[str]:
+    """One warning line per key the framework does not have: did-you-mean, and whether the real launch stops."""
+    from trainsteps.configs.unknown_keys import find
+
+    return [label("warning", lang) + " " + u.message(lang, imported.framework) for u in find(imported)]
 
 
 def render_imported(imported, lang: str, ranges, check, explain: bool = False) -> str:
@@ -68,8 +78,12 @@ def render_imported(imported, lang: str, ranges, check, explain: bool = False) -
         out.append(message("configs.conflict", lang, key=c.key, used=c.kept.value, used_from=c.kept.origin, other=c.other.value, other_from=c.other.origin))
     for c in s.overridden:
         out.append(message("configs.overridden", lang, key=c.key, flag=c.kept.origin, value=c.other.value, origin=c.other.origin))
-    if s.ignored:
-        out.append(message("configs.ignored", lang, keys=", ".join(f"{k} ({o})" for k, o in s.ignored)))
+    from trainsteps.configs.unknown_keys import find
+
+    warned = {(u.key, u.origin) for u in find(imported)}  # shown as warnings at the top (see unknown_key_warnings)
+    rest = [(k, o) for k, o in s.ignored if (str(k), o) not in warned]
+    if rest:
+        out.append(message("configs.ignored", lang, keys=", ".join(f"{k} ({o})" for k, o in rest)))
     if explain and s.unused:
         out.append(message("configs.unused", lang, keys=", ".join(k for k, _ in s.unused)))
     for code, msg, params in imported.notes:

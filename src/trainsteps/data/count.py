@@ -39,6 +39,8 @@ class CountOptions:
     """Tokenizer threads (RAYON_NUM_THREADS); default all cores."""
     progress: bool | None = None
     """Progress bar on stderr; None: only when stderr is a terminal."""
+    rows_only: bool = False
+    """Without a tokenizer, count rows only (every length 0) instead of refusing text."""
     keep_order: bool = True
     """Keep each example's lengths in file order (packing needs them: 16 bytes per example). False keeps only how
     many examples have each length (`stats.Distribution`), so memory stays flat whatever the corpus size."""
@@ -103,10 +105,22 @@ class Counted:
     """Wall time of the count."""
     tokenizer_engine: dict | None = None
     """`{"engine": ..., "why": ...}`: which engine counted the tokens and why (None without a tokenizer)."""
+    from_cache: bool = False
+    """True when the count was read from the count cache (`data.cache`) instead of the files."""
 
     @property
     def examples(self) -> int:
         return len(self.lengths.tokens)
+
+
+class RowsOnly:
+    """No tokenizer, and only rows are wanted (`plan --data` without packing): every text counts 0 tokens, so the rows
+    (and the rows a framework drops) are counted exactly and the token totals are known to be unknown."""
+
+    special_tokens = 0
+
+    def lengths(self, texts: list[str]) -> list[int]:
+        return [0] * len(texts)
 
 
 class _NoTokenizer:
@@ -128,8 +142,11 @@ def count(options: CountOptions) -> Counted:
     started = time.perf_counter()
     files, hint = sources.expand(options.paths, options.dataset, options.split)
     # Megatron .idx rows arrive already tokenized; only text needs a tokenizer.
-    tokenizer = load(options.tokenizer, options.threads, options.engine_tokenizer) if options.tokenizer else _NoTokenizer()
-    template = formats.TEMPLATES[options.template]
+    if options.tokenizer:
+        tokenizer = load(options.tokenizer, options.threads, options.engine_tokenizer)
+    else:
+        tokenizer = RowsOnly() if options.rows_only else _NoTokenizer()
+    template = formats.template_for(options.template, options.tokenizer)
     malformed, invalid = Problems(), Problems()
     per_example_extra = (tokenizer.special_tokens if options.add_special_tokens else 0) + (1 if options.add_eos else 0)
     state = {"format": None, "checked": None}
@@ -186,8 +203,9 @@ def count(options: CountOptions) -> Counted:
         plain = kind == "text"
         owner_array = np.asarray(owner, dtype=np.int64)
         length_array = np.asarray(lengths, dtype=np.int64)
-        tokens = np.bincount(owner_array, weights=length_array, minlength=valid).astype(np.int64)
-        sup = np.bincount(owner_array, weights=length_array * np.asarray(supervised, dtype=bool), minlength=valid).astype(np.int64)
+        token_weight, supervised_weight = formats.piece_weights(supervised)
+        tokens = np.bincount(owner_array, weights=length_array * token_weight, minlength=valid).astype(np.int64)
+        sup = np.bincount(owner_array, weights=length_array * supervised_weight, minlength=valid).astype(np.int64)
         extra = per_example_extra if plain else (1 if options.add_eos else 0)
         keep(tokens + extra, sup + extra)
 
@@ -264,3 +282,60 @@ class Progress:
         if self.enabled:
             sys.stderr.write("\r" + " " * 79 + "\r")
             sys.stderr.flush()
+
+
+def count_cached(options: CountOptions, no_cache: bool = False, extra_settings: dict | None = None) -> Counted:
+    """`count(options)`, answered from the count cache (`data.cache`) when the same files, tokenizer and settings were
+    counted before; a fresh count is stored for the next time."""
+    from trainsteps.data import cache
+
+    if not cache.enabled(no_cache):
+        return count(options)
+    started = time.perf_counter()
+    files, _ = sources.expand(options.paths, options.dataset, options.split)
+    settings = {"format": options.data_format, "text_field": options.text_field, "template": options.template,
+                "dataset": options.dataset, "split": options.split, "special": options.add_special_tokens,
+                "eos": options.add_eos, **(extra_settings or {})}
+    try:
+        cache_key = cache.key([s.path for s in files], options.tokenizer, settings)
+    except OSError:
+        return count(options)
+    hit = cache.load(cache_key)
+    if hit is not None and not (options.keep_order and hit[1]["tallied"]):  # an ordered count also serves a tally
+        return _from_cache(*hit, seconds=time.perf_counter() - started, tally=not options.keep_order)
+    counted = count(options)
+    cache.store(cache_key, *_to_cache(counted))
+    return counted
+
+
+def _to_cache(counted: Counted) -> tuple[dict, dict]:
+    from trainsteps.data.stats import Distribution
+
+    lengths = counted.lengths
+    tallied = isinstance(lengths.tokens, Distribution)
+    arrays = {"tokens": lengths.tokens.counts if tallied else lengths.tokens,
+              "supervised": lengths.supervised.counts if tallied else lengths.supervised}
+    problems = {name: {"count": p.count, "first": [list(x) for x in p.first], "blank_lines": p.blank_lines}
+                for name, p in (("invalid", counted.invalid), ("malformed", counted.malformed))}
+    meta = {"files": counted.files, "row_format": counted.row_format, "template": counted.template, "tallied": tallied,
+            "rows_read": counted.rows_read, "problems": problems}
+    return arrays, meta
+
+
+def _from_cache(arrays: dict, meta: dict, seconds: float, tally: bool) -> Counted:
+    import numpy as np
+
+    from trainsteps.data.stats import Distribution
+
+    if tally and not meta["tallied"]:
+        lengths = Lengths(Distribution(np.bincount(arrays["tokens"])), Distribution(np.bincount(arrays["supervised"])))
+    elif meta["tallied"]:
+        lengths = Lengths(Distribution(arrays["tokens"]), Distribution(arrays["supervised"]))
+    else:
+        lengths = Lengths(arrays["tokens"], arrays["supervised"])
+    problems = {}
+    for name, stored in meta["problems"].items():
+        p = Problems(stored["count"], [tuple(x) for x in stored["first"]], stored["blank_lines"])
+        problems[name] = p
+    return Counted(meta["files"], meta["row_format"], meta["template"], lengths, meta["rows_read"], problems["invalid"],
+                   problems["malformed"], seconds, from_cache=True)

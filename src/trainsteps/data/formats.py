@@ -173,7 +173,34 @@ def segments(fmt: RowFormat, row: dict, template: Template) -> list[tuple[str, b
     if fmt.kind == "prompt_completion":
         return [(_text(row.get("prompt")), False), (_text(row.get("completion")), True)]
     system, turns = _alpaca_turns(fmt, row) if fmt.kind == "alpaca" else _chat_turns(fmt, row)
+    if hasattr(template, "segments"):  # the tokenizer's own Jinja chat template
+        return template.segments(system, turns)
     return render(template, system, turns)
+
+
+def template_for(name: str, tokenizer_path: str | None):
+    """A named template of TEMPLATES, or `tokenizer`: the tokenizer's own Jinja chat_template (`chat_template`)."""
+    if name == "tokenizer":
+        if not tokenizer_path:
+            raise InputError("count.error.tokenizer_needed", "count.hint.tokenizer_needed")
+        from trainsteps.data.chat_template import ChatTemplate
+
+        return ChatTemplate.from_tokenizer_config(tokenizer_path)
+    return TEMPLATES[name]
+
+
+def piece_weights(flags):
+    """Per-piece weights (numpy) of the token and supervised totals: a piece marked True/1 counts in both, False/0 in
+    the tokens only, -1 (a chat template's prompt, see `chat_template`) is taken off the supervised total only."""
+    import numpy as np
+
+    kinds = np.asarray(flags, dtype=np.int64)
+    return (kinds != -1).astype(np.int64), kinds
+
+
+def turns(fmt: RowFormat, row: dict) -> tuple[str, list[tuple[str, str]]]:
+    """(system, [(role, content), ...]) of a chat row, as LLaMA-Factory's converters read it; RowError if it drops the row."""
+    return _alpaca_turns(fmt, row) if fmt.kind == "alpaca" else _chat_turns(fmt, row)
 
 
 def render(template: Template, system: str, turns: list[tuple[str, str]]) -> list[tuple[str, bool]]:

@@ -28,7 +28,7 @@ class _Tokenize:
 
         self.options, self.fmt, self.jsonl = options, fmt, jsonl
         self.tokenizer = load(options.tokenizer, options.threads, options.engine_tokenizer)
-        self.template = formats.TEMPLATES[options.template]
+        self.template = formats.template_for(options.template, options.tokenizer)
 
     def __call__(self, batch: dict) -> dict:
         import numpy as np
@@ -66,8 +66,9 @@ class _Tokenize:
                 sup_flags.append(sup)
         lengths = np.asarray(self.tokenizer.lengths(texts), dtype=np.int64)
         owner_array = np.asarray(owner, dtype=np.int64)
-        tokens = np.bincount(owner_array, weights=lengths, minlength=len(rows)).astype(np.int64)
-        supervised = np.bincount(owner_array, weights=lengths * np.asarray(sup_flags, dtype=bool), minlength=len(rows)).astype(np.int64)
+        token_weight, supervised_weight = formats.piece_weights(sup_flags)
+        tokens = np.bincount(owner_array, weights=lengths * token_weight, minlength=len(rows)).astype(np.int64)
+        supervised = np.bincount(owner_array, weights=lengths * supervised_weight, minlength=len(rows)).astype(np.int64)
         plain = self.fmt.kind == "text"
         extra = ((self.tokenizer.special_tokens if self.options.add_special_tokens else 0) if plain else 0) + (1 if self.options.add_eos else 0)
         status = np.asarray(status)

@@ -213,7 +213,9 @@ def to_json(data: dict, lang: str) -> dict:
 
 
 def render(data: dict, lang: str, explain: bool = False) -> str:
-    lines = []
+    from trainsteps.answer import count_line
+
+    lines = [count_line(data, lang), ""] + results_table(data, lang) + [""]
     files = data["files"]
     lines.append(f"{label('count.files', lang)}: {len(files)} ({files[0]}{' ...' if len(files) > 1 else ''})")
     lines.append(f"{label('count.format', lang)}: {data['row_format']}" + (
@@ -251,6 +253,28 @@ def render(data: dict, lang: str, explain: bool = False) -> str:
 
         lines += ["  " + render_step(s, lang) for s in shown]
     return "\n".join(lines)
+
+
+def results_table(data: dict, lang: str) -> list[str]:
+    """The results before the detail: examples kept / over the cutoff / dropped per framework, tokens, packed rows."""
+    approx = "~" if data.get("estimated") else ""
+    rows = [(label("count.examples", lang), f"{approx}{data['examples']:,}"),
+            (label("count.tokens", lang), f"{approx}{data['tokens']:,}"),
+            (label("count.supervised", lang), f"{approx}{data['supervised_tokens']:,}")]
+    if "cutoff" in data:
+        c = data["cutoff"]
+        rows.append((message("count.table.over", lang, cutoff=f"{c['cutoff']:,}"), f"{approx}{c['examples_over']:,}"))
+        for entry in c["frameworks"]:
+            what = "count.table.dropped" if entry["action"] == "drop" else "count.table.truncated"
+            rows.append((message(what, lang, framework=entry["framework"]), f"{approx}{entry['examples_after']:,}"))
+    for entry in data.get("packing", []):
+        value = f"{entry['sequences']:,}" if "sequences" in entry else f"{entry['sequences_min']:,} - {entry['sequences_max']:,}"
+        rows.append((message("count.table.packed", lang, framework=entry["framework"]), approx + value))
+    from trainsteps.report import display_width
+
+    width = max(display_width(name) for name, _ in rows)
+    head = label("count.results", lang)
+    return [head + ":"] + [f"  {name}{' ' * (width - display_width(name))}  {value:>14}" for name, value in rows]
 
 
 def _where(problem: dict) -> str:

@@ -273,7 +273,7 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     tokenizer = load(options.tokenizer, options.threads, "tokenizers" if auto else options.engine_tokenizer)
     if auto:
         tokenizer.engine_reason = "--sample tokenizes a few thousand rows, too few for fast-bpe to pay for its start-up"
-    template = formats.TEMPLATES[options.template]
+    template = formats.template_for(options.template, options.tokenizer)
     malformed, invalid = Problems(), Problems()
     fmt = None
     texts, owner, sup_flags = [], [], []
@@ -317,8 +317,9 @@ def estimate(options: CountOptions, n: int, seed: int = 0, block_bytes: int = BL
     lengths = np.asarray(tokenizer.lengths(texts), dtype=np.int64)
     owner_array = np.asarray(owner, dtype=np.int64)
     extra = ((tokenizer.special_tokens if options.add_special_tokens else 0) if plain else 0) + (1 if options.add_eos else 0)
-    tokens = np.bincount(owner_array, weights=lengths, minlength=len(draws)).astype(np.int64) + extra * valid
-    supervised = np.bincount(owner_array, weights=lengths * np.asarray(sup_flags, dtype=bool), minlength=len(draws)).astype(np.int64)
+    token_weight, supervised_weight = formats.piece_weights(sup_flags)
+    tokens = np.bincount(owner_array, weights=lengths * token_weight, minlength=len(draws)).astype(np.int64) + extra * valid
+    supervised = np.bincount(owner_array, weights=lengths * supervised_weight, minlength=len(draws)).astype(np.int64)
     supervised = supervised + extra * valid
     weight = total_bytes / np.asarray([d.line_bytes for d in draws], dtype=np.float64)  # 1 / p for each draw
 

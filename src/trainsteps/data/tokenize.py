@@ -41,6 +41,17 @@ class LocalTokenizer:
         encode = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
         return [len(e) for e in encode(texts, add_special_tokens=False)]
 
+    def with_special_tokens(self, tokens: list[str]) -> LocalTokenizer:
+        """A copy that splits `tokens` out as special tokens, as transformers' `add_special_tokens` does (a chat
+        template's stop words); the same tokenizer when there are none."""
+        if not tokens:
+            return self
+        from tokenizers import AddedToken, Tokenizer
+
+        copy = Tokenizer.from_str(self.tokenizer.to_str())
+        copy.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in tokens])
+        return LocalTokenizer(self.path, copy, self.special_tokens, self.eos_token)
+
 
 ENGINES = ("auto", "tokenizers", "fast-bpe")
 

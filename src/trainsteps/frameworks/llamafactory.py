@@ -206,18 +206,20 @@ class Rows:
     """Upper estimate of each row's token length."""
     invalid_unplaced: int = 0
     """Invalid rows whose position is no longer known (after a random draw): they give a range."""
+    supervised: list[int] | None = None
+    """Tokens of each row whose label is trained on, with `lengths` (same truncation)."""
 
     def _lists(self):
-        return ("valid", "lengths", "low", "high")
+        return ("valid", "lengths", "low", "high", "supervised")
 
     def head(self, k: int) -> Rows:
         if k >= self.n:
             return self
-        return Rows(k, *(None if getattr(self, f) is None else getattr(self, f)[:k] for f in self._lists()))
+        return Rows(k, **{f: None if getattr(self, f) is None else getattr(self, f)[:k] for f in self._lists()})
 
     def select(self, indices) -> Rows:
         picked = [int(i) for i in indices]
-        return Rows(len(picked), *(None if getattr(self, f) is None else [getattr(self, f)[i] for i in picked] for f in self._lists()))
+        return Rows(len(picked), **{f: None if getattr(self, f) is None else [getattr(self, f)[i] for i in picked] for f in self._lists()})
 
     def shuffled_size(self, n: int) -> Rows:
         """Same rows in an order we cannot replay: only the count and the number of invalid rows survive."""
@@ -237,7 +239,7 @@ class Rows:
             return None if any(x is None for x in lists) else [v for x in lists for v in x]
 
         return Rows(sum(r.n for r in parts), joined("valid"), joined("lengths"), joined("low"), joined("high"),
-                    sum(r.invalid_unplaced for r in parts))
+                    sum(r.invalid_unplaced for r in parts), joined("supervised"))
 
     def keep_valid(self) -> Rows:
         if self.valid is None:
@@ -281,14 +283,19 @@ class PipelineInput:
     preprocessing_num_workers: int | None = None
 
 
-def train_examples(p: PipelineInput, d: Derivation) -> Count:
-    """`len(train_dataset)` as the Trainer will see it, with every step recorded in `d`."""
+def train_examples(p: PipelineInput, d: Derivation, kept: list | None = None) -> Count:
+    """`len(train_dataset)` as the Trainer will see it, with every step recorded in `d`; `kept`, when given, receives
+    the rows that reach tokenization (before packing), for their tokens."""
     rows = _merge([_one_dataset(ds, p, d) for ds in p.datasets], p, d)
     if VAL_SPLIT_STAGE.at(p.version) == "before_preprocess":
         rows = _split_rows(rows, p, d)
         valid = _drop_invalid(rows, d)
+        if kept is not None:
+            kept.append(valid)
         return _pack(valid, p, d) if _packing_on(p) else _as_count(valid)
     valid = _drop_invalid(rows, d)
+    if kept is not None:
+        kept.append(valid)
     packed = _pack(valid, p, d) if _packing_on(p) else _as_count(valid)
     return _split_count(packed, p, d)
 
@@ -316,7 +323,29 @@ def _merge(parts: list[Rows], p: PipelineInput, d: Derivation) -> Rows:
     why = "llamafactory.mix.interleave_probs" if p.interleave_probs else "llamafactory.mix.interleave"
     d.add("rows_merged", count.value, STOPPING[p.mix_strategy], ", ".join(map(str, sizes)), why,
           strategy=p.mix_strategy, stopping=STOPPING[p.mix_strategy], seed=p.seed)
-    return Rows.concat(parts).shuffled_size(count.value)
+    order = _interleave_order(sizes, p)
+    if order is None:
+        return Rows.concat(parts).shuffled_size(count.value)
+    from trainsteps.mixing import per_source
+
+    for source, facts in zip(p.datasets, per_source(order, sizes), strict=True):
+        d.add(f"rows_from[{source.name}]", facts["rows"], "rows drawn from the source", f"{facts['rows']} / {facts['size']}",
+              "llamafactory.mix.per_source", name=source.name, epochs=facts["epochs"])
+    offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+    return Rows.concat(parts).select(offsets[source] + row for source, row in order)
+
+
+def _interleave_order(sizes: list[int], p: PipelineInput):
+    """The exact (source, row) order of the mix (`mixing.interleave_indices`); None without numpy or when a source
+    was itself drawn at random (num_samples), whose rows we cannot place."""
+    if any(ds.num_samples is not None for ds in p.datasets):
+        return None
+    try:
+        from trainsteps.mixing import interleave_indices
+
+        return interleave_indices(sizes, p.interleave_probs, p.seed, STOPPING[p.mix_strategy])
+    except ImportError:
+        return None
 
 
 def split_indices(n: int, val_size: float, seed: int) -> list[int] | None:

@@ -1,0 +1,92 @@
+"""A cache of full counts, so a second `count`, `plan --data` or `plan CONFIG --tokenizer` on the same data answers at once.
+
+Key: every file's identity (resolved path, size, mtime in ns, and a hash of its first and last MiB), the tokenizer's
+hash (the bytes of tokenizer.json and tokenizer_config.json) and the settings that change a length (format, template,
+text field, special tokens, EOS, the caller's own settings). A changed byte in the middle of a file with the same size
+and mtime is the one change the key cannot see; editors and copies change the mtime.
+
+Stored in `$XDG_CACHE_HOME/trainsteps/counts/` (default `~/.cache/trainsteps/counts/`) as one `.npz` of lengths
+(loaded with `allow_pickle=False`: the cache never unpickles) and one `.json` of the rest. `TRAINSTEPS_NO_CACHE=1` or
+`--no-cache` turns it off; a cache that cannot be written is skipped silently (the count is still right).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+
+VERSION = 1
+EDGE = 1 << 20  # bytes hashed at each end of a file
+
+
+def directory() -> pathlib.Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "trainsteps" / "counts"
+
+
+def enabled(no_cache: bool = False) -> bool:
+    return not no_cache and os.environ.get("TRAINSTEPS_NO_CACHE", "") not in ("1", "true", "yes")
+
+
+def file_identity(path: str) -> list:
+    """(path, size, mtime_ns, blake2b of the first and last MiB) of one file."""
+    st = os.stat(path)
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        h.update(f.read(EDGE))
+        if st.st_size > EDGE:
+            f.seek(max(st.st_size - EDGE, EDGE))
+            h.update(f.read(EDGE))
+    return [os.path.realpath(path), st.st_size, st.st_mtime_ns, h.hexdigest()]
+
+
+def tokenizer_hash(path: str | None) -> str:
+    if not path:
+        return "-"
+    file = os.path.join(path, "tokenizer.json") if os.path.isdir(path) else path
+    h = hashlib.blake2b(digest_size=16)
+    for name in (file, os.path.join(os.path.dirname(file), "tokenizer_config.json")):
+        if os.path.isfile(name):
+            with open(name, "rb") as f:
+                for block in iter(lambda f=f: f.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()
+
+
+def key(files: list[str], tokenizer: str | None, settings: dict) -> str:
+    identity = {"v": VERSION, "files": [file_identity(p) for p in files], "tokenizer": tokenizer_hash(tokenizer),
+                "settings": settings}
+    return hashlib.blake2b(json.dumps(identity, sort_keys=True, default=str).encode(), digest_size=20).hexdigest()
+
+
+def load(cache_key: str):
+    """(arrays, meta) stored under the key, or None."""
+    folder = directory()
+    arrays_path, meta_path = folder / f"{cache_key}.npz", folder / f"{cache_key}.json"
+    if not (arrays_path.is_file() and meta_path.is_file()):
+        return None
+    try:
+        import numpy as np
+
+        with np.load(arrays_path, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError):
+        return None
+    return arrays, meta
+
+
+def store(cache_key: str, arrays: dict, meta: dict) -> None:
+    folder = directory()
+    try:
+        import numpy as np
+
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{cache_key}.{os.getpid()}.npz"
+        np.savez(tmp, **arrays)
+        (folder / f"{cache_key}.json").write_text(json.dumps(meta), encoding="utf-8")
+        os.replace(tmp, folder / f"{cache_key}.npz")  # the arrays last: a half-written entry is never read
+    except OSError:
+        return
