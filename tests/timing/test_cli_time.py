@@ -255,17 +255,28 @@ def test_a_lora_config_is_modelled_at_4n(run_cli):
     assert time["mfu"] == {"low": 0.15, "expected": 0.25, "high": 0.4}
 
 
-def test_counted_data_pads_each_micro_batch_to_its_expected_longest_row_not_the_maximum(run_cli):
+def test_counted_data_is_costed_with_its_padding_not_the_maximum_length(run_cli):
     pytest.importorskip("tokenizers")
     data_file = ROOT / "examples" / "llamafactory" / "data" / "demo_alpaca.json"
     tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
     code, out, err = run_cli("plan", "--data", data_file, "--tokenizer", tokenizer, "--per-device-train-batch-size", "4",
                              "--params", "1e9", "--gpu", "rtx4090", "--format", "json")
     assert code == 0, err
-    counted, time = json.loads(out), json.loads(out)["time"]
-    note = next(n for n in time["notes"] if n.startswith("tokens per step"))
-    longest = float(note.split(" x ")[1].split(" tokens")[0].replace(",", ""))
+    plan = json.loads(out)
+    run, note = plan["run"], next(n for n in plan["time"]["notes"] if n.startswith("tokens per step"))
+    per_step = float(note.split(": ")[1].split(" (")[0].replace(",", ""))
+    assert per_step == pytest.approx(run["padded_tokens_seen"] / run["optimizer_steps"], rel=1e-3)
     code, out, _ = run_cli("count", data_file, "--tokenizer", tokenizer, "--format", "json")
     lengths = json.loads(out)["lengths"]
-    assert lengths["mean"] < longest < lengths["max"]  # padded to the longest of 4 rows: above the mean, below the max
-    assert counted["run"]["optimizer_steps"] > 0
+    rows_per_step = 4  # batch 4, accumulation 1, one process
+    # padded to the longest of 4 rows: above the mean length, below the longest row of the data
+    assert lengths["mean"] < per_step / rows_per_step < lengths["max"]
+
+
+def test_the_answer_line_ends_with_the_expected_wall_time(run_cli):
+    code, out, _ = run_cli("plan", "--num-examples", "1047", "--per-device-train-batch-size", "10",
+                           "--gradient-accumulation-steps", "8", "--num-train-epochs", "300", "--transformers", "4.49.0",
+                           "--step-time", "4")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("3,900 optimizer steps") and first.endswith(" · ~4 h 20 min")

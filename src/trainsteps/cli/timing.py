@@ -82,7 +82,18 @@ def attach_time(ctx: click.Context, data: dict, human: str) -> tuple[dict, str]:
 
     lang = request["lang"]
     result = estimate_for_plan(data, request, ctx.meta.get("trainsteps.counted"))
-    return {**data, "time": result.to_dict(lang)}, human + "\n\n" + render_time(result, lang, request.get("explain"))
+    return {**data, "time": result.to_dict(lang)}, _answer_with_time(human, result, lang) + "\n\n" + render_time(
+        result, lang, request.get("explain"))
+
+
+def _answer_with_time(human: str, result, lang: str) -> str:
+    """The one-line answer that opens a plan (`3,900 optimizer steps · ...`) also gives the expected wall time."""
+    from trainsteps.timing.durations import format_duration
+
+    first, sep, rest = human.partition("\n")
+    if " · " not in first or result.wall_seconds is None:
+        return human
+    return f"{first} · ~{format_duration(result.wall_seconds.expected, lang)}{sep}{rest}"
 
 
 def solve_time(request: dict, steps: int, opts: dict, world: int) -> tuple[dict, str]:

@@ -1084,6 +1084,7 @@ MESSAGES = {
     'time.source.model': 'FLOPs model: {detail}',
     'time.left_out': 'left out: no rate for it',
     'time.tokens.plan': 'tokens per step from the plan: {tokens}',
+    'time.tokens.plan_padded': 'tokens per step from the plan, padding included: {tokens} ({share} of them padding)',
     'time.tokens.packed': 'tokens per step: {rows} packed rows x {row} tokens',
     'time.tokens.padded': 'tokens per step: {rows} rows x {row} tokens, the expected longest of {micro} counted rows (each micro-batch is padded to its longest row; mean row {mean})',
     'time.tokens.seq_length': 'tokens per step: {rows} rows x --seq-length {row}',

@@ -1079,6 +1079,7 @@ MESSAGES = {
     'time.source.model': 'FLOPs 模型：{detail}',
     'time.left_out': '未计入：没有它的速率',
     'time.tokens.plan': '每步 token 数来自计划：{tokens}',
+    'time.tokens.plan_padded': '每步 token 数来自计划（含填充）：{tokens}（其中 {share} 为填充）',
     'time.tokens.packed': '每步 token 数：{rows} 个打包行 x {row} 个 token',
     'time.tokens.padded': '每步 token 数：{rows} 行 x {row} 个 token，即 {micro} 个已计数行中最长行的期望长度（每个微批次填充到其最长行；平均行长 {mean}）',
     'time.tokens.seq_length': '每步 token 数：{rows} 行 x --seq-length {row}',

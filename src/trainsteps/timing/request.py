@@ -73,6 +73,11 @@ def tokens_per_step(data: dict, request: dict, counted: dict | None) -> TokensPe
     steps = run.get("optimizer_steps") or 0
     rows = _samples_per_step(run)
     seq = request.get("seq_length") or inputs.get("seq_length")
+    if run.get("padded_tokens_seen") and steps:  # unpacked batches are computed at their longest row: padding costs too
+        per_step = run["padded_tokens_seen"] / steps
+        return TokensPerStep(tokens=per_step, attended=seq or None,
+                             how=("time.tokens.plan_padded", {"tokens": f"{per_step:,.0f}",
+                                                              "share": f"{run.get('padding_share') or 0:.1%}"}))
     if run.get("tokens_seen") and steps:
         return TokensPerStep(tokens=run["tokens_seen"] / steps, attended=seq or None,
                              how=("time.tokens.plan", {"tokens": f"{run['tokens_seen'] / steps:,.0f}"}))
