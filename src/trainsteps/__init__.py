@@ -97,11 +97,11 @@ def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, 
 
 
 def _check_keywords(settings: dict) -> None:
-    from trainsteps.names import closest
-
     names = RunSpec.field_names()
     for key in settings:
         if key not in names:
+            from trainsteps.names import closest
+
             guess = closest(str(key), names + ["gpus", "nodes"])
             raise InputError("api.error.unknown_setting", "api.hint.unknown_setting" if guess else "api.hint.no_effect",
                              name=str(key)[:60], guess=guess)

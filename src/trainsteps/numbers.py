@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any
 
 from trainsteps.errors import InputError
 
@@ -19,7 +18,7 @@ _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")  # 1,047 / 1,000,000
 _SHOWN = 60  # characters of a bad value quoted back in the message
 
 
-def to_whole(value: Any, name: str, setting: str | None = None) -> int:
+def to_whole(value: object, name: str, setting: str | None = None) -> int:
     """`value` as an int; a fraction, NaN, infinity or a word is an error naming `name`."""
     if type(value) is int:
         return value
@@ -32,7 +31,7 @@ def to_whole(value: Any, name: str, setting: str | None = None) -> int:
     return int(number)
 
 
-def to_real(value: Any, name: str, setting: str | None = None) -> float:
+def to_real(value: object, name: str, setting: str | None = None) -> float:
     """`value` as a finite float; NaN, infinity, an overflow or a word is an error naming `name`."""
     if type(value) is float and math.isfinite(value):
         return value
@@ -46,7 +45,7 @@ def to_real(value: Any, name: str, setting: str | None = None) -> float:
     return number
 
 
-def to_kind(value: Any, kind: type, name: str, setting: str | None = None) -> int | float:
+def to_kind(value: object, kind: type, name: str, setting: str | None = None) -> int | float:
     """`to_whole` or `to_real` by `kind` (int or float)."""
     return to_whole(value, name, setting) if kind is int else to_real(value, name, setting)
 
@@ -59,7 +58,7 @@ def normalize(text: str) -> str:
     return text
 
 
-def _number(value: Any, name: str, setting: str | None, hint: str) -> int | float:
+def _number(value: object, name: str, setting: str | None, hint: str) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise InputError("number.error.not_number", hint, name=name, value=_quote(value), setting=setting or name)
     if not isinstance(value, str):
@@ -76,12 +75,12 @@ def _number(value: Any, name: str, setting: str | None, hint: str) -> int | floa
                          setting=setting or name) from None
 
 
-def _check_finite(number: float, value: Any, name: str, setting: str | None) -> None:
+def _check_finite(number: float, value: object, name: str, setting: str | None) -> None:
     if not math.isfinite(number):
         raise InputError("number.error.not_finite", "number.hint.not_finite", name=name, value=_quote(value), setting=setting or name)
 
 
-def _quote(value: Any) -> str:
+def _quote(value: object) -> str:
     """The bad value as the message shows it: short, so a 10,000-character string or a deep mapping stays one line."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
         return f"a {value.bit_length()}-bit number"  # str() of a 5,000-digit int is refused by Python itself

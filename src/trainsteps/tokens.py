@@ -16,12 +16,13 @@ Pure arithmetic: no numpy, no I/O. Expected values are over the random order of 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from trainsteps.record import record
 
 Z95 = 1.959963984540054
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TokenProfile:
     """The rows the Trainer sees, by token length (after cutoff and packing)."""
 

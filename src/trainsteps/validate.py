@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from trainsteps.errors import InputError
 from trainsteps.numbers import to_real, to_whole
 from trainsteps.spec import RunSpec
@@ -24,9 +22,9 @@ def _kinds() -> tuple[tuple[str, type, bool], ...]:
     """(RunSpec field, int | float | bool | str, whether None is allowed), from its annotations."""
     types = {"int": int, "float": float, "bool": bool, "str": str}
     out = []
-    for f in fields(RunSpec):
-        parts = [part.strip() for part in str(f.type).split("|")]
-        out.append((f.name, types[parts[0]], "None" in parts))
+    for name, kind in RunSpec.__annotations__.items():  # the record's fields, in order (no `dataclasses` import)
+        parts = [part.strip() for part in str(kind).split("|")]
+        out.append((name, types[parts[0]], "None" in parts))
     return tuple(out)
 
 
