@@ -95,3 +95,24 @@ def test_the_python_api_takes_the_command_lines_names_and_reads_numbers_the_same
     for name in ("num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "max_steps",
                  "warmup_ratio", "eval_strategy", "save_steps", "transformers", "dataset_tokens"):
         assert name in trainsteps.plan.__doc__
+
+
+def test_a_repeated_layout_of_value_types_is_still_checked_value_by_value():
+    """plan() remembers layouts of value types it has checked; a repeat must still refuse bad values and convert."""
+    import trainsteps
+
+    settings = dict(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, transformers="4.49.0")
+    for _ in range(2):  # the second call takes the remembered layout
+        schedule = trainsteps.plan(num_train_epochs=3, **settings)
+        assert schedule.inputs["num_train_epochs"] == 3.0 and type(schedule.inputs["num_train_epochs"]) is float
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(InputError, match="num_train_epochs"):
+            trainsteps.plan(num_train_epochs=bad, **settings)
+    with pytest.raises(InputError, match="num_train_epochs"):  # same layout as 3, but beyond what a float holds
+        trainsteps.plan(num_train_epochs=10**400, **settings)
+    with pytest.raises(InputError, match="num_train_epochs"):  # within a float, beyond the limit
+        trainsteps.plan(num_train_epochs=10**7, **settings)
+    with pytest.raises(InputError, match="per_device_train_batch_size"):
+        trainsteps.plan(num_train_epochs=3, **{**settings, "per_device_train_batch_size": 0})
+    with pytest.raises(InputError, match="warmup_steps"):
+        trainsteps.plan(num_train_epochs=3, warmup_steps=-1, **settings)

@@ -97,12 +97,12 @@ def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, 
 
 
 def _check_keywords(settings: dict) -> None:
-    names = RunSpec.field_names()
+    names = RunSpec.__slots__  # a tuple: `in` over 35 names beats building a list per call
     for key in settings:
         if key not in names:
             from trainsteps.names import closest
 
-            guess = closest(str(key), names + ["gpus", "nodes"])
+            guess = closest(str(key), [*names, "gpus", "nodes"])
             raise InputError("api.error.unknown_setting", "api.hint.unknown_setting" if guess else "api.hint.no_effect",
                              name=str(key)[:60], guess=guess)
 

@@ -14,7 +14,7 @@ import unicodedata
 
 from trainsteps.errors import InputError
 
-_GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")  # 1,047 / 1,000,000.5: the thousands separators banners print
+_GROUPED = None  # 1,047 / 1,000,000.5: the thousands separators banners print; compiled when a comma is first seen
 _SHOWN = 60  # characters of a bad value quoted back in the message
 
 
@@ -53,7 +53,7 @@ def to_kind(value: object, kind: type, name: str, setting: str | None = None) ->
 def normalize(text: str) -> str:
     """`" １,０４７ "` -> `"1047"`: full-width forms folded, thousands separators removed (Python's own `1_047` is kept)."""
     text = unicodedata.normalize("NFKC", text).strip()
-    if "," in text and _GROUPED.fullmatch(text):
+    if "," in text and _grouped().fullmatch(text):
         text = text.replace(",", "")
     return text
 
@@ -78,6 +78,13 @@ def _number(value: object, name: str, setting: str | None, hint: str) -> int | f
 def _check_finite(number: float, value: object, name: str, setting: str | None) -> None:
     if not math.isfinite(number):
         raise InputError("number.error.not_finite", "number.hint.not_finite", name=name, value=_quote(value), setting=setting or name)
+
+
+def _grouped() -> re.Pattern:
+    global _GROUPED
+    if _GROUPED is None:
+        _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+    return _GROUPED
 
 
 def _quote(value: object) -> str:

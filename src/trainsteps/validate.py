@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter, gt
+
 from trainsteps.errors import InputError
 from trainsteps.numbers import to_real, to_whole
 from trainsteps.spec import RunSpec
@@ -14,6 +16,19 @@ _LIMITS = {"num_examples": 10**13, "max_steps": 10**10, "num_train_epochs": 10**
            "save_steps": 10**10, "eval_steps": 10**10, "warmup_steps": 10**10, "eval_delay": 10**10,
            "trainable_parameters": 10**15, "dataset_tokens": 10**16, "seq_length": 10**9, "tensor_parallel_size": 10**7,
            "context_parallel_size": 10**7, "sequence_parallel_size": 10**7}
+_LIMITED_VALUES = attrgetter(*_LIMITS)
+_LIMIT_VALUES = tuple(_LIMITS.values())
+_POSITIVE_VALUES = attrgetter(*_POSITIVE)
+_NON_NEGATIVE = ("warmup_ratio", "warmup_steps", "logging_steps", "save_steps", "eval_steps", "eval_delay", "trainable_parameters")
+_NON_NEGATIVE_VALUES = attrgetter(*_NON_NEGATIVE)
+_NONE_IS_ZERO = {None: 0}
+
+
+def _zero_for_none(values: tuple) -> map:
+    """The values with None as 0, in C (`dict.get(v, v)` is v for every number)."""
+    return map(_NONE_IS_ZERO.get, values, values)
+
+
 _STRATEGIES = {"logging_strategy": ("steps", "epoch", "no"), "eval_strategy": ("steps", "epoch", "no"),
                "save_strategy": ("steps", "epoch", "best", "no")}
 
@@ -29,14 +44,40 @@ def _kinds() -> tuple[tuple[str, type, bool], ...]:
 
 
 _KINDS = _kinds()
+_ALL_VALUES = attrgetter(*(name for name, _, _ in _KINDS))
+_FLOAT_FIELDS = tuple(i for i, (_, kind, _) in enumerate(_KINDS) if kind is float)
+_LAYOUTS: dict[tuple, tuple[int, ...]] = {}  # layout of value types already checked -> int fields to make floats
+_EXACT = 2**53  # ints up to this are floats exactly; beyond it `to_real` decides (and refuses an overflow)
 _WORDS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
 
 
 def check_fields(spec: RunSpec) -> RunSpec:
     """Bring every field to its type through the one checked conversion (`trainsteps.numbers`), as the command line
     does: `"1,047"` -> 1047, `2.0` -> 2; NaN, infinity, fractions for whole numbers, words, lists and mappings are
-    refused naming the field. A value already of its type costs one type check (a float one subtraction more)."""
-    for name, kind, optional in _KINDS:
+    refused naming the field.
+
+    Why two paths: `plan()` runs this on every call, and most calls repeat a few layouts of value types (defaults,
+    `num_train_epochs=3` given as an int). A layout already checked is remembered with the fields it turns from int
+    to float, so a repeat costs one tuple of types, a dict lookup and the NaN check of the float fields."""
+    values = _ALL_VALUES(spec)
+    layout = tuple(map(type, values))
+    ints_to_float = _LAYOUTS.get(layout)
+    if ints_to_float is None:
+        return _check_each_field(spec, layout)
+    for i in ints_to_float:
+        if not -_EXACT <= values[i] <= _EXACT:
+            return _check_each_field(spec, layout)
+        setattr(spec, _KINDS[i][0], float(values[i]))
+    for i in _FLOAT_FIELDS:
+        value = values[i]
+        if type(value) is float and value - value != 0.0:  # NaN or infinity
+            to_real(value, _KINDS[i][0])  # raises
+    return spec
+
+
+def _check_each_field(spec: RunSpec, layout: tuple) -> RunSpec:
+    ints_to_float = []
+    for i, (name, kind, optional) in enumerate(_KINDS):
         value = getattr(spec, name)
         if type(value) is kind:
             if kind is float and value - value != 0.0:  # NaN or infinity
@@ -48,12 +89,22 @@ def check_fields(spec: RunSpec) -> RunSpec:
         elif kind is int:
             setattr(spec, name, to_whole(value, name))
         elif kind is float:
+            if type(value) is int:
+                ints_to_float.append(i)
             setattr(spec, name, to_real(value, name))
         elif kind is bool:
             setattr(spec, name, _flag(value, name))
         else:
             raise InputError("input.not_text", "input.hint.not_text", name=name, value=type(value).__name__)
+    if _only_ints_and_exact_types(layout) and len(_LAYOUTS) < 256:  # bounded: a fuzzer's layouts do not pile up
+        _LAYOUTS[layout] = tuple(ints_to_float)
     return spec
+
+
+def _only_ints_and_exact_types(layout: tuple) -> bool:
+    """Each field of this layout is its own type, None where allowed, or an int for a float field."""
+    return all(t is kind or (t is type(None) and optional) or (t is int and kind is float)
+               for t, (_, kind, optional) in zip(layout, _KINDS, strict=True))
 
 
 def _flag(value, name: str) -> bool:
@@ -67,10 +118,10 @@ def _flag(value, name: str) -> bool:
 
 def validate_trainer_spec(spec: RunSpec) -> None:
     check_fields(spec)
-    for name in _POSITIVE:
-        value = getattr(spec, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
+    if min(_POSITIVE_VALUES(spec)) < 1:  # whole numbers after check_fields; the loop names the first one below 1
+        for name in _POSITIVE:
+            if getattr(spec, name) < 1:
+                raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=getattr(spec, name))
     if spec.num_examples is None:
         if not spec.streaming:
             raise InputError("input.num_examples_missing", "input.hint.num_examples_missing")
@@ -79,10 +130,10 @@ def validate_trainer_spec(spec: RunSpec) -> None:
     _validate_stream_size(spec)
     if not isinstance(spec.max_steps, int) or isinstance(spec.max_steps, bool):
         raise InputError("input.positive_int", "input.hint.positive_int", name="max_steps", value=spec.max_steps)
-    for name, limit in _LIMITS.items():
-        value = getattr(spec, name)
-        if isinstance(value, (int, float)) and value > limit:
-            raise InputError("input.too_large", "input.hint.too_large", name=name, value=value, limit=limit)
+    if any(map(gt, _zero_for_none(_LIMITED_VALUES(spec)), _LIMIT_VALUES)):  # in C: plan() runs this on every call
+        for value, (name, limit) in zip(_LIMITED_VALUES(spec), _LIMITS.items(), strict=True):
+            if value is not None and value > limit:
+                raise InputError("input.too_large", "input.hint.too_large", name=name, value=value, limit=limit)
     if spec.max_steps <= 0 and not spec.streaming and not spec.num_train_epochs > 0:
         raise InputError("input.no_length_of_training", "input.hint.no_length_of_training", epochs=spec.num_train_epochs)
     groups = spec.tensor_parallel_size * spec.context_parallel_size * spec.sequence_parallel_size
@@ -95,10 +146,11 @@ def validate_trainer_spec(spec: RunSpec) -> None:
     for name, allowed in _STRATEGIES.items():
         if getattr(spec, name) not in allowed:
             raise InputError("input.strategy", "input.hint.strategy", name=name, value=getattr(spec, name), allowed=", ".join(allowed))
-    for name in ("warmup_ratio", "warmup_steps", "logging_steps", "save_steps", "eval_steps", "eval_delay", "trainable_parameters"):
-        value = getattr(spec, name)
-        if value is not None and value < 0:
-            raise InputError("input.non_negative", "input.hint.non_negative", name=name, value=value)
+    if min(_zero_for_none(_NON_NEGATIVE_VALUES(spec))) < 0:
+        for name in _NON_NEGATIVE:
+            value = getattr(spec, name)
+            if value is not None and value < 0:
+                raise InputError("input.non_negative", "input.hint.non_negative", name=name, value=value)
     if spec.warmup_ratio is not None and spec.warmup_ratio > 1:
         raise InputError("input.ratio", "input.hint.ratio", name="warmup_ratio", value=spec.warmup_ratio)
 

@@ -175,7 +175,7 @@ def spec_from_options(opts: dict):
 
 
 # --- count: `plan --data PATH --tokenizer PATH [--packing NAME]` counts the data to get --num-examples ---
-from trainsteps.cli.count import plan_data_options  # noqa: E402 - extends the command defined above
+from trainsteps.cli.data_options import plan_data_options  # noqa: E402 - extends the command defined above
 
 plan_command = plan_data_options(plan_command)
 # --- end count ---

@@ -30,10 +30,24 @@ class _Blank(dict):
 def message(msg_id: str, lang: str = "en", **params) -> str:
     template = _catalog(lang).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
     text = template.format_map(_Blank(params))
-    return _singular(text) if lang != "zh" and "1 " in text else text
+    return _singular(text) if lang != "zh" and "1 " in text and _may_have_one_noun(text) else text
 
 
 _ONE = None
+_NOUNS = ("rows", "epochs", "examples", "steps", "batches", "tokens", "lines", "processes", "ranks", "samples", "iterations",
+          "files", "evaluations", "checkpoints", "passes", "sequences", "documents", "warnings", "GPUs", "nodes", "bins",
+          "micro-batches")
+
+
+def _may_have_one_noun(text: str) -> bool:
+    """A quick look for "1 <noun>" not inside a bigger number, so most messages never compile the regex below
+    (its compilation is a millisecond of every command's start-up)."""
+    at = text.find("1 ")
+    while at >= 0:
+        if (at == 0 or text[at - 1] not in "0123456789.,") and text.startswith(_NOUNS, at + 2):
+            return True
+        at = text.find("1 ", at + 2)
+    return False
 
 
 def _singular(text: str) -> str:
@@ -42,8 +56,7 @@ def _singular(text: str) -> str:
     if _ONE is None:
         import re
 
-        nouns = "rows|epochs|examples|steps|batches|tokens|lines|processes|ranks|samples|iterations|files|evaluations|checkpoints|passes|sequences|documents|warnings|GPUs|nodes|bins|micro-batches"
-        _ONE = re.compile(rf"(?<![\d.,])1 ({nouns})\b( are| were)?")
+        _ONE = re.compile(rf"(?<![\d.,])1 ({'|'.join(_NOUNS)})\b( are| were)?")
     verbs = {" are": " is", " were": " was", None: ""}
     return _ONE.sub(lambda m: "1 " + (m.group(1)[:-2] if m.group(1).endswith(("sses", "hes")) else m.group(1)[:-1]) + verbs[m.group(2)], text)
 
