@@ -60,3 +60,15 @@ def test_pretraining_blocks_on_llamafactorys_own_lengths_give_its_block_count(re
     lengths = recorded["unpacked"]["train_lengths"]
     assert lf.pt_blocks(lengths, block, batch_size=250) == recorded["pipeline"]["train_rows"]
     assert lf.pt_blocks(lengths, block, batch_size=1000) != recorded["pipeline"]["train_rows"]  # preprocessing_batch_size matters
+
+
+@pytest.mark.parametrize("recording", sorted((FIXTURES / "wrappers" / "lf_e2e" / "sft_eval_dataset").glob("expected_lf*.json")), ids=name)
+def test_the_eval_dataset_has_the_rows_llamafactory_kept_and_each_evaluation_is_costed_over_them(run_cli, recording):
+    recorded, planned = plan_json(run_cli, recording)
+    assert planned["config"]["eval_examples"] == recorded["pipeline"]["eval_rows"]  # max_samples cap, less the dropped rows
+    code, out, err = run_cli("plan", "config.yaml", "--transformers", recorded["transformers"], "--framework-version",
+                             recorded["llamafactory"], "--params", "1e9", "--gpu", "h100-sxm", "--seq-length", "128",
+                             cwd=recording.parent)
+    assert code == 0, err
+    assert f"evaluation set: {recorded['pipeline']['eval_rows']:,} rows, read from the config's eval_dataset" in out
+    assert "evaluations" in out and "left out" not in out.split("evaluations", 1)[1].splitlines()[0]

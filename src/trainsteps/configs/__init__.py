@@ -50,6 +50,8 @@ class ImportedRun:
     """`Num examples` the banner prints when the engine is given `loader_rows` instead (GRPO, ms-swift)."""
     token_profile: object | None = None
     """`tokens.TokenProfile` of the rows the Trainer sees, when their tokens were counted with a tokenizer."""
+    eval_examples: int | None = None
+    """Rows of the evaluation set the config names (`eval_dataset`), when they could be read."""
 
 
 def detect_kind(cfg: ConfigFile) -> str:
@@ -201,7 +203,7 @@ def _finish(framework, version, settings: Settings, files, outcome) -> ImportedR
         notes.append(("CONFIG_WORLD_ASSUMED", "configs.note.world_assumed", {}))
     return ImportedRun(framework, version, spec, settings, [f"{f.path} ({f.kind})" for f in files], derivation, estimate, notes,
                        settings.get("state_max_steps"), outcome.max_steps_range if outcome else None, banner_n,
-                       outcome.token_profile if outcome else None)
+                       outcome.token_profile if outcome else None, outcome.eval_examples if outcome else None)
 
 
 def _check_deepspeed_batch(settings: Settings, spec: RunSpec) -> None:

@@ -94,7 +94,26 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         notes.append(("LF_INTERLEAVE", "llamafactory.note.interleave", {"strategy": mix}))
     if lf._packing_on(pipeline) and stage == "pt" and g("packing") is None:
         notes.append(("LF_PT_PACKS", "llamafactory.note.pt_packs", {}))
-    return Outcome(count, d, notes, token_profile=profile)
+    eval_rows = _eval_rows(cfg, settings, stage) if settings.names("lf.eval_dataset") else None
+    return Outcome(count, d, notes, token_profile=profile, eval_examples=eval_rows)
+
+
+def _eval_rows(cfg: ConfigFile, settings: Settings, stage: str) -> int | None:
+    """Rows of `eval_dataset`: each entry's rows (or its `num_samples`), at most `max_samples` of them as
+    LLaMA-Factory's loader takes, less the rows its converter drops. None when an entry cannot be read here (a hub
+    dataset): the evaluation time is then left out rather than guessed."""
+    try:
+        entries = _datasets(cfg, settings.names("lf.eval_dataset"), settings.text("lf.dataset_dir", "data"), stage, None)
+    except InputError:
+        return None
+    max_samples, total = settings.whole("lf.max_samples"), 0
+    for entry in entries:
+        rows = to_number(entry.num_samples, int, "num_samples") if entry.num_samples else entry.rows.n
+        rows = min(rows, max_samples) if max_samples else rows
+        if entry.rows.valid is not None and not entry.num_samples:
+            rows = sum(entry.rows.valid[:rows])
+        total += rows
+    return total
 
 
 def _flag(value) -> bool:

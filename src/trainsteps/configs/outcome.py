@@ -27,3 +27,5 @@ class Outcome:
     when that differs from the `Num examples` the banner prints."""
     token_profile: object | None = None
     """`tokens.TokenProfile` of the rows the Trainer sees, when each row's tokens were counted (a tokenizer was given)."""
+    eval_examples: int | None = None
+    """Rows of the evaluation set the config names (LLaMA-Factory `eval_dataset`), for the time of each evaluation."""

@@ -39,6 +39,7 @@ def imported_to_dict(imported, lang: str, ranges, check) -> dict:
         "derivation": imported.derivation.to_list(lang),
         "notes": [{"code": code, "message": message(msg, lang, **params)} for code, msg, params in imported.notes],
         "trainer_state_mismatch": check,
+        "eval_examples": imported.eval_examples,
     }
     data.update(imported.settings.to_dict())
     from trainsteps.configs.unknown_keys import find

@@ -1146,6 +1146,7 @@ MESSAGES = {
     'time.hint.budget_too_small': 'raise --time-budget or lower --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps: ETA unknown until the rate has warmed up ({steps} steps after the start)',
     'time.assume.eval_prior': 'no evaluation timed yet: each counted as {steps} training steps (forward only), x0.5 to x3',
+    'time.assume.eval_dataset': 'evaluation set: {rows} rows, read from the config\'s eval_dataset',
     'time.assume.val_size': 'evaluation set: {rows} rows, from the config\'s val_size',
     'time.error.config_value': '{source}: {key} must be a positive whole number, got {value}',
     'explain.mfu.normal': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: normal for {training} training ({normal_low}-{normal_high} in published runs)',

@@ -1141,6 +1141,7 @@ MESSAGES = {
     'time.hint.budget_too_small': '提高 --time-budget，或降低 --safety-margin / --prepare-time',
     'integration.eta_unknown': 'trainsteps：速率预热完成前 ETA 未知（启动后 {steps} 步）',
     'time.assume.eval_prior': '尚未测得评估耗时：每次按 {steps} 个训练步计（仅前向），x0.5 到 x3',
+    'time.assume.eval_dataset': '评估集：{rows} 行，读自配置的 eval_dataset',
     'time.assume.val_size': '评估集：{rows} 行，来自配置的 val_size',
     'time.error.config_value': '{source}：{key} 必须是正整数，得到的是 {value}',
     'explain.mfu.normal': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：对 {training} 训练属于正常（公开数据为 {normal_low}-{normal_high}）',

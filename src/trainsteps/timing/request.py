@@ -264,7 +264,11 @@ def _model_from_config(data: dict) -> str | None:
 
 
 def _eval_rows_from_config(data: dict) -> int | None:
-    """LLaMA-Factory's val_size: a share (of the whole data, so of the training rows / (1 - share)) or a count."""
+    """The config's evaluation set: the rows of its `eval_dataset` (read with the config), or LLaMA-Factory's
+    val_size: a share (of the whole data, so of the training rows / (1 - share)) or a count."""
+    named = (data.get("config") or {}).get("eval_examples")
+    if named:
+        return named
     value = raw_config(data).get("val_size")
     rows = (data.get("inputs") or {}).get("num_examples")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
@@ -315,7 +319,8 @@ def _modelled_eval(data, request, counted, model, shape_tokens, notes):
             raise InputError("time.error.eval_examples", "time.hint.eval_examples", value=rows)
         if rows is None:
             rows = _eval_rows_from_config(data)
-            notes.append(("time.assume.val_size", {"rows": f"{rows:,}"}))
+            named = bool((data.get("config") or {}).get("eval_examples"))
+            notes.append(("time.assume.eval_dataset" if named else "time.assume.val_size", {"rows": f"{rows:,}"}))
         row = shape_tokens.attended if shape_tokens and shape_tokens.attended else None
         if row is None:
             return None
