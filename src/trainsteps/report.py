@@ -16,6 +16,13 @@ def short_list(values: list[int], lang: str = "en", head: int = 6) -> str:
     return f"{shown}, ..., {values[-1]:,} ({label('and_more', lang).format(count=len(values))})"
 
 
+def warnings_section(traps, lang: str) -> list[str]:
+    """The report's "Warnings" block (a blank line, the heading, one `[CODE] message` line per trap), or nothing."""
+    if not traps:
+        return []
+    return ["", label("warnings", lang)] + [f"  [{t.code}] {t.message(lang)}" for t in traps]
+
+
 def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     out = [label("banner", lang).format(version=s.version)]
     out += ["  " + line for line in s.banner_lines]
@@ -45,10 +52,7 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
     for key, value in rows:
         name = label(key, lang)
         out.append(f"  {name}{' ' * (width - display_width(name))}  {value}")
-    if s.warnings:
-        out.append("")
-        out.append(label("warnings", lang))
-        out += [f"  [{t.code}] {t.message(lang)}" for t in s.warnings]
+    out += warnings_section(s.warnings, lang)
     if explain:
         out.append("")
         out.append(label("derivation", lang))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trainsteps.i18n import label, message
-from trainsteps.report import display_width, pad, short_list
+from trainsteps.report import display_width, pad, short_list, warnings_section
 from trainsteps.schedule import Schedule
 
 
@@ -60,8 +60,7 @@ def render_deepspeed(plan, lang: str = "en", explain: bool = False) -> str:
 
 def _tail(s: Schedule, lang: str, explain: bool) -> list[str]:
     out = []
-    if s.warnings:
-        out += ["", label("warnings", lang)] + [f"  [{t.code}] {t.message(lang)}" for t in s.warnings]
+    out += warnings_section(s.warnings, lang)
     if explain:
         out += ["", label("derivation", lang)] + ["  " + line for line in s.derivation.render(lang)]
     return out

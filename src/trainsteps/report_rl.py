@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from trainsteps.derivation import format_value
 from trainsteps.frameworks.rl import RLPlan
-from trainsteps.i18n import label, message
+from trainsteps.i18n import message
+from trainsteps.report import warnings_section
 
 
 def render_rl(plan: RLPlan, lang: str = "en", explain: bool = False) -> str:
@@ -45,10 +46,7 @@ def render_rl(plan: RLPlan, lang: str = "en", explain: bool = False) -> str:
     for notion in plan.notions:
         value = "" if notion.value is None else f" = {notion.value:,}"
         lines.append(f"  {message(notion.what, lang)}{value}  ->  {message('rl.counts.' + notion.counts, lang)}")
-    if plan.warnings:
-        lines.append("")
-        lines.append(label("warnings", lang))
-        lines += [f"  [{trap.code}] {trap.message(lang)}" for trap in plan.warnings]
+    lines += warnings_section(plan.warnings, lang)
     if explain:
         lines.append("")
         lines.append(message("rl.derivation", lang))

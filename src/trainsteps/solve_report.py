@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trainsteps.i18n import label, message
-from trainsteps.report import display_width, pad, render_schedule, short_list
+from trainsteps.report import display_width, pad, render_schedule, short_list, warnings_section
 from trainsteps.schedule import Schedule
 from trainsteps.solve import Coverage, Layouts, Solution, _num
 from trainsteps.spec import RunSpec
@@ -37,8 +37,7 @@ def render_solution(s: Solution, spec: RunSpec, lang: str = "en", explain: bool 
         key = "solve.by_epochs.same" if s.by_epochs.max_steps == s.ceil.max_steps else "solve.by_epochs.differs"
         out.append(message(key, lang, epochs=_num(s.value), steps=f"{s.by_epochs.max_steps:,}", reached=_num(s.by_epochs.epochs or 0)))
     warnings = {t.code: t for t in s.ceil.warnings}
-    if warnings:
-        out += ["", label("warnings", lang)] + [f"  [{t.code}] {t.message(lang)}" for t in warnings.values()]
+    out += warnings_section(list(warnings.values()), lang)
     if explain:
         out += ["", label("derivation", lang)] + ["  " + line for line in s.derivation.render(lang)]
     return "\n".join(out)

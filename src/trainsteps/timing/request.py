@@ -263,19 +263,20 @@ def _model_from_config(data: dict) -> str | None:
     return None
 
 
-def _eval_rows_from_config(data: dict) -> int | None:
-    """The config's evaluation set: the rows of its `eval_dataset` (read with the config), or LLaMA-Factory's
-    val_size: a share (of the whole data, so of the training rows / (1 - share)) or a count."""
+def _eval_rows_from_config(data: dict) -> tuple[int | None, str]:
+    """The config's evaluation set and the note saying where it came from: the rows of its `eval_dataset` (read with
+    the config), or LLaMA-Factory's val_size: a share (of the whole data, so of the training rows / (1 - share)) or a
+    count."""
     named = (data.get("config") or {}).get("eval_examples")
     if named:
-        return named
+        return named, "time.assume.eval_dataset"
     value = raw_config(data).get("val_size")
     rows = (data.get("inputs") or {}).get("num_examples")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return None
+        return None, "time.assume.val_size"
     if value < 1:
-        return round(rows * value / (1 - value)) if rows else None
-    return int(value)
+        return (round(rows * value / (1 - value)) if rows else None), "time.assume.val_size"
+    return int(value), "time.assume.val_size"
 
 
 def _parse_count(text: str) -> float:
@@ -304,6 +305,19 @@ def _with_implied_mfu(rate, model, counts, devices: int, notes: list):
     return Rate(rate.step_seconds, rate.origin, rate.detail, counts.tokens_per_step, mfu, rate.assumptions)
 
 
+def _eval_rows(data, request, notes) -> int | None:
+    """Rows of one evaluation: `--eval-examples`, else the config's evaluation set (read once), else unknown."""
+    rows = request.get("eval_examples")
+    if rows is not None:
+        if rows <= 0:
+            raise InputError("time.error.eval_examples", "time.hint.eval_examples", value=rows)
+        return rows
+    rows, origin = _eval_rows_from_config(data)
+    if rows:
+        notes.append((origin, {"rows": f"{rows:,}"}))
+    return rows or None
+
+
 def _modelled_eval(data, request, counted, model, shape_tokens, notes):
     """Seconds per evaluation from forward-only FLOPs over the evaluation set."""
     from trainsteps.timing import Interval
@@ -313,20 +327,12 @@ def _modelled_eval(data, request, counted, model, shape_tokens, notes):
     if inputs.get("eval_iters") and shape_tokens and shape_tokens.attended:  # Megatron / NeoX: iterations x batch x seq
         batch = inputs.get("eval_global_batch_size") or inputs.get("global_batch_size") or inputs.get("train_batch_size") or 0
         tokens = inputs["eval_iters"] * batch * shape_tokens.attended
-    elif request.get("eval_examples") is not None or _eval_rows_from_config(data):
-        rows = request.get("eval_examples")
-        if rows is not None and rows <= 0:
-            raise InputError("time.error.eval_examples", "time.hint.eval_examples", value=rows)
-        if rows is None:
-            rows = _eval_rows_from_config(data)
-            named = bool((data.get("config") or {}).get("eval_examples"))
-            notes.append(("time.assume.eval_dataset" if named else "time.assume.val_size", {"rows": f"{rows:,}"}))
+    else:
+        rows = _eval_rows(data, request, notes)
         row = shape_tokens.attended if shape_tokens and shape_tokens.attended else None
-        if row is None:
+        if rows is None or row is None:
             return None
         tokens = rows * row
-    else:
-        return None
     flops = tokens * eval_flops_per_token(model.shape, shape_tokens.attended if shape_tokens else None)
     capacity = model.peak * _devices(inputs, request)
     notes.append(("time.assume.eval_flops", {"tokens": f"{tokens:,.0f}"}))
