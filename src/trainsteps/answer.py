@@ -10,8 +10,6 @@ SEPARATOR = " · "
 
 def plan_line(schedule, lang: str = "en", packed: bool = False, wrapper: str | None = None) -> str:
     """Steps, epochs, rows (packed or not), tokens when known, and the release modelled."""
-    from trainsteps.tokens import human_tokens
-
     r = schedule.run
     parts = [message("answer.steps", lang, steps=f"{r.optimizer_steps:,}")]
     if r.epochs_completed is not None:
@@ -20,6 +18,8 @@ def plan_line(schedule, lang: str = "en", packed: bool = False, wrapper: str | N
     if rows is not None:
         parts.append(message("answer.packed_rows" if packed else "answer.rows", lang, rows=f"{rows:,}"))
     if r.tokens_seen is not None:
+        from trainsteps.tokens import human_tokens  # only plans with tokens load the token module
+
         approx = "" if r.tokens_exact in (None, True) else "~"
         parts.append(message("answer.tokens", lang, tokens=approx + human_tokens(r.tokens_seen)))
     release = f"transformers {schedule.version}" if schedule.framework == "hf" else f"{schedule.framework} {schedule.version}"

@@ -18,15 +18,51 @@ _MISSING = object()
 
 
 class _Factory:
-    __slots__ = ("make",)
+    __slots__ = ("make", "deferred")
 
-    def __init__(self, make) -> None:
+    def __init__(self, make, deferred: bool = False) -> None:
         self.make = make
+        self.deferred = deferred
 
 
-def field(*, default_factory):
-    """A default built per instance, as `dataclasses.field(default_factory=...)`."""
-    return _Factory(default_factory)
+def field(*, default_factory=None, deferred: bool = False):
+    """A default built per instance, as `dataclasses.field(default_factory=...)`; `deferred=True` lets the field
+    also take a `Deferred(fn, *args)`, computed on its first read (required when no default_factory is given)."""
+    return _Factory(default_factory, deferred)
+
+
+class Deferred:
+    """The value of a `field(deferred=True)`, computed by `fn(*args)` when the field is first read.
+
+    Why: a plan builds text (the banner, the settings as a dict) that most callers never read; explain and
+    `--compare-versions` plan hundreds of candidates. The arguments must not change after construction."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, *args) -> None:
+        self.fn = fn
+        self.args = args
+
+
+class _DeferrableField:
+    """The class attribute of a deferrable field: the value lives in a hidden slot; a Deferred is resolved once."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot) -> None:
+        self.slot = slot  # the hidden slot's member descriptor
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = self.slot.__get__(instance, owner)
+        if type(value) is Deferred:
+            value = value.fn(*value.args)
+            self.slot.__set__(instance, value)
+        return value
+
+    def __set__(self, instance, value) -> None:
+        self.slot.__set__(instance, value)
 
 
 class FrozenError(AttributeError):
@@ -41,9 +77,9 @@ class _DataclassFields:
 
         built = {}
         for name, kind, default in owner.__record_fields__:
-            if isinstance(default, _Factory):
+            if isinstance(default, _Factory) and default.make is not None:
                 f = dataclasses.field(default_factory=default.make)
-            elif default is _MISSING:
+            elif default is _MISSING or isinstance(default, _Factory):
                 f = dataclasses.field()
             else:
                 f = dataclasses.field(default=default)
@@ -64,15 +100,20 @@ def record(cls=None, /, *, frozen: bool = False, order: bool = False):
 
 def _build(cls, frozen: bool, order: bool):
     body = dict(cls.__dict__)
-    specs = []
+    specs, deferrable = [], []
     for name, kind in cls.__dict__.get("__annotations__", {}).items():
         if str(kind).startswith("ClassVar"):
             continue
-        specs.append((name, kind, body.pop(name, _MISSING)))
+        default = body.pop(name, _MISSING)
+        if isinstance(default, _Factory) and default.deferred:
+            deferrable.append(name)
+            if default.make is None:
+                default = _MISSING
+        specs.append((name, kind, default))
     for key in ("__dict__", "__weakref__"):
         body.pop(key, None)
     names = tuple(name for name, _, _ in specs)
-    body["__slots__"] = names
+    body["__slots__"] = tuple(_hidden(name) if name in deferrable else name for name in names)
     body["__qualname__"] = cls.__qualname__
     body["__match_args__"] = names
     body["__record_fields__"] = tuple(specs)
@@ -109,11 +150,18 @@ def _build(cls, frozen: bool, order: bool):
         body["__setstate__"] = _set_state
     elif "__hash__" not in cls.__dict__:
         body["__hash__"] = None
-    return type(cls)(cls.__name__, cls.__bases__, body)
+    built = type(cls)(cls.__name__, cls.__bases__, body)
+    for name in deferrable:
+        type.__setattr__(built, name, _DeferrableField(built.__dict__[_hidden(name)]))
+    return built
+
+
+def _hidden(name: str) -> str:
+    return "_deferrable_" + name
 
 
 def _repr(self):
-    return type(self).__qualname__ + "(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+    return type(self).__qualname__ + "(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__match_args__) + ")"
 
 
 def _eq(self, other):
@@ -143,5 +191,5 @@ def _frozen_setattr(self, name, *value):
 
 
 def _set_state(self, state):
-    for name, value in zip(self.__slots__, state, strict=True):
+    for name, value in zip(self.__match_args__, state, strict=True):
         object.__setattr__(self, name, value)

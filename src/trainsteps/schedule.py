@@ -95,15 +95,15 @@ class Schedule:
     """The regime of releases this one belongs to, e.g. `4.52-4.56`."""
     family_reason: str
     """Message id explaining the regime."""
-    banner: dict[str, str]
-    """Banner label -> value string exactly as the framework prints it."""
-    banner_lines: list[str]
-    """The banner exactly as printed, in order."""
+    banner: dict[str, str] = field(deferred=True)
+    """Banner label -> value string exactly as the framework prints it (built when first read)."""
+    banner_lines: list[str] = field(deferred=True)
+    """The banner exactly as printed, in order (built when first read)."""
     run: RunFacts
     warnings: list[Trap]
     derivation: Derivation
-    inputs: dict = field(default_factory=dict)
-    """The settings the schedule was computed from."""
+    inputs: dict = field(default_factory=dict, deferred=True)
+    """The settings the schedule was computed from (built when first read)."""
     family_params: dict = field(default_factory=dict)
 
     def __str__(self) -> str:

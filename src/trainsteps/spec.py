@@ -132,7 +132,11 @@ class RunSpec:
     False makes each rank read its own shard of the stream."""
 
     def to_dict(self) -> dict:
-        return dict(zip(self.__slots__, _ALL_FIELDS(self), strict=True))
+        return settings_dict(self.field_values())
+
+    def field_values(self) -> tuple:
+        """Every field's value, in field order (a snapshot: later changes to the spec do not reach it)."""
+        return _ALL_FIELDS(self)
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -140,3 +144,8 @@ class RunSpec:
 
 
 _ALL_FIELDS = attrgetter(*RunSpec.__slots__)
+
+
+def settings_dict(values: tuple) -> dict:
+    """Field name -> value, from `RunSpec.field_values()`."""
+    return dict(zip(RunSpec.__slots__, values, strict=True))

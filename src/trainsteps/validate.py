@@ -116,8 +116,29 @@ def _flag(value, name: str) -> bool:
     raise InputError("input.not_flag", "input.hint.not_flag", name=name, value=repr(value)[:60])
 
 
+_PASSED: dict[tuple, None] = {}  # settings (every field's value, after check_fields) already found valid
+_PASSED_MAX = 1024  # bounded: a fuzzer's or explain's many candidates do not pile up
+
+
 def validate_trainer_spec(spec: RunSpec) -> None:
+    """Every check on a Trainer spec; one InputError naming the first setting that fails.
+
+    Why a memo: `plan()` validates on every call, explain and `--compare-versions` plan the same settings many
+    times, and the checks below read only the fields' values. After `check_fields` each field holds its own type,
+    so equal value tuples are the same settings (a tuple holding something unhashable is simply not remembered)."""
     check_fields(spec)
+    values = _ALL_VALUES(spec)
+    try:
+        if values in _PASSED:
+            return
+    except TypeError:
+        values = None
+    _check_settings(spec)
+    if values is not None and len(_PASSED) < _PASSED_MAX:
+        _PASSED[values] = None
+
+
+def _check_settings(spec: RunSpec) -> None:
     if min(_POSITIVE_VALUES(spec)) < 1:  # whole numbers after check_fields; the loop names the first one below 1
         for name in _POSITIVE:
             if getattr(spec, name) < 1:

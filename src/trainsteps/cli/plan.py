@@ -117,11 +117,13 @@ def plan_command(ctx: click.Context, fmt: str, lang: str, explain: bool, compare
 def attach_known_tokens(schedule, spec, lang: str) -> None:
     """Tokens per step / epoch / run whenever the data's tokens are known: counted with `--data` (and a tokenizer),
     or every row `--seq-length` tokens (packed rows, `--dataset-tokens` streams)."""
-    from trainsteps import tokens
-
     context = click.get_current_context(silent=True)
     profile = context.meta.get("trainsteps.token_profile") if context else None
-    if profile is None and spec.seq_length:
+    if profile is None and not spec.seq_length:
+        return  # tokens unknown: the token module is not loaded
+    from trainsteps import tokens
+
+    if profile is None:
         rows = spec.num_examples or (spec.dataset_tokens // spec.seq_length if spec.dataset_tokens else None)
         if rows:
             profile = tokens.fixed(rows, spec.seq_length)

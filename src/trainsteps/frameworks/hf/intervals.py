@@ -12,7 +12,7 @@ from trainsteps.spec import RunSpec
 
 def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | None, steps: float | None) -> int:
     if rules.warmup == "float_steps" and ratio is not None:
-        raise InputError("hf.error.warmup_ratio_removed", "hf.hint.warmup_ratio_removed", version=str(rules.version))
+        raise InputError("hf.error.warmup_ratio_removed", "hf.hint.warmup_ratio_removed", version=rules.release)
     if rules.warmup == "steps_or_ratio":
         _check_warmup_steps(rules, steps)
         if steps and steps > 0:
@@ -20,12 +20,12 @@ def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | Non
                 return d.add("warmup_steps", steps, why="hf.warmup.fractional_steps")
             return d.add("warmup_steps", int(steps), why="hf.warmup.steps")
         ratio = ratio or 0.0
-        return d.add("warmup_steps", math.ceil(max_steps * ratio), "ceil(M * warmup_ratio)", f"ceil({max_steps} * {ratio})", "hf.warmup.ratio")
+        return d.add("warmup_steps", math.ceil(max_steps * ratio), "ceil(M * warmup_ratio)", ("ceil({} * {})", max_steps, ratio), "hf.warmup.ratio")
     value = ratio if ratio is not None else (steps or 0)
     why = "hf.warmup.ratio_overrides" if ratio is not None else "hf.warmup.float"
     if value >= 1:
-        return d.add("warmup_steps", int(value), "int(warmup_steps)", f"int({value})", why)
-    return d.add("warmup_steps", math.ceil(max_steps * value), "ceil(M * warmup_steps)", f"ceil({max_steps} * {value})", why)
+        return d.add("warmup_steps", int(value), "int(warmup_steps)", ("int({})", value), why)
+    return d.add("warmup_steps", math.ceil(max_steps * value), "ceil(M * warmup_steps)", ("ceil({} * {})", max_steps, value), why)
 
 
 def _check_warmup_steps(rules: Rules, steps: float | None) -> None:
@@ -34,7 +34,7 @@ def _check_warmup_steps(rules: Rules, steps: float | None) -> None:
     kind, framework_error = rules.warmup_steps_check
     refused = steps != int(steps) or (kind == "zero_or_above_one" and 0 < steps <= 1)
     if refused:
-        raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=str(rules.version),
+        raise InputError("hf.error.warmup_steps_int", "hf.hint.warmup_steps_int", version=rules.release,
                          value=f"{steps:g}", framework_error=framework_error)
 
 
@@ -44,7 +44,7 @@ def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:
         raise InputError("hf.error.interval_zero", "hf.hint.interval_zero", name=key, strategy="logging_strategy",
                          framework_error="ValueError: logging strategy steps requires non-zero --logging_steps")
     if value < 1:
-        return d.add(key, math.ceil(max_steps * value), f"ceil(M * {key})", f"ceil({max_steps} * {value})", "hf.interval.ratio")
+        return d.add(key, math.ceil(max_steps * value), f"ceil(M * {key})", ("ceil({} * {})", max_steps, value), "hf.interval.ratio")
     if value != int(value):
         raise InputError("hf.error.interval_not_int", "hf.hint.interval_not_int", name=key, value=value)
     return d.add(key, int(value), why="hf.interval.given")
@@ -69,10 +69,10 @@ def check_save_strategy(rules: Rules, spec: RunSpec) -> None:
     if spec.save_strategy != "best":
         return
     if rules.save_best == "refused":
-        raise InputError("hf.error.save_best_refused", "hf.hint.save_best_refused", version=str(rules.version),
+        raise InputError("hf.error.save_best_refused", "hf.hint.save_best_refused", version=rules.release,
                          framework_error=SAVE_BEST_REFUSED)
     if not spec.metric_for_best_model:
-        raise InputError("hf.error.save_best_metric", "hf.hint.save_best_metric", version=str(rules.version),
+        raise InputError("hf.error.save_best_metric", "hf.hint.save_best_metric", version=rules.release,
                          framework_error=SAVE_BEST_NEEDS_METRIC)
 
 

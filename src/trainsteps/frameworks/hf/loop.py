@@ -10,6 +10,7 @@ Positions are computed arithmetically per epoch, so a plan costs microseconds.
 from __future__ import annotations
 
 import math
+from itertools import accumulate, cycle, islice
 
 from trainsteps.frameworks.hf.releases import Family
 from trainsteps.record import field, record
@@ -161,9 +162,8 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         if k <= 0:
             return 0
         base = counter // ga
-        # gs0 + floor((counter + j x pulled) / GA) - base for j = 1..k, in C: shift by whole windows, then divide
-        shift = counter + (gs0 - base) * ga
-        out.epoch_end_steps.extend(map(ga.__rfloordiv__, range(shift + pulled, shift + k * pulled + 1, pulled)))
+        # gs0 + floor((counter + j x pulled) / GA) - base for j = 1..k: shift by whole windows, then divide
+        out.epoch_end_steps.extend(_floors(counter + (gs0 - base) * ga, pulled, ga, k))
         steps = (counter + k * pulled) // ga - base
         out.global_step = gs0 + steps
         out.real_updates += steps
@@ -174,6 +174,18 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
     out.batches_consumed += k * pulled
     out.last_batches_consumed += k * full
     return k
+
+
+def _floors(shift: int, pulled: int, ga: int, k: int):
+    """floor((shift + j x pulled) / GA) for j = 1..k, in C.
+
+    Their differences repeat every GA / gcd(pulled, GA) terms, so one period is divided out here and the rest
+    is a running sum over that period repeated (a 300-epoch plan lists 300 epoch ends)."""
+    period = min(k, ga // math.gcd(pulled, ga))
+    ends = [(shift + j * pulled) // ga for j in range(period + 1)]
+    steps = accumulate(islice(cycle([b - a for a, b in zip(ends, ends[1:], strict=False)]), k), initial=ends[0])
+    next(steps)  # floor(shift / GA) itself is not an epoch end
+    return steps
 
 
 def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:

@@ -12,8 +12,9 @@ from trainsteps.frameworks.hf.banner import BannerValues, banner_lines, render_b
 from trainsteps.frameworks.hf.loader import LoaderShape, loader_shape
 from trainsteps.frameworks.hf.loop import LoopInput, LoopResult, run_loop
 from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR, LOG_SAME_STEP_ERROR, Rules, rules_for
+from trainsteps.record import Deferred
 from trainsteps.schedule import RunFacts, Schedule
-from trainsteps.spec import RunSpec
+from trainsteps.spec import RunSpec, settings_dict
 from trainsteps.validate import validate_trainer_spec
 
 
@@ -26,7 +27,7 @@ def plan(spec: RunSpec) -> Schedule:
         raise InputError("hf.error.version", "hf.hint.version", version=spec.transformers, detail=str(exc)) from None
     _check_release_accepts(rules, spec)
     d = Derivation()
-    d.given("transformers", str(rules.version), "hf.family.reason", family=rules.family.name)
+    d.given("transformers", rules.release, "hf.family.reason", family=rules.family.name)
     bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
     dp, banner_ranks = _parallel_layout(d, rules, spec)
     total_batch = d.add(
@@ -53,7 +54,7 @@ def plan(spec: RunSpec) -> Schedule:
 def _check_release_accepts(rules: Rules, spec: RunSpec) -> None:
     """Settings this release cannot take: the real launch stops before training."""
     if spec.split_batches and not rules.split_batches_settable:
-        raise InputError("hf.error.split_batches_unavailable", "hf.hint.split_batches_unavailable", version=str(rules.version))
+        raise InputError("hf.error.split_batches_unavailable", "hf.hint.split_batches_unavailable", version=rules.release)
     intervals.check_save_strategy(rules, spec)
 
 
@@ -134,7 +135,6 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
     bs, ga = spec.per_device_train_batch_size, spec.gradient_accumulation_steps
     num_examples = total_batch * max_steps if stream else spec.num_examples
     values = BannerValues(num_examples, epochs, nupe, bs, bs, total_batch, ga, max_steps, spec.trainable_parameters)
-    pairs = banner_lines(rules.banner_layout, values)
     warmup = intervals.warmup_steps(d, rules, max_steps, spec.warmup_ratio, spec.warmup_steps)
     final = loop.global_step
     start = spec.resume_from_step or 0
@@ -171,16 +171,24 @@ def _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch,
     found = traps.find(rules, spec, facts, loop, shape, total_batch, stream, empty)
     return Schedule(
         framework="hf",
-        version=str(rules.version),
+        version=rules.release,
         family=rules.family.name,
         family_reason=rules.family.reason,
-        banner=dict(pairs),
-        banner_lines=render_banner(pairs),
+        banner=Deferred(_banner_dict, rules.banner_layout, values),
+        banner_lines=Deferred(_banner_text, rules.banner_layout, values),
         run=facts,
         warnings=found,
         derivation=d,
-        inputs=spec.to_dict(),
+        inputs=Deferred(settings_dict, spec.field_values()),
     )
+
+
+def _banner_dict(layout: str, values: BannerValues) -> dict[str, str]:
+    return dict(banner_lines(layout, values))
+
+
+def _banner_text(layout: str, values: BannerValues) -> list[str]:
+    return render_banner(banner_lines(layout, values))
 
 
 def _samples_seen(d: Derivation, loop: LoopResult, shape: LoaderShape) -> int:
@@ -209,7 +217,7 @@ def _log_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
             logged.append(step)
             last = step
         elif rules.log_same_step == "crash":  # the loss is divided by (step - last logged step) = 0
-            raise InputError("hf.error.log_same_step", "hf.hint.log_same_step", version=str(rules.version), step=step,
+            raise InputError("hf.error.log_same_step", "hf.hint.log_same_step", version=rules.release, step=step,
                              framework_error=LOG_SAME_STEP_ERROR)
     return logged
 
@@ -251,7 +259,7 @@ def _every(d, rules, spec, name: str, value: float, max_steps: int) -> int:
     """The interval in force: a resumed run of 4.32+ keeps the one stored in its checkpoint."""
     stored = getattr(spec, "checkpoint_" + name) if spec.resume_from_step else None
     if stored is not None and rules.resume_intervals == "checkpoint":
-        return d.add(name, int(stored), why="hf.interval.checkpoint", version=str(rules.version))
+        return d.add(name, int(stored), why="hf.interval.checkpoint", version=rules.release)
     return intervals.interval(d, name, value, max_steps)
 
 

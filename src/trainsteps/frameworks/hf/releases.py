@@ -168,6 +168,8 @@ class Rules:
     """Every rule in force at one release."""
 
     version: Version
+    release: str
+    """`version` as text ("4.49.0"), made once: every plan and trap names it."""
     family: Family
     family_start: Version
     banner_layout: str
@@ -194,6 +196,7 @@ def rules_for(version: str | Version | None) -> Rules:
     family_start, family = FAMILIES.entry(version)
     return Rules(
         version=version,
+        release=str(version),
         family=family,
         family_start=family_start,
         banner_layout=BANNER_LAYOUT.at(version),

@@ -26,7 +26,7 @@ def is_published(version: str) -> bool:
 def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: LoaderShape | None,
          total_batch: int, stream: bool, empty: bool = False) -> list[Trap]:
     found: list[Trap] = []
-    version = str(rules.version)
+    version = rules.release
     if rules.newer_than_known:
         found.append(Trap("HF_NEWER_THAN_KNOWN", "hf.trap.newer", {"version": version}))
     elif not is_published(version):

@@ -1,0 +1,78 @@
+"""`@record`: the core's value classes behave as dataclasses, and deferred fields compute once, when read."""
+
+import dataclasses
+import pickle
+
+import pytest
+
+import trainsteps
+from trainsteps.record import Deferred, FrozenError, field, record
+
+
+@record
+class Box:
+    """A record with a deferred field."""
+
+    label: str
+    text: list = field(deferred=True)
+    extra: dict = field(default_factory=dict, deferred=True)
+
+
+@record(frozen=True, order=True)
+class Pair:
+    a: int
+    b: int = 0
+
+
+calls = []
+
+
+def _make_text(label):
+    calls.append(label)
+    return [label.upper()]
+
+
+def test_a_deferred_field_is_computed_on_its_first_read_only():
+    calls.clear()
+    box = Box("x", Deferred(_make_text, "x"))
+    assert calls == []
+    assert box.text == ["X"] and box.text is box.text
+    assert calls == ["x"]
+
+
+def test_a_deferred_field_takes_plain_values_and_defaults_like_any_field():
+    box = Box("y", ["Y"])
+    assert box.text == ["Y"] and box.extra == {}
+    box.extra = {"k": 1}
+    assert box.extra == {"k": 1}
+
+
+def test_records_with_deferred_fields_compare_repr_copy_and_pickle_by_value():
+    lazy, plain = Box("z", Deferred(_make_text, "z")), Box("z", ["Z"])
+    assert lazy == plain
+    assert repr(plain) == "Box(label='z', text=['Z'], extra={})"
+    assert dataclasses.replace(lazy, label="w").text == ["Z"]
+    assert dataclasses.asdict(lazy) == {"label": "z", "text": ["Z"], "extra": {}}
+    assert pickle.loads(pickle.dumps(Box("q", Deferred(_make_text, "q")))).text == ["Q"]
+
+
+def test_frozen_records_refuse_assignment_and_order_by_their_fields():
+    p = Pair(1, 2)
+    with pytest.raises(FrozenError):
+        p.a = 3
+    assert Pair(1, 2) < Pair(2, 0) and hash(Pair(1, 2)) == hash(Pair(1, 2))
+    assert [f.name for f in dataclasses.fields(Pair)] == ["a", "b"]
+
+
+def test_a_plan_builds_its_banner_and_settings_only_when_read_and_they_match_the_settings():
+    spec = trainsteps.RunSpec(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8,
+                              num_train_epochs=300, transformers="4.49.0")
+    schedule = trainsteps.plan(spec)
+    unread = [name for name in ("banner", "banner_lines", "inputs")
+              if type(type(schedule).__dict__[name].slot.__get__(schedule)) is Deferred]
+    assert unread == ["banner", "banner_lines", "inputs"]
+    spec.num_examples = 5  # a later change to the spec does not reach the plan made before it
+    assert schedule.inputs["num_examples"] == 1047
+    assert schedule.banner["Num examples"] == "1,047"
+    assert schedule.banner_lines[0] == "***** Running training *****"
+    assert schedule.banner_lines[1:] == [f"  {k} = {v}" for k, v in schedule.banner.items()]
