@@ -1,10 +1,12 @@
 """Load on `trainsteps web`: requests/s and latency percentiles with 20 concurrent clients, on localhost.
 
-The server runs as the real command (`python -m trainsteps.cli.main web --port 0`) in its own process; this process
-drives it with a pool of 20 threads, each on one keep-alive connection (what a browser does), and also opens a new
-connection per request for comparison. A baseline server (the standard library's http.server answering a fixed
-JSON body, same backlog and threading) is measured the same way in the same run, so the ratio says what trainsteps
-adds. Then the hostile cases: 300 half-open connections (slowloris) held while the pool measures again, and a mix
+The server runs as the real command (`python -m trainsteps.cli.main web --port 0`) in its own process. The load
+comes from a third process: 20 clients on one asyncio loop, each on one keep-alive connection (what a browser does),
+sending the next request when the answer is in; a new connection per request is measured too. One thread drives all
+clients, so the latency measured is the server's and the machine's, not a convoy of client threads waiting for the
+client's own interpreter lock. A baseline server (the standard library's http.server answering a fixed JSON body,
+same backlog and threading, in this process) is measured the same way in the same run, so the ratio says what
+trainsteps adds. Then the hostile cases: 300 half-open connections (slowloris) held while the pool measures again, and a mix
 of hostile values (NaN, inf, 1e400, bad booleans), which must all be JSON 400s.
 
 Run: `.venv/bin/python bench/bench_web.py [--seconds 5] [--clients 20]`. Targets: >= 500 requests/s and p99 < 50 ms
@@ -18,7 +20,6 @@ import http.client
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -64,8 +65,75 @@ def start_baseline() -> tuple[ThreadingHTTPServer, int]:
     return server, server.server_address[1]
 
 
-def load(port: int, paths, clients: int, seconds: float, keep_alive: bool = True) -> dict:
-    """`clients` threads send requests as fast as answers come back, for `seconds`; every answer is checked."""
+CASES = {
+    "link": lambda n: "/api/plan?" + urlencode(SEED001),
+    "distinct": lambda n: "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n)),
+    "compare": lambda n: "/api/compare?" + urlencode(SEED001),
+    "hostile": lambda n: f"/api/plan?num_examples={n % 97 + 1}&" + HOSTILE[n % len(HOSTILE)],
+    "page": lambda n: "/",
+    "baseline": lambda n: "/",
+}
+
+
+def load(port: int, case: str, clients: int, seconds: float, keep_alive: bool = True) -> dict:
+    """Run the asyncio load generator in its own process for `seconds`; its figures come back as JSON."""
+    cmd = [sys.executable, __file__, "--client", case, "--port", str(port), "--clients", str(clients), "--seconds",
+           str(seconds)] + ([] if keep_alive else ["--new-connections"])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds + 120)
+    return json.loads(out.stdout)
+
+
+def client_process(case: str, port: int, clients: int, seconds: float, keep_alive: bool) -> dict:
+    """`clients` connections on one event loop send requests as fast as answers come back. Every answer's status and
+    length are checked; every error body and one answer body in 16 are parsed as JSON."""
+    import asyncio
+
+    paths = CASES[case]
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+
+    async def client(i: int, stop: float) -> None:
+        reader = writer = None
+        n = i
+        while time.perf_counter() < stop:
+            request = (f"GET {paths(n)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                       + ("" if keep_alive else "Connection: close\r\n") + "\r\n").encode()
+            n += clients
+            start = time.perf_counter()
+            if writer is None:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            fields = head.decode("latin-1").lower().split("\r\n")
+            length = next(int(f.split(":", 1)[1]) for f in fields if f.startswith("content-length:"))
+            body = await reader.readexactly(length)
+            latencies.append(time.perf_counter() - start)
+            status = int(fields[0].split()[1])
+            statuses[status] = statuses.get(status, 0) + 1
+            if case != "page":
+                if status != 200 or n % (16 * clients) < clients:  # every error and 1 answer in 16 are parsed: a
+                    json.loads(body)  # 30 kB JSON costs ~0.5 ms, which would be the client's latency, not the server's
+            elif status != 200:
+                raise AssertionError(f"the page answered {status}")
+            if not keep_alive or "connection: close" in fields:
+                writer.close()
+                reader = writer = None
+
+    async def run() -> float:
+        stop = time.perf_counter() + seconds
+        began = time.perf_counter()
+        await asyncio.gather(*(client(i, stop) for i in range(clients)))
+        return time.perf_counter() - began
+
+    elapsed = asyncio.run(run())
+    latencies.sort()
+    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
+    return {"requests": len(latencies), "rps": len(latencies) / elapsed, "p50_ms": pick(0.50), "p99_ms": pick(0.99),
+            "max_ms": latencies[-1] * 1000, "statuses": statuses}
+
+
+def thread_load(port: int, paths, clients: int, seconds: float, keep_alive: bool = True) -> dict:
+    """The earlier client, kept for comparison: `clients` threads in this process, each on its own connection."""
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     lock = threading.Lock()
@@ -129,28 +197,34 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--client", choices=sorted(CASES), help=argparse.SUPPRESS)  # the load-generator process
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--new-connections", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client:
+        print(json.dumps(client_process(args.client, args.port, args.clients, args.seconds, not args.new_connections)))
+        return
     c, s = args.clients, args.seconds
-    link = "/api/plan?" + urlencode(SEED001)
     baseline_server, baseline_port = start_baseline()
     proc, port = start_server()
     try:
-        print(f"trainsteps web on 127.0.0.1:{port}; {c} concurrent clients, {s:g} s per case, {os.cpu_count()} CPUs")
-        load(port, link, c, 1.0)  # warm up
-        base = load(baseline_port, "/", c, s)
+        print(f"trainsteps web on 127.0.0.1:{port}; {c} concurrent clients, {s:g} s per case, {os.cpu_count()} CPUs, "
+              f"load average {os.getloadavg()[0]:.1f}")
+        load(port, "link", c, 1.0)  # warm up
+        base = load(baseline_port, "baseline", c, s)
         show("baseline: stdlib http.server, fixed 2 kB JSON (keep-alive)", base)
-        show("/api/plan, seed-001 link (keep-alive; repeat = cached)", load(port, link, c, s), base)
-        distinct = lambda n: "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n))  # noqa: E731
-        show("/api/plan, a different plan every request (keep-alive)", load(port, distinct, c, s), base)
-        show("/api/plan, seed-001 link, new connection per request", load(port, link, c, s, keep_alive=False), base)
-        show("/api/compare, seed 001 (6 release families)", load(port, "/api/compare?" + urlencode(SEED001), c, s), base)
-        show("/ (the page)", _page(port, c, s), base)
-        hostile = lambda n: f"/api/plan?num_examples={n % 97 + 1}&" + HOSTILE[n % len(HOSTILE)]  # noqa: E731
-        r = load(port, hostile, c, s)
+        show("/api/plan, seed-001 link (keep-alive; repeat = cached)", load(port, "link", c, s), base)
+        link = "/api/plan?" + urlencode(SEED001)
+        show("  the same, 20 client threads in one process (earlier client)", thread_load(port, link, c, s), base)
+        show("/api/plan, a different plan every request (keep-alive)", load(port, "distinct", c, s), base)
+        show("/api/plan, seed-001 link, new connection per request", load(port, "link", c, s, keep_alive=False), base)
+        show("/api/compare, seed 001 (6 release families)", load(port, "compare", c, s), base)
+        show("/ (the page)", load(port, "page", c, s), base)
+        r = load(port, "hostile", c, s)
         show("hostile values (NaN, inf, 1e400, bad booleans, ...)", r, base)
-        assert set(r["statuses"]) == {400}, r["statuses"]
+        assert set(r["statuses"]) == {"400"}, r["statuses"]
         held = slowloris(port, 300)
-        r = load(port, distinct, c, min(s, 3.0))
+        r = load(port, "distinct", c, min(s, 3.0))
         show("/api/plan, distinct, while 300 half-open connections hang", r, base)
         time.sleep(11)  # REQUEST_DEADLINE is 10 s
         closed = 0
@@ -162,39 +236,11 @@ def main() -> None:
                 closed += 1
             sock.close()
         print(f"  half-open connections cut off by the server after its deadline: {closed} of {len(held)}")
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
     finally:
         proc.terminate()
         proc.wait(10)
         baseline_server.shutdown()
-
-
-def _page(port: int, clients: int, seconds: float) -> dict:
-    """The page is HTML, not JSON: a variant of load() that checks the status only."""
-    latencies, lock, stop = [], threading.Lock(), time.perf_counter() + seconds
-
-    def client() -> None:
-        connection, mine = http.client.HTTPConnection("127.0.0.1", port, timeout=30), []
-        while time.perf_counter() < stop:
-            start = time.perf_counter()
-            connection.request("GET", "/")
-            response = connection.getresponse()
-            response.read()
-            assert response.status == 200
-            mine.append(time.perf_counter() - start)
-        connection.close()
-        with lock:
-            latencies.extend(mine)
-
-    began = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    latencies.sort()
-    return {"requests": len(latencies), "rps": len(latencies) / (time.perf_counter() - began),
-            "p50_ms": statistics.median(latencies) * 1000, "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
-            "max_ms": latencies[-1] * 1000, "statuses": {200: len(latencies)}}
 
 
 if __name__ == "__main__":
