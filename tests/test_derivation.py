@@ -30,3 +30,22 @@ def test_every_number_in_the_json_has_a_text_in_both_languages():
     for lang in ("en", "zh"):
         for step in s.to_dict(lang)["derivation"]:
             assert step["text"] and step["name"]
+
+
+def test_epochs_print_with_six_significant_digits_and_never_an_exponent():
+    from trainsteps.derivation import format_epochs
+
+    assert format_epochs(278.6095) == "278.61"
+    assert format_epochs(3.0) == "3"
+    assert format_epochs(128770.0) == "128,770"
+    assert format_epochs(1_000_000.0) == "1,000,000"
+    assert format_epochs(1234.5678) == "1,234.57"
+    assert format_epochs(None) == "?"
+
+
+def test_a_million_epochs_compare_without_an_exponent():
+    from trainsteps.compare import compare_families, render_comparison
+    from trainsteps.spec import RunSpec
+
+    text = render_comparison(compare_families(RunSpec(num_examples=3, num_train_epochs=1_000_000)), "en")
+    assert "1,000,000" in text and "e+06" not in text

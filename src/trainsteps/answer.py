@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from trainsteps.derivation import format_epochs
 from trainsteps.i18n import message
 
 SEPARATOR = " · "
@@ -13,7 +14,7 @@ def plan_line(schedule, lang: str = "en", packed: bool = False, wrapper: str | N
     r = schedule.run
     parts = [message("answer.steps", lang, steps=f"{r.optimizer_steps:,}")]
     if r.epochs_completed is not None:
-        parts.append(message("answer.epochs", lang, epochs=f"{r.epochs_completed:g}"))
+        parts.append(message("answer.epochs", lang, epochs=format_epochs(r.epochs_completed)))
     rows = (schedule.inputs or {}).get("num_examples")
     if rows is not None:
         parts.append(message("answer.packed_rows" if packed else "answer.rows", lang, rows=f"{rows:,}"))

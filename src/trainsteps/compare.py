@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from trainsteps.derivation import format_epochs
 from trainsteps.errors import TrainstepsError
 from trainsteps.i18n import label
 from trainsteps.report import display_width
@@ -52,7 +53,7 @@ def render_comparison(rows: list[FamilyRow], lang: str = "en") -> str:
             table.append((r.family, r.version, "-", "-", "-", r.error))
         else:
             table.append((r.family, r.version, r.total_steps, f"{r.optimizer_steps:,}",
-                          "?" if r.epochs_completed is None else f"{r.epochs_completed:g}", ", ".join(r.warnings) or "-"))
+                          format_epochs(r.epochs_completed), ", ".join(r.warnings) or "-"))
     widths = [max(display_width(str(row[i])) for row in table) for i in range(len(head) - 1)]
     lines = [label("compare_title", lang)]
     for row in table:

@@ -57,6 +57,16 @@ def render_step(step: Step, lang: str = "en") -> str:
     return text
 
 
+def format_epochs(value: float | None) -> str:
+    """Epochs as every report prints them: six significant digits below 1,000 (`278.61`, `3.00476`), grouped above
+    (`128,770`, `1,000,000`, `1,234.57`), never an exponent; `?` when unknown."""
+    if value is None:
+        return "?"
+    if abs(value) >= 1000:
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{value:g}"
+
+
 def format_value(value: object) -> str:
     """A number as the reports print it: `1,047`, `278.6095`, `3`."""
     if isinstance(value, bool) or value is None:

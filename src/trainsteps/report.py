@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from trainsteps.derivation import format_epochs
 from trainsteps.i18n import label, message
 from trainsteps.schedule import Schedule
 
@@ -63,8 +64,8 @@ def render_schedule(s: Schedule, lang: str = "en", explain: bool = False) -> str
 def _stream_rows(r, lang: str, world) -> list[tuple[str, str]]:
     """A stream: the logged epoch is not a pass count; show the passes and the equivalent epochs instead."""
     rows = [("rank_split", message("hf.stream.split." + r.rank_split, lang, world=world))]
-    rows.append(("logged_epoch", "?" if r.epochs_completed is None else f"{r.epochs_completed:g}"))
-    rows.append(("equivalent_epochs", "?" if r.equivalent_epochs is None else f"{r.equivalent_epochs:g}"))
+    rows.append(("logged_epoch", format_epochs(r.epochs_completed)))
+    rows.append(("equivalent_epochs", format_epochs(r.equivalent_epochs)))
     if r.pass_end_steps is not None:
         rows.append(("pass_end_steps", short_list(r.pass_end_steps, lang)))
     if r.tokens_seen is not None:
@@ -91,7 +92,7 @@ def _token_rows(r, lang: str) -> list[tuple[str, str]]:
 def _epochs(done: float | None, planned: float | None) -> str:
     if done is None:
         return "?"
-    return f"{done:g} / {planned:g}" if planned else f"{done:g}"
+    return f"{format_epochs(done)} / {format_epochs(planned)}" if planned else format_epochs(done)
 
 
 def display_width(text: str) -> int:

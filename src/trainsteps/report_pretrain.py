@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from trainsteps.derivation import format_epochs
 from trainsteps.i18n import label, message
 from trainsteps.report import display_width, pad, short_list, warnings_section
 from trainsteps.schedule import Schedule
@@ -23,8 +24,8 @@ def render_pretrain(s: Schedule, lang: str = "en", explain: bool = False) -> str
         ("samples_seen", f"{r.samples_seen:,}"),
         ("pt.tokens", "?" if r.tokens_seen is None else f"{r.tokens_seen:,}"),
         ("pt.samples_per_epoch", "?" if r.samples_per_epoch is None else f"{r.samples_per_epoch:,}"),
-        ("pt.epochs_trained", f"{r.epochs_completed:g}"),
-        ("pt.epochs_built", f"{r.epochs_planned:g}"),
+        ("pt.epochs_trained", format_epochs(r.epochs_completed)),
+        ("pt.epochs_built", format_epochs(r.epochs_planned)),
         ("warmup_steps", f"{r.warmup_steps:,}"),
         ("eval_steps", short_list(r.eval_steps, lang)),
         ("save_steps", short_list(r.save_steps, lang)),
@@ -42,7 +43,7 @@ def render_lightning(s: Schedule, lang: str = "en", explain: bool = False) -> st
         ("pt.estimated", s.banner["estimated_stepping_batches"]),
         ("optimizer_steps", f"{r.optimizer_steps:,}"),
         ("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
-        ("epochs_completed", f"{r.epochs_completed:g} / {r.epochs_planned:g}"),
+        ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
         ("epoch_end_steps", short_list(r.epoch_end_steps, lang)),
         ("samples_seen", f"{r.samples_seen:,}"),
     ]

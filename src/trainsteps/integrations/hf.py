@@ -25,6 +25,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
+from trainsteps.derivation import format_epochs
 from trainsteps.integrations._counting import Clock, Counter, FaultGuard, RankSync, get_logger
 from trainsteps.integrations._counting import dataset_length as _length
 
@@ -175,7 +176,7 @@ class _Tracker(FaultGuard):
         r = s.run
         epochs = r.equivalent_epochs if streaming else r.epochs_completed
         logger.info(_message("integration.plan", steps=r.optimizer_steps, version=s.version, family=s.family,
-                             samples="?" if r.samples_seen is None else f"{r.samples_seen:,}", epochs="?" if epochs is None else f"{epochs:g}"))
+                             samples="?" if r.samples_seen is None else f"{r.samples_seen:,}", epochs=format_epochs(epochs)))
         if state.max_steps and state.max_steps != r.max_steps:
             logger.warning(_message("integration.steps_differ", trainer=state.max_steps, planned=r.max_steps, version=s.version))
         for trap in s.warnings:

@@ -6,7 +6,7 @@ inference (`infer.py`) and from the plan engine's own Derivation for the inferre
 
 from __future__ import annotations
 
-from trainsteps.derivation import render_step
+from trainsteps.derivation import format_epochs, render_step
 from trainsteps.i18n import label, message
 from trainsteps.logs.infer import Finding, Hypothesis, Inference, infer
 from trainsteps.logs.observed import LogObservations, RunObservation
@@ -311,7 +311,7 @@ def _consequences(inf: Inference, lang: str) -> list[str]:
                 lines.append(f"  [{trap.code}] {text}")
     r = best.schedule.run
     lines.append("  " + message("explain.run_facts_planned" if inf.stopped else "explain.run_facts", lang, steps=f"{r.optimizer_steps:,}", max_steps=f"{r.max_steps:,}",
-                                  epochs="?" if r.epochs_completed is None else f"{r.epochs_completed:g}",
+                                  epochs=format_epochs(r.epochs_completed),
                                   samples="?" if r.samples_seen is None else f"{r.samples_seen:,}", version=best.version))
     return lines
 
@@ -330,7 +330,7 @@ def _alternatives(inf: Inference, lang: str) -> list[str]:
     for (drop_last, mode, steps, epochs, codes), families in groups.items():
         out.append("  - " + message("explain.alternative", lang, family=", ".join(families), drop_last=drop_last,
                                     mode=label("explain.mode." + mode, lang), steps=f"{steps:,}",
-                                    epochs="?" if epochs is None else f"{epochs:g}",
+                                    epochs=format_epochs(epochs),
                                     warnings=", ".join(codes) or label("none", lang)))
     return out[:8]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import ceil_div
 from trainsteps.logs import timing
 from trainsteps.logs.infer import Finding, Inference, Known, releases_known
@@ -79,7 +80,7 @@ def _steps_per_epoch(inf: Inference) -> tuple[float, float] | None:
     low = step / (epoch + tol)
     high = step / (epoch - tol) if epoch > tol else float(step * 10**6)
     inf.facts.append(Finding("explain.fact.progress_nupe", {"low": f"{low:,.1f}", "high": f"{high:,.1f}", "step": step,
-                                                            "epoch": f"{epoch:g}", "line": line}))
+                                                            "epoch": format_epochs(epoch), "line": line}))
     inf.inferred["steps_per_epoch"] = Known(low=round(low, 3), high=round(high, 3))
     return low, high
 
@@ -149,7 +150,7 @@ def ending(inf: Inference) -> None:
         _runtime_metrics(inf)
     if (run.value("num_epochs") == 2**63 - 1 or (inf.inferred.get("streaming") and inf.inferred["streaming"].exact is True)) \
             and p.max_epoch is not None and p.max_epoch > 1:
-        inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": f"{p.max_epoch:g}", "passes": math.ceil(p.max_epoch)}))
+        inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": format_epochs(p.max_epoch), "passes": math.ceil(p.max_epoch)}))
     measured = timing.measure(run, bar, end, inf.stopped is not None)
     if measured is not None:
         measured.verdict = None if inf.stopped else timing.verdict(measured, bar, run.resume_global_step is not None)

@@ -4,6 +4,8 @@ are formatted here the way the CLI's report formats them (`3,900`, `278.61`)."""
 
 from __future__ import annotations
 
+from trainsteps.derivation import format_epochs
+
 MAX_TICKS = 1500
 """Event ticks drawn per kind; longer lists are thinned evenly (the full lists stay in the JSON's `run`)."""
 
@@ -13,7 +15,7 @@ def _count(value) -> str:
 
 
 def _epochs(value) -> str:
-    return "?" if value is None else f"{value:g}"
+    return format_epochs(value)
 
 
 def _thin(steps: list[int] | None) -> list[int]:

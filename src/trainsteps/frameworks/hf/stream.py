@@ -15,7 +15,7 @@ tests/fixtures/stream).
 
 from __future__ import annotations
 
-from trainsteps.derivation import Derivation
+from trainsteps.derivation import Derivation, format_epochs
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.loader import LoaderShape, ceil_div
 from trainsteps.frameworks.hf.loop import LoopResult
@@ -140,6 +140,6 @@ def annotate(d: Derivation, schedule: Schedule, spec: RunSpec, split: str, n: in
     logged = run.epochs_completed
     if logged is not None and abs(logged - run.equivalent_epochs) > 1e-3:
         found.append(Trap("HF_STREAM_EPOCH_MISLEADING", "hf.trap.stream_epoch",
-                          {"logged": f"{logged:g}", "equivalent": f"{run.equivalent_epochs:g}", "samples": samples, "n": n,
+                          {"logged": format_epochs(logged), "equivalent": format_epochs(run.equivalent_epochs), "samples": samples, "n": n,
                            "batches": spec.max_steps * spec.gradient_accumulation_steps, "version": version}))
     return schedule

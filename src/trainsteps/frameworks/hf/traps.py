@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import LoaderShape
 from trainsteps.frameworks.hf.loop import LoopResult
 from trainsteps.frameworks.hf.releases import Rules
@@ -48,7 +49,7 @@ def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: 
                           {"final": facts.optimizer_steps, "max_steps": facts.max_steps, "version": version}))
     elif facts.epochs_planned and facts.epochs_completed is not None and facts.epochs_completed < facts.epochs_planned - 1e-9:
         found.append(Trap("HF_PLAN_LOOP_MISMATCH", "hf.trap.stops_early",
-                          {"epoch": f"{facts.epochs_completed:g}", "planned": f"{facts.epochs_planned:g}", "version": version,
+                          {"epoch": format_epochs(facts.epochs_completed), "planned": format_epochs(facts.epochs_planned), "version": version,
                            "family": rules.family.name}))
     uneven_ranks = shape and not stream and not spec.even_batches and spec.world_size > 1 and not spec.split_batches
     if uneven_ranks and not spec.dataloader_drop_last and (shape.batches - 1) * shape.full_rows + shape.last_rows < shape.batches * shape.full_rows:
