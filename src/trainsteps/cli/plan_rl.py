@@ -43,8 +43,11 @@ def rl_plan(command: click.Command) -> click.Command:
                     raise InputError("cli.error.option_framework", "cli.hint.option_framework", option="--set",
                                      frameworks=", ".join(RL_FRAMEWORKS[:3]), framework=kwargs.get("framework", "hf"))
             release = kwargs.pop("unsloth_release", None)
-            if release:
-                _unsloth_defaults(release, kwargs)
+            if release and (kwargs.get("configs") or kwargs.get("launch")):  # applied by the config reader
+                click.get_current_context().meta["trainsteps.unsloth"] = release
+            elif release:
+                with user_errors(kwargs.get("lang", "en")):
+                    _unsloth_defaults(release, kwargs)
             return callback(**kwargs)
         from trainsteps.cli.plan_pretrain import check_framework_options
 
@@ -61,6 +64,8 @@ def _unsloth_defaults(release: str, kwargs: dict) -> None:
     from trainsteps.frameworks import unsloth
     from trainsteps.i18n import message
 
+    if not unsloth.known(release):
+        raise InputError("unsloth.error.release", "unsloth.hint.release", release=release, oldest=unsloth.NEWEST)
     ctx = click.get_current_context()
     typed = {name for name in kwargs if (src := ctx.get_parameter_source(name)) is not None and src.name == "COMMANDLINE"}
     major = int((kwargs.get("transformers_version") or "5").lstrip("v").split(".")[0] or 5)
