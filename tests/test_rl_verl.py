@@ -23,6 +23,8 @@ RECORDS = [(fixture["version"], case) for path in sorted(FIXTURES.glob("verl-*.j
 def spec_for(version: str, case: dict, prompts_filtered: int | None = None) -> VerlSpec:
     inputs = dict(case["inputs"])
     config = RLConfig(framework="verl")
+    if case.get("trainer") != "v1" and verl.USE_V1.at(version):  # recorded through RayPPOTrainer: main_ppo's use_v1=False
+        config.values["trainer.use_v1"], config.origins["trainer.use_v1"] = False, "fixture"
     for key, value in inputs.items():
         if "." in key:
             config.values[key], config.origins[key] = value, "fixture"
@@ -53,6 +55,14 @@ def test_engine_equals_verl(version, case):
             plan_verl(spec_for(version, case, filtered_prompts(case)))
         return
     plan = plan_verl(spec_for(version, case, filtered_prompts(case)))
+    if case.get("trainer") == "v1":  # PPOTrainer._init_dataloader of the v1 trainer
+        assert plan.run.prompts == case["dataset_len"]
+        assert plan.run.steps_per_epoch == case["steps_per_epoch"]
+        assert plan.derivation["len_train_dataloader"].value == case["len_train_dataloader"]
+        assert plan.printed["Total training steps"] == str(case["total_training_steps"])
+        assert f"Total training steps: {case['total_training_steps']}" in case["printed"]
+        assert plan.run.scheduler_steps == case["actor_optim_total_training_steps"]
+        return
     assert plan.run.prompts == case["dataset_len"]
     assert plan.run.steps_per_epoch == case["len_train_dataloader"]
     assert plan.run.scheduler_steps == case["total_training_steps"] == case["actor_optim_total_training_steps"]
@@ -64,6 +74,33 @@ def test_engine_equals_verl(version, case):
         if case["scheduler"]["type"] == "cosine":  # the decay reaches its floor exactly at the planned horizon
             tail = lrs[plan.run.warmup_steps:]
             assert plan.run.warmup_steps + tail.index(min(tail)) == plan.run.scheduler_steps
+
+
+def test_v1_is_main_ppos_default_from_0_9_and_counts_train_batches_not_loader_batches():
+    fixture = json.loads((FIXTURES / "verl-0.9.1.json").read_text())
+    cases = {c["name"]: c for c in fixture["cases"]}
+    assert cases["v1_gsm8k_quickstart"]["defaults"]["trainer.use_v1"] is True
+    legacy, v1 = cases["gen_batch"], cases["v1_gen_batch"]
+    assert v1["total_training_steps"] != legacy["total_training_steps"]  # same settings, the v1 trainer runs longer
+    line = ("python3 -m verl.trainer.main_ppo data.train_batch_size=16 data.gen_batch_size=48 trainer.total_epochs=2 "
+            "actor_rollout_ref.actor.ppo_mini_batch_size=16 actor_rollout_ref.rollout.n=4 trainer.n_gpus_per_node=2")
+    spec = verl_spec(read_launch(line), 250, version="0.9.1")
+    assert plan_verl(spec).run.training_steps == v1["total_training_steps"]
+    spec = verl_spec(read_launch(line + " trainer.use_v1=False"), 250, version="0.9.1")
+    assert plan_verl(spec).run.training_steps == legacy["total_training_steps"]
+    spec = verl_spec(read_launch(line), 250, version="0.8.0")  # no v1 trainer before 0.9
+    assert plan_verl(spec).run.training_steps == legacy["total_training_steps"]
+
+
+def test_v1_separate_async_schedule_counts_local_updates():
+    case = next(c for c in json.loads((FIXTURES / "verl-0.9.1.json").read_text())["cases"] if c["name"] == "v1_separate_async")
+    plan = plan_verl(spec_for("0.9.1", case))
+    assert plan.run.training_steps == case["total_training_steps"]
+    assert plan.run.scheduler_steps == case["actor_optim_total_training_steps"] == case["total_training_steps"] * case["parameter_sync_step"]
+    bad = spec_for("0.9.1", case)
+    bad.ppo_mini_batch_size = 16
+    with pytest.raises(ValueError, match="train_batch_size must equal parameter_sync_step"):
+        plan_verl(bad)
 
 
 def test_gsm8k_quickstart_is_435_steps_and_4_updates_each():
@@ -103,7 +140,8 @@ def test_override_shorter_than_epochs_warns_and_longer_schedule_never_finishes()
 
 
 def test_dynamic_sampling_is_an_upper_bound():
-    plan = plan_verl(VerlSpec(prompts=1000, train_batch_size=64, ppo_mini_batch_size=32, gen_batch_size=32, total_epochs=1, filter_groups=True))
+    plan = plan_verl(VerlSpec(prompts=1000, train_batch_size=64, ppo_mini_batch_size=32, gen_batch_size=32, total_epochs=1, filter_groups=True,
+                              use_v1=False))  # recipe/dapo's own trainer
     assert plan.run.upper_bound and plan.run.training_steps == 31 // 2 and plan.run.scheduler_steps == 31
     assert "VERL_DYNAMIC_SAMPLING" in [w.code for w in plan.warnings]
 

@@ -9,7 +9,9 @@ parquet prompts, and lets verl's own code do the counting:
 - the actor's mini-batch loop: 0.3-0.7 (`use_legacy_worker_impl: auto`) `DataParallelPPOActor.update_policy` iterates `data.split(ppo_mini_batch_size)`
   `ppo_epochs` times (one `optimizer.step` each); the 0.8+ engine workers iterate `tensordict_utils.make_iterator`.
   Both are run here on a batch of the size one data-parallel rank receives;
-- 0.8+: the LR scheduler through `FSDPEngine._build_lr_scheduler` (warmup and horizon), stepped once per training step.
+- 0.8+: the LR scheduler through `FSDPEngine._build_lr_scheduler` (warmup and horizon), stepped once per training step;
+- 0.9+ cases marked `"trainer": "v1"`: the v1 trainer's `PPOTrainer._init_dataloader` (steps per epoch, total training
+  steps, the horizon it writes into `actor.optim.total_training_steps`).
 
 Usage (by record_rl.py): python rl_verl_worker.py CASES_JSON VERL_VERSION TOKENIZER_JSON WORKDIR
 """
@@ -79,6 +81,38 @@ def build_dataloader(cfg, tok):
     return trainer, printed
 
 
+def build_dataloader_v1(cfg, tok):
+    """0.9+: the v1 trainer (`trainer.use_v1`, the default of main_ppo from 0.9): `PPOTrainer._init_dataloader` on a
+    trainer made without Ray workers, with the mode and `parameter_sync_step` its __init__ sets. `transfer_queue` (a
+    dependency of the v1 agent loop only, not on this machine) is a stand-in module: the dataloader never uses it."""
+    import logging
+    import types
+
+    class _Absent(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return type(name, (), {})
+
+    sys.modules.setdefault("transfer_queue", _Absent("transfer_queue"))
+    import verl.trainer.ppo.v1  # noqa: F401  (registers the trainers of each mode)
+    from verl.trainer.ppo.v1.trainer_base import get_trainer_cls
+
+    cls = get_trainer_cls(cfg.trainer.v1.trainer_mode)
+    trainer = cls.__new__(cls)
+    trainer.config, trainer.tokenizer, trainer.processor = cfg, tok, None
+    trainer.trainer_mode = cfg.trainer.v1.trainer_mode
+    trainer.parameter_sync_step = cfg.trainer.v1.get(trainer.trainer_mode, {}).get("parameter_sync_step", 1)
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logging.getLogger("verl.trainer.ppo.v1.trainer_base").addHandler(handler)
+    logging.getLogger("verl.trainer.ppo.v1.trainer_base").setLevel(logging.INFO)
+    with contextlib.redirect_stdout(io.StringIO()):
+        trainer._init_dataloader()
+    return trainer, [line for line in seen if line.startswith("Total training steps")]
+
+
 def actor_updates(case: dict, cfg) -> int:
     """Optimizer steps of one actor update on one data-parallel rank, through verl's own mini-batch iteration."""
     import torch
@@ -144,6 +178,15 @@ def run_case(case: dict, version_root: pathlib.Path, tok_path: str, work: pathli
     write_parquet(val, 4)
     overrides = [f"data.train_files={train}", f"data.val_files={val}", *case["overrides"]]
     cfg = compose(version_root, overrides)
+    if case.get("trainer") == "v1":
+        trainer, printed = build_dataloader_v1(cfg, tokenizer(tok_path))
+        return {"name": case["name"], "trainer": "v1", "trainer_mode": trainer.trainer_mode,
+                "parameter_sync_step": trainer.parameter_sync_step, "dataset_len": len(trainer.train_dataset),
+                "len_train_dataloader": len(trainer.train_dataloader), "steps_per_epoch": trainer.steps_per_epoch,
+                "total_training_steps": trainer.total_training_steps,
+                "actor_optim_total_training_steps": cfg.actor_rollout_ref.actor.optim.total_training_steps,
+                "gen_batch_size": cfg.data.get("gen_batch_size"), "printed": printed,
+                "defaults": {key: _select(cfg, key) for key in DEFAULT_KEYS + ("trainer.use_v1", "trainer.v1.trainer_mode")}}
     trainer, printed = build_dataloader(cfg, tokenizer(tok_path))
     total = trainer.total_training_steps
     record = {
