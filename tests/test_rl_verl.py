@@ -50,6 +50,14 @@ def test_every_release_was_recorded():
 
 @pytest.mark.parametrize(("version", "case"), RECORDS, ids=[f"{v}-{c['name']}" for v, c in RECORDS])
 def test_engine_equals_verl(version, case):
+    if case.get("trainer") == "fsdp_sft":  # FSDPSFTTrainer's own sampler and loader (0.3-0.6)
+        inputs = case["inputs"]
+        plan = verl.plan_verl_sft(verl.VerlSFTSpec(rows=inputs["prompts"], train_batch_size=inputs["data.train_batch_size"],
+                                                   total_epochs=inputs["trainer.total_epochs"], n_gpus=inputs["n_gpus_per_node"],
+                                                   version=version, trainer="fsdp_sft_trainer"))
+        assert plan.run.steps_per_epoch == case["len_train_dataloader"]
+        assert plan.run.prompts_per_step == case["per_rank_batch"] * inputs["n_gpus_per_node"]
+        return
     if "error" in case:  # verl refused these settings: the engine refuses them with verl's own words
         with pytest.raises(ValueError, match=re.escape(case["error"].split(": ", 1)[1])):
             plan_verl(spec_for(version, case, filtered_prompts(case)))
@@ -101,6 +109,31 @@ def test_v1_separate_async_schedule_counts_local_updates():
     bad.ppo_mini_batch_size = 16
     with pytest.raises(ValueError, match="train_batch_size must equal parameter_sync_step"):
         plan_verl(bad)
+
+
+def test_fsdp_sft_trainer_schedule_ignores_the_step_override(run_cli):
+    case = next(c for c in json.loads((FIXTURES / "verl-0.6.1.json").read_text())["cases"] if c["name"] == "fsdp_sft_gsm8k")
+    length, epochs = case["len_train_dataloader"], case["inputs"]["trainer.total_epochs"]
+    line = (f"torchrun --nnodes=1 --nproc_per_node={case['inputs']['n_gpus_per_node']} -m verl.trainer.fsdp_sft_trainer "
+            f"data.train_batch_size={case['inputs']['data.train_batch_size']} trainer.total_epochs={epochs}")
+    code, out, err = run_cli("plan", "--launch", line, "--num-examples", case["inputs"]["prompts"], "--framework-version", "0.6.1",
+                             "--format", "json")
+    assert code == 0, err
+    run = json.loads(out)["run"]
+    assert run["training_steps"] == run["scheduler_steps"] == length * epochs
+    assert run["warmup_steps"] == int(length * epochs * case["defaults"]["optim.lr_warmup_steps_ratio"])
+    code, out, _ = run_cli("plan", "--launch", line + " trainer.total_training_steps=10", "--num-examples", case["inputs"]["prompts"],
+                           "--framework-version", "0.6.1", "--format", "json")
+    data = json.loads(out)
+    assert data["run"]["training_steps"] == 10 and data["run"]["scheduler_steps"] == length * epochs
+    assert "VERL_SCHEDULE_NOT_FINISHED" in {w["code"] for w in data["warnings"]}
+    code, out, _ = run_cli("plan", "--launch", line + " trainer.total_training_steps=1000", "--num-examples", case["inputs"]["prompts"],
+                           "--framework-version", "0.6.1", "--format", "json")
+    data = json.loads(out)
+    assert data["run"]["training_steps"] == length * epochs and data["run"]["save_steps"] == []
+    assert "VERL_FSDP_SFT_NO_FINAL" in {w["code"] for w in data["warnings"]}
+    code, _, err = run_cli("plan", "--launch", line, "--num-examples", 100, "--framework-version", "0.7.1")
+    assert code == 2 and "removed in 0.7" in err
 
 
 def test_gsm8k_quickstart_is_435_steps_and_4_updates_each():

@@ -66,6 +66,14 @@ V1_CASES = [
 """Inputs of the v1 trainer's cases (0.9+): every expected number comes from verl's `_init_dataloader`."""
 
 
+FSDP_SFT_CASES = [
+    ("fsdp_sft_gsm8k", 7473, 8, {"data.train_batch_size": 256, "data.micro_batch_size_per_gpu": 4, "trainer.total_epochs": 3}),
+    ("fsdp_sft_uneven", 1003, 4, {"data.train_batch_size": 64, "data.micro_batch_size_per_gpu": 2, "trainer.total_epochs": 2}),
+    ("fsdp_sft_small_batch", 300, 2, {"data.train_batch_size": 8, "data.micro_batch_size_per_gpu": 4, "trainer.total_epochs": 1}),
+]
+"""fsdp_sft_trainer inputs (rows, data-parallel ranks, settings): the loader is verl's own."""
+
+
 def verl_cases(version: str) -> list[dict]:
     """Inputs only; every expected number comes from verl's code. Keys a release does not have are left out for it."""
     minor = tuple(int(x) for x in version.split(".")[:2])
@@ -97,6 +105,11 @@ def verl_cases(version: str) -> list[dict]:
         cases.append(case("gen_batch", 250, 2, **{"data.train_batch_size": 16, "data.gen_batch_size": 48,
                           "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "actor_rollout_ref.rollout.n": 4,
                           "trainer.total_epochs": 2, "data.filter_overlong_prompts": False}))
+    if minor < (0, 7):  # fsdp_sft_trainer, removed in 0.7
+        for name, rows, dp, settings in FSDP_SFT_CASES:
+            overrides = [f"++{k}={v}" for k, v in settings.items()] + ["data.train_files=train", "data.val_files=val"]
+            cases.append({"name": name, "prompts": rows, "n_gpus_per_node": dp, "overrides": overrides, "settings": settings,
+                          "trainer": "fsdp_sft"})
     if minor >= (0, 9):  # the v1 trainer (trainer.use_v1, main_ppo's default from 0.9)
         for name, prompts, dp, settings in V1_CASES:
             cases.append({**case(name, prompts, dp, **settings), "trainer": "v1"})

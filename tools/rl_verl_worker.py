@@ -113,6 +113,76 @@ def build_dataloader_v1(cfg, tok):
     return trainer, [line for line in seen if line.startswith("Total training steps")]
 
 
+class _Rows:
+    """A stand-in dataset of N rows: the SFT loaders only need its length (SFTDataset reads parquet with a tokenizer)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        return i
+
+
+class _Mesh:
+    """A device mesh of `size` data-parallel ranks seen from rank 0 (no process group is started)."""
+
+    def __init__(self, size: int):
+        self._size = size
+
+    def get_rank(self) -> int:
+        return 0
+
+    def get_local_rank(self, dim=None) -> int:
+        return 0
+
+    def size(self, dim: int | None = None) -> int:
+        return self._size
+
+
+def run_fsdp_sft(case: dict, version_root: pathlib.Path) -> dict:
+    """0.3-0.6 `verl.trainer.fsdp_sft_trainer`: `FSDPSFTTrainer._normalize_config_bsz` and `_build_dataloader` (verl's
+    DistributedSampler and loader, both drop_last) on a trainer made without a model, for `prompts` rows over
+    `n_gpus_per_node` data-parallel ranks; then `len(train_dataloader)`. 0.3 imports flash_attn's padding helpers at
+    module level (training only): a stand-in module lets it import on CPU."""
+    import types
+
+    try:
+        import flash_attn.bert_padding  # noqa: F401
+    except ImportError:
+        padding = types.ModuleType("flash_attn.bert_padding")
+        for name in ("pad_input", "unpad_input", "rearrange", "index_first_axis"):
+            setattr(padding, name, None)
+        sys.modules.setdefault("flash_attn", types.ModuleType("flash_attn"))
+        sys.modules["flash_attn.bert_padding"] = padding
+    import inspect
+
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    import verl.trainer.fsdp_sft_trainer as module
+
+    with initialize_config_dir(config_dir=str(version_root / "verl" / "trainer" / "config"), version_base=None):
+        cfg = hydra_compose(config_name="sft_trainer", overrides=case["overrides"])
+    dp = case["n_gpus_per_node"]
+    trainer = module.FSDPSFTTrainer.__new__(module.FSDPSFTTrainer)
+    trainer.config, trainer.device_mesh, trainer.ulysses_device_mesh, trainer.tokenizer = cfg, _Mesh(dp), None, None
+    with contextlib.redirect_stdout(io.StringIO()):
+        trainer._normalize_config_bsz()
+        if len(inspect.signature(module.FSDPSFTTrainer._build_dataloader).parameters) == 3:
+            trainer._build_dataloader(_Rows(case["prompts"]), _Rows(4))
+        else:  # 0.3 builds SFTDataset from data.train_files itself
+            module.SFTDataset = lambda parquet_files, **kw: _Rows(case["prompts"] if parquet_files == "train" else 4)
+            trainer._build_dataloader()
+    return {"name": case["name"], "trainer": "fsdp_sft", "per_rank_batch": cfg.data.train_batch_size,
+            "len_train_dataloader": len(trainer.train_dataloader),
+            "defaults": {key: _select(cfg, key) for key in ("data.train_batch_size", "trainer.total_epochs", "trainer.total_training_steps",
+                                                            "trainer.save_freq", "trainer.test_freq", "optim.warmup_steps_ratio",
+                                                            "optim.lr_warmup_steps_ratio", "optim.lr_scheduler")}}
+
+
 def actor_updates(case: dict, cfg) -> int:
     """Optimizer steps of one actor update on one data-parallel rank, through verl's own mini-batch iteration."""
     import torch
@@ -172,6 +242,8 @@ def scheduler(cfg, total: int):
 
 
 def run_case(case: dict, version_root: pathlib.Path, tok_path: str, work: pathlib.Path) -> dict:
+    if case.get("trainer") == "fsdp_sft":
+        return run_fsdp_sft(case, version_root)
     train = work / f"{case['name']}_train.parquet"
     val = work / f"{case['name']}_val.parquet"
     write_parquet(train, case["prompts"])

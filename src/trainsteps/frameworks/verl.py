@@ -343,12 +343,70 @@ class VerlSFTSpec:
     test_freq: int | str = -1
     lr_warmup_steps_ratio: float = 0.0
     version: str = NEWEST
+    trainer: str = "sft_trainer"
+    """`sft_trainer` (0.6+) or the older `fsdp_sft_trainer` (0.3-0.6, removed in 0.7)."""
+
+
+FSDP_SFT = Timeline("verl.fsdp_sft", [("0.3.0", "epoch_end"), ("0.4.0", "freq"), ("0.7.0", None)])
+"""verl.trainer.fsdp_sft_trainer: 0.3 validates and saves at every epoch end (and at total_training_steps); 0.4-0.6
+at `test_freq` / `save_freq` and at total_training_steps; removed in 0.7."""
+
+
+def plan_verl_fsdp_sft(spec: VerlSFTSpec) -> RLPlan:
+    """`FSDPSFTTrainer` (0.3-0.6): the loader is the SFT trainer's (each rank rows // dp, batch train_batch_size // dp,
+    drop_last; run for the fixtures), but `_build_model_optimizer` builds the cosine (or wsd) schedule over
+    `len(loader) x total_epochs` with warmup `int(that x warmup ratio)` (default 0.1) before `fit` reads
+    `trainer.total_training_steps`: an override changes where the loop stops, not the schedule (read from source)."""
+    events = FSDP_SFT.at(spec.version)
+    if events is None:
+        raise ValueError(f"verl {spec.version} has no verl.trainer.fsdp_sft_trainer (removed in 0.7): use verl.trainer.sft_trainer")
+    d = Derivation()
+    dp = max(spec.n_gpus, 1)
+    if spec.train_batch_size % dp:
+        raise ValueError(f"Global batch size {spec.train_batch_size} is not divisible by dp size {dp}")
+    per_dp_batch = spec.train_batch_size // dp
+    length = d.add("len_train_dataloader", (spec.rows // dp) // per_dp_batch, "floor((rows // dp) / (train_batch_size // dp))",
+                   f"floor(({spec.rows} // {dp}) / ({spec.train_batch_size} // {dp}))", "verl.why.sft_loader")
+    natural = length * spec.total_epochs
+    total = spec.total_training_steps if spec.total_training_steps is not None else natural
+    d.add("total_training_steps", total, "len(train_dataloader) x total_epochs (or trainer.total_training_steps)", f"{length} x {spec.total_epochs}")
+    ran = min(total, natural)
+    horizon = d.add("scheduler_steps", natural, "len(train_dataloader) x total_epochs (the override is not read)",
+                    f"{length} x {spec.total_epochs}", "verl.why.fsdp_sft_horizon")
+    warmup = d.add("warmup_steps", int(spec.lr_warmup_steps_ratio * natural), "int(len(loader) x total_epochs x warmup ratio)",
+                   f"int({natural} x {spec.lr_warmup_steps_ratio})")
+    warnings = []
+    if ran < horizon:
+        warnings.append(Trap("VERL_SCHEDULE_NOT_FINISHED", "verl.warn.schedule_longer", {"taken": f"{ran:,}", "total": f"{horizon:,}", "kind": "cosine"}))
+    ends = ran >= total  # fit() validates and saves when global_step reaches total_training_steps
+    if events == "epoch_end":
+        marks = sorted({*(length * e for e in range(1, ran // length + 1) if length), *([ran] if ends else [])}) if ran else []
+        test_steps = save_steps = marks
+    else:
+        freq = {name: int(value) for name, value in (("save", spec.save_freq), ("test", spec.test_freq))}
+        test_steps = sorted({*event_steps(freq["test"], ran, at_end=False), *([ran] if ends and ran else [])})
+        save_steps = sorted({*event_steps(freq["save"], ran, at_end=False), *([ran] if ends and ran else [])})
+    if not ends:
+        warnings.append(Trap("VERL_FSDP_SFT_NO_FINAL", "verl.warn.fsdp_sft_no_final", {"steps": f"{ran:,}", "total": f"{total:,}"}))
+    samples = ran * per_dp_batch * dp
+    d.add("samples", samples, "training steps x (train_batch_size // dp) x dp", f"{ran} x {per_dp_batch} x {dp}")
+    run = RLRun(training_steps=ran, optimizer_steps=ran, scheduler_steps=horizon, scheduler_steps_taken=ran, warmup_steps=warmup,
+                rollouts=0, rollouts_per_step=0, prompts_per_step=per_dp_batch * dp, prompts=spec.rows, steps_per_epoch=length,
+                epochs_planned=float(spec.total_epochs), epochs_completed=round(ran / length, 4) if length else 0.0, updates_per_step=1,
+                test_steps=test_steps, save_steps=save_steps)
+    notions = [Notion("verl.what.total_line", "training", total), Notion("verl.what.logged_step", "optimizer", ran),
+               Notion("verl.what.decay", "scheduler", horizon)]
+    return RLPlan("verl-sft", spec.version, {"Total training steps": str(total)}, run, notions, warnings, d,
+                  inputs={k: getattr(spec, k) for k in VerlSFTSpec.__slots__}, algorithm="SFT (fsdp_sft_trainer)",
+                  sources=[f"verl {spec.version} fsdp_sft_trainer: the loader run (tools/record_rl.py); schedule and loop read from source"])
 
 
 def plan_verl_sft(spec: VerlSFTSpec) -> RLPlan:
     """`SFTTrainer._build_dataset`: DistributedSampler(drop_last=True) gives each rank rows // dp; the loader's batch is
     train_batch_size // dp with drop_last; `_init_engine`: total = len(loader) x total_epochs (or the override); one
     optimizer and one LR step per global step; "after_each_epoch" frequencies become len(loader)."""
+    if spec.trainer == "fsdp_sft_trainer":
+        return plan_verl_fsdp_sft(spec)
     d = Derivation()
     dp = max(spec.n_gpus, 1)
     per_rank = spec.rows // dp

@@ -1293,6 +1293,8 @@ MESSAGES = {
     'verl.why.v1': 'main_ppo runs the v1 trainer (trainer.use_v1, the default from verl 0.9; use_v1=False runs the legacy RayPPOTrainer)',
     'verl.why.v1_steps_per_epoch': 'v1 trainer: an epoch is len(train_dataset) // train_batch_size steps, whatever the loader batch (gen_batch_size)',
     'verl.why.v1_scheduler': 'v1 trainer: the LR scheduler steps once per local update, {sync} per training step (parameter_sync_step)',
+    'verl.why.fsdp_sft_horizon': "fsdp_sft_trainer builds its LR schedule over len(train_dataloader) x total_epochs before it reads trainer.total_training_steps, so an override does not move the schedule's end",
+    'verl.warn.fsdp_sft_no_final': 'fsdp_sft_trainer stops after {steps} steps when the epochs run out, before total_training_steps = {total}: the last step is neither validated nor saved (it acts only when global_step reaches total_training_steps)',
     'unsloth.why.source': 'read from unsloth/models/rl.py of {release} (not run: Unsloth needs a GPU to import)',
     'rllog.framework': 'RL training log ({framework})',
     'rllog.dataset': 'the prompt files have {rows} rows ("dataset len")',

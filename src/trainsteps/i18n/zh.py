@@ -1288,6 +1288,8 @@ MESSAGES = {
     'verl.why.v1': 'main_ppo 运行 v1 训练器（trainer.use_v1，verl 0.9 起默认开启；use_v1=False 时运行旧版 RayPPOTrainer）',
     'verl.why.v1_steps_per_epoch': 'v1 训练器：每个 epoch 的步数为 len(train_dataset) // train_batch_size，与加载器批大小（gen_batch_size）无关',
     'verl.why.v1_scheduler': 'v1 训练器：学习率调度器每次本地更新走一步，每个训练步 {sync} 次（parameter_sync_step）',
+    'verl.why.fsdp_sft_horizon': 'fsdp_sft_trainer 在读取 trainer.total_training_steps 之前就按 len(train_dataloader) x total_epochs 建立学习率调度，因此覆盖该值不会改变调度的终点',
+    'verl.warn.fsdp_sft_no_final': 'fsdp_sft_trainer 在 epoch 用完时停在第 {steps} 步，早于 total_training_steps = {total}：最后一步既不验证也不保存（只有 global_step 达到 total_training_steps 时才会）',
     'unsloth.why.source': '读自 {release} 的 unsloth/models/rl.py（未运行：Unsloth 导入需要 GPU）',
     'rllog.framework': 'RL 训练日志（{framework}）',
     'rllog.dataset': '提示词文件共 {rows} 行（"dataset len"）',
