@@ -159,10 +159,9 @@ def run_fsdp_sft(case: dict, version_root: pathlib.Path) -> dict:
         sys.modules["flash_attn.bert_padding"] = padding
     import inspect
 
+    import verl.trainer.fsdp_sft_trainer as module
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
-
-    import verl.trainer.fsdp_sft_trainer as module
 
     with initialize_config_dir(config_dir=str(version_root / "verl" / "trainer" / "config"), version_base=None):
         cfg = hydra_compose(config_name="sft_trainer", overrides=case["overrides"])
