@@ -222,7 +222,8 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
     if spec.total_training_steps is not None:
         total = d.add("total_training_steps", spec.total_training_steps, "trainer.total_training_steps", "", "verl.why.override")
     else:
-        d.add("total_training_steps", total, "len(train_dataloader) x total_epochs", f"{steps_per_epoch} x {spec.total_epochs}", "verl.why.total")
+        d.add("total_training_steps", total, "len(train_dataloader) x total_epochs" if not v1 else "steps_per_epoch x total_epochs",
+              f"{steps_per_epoch} x {spec.total_epochs}", "verl.why.v1_total" if v1 else "verl.why.total")
     ran = d.add("training_steps", min(total, natural), "min(total_training_steps, len(loader) x total_epochs)",
                 f"min({total}, {natural})", "verl.why.loop")
     upper = False
