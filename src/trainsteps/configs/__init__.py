@@ -135,6 +135,8 @@ def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, releas
     from trainsteps.frameworks import unsloth
 
     script = (main.script if main is not None else None) or {}
+    if release is not None and not unsloth.known(release):
+        raise InputError("unsloth.error.release", "unsloth.hint.release", release=release, oldest=unsloth.NEWEST)
     notes: list = []
     if script.get("not_read"):
         notes.append(("SCRIPT_NOT_READ", "script.note.not_read", {"path": main.path.name, "call": script["call"],
@@ -152,8 +154,6 @@ def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, releas
         release = unsloth.NEWEST
         notes.append(("UNSLOTH_RELEASE_ASSUMED", "unsloth.note.assumed", {"path": main.path.name, "line": script["unsloth_line"],
                                                                           "release": release}))
-    elif not unsloth.known(release):
-        raise InputError("unsloth.error.release", "unsloth.hint.release", release=release, oldest=unsloth.NEWEST)
     settings.put("unsloth.release", release, "--unsloth" if not script.get("unsloth") else f"{main.path.name}:{script['unsloth_line']}")
     given = {key.removeprefix("trl.") for key in settings.values}
     if given & {"warmup_ratio", "warmup_steps"}:
