@@ -116,6 +116,9 @@ SECTIONS: dict[str, list[Case]] = {
         Case("accelerate num_processes as a word", ("plan", "accelerate_num_processes_text.yaml", *N)),
         Case("Axolotl evals_per_epoch blank", ("plan", "axolotl_zero_division.yml")),
         Case("TRL dataset_name as a mapping", ("plan", "trl_dataset_mapping.yaml")),
+        Case("a training script that is not valid Python (parsed, never run)", ("plan", "script_syntax.py", *N)),
+        Case("a training script with no TRL / transformers config call", ("plan", "script_no_config.py", *N)),
+        Case("an Unsloth release older than the rules", ("plan", "hf_args.yaml", *N, "--unsloth", "2024.1")),
     ],
     "Datasets (`trainsteps count`)": [
         Case("a data file that does not exist", ("count", "missing.jsonl", "--tokenizer", TOK)),

@@ -25,6 +25,8 @@ RUNS = {
     "easyr1": (["--framework", "easyr1", "easyr1/config.yaml", "--num-examples", "7500"], "easyr1"),
     "trl_ppo": (["--framework", "trl-ppo", "trl/ppo.yaml", "--num-examples", "5000"], "trl-ppo"),
     "trl_kto": (["trl/kto.yaml"], "trl"),
+    "trl_grpo_unsloth": (["trl/grpo_unsloth.py", "--num-examples", "7473"], "trl"),
+    "lf_sft_unsloth": (["llamafactory/sft_lora_unsloth.yaml"], "llamafactory"),
 }
 LAUNCH_SCRIPTS = {"verl_gsm8k": "verl/gsm8k_grpo.sh", "openrlhf_reinforce": "openrlhf/reinforce_ray.sh"}
 

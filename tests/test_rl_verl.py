@@ -23,6 +23,8 @@ RECORDS = [(fixture["version"], case) for path in sorted(FIXTURES.glob("verl-*.j
 def spec_for(version: str, case: dict, prompts_filtered: int | None = None) -> VerlSpec:
     inputs = dict(case["inputs"])
     config = RLConfig(framework="verl")
+    if case.get("trainer") != "v1" and verl.USE_V1.at(version):  # recorded through RayPPOTrainer: main_ppo's use_v1=False
+        config.values["trainer.use_v1"], config.origins["trainer.use_v1"] = False, "fixture"
     for key, value in inputs.items():
         if "." in key:
             config.values[key], config.origins[key] = value, "fixture"
@@ -48,11 +50,27 @@ def test_every_release_was_recorded():
 
 @pytest.mark.parametrize(("version", "case"), RECORDS, ids=[f"{v}-{c['name']}" for v, c in RECORDS])
 def test_engine_equals_verl(version, case):
+    if case.get("trainer") == "fsdp_sft":  # FSDPSFTTrainer's own sampler and loader (0.3-0.6)
+        inputs = case["inputs"]
+        plan = verl.plan_verl_sft(verl.VerlSFTSpec(rows=inputs["prompts"], train_batch_size=inputs["data.train_batch_size"],
+                                                   total_epochs=inputs["trainer.total_epochs"], n_gpus=inputs["n_gpus_per_node"],
+                                                   version=version, trainer="fsdp_sft_trainer"))
+        assert plan.run.steps_per_epoch == case["len_train_dataloader"]
+        assert plan.run.prompts_per_step == case["per_rank_batch"] * inputs["n_gpus_per_node"]
+        return
     if "error" in case:  # verl refused these settings: the engine refuses them with verl's own words
         with pytest.raises(ValueError, match=re.escape(case["error"].split(": ", 1)[1])):
             plan_verl(spec_for(version, case, filtered_prompts(case)))
         return
     plan = plan_verl(spec_for(version, case, filtered_prompts(case)))
+    if case.get("trainer") == "v1":  # PPOTrainer._init_dataloader of the v1 trainer
+        assert plan.run.prompts == case["dataset_len"]
+        assert plan.run.steps_per_epoch == case["steps_per_epoch"]
+        assert plan.derivation["len_train_dataloader"].value == case["len_train_dataloader"]
+        assert plan.printed["Total training steps"] == str(case["total_training_steps"])
+        assert f"Total training steps: {case['total_training_steps']}" in case["printed"]
+        assert plan.run.scheduler_steps == case["actor_optim_total_training_steps"]
+        return
     assert plan.run.prompts == case["dataset_len"]
     assert plan.run.steps_per_epoch == case["len_train_dataloader"]
     assert plan.run.scheduler_steps == case["total_training_steps"] == case["actor_optim_total_training_steps"]
@@ -64,6 +82,58 @@ def test_engine_equals_verl(version, case):
         if case["scheduler"]["type"] == "cosine":  # the decay reaches its floor exactly at the planned horizon
             tail = lrs[plan.run.warmup_steps:]
             assert plan.run.warmup_steps + tail.index(min(tail)) == plan.run.scheduler_steps
+
+
+def test_v1_is_main_ppos_default_from_0_9_and_counts_train_batches_not_loader_batches():
+    fixture = json.loads((FIXTURES / "verl-0.9.1.json").read_text())
+    cases = {c["name"]: c for c in fixture["cases"]}
+    assert cases["v1_gsm8k_quickstart"]["defaults"]["trainer.use_v1"] is True
+    legacy, v1 = cases["gen_batch"], cases["v1_gen_batch"]
+    assert v1["total_training_steps"] != legacy["total_training_steps"]  # same settings, the v1 trainer runs longer
+    line = ("python3 -m verl.trainer.main_ppo data.train_batch_size=16 data.gen_batch_size=48 trainer.total_epochs=2 "
+            "actor_rollout_ref.actor.ppo_mini_batch_size=16 actor_rollout_ref.rollout.n=4 trainer.n_gpus_per_node=2")
+    spec = verl_spec(read_launch(line), 250, version="0.9.1")
+    assert plan_verl(spec).run.training_steps == v1["total_training_steps"]
+    spec = verl_spec(read_launch(line + " trainer.use_v1=False"), 250, version="0.9.1")
+    assert plan_verl(spec).run.training_steps == legacy["total_training_steps"]
+    spec = verl_spec(read_launch(line), 250, version="0.8.0")  # no v1 trainer before 0.9
+    assert plan_verl(spec).run.training_steps == legacy["total_training_steps"]
+
+
+def test_v1_separate_async_schedule_counts_local_updates():
+    case = next(c for c in json.loads((FIXTURES / "verl-0.9.1.json").read_text())["cases"] if c["name"] == "v1_separate_async")
+    plan = plan_verl(spec_for("0.9.1", case))
+    assert plan.run.training_steps == case["total_training_steps"]
+    assert plan.run.scheduler_steps == case["actor_optim_total_training_steps"] == case["total_training_steps"] * case["parameter_sync_step"]
+    bad = spec_for("0.9.1", case)
+    bad.ppo_mini_batch_size = 16
+    with pytest.raises(ValueError, match="train_batch_size must equal parameter_sync_step"):
+        plan_verl(bad)
+
+
+def test_fsdp_sft_trainer_schedule_ignores_the_step_override(run_cli):
+    case = next(c for c in json.loads((FIXTURES / "verl-0.6.1.json").read_text())["cases"] if c["name"] == "fsdp_sft_gsm8k")
+    length, epochs = case["len_train_dataloader"], case["inputs"]["trainer.total_epochs"]
+    line = (f"torchrun --nnodes=1 --nproc_per_node={case['inputs']['n_gpus_per_node']} -m verl.trainer.fsdp_sft_trainer "
+            f"data.train_batch_size={case['inputs']['data.train_batch_size']} trainer.total_epochs={epochs}")
+    code, out, err = run_cli("plan", "--launch", line, "--num-examples", case["inputs"]["prompts"], "--framework-version", "0.6.1",
+                             "--format", "json")
+    assert code == 0, err
+    run = json.loads(out)["run"]
+    assert run["training_steps"] == run["scheduler_steps"] == length * epochs
+    assert run["warmup_steps"] == int(length * epochs * case["defaults"]["optim.lr_warmup_steps_ratio"])
+    code, out, _ = run_cli("plan", "--launch", line + " trainer.total_training_steps=10", "--num-examples", case["inputs"]["prompts"],
+                           "--framework-version", "0.6.1", "--format", "json")
+    data = json.loads(out)
+    assert data["run"]["training_steps"] == 10 and data["run"]["scheduler_steps"] == length * epochs
+    assert "VERL_SCHEDULE_NOT_FINISHED" in {w["code"] for w in data["warnings"]}
+    code, out, _ = run_cli("plan", "--launch", line + " trainer.total_training_steps=1000", "--num-examples", case["inputs"]["prompts"],
+                           "--framework-version", "0.6.1", "--format", "json")
+    data = json.loads(out)
+    assert data["run"]["training_steps"] == length * epochs and data["run"]["save_steps"] == []
+    assert "VERL_FSDP_SFT_NO_FINAL" in {w["code"] for w in data["warnings"]}
+    code, _, err = run_cli("plan", "--launch", line, "--num-examples", 100, "--framework-version", "0.7.1")
+    assert code == 2 and "removed in 0.7" in err
 
 
 def test_gsm8k_quickstart_is_435_steps_and_4_updates_each():
@@ -103,7 +173,8 @@ def test_override_shorter_than_epochs_warns_and_longer_schedule_never_finishes()
 
 
 def test_dynamic_sampling_is_an_upper_bound():
-    plan = plan_verl(VerlSpec(prompts=1000, train_batch_size=64, ppo_mini_batch_size=32, gen_batch_size=32, total_epochs=1, filter_groups=True))
+    plan = plan_verl(VerlSpec(prompts=1000, train_batch_size=64, ppo_mini_batch_size=32, gen_batch_size=32, total_epochs=1, filter_groups=True,
+                              use_v1=False))  # recipe/dapo's own trainer
     assert plan.run.upper_bound and plan.run.training_steps == 31 // 2 and plan.run.scheduler_steps == 31
     assert "VERL_DYNAMIC_SAMPLING" in [w.code for w in plan.warnings]
 

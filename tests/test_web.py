@@ -286,3 +286,52 @@ def test_any_posted_body_is_answered_with_json(body, path):
     assert status in (200, 400, 413)
     json.dumps(answer, allow_nan=False)
     assert "trainsteps-web-" not in json.dumps(answer)  # no temporary folder leaks into an answer
+
+
+EX = ROOT / "examples"
+RL_REQUESTS = {
+    # name: (posted files, settings, the CLI's arguments for the same run)
+    "verl-script": ([], {"launch": (EX / "verl" / "gsm8k_grpo.sh").read_text().split("\n", 1)[1], "num_examples": "7473"},
+                    ["--launch", (EX / "verl" / "gsm8k_grpo.sh").read_text().split("\n", 1)[1], "--num-examples", "7473"]),
+    "verl-fsdp-sft": ([], {"launch": "torchrun --nproc_per_node=8 -m verl.trainer.fsdp_sft_trainer data.train_batch_size=256 trainer.total_epochs=3",
+                           "num_examples": "7473", "framework_version": "0.6.1"},
+                      ["--launch", "torchrun --nproc_per_node=8 -m verl.trainer.fsdp_sft_trainer data.train_batch_size=256 trainer.total_epochs=3",
+                       "--num-examples", "7473", "--framework-version", "0.6.1"]),
+    "openrlhf-script": ([], {"launch": (EX / "openrlhf" / "reinforce_ray.sh").read_text().split("\n", 1)[1], "num_examples": "30000"},
+                        ["--launch", (EX / "openrlhf" / "reinforce_ray.sh").read_text().split("\n", 1)[1], "--num-examples", "30000"]),
+    "easyr1": ([("config.yaml", EX / "easyr1" / "config.yaml")], {"framework": "easyr1", "num_examples": "7500"},
+               ["--framework", "easyr1", "--num-examples", "7500"]),
+    "trl-ppo": ([("ppo.yaml", EX / "trl" / "ppo.yaml")], {"framework": "trl-ppo", "num_examples": "5000"},
+                ["--framework", "trl-ppo", "--num-examples", "5000"]),
+    "trl-grpo": ([("grpo.yaml", EX / "trl" / "grpo.yaml")], {"num_examples": "1000"}, ["--num-examples", "1000"]),
+    "trl-kto": ([("kto.yaml", EX / "trl" / "kto.yaml")], {"num_examples": "2000"}, ["--num-examples", "2000"]),
+    "unsloth-script": ([("train.py", EX / "trl" / "grpo_unsloth.py")], {"num_examples": "7473"}, ["--num-examples", "7473"]),
+    "unsloth-option": ([("grpo.yaml", EX / "trl" / "grpo.yaml")], {"num_examples": "1000", "unsloth": "2026.10.9"},
+                       ["--num-examples", "1000", "--unsloth", "2026.10.9"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RL_REQUESTS))
+def test_every_rl_framework_is_planned_from_the_page_as_the_cli_plans_it(name, tmp_path):
+    files, settings, args = RL_REQUESTS[name]
+    posted = [{"name": n, "text": p.read_text()} for n, p in files] or [{"name": "config.yaml", "text": ""}]
+    status, data = answer_post("/api/config", json.dumps({"files": posted, "settings": settings}).encode())
+    assert status == 200, data
+    paths = []
+    for n, p in files:  # the CLI reads the same file under the same name
+        (tmp_path / n).write_text(p.read_text())
+        paths.append(str(tmp_path / n))
+    expected = cli_json("plan", *paths, *args)
+    assert data["run"] == expected["run"]
+    assert data["config"]["framework"] == expected["config"]["framework"]
+
+
+def test_a_launch_script_may_span_lines_but_not_carry_control_characters():
+    line = "python3 -m verl.trainer.main_ppo \\\n    data.train_batch_size=256 \\\n    trainer.total_epochs=15"
+    status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {"launch": line, "num_examples": "7473"}}).encode())
+    assert status == 200 and data["run"]["training_steps"] == 7473 // 256 * 15
+    status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {"launch": line + "\x00", "num_examples": "1"}}).encode())
+    assert status == 400 and "launch" in data["error"]
+    status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {"launch": "x " * 9000, "num_examples": "1"}}).encode())
+    assert status == 400 and "16,000" in data["error"]
+

@@ -46,6 +46,34 @@ TOKENIZER = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
 VERL_RELEASES = ("0.3.0.post1", "0.4.1", "0.5.0", "0.6.1", "0.7.1", "0.8.0", "0.9.1")
 
 
+V1_CASES = [
+    ("v1_gsm8k_quickstart", 7473, 8, {"data.train_batch_size": 256, "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+                                      "actor_rollout_ref.rollout.n": 5, "trainer.total_epochs": 15,
+                                      "data.filter_overlong_prompts": False}),
+    ("v1_gen_batch", 250, 2, {"data.train_batch_size": 16, "data.gen_batch_size": 48, "actor_rollout_ref.actor.ppo_mini_batch_size": 16,
+                              "actor_rollout_ref.rollout.n": 4, "trainer.total_epochs": 2, "data.filter_overlong_prompts": False}),
+    ("v1_override", 100, 2, {"data.train_batch_size": 8, "actor_rollout_ref.actor.ppo_mini_batch_size": 4,
+                             "actor_rollout_ref.rollout.n": 2, "trainer.total_epochs": 3, "trainer.total_training_steps": 7,
+                             "data.filter_overlong_prompts": False}),
+    ("v1_separate_async", 300, 2, {"data.train_batch_size": 32, "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
+                                   "actor_rollout_ref.rollout.n": 2, "trainer.total_epochs": 2, "trainer.v1.trainer_mode": "separate_async",
+                                   "data.filter_overlong_prompts": False}),
+    ("v1_colocate_async_max_samples", 250, 4, {"data.train_batch_size": 32, "data.train_max_samples": 150,
+                                                "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "actor_rollout_ref.rollout.n": 8,
+                                                "trainer.total_epochs": 3, "trainer.v1.trainer_mode": "colocate_async",
+                                                "data.filter_overlong_prompts": False}),
+]
+"""Inputs of the v1 trainer's cases (0.9+): every expected number comes from verl's `_init_dataloader`."""
+
+
+FSDP_SFT_CASES = [
+    ("fsdp_sft_gsm8k", 7473, 8, {"data.train_batch_size": 256, "data.micro_batch_size_per_gpu": 4, "trainer.total_epochs": 3}),
+    ("fsdp_sft_uneven", 1003, 4, {"data.train_batch_size": 64, "data.micro_batch_size_per_gpu": 2, "trainer.total_epochs": 2}),
+    ("fsdp_sft_small_batch", 300, 2, {"data.train_batch_size": 8, "data.micro_batch_size_per_gpu": 4, "trainer.total_epochs": 1}),
+]
+"""fsdp_sft_trainer inputs (rows, data-parallel ranks, settings): the loader is verl's own."""
+
+
 def verl_cases(version: str) -> list[dict]:
     """Inputs only; every expected number comes from verl's code. Keys a release does not have are left out for it."""
     minor = tuple(int(x) for x in version.split(".")[:2])
@@ -77,6 +105,14 @@ def verl_cases(version: str) -> list[dict]:
         cases.append(case("gen_batch", 250, 2, **{"data.train_batch_size": 16, "data.gen_batch_size": 48,
                           "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "actor_rollout_ref.rollout.n": 4,
                           "trainer.total_epochs": 2, "data.filter_overlong_prompts": False}))
+    if minor < (0, 7):  # fsdp_sft_trainer, removed in 0.7
+        for name, rows, dp, settings in FSDP_SFT_CASES:
+            overrides = [f"++{k}={v}" for k, v in settings.items()] + ["data.train_files=train", "data.val_files=val"]
+            cases.append({"name": name, "prompts": rows, "n_gpus_per_node": dp, "overrides": overrides, "settings": settings,
+                          "trainer": "fsdp_sft"})
+    if minor >= (0, 9):  # the v1 trainer (trainer.use_v1, main_ppo's default from 0.9)
+        for name, prompts, dp, settings in V1_CASES:
+            cases.append({**case(name, prompts, dp, **settings), "trainer": "v1"})
     if minor >= (0, 6):
         cases.append(case("train_max_samples", 250, 4, **{"data.train_batch_size": 32, "data.train_max_samples": 150,
                           "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "actor_rollout_ref.rollout.n": 8,
@@ -107,7 +143,7 @@ def record_verl(args) -> None:
             spec = by_name[record["name"]]
             record["inputs"] = {"prompts": spec["prompts"], "n_gpus_per_node": spec["n_gpus_per_node"], **spec["settings"]}
         fixture = {"framework": "verl", "version": version, "tokenizer": "tests/assets/tiny_tokenizer.json",
-                   "recorded_with": "tools/record_rl.py verl (RayPPOTrainer._create_dataloader, the actor's mini-batch "
+                   "recorded_with": "tools/record_rl.py verl (RayPPOTrainer._create_dataloader, v1 PPOTrainer._init_dataloader from 0.9, the actor's mini-batch "
                                     "iteration, FSDPEngine._build_lr_scheduler where the release has it)",
                    "cases": records}
         (OUT / f"verl-{version}.json").write_text(json.dumps(fixture, indent=1) + "\n")

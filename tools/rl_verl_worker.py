@@ -9,7 +9,9 @@ parquet prompts, and lets verl's own code do the counting:
 - the actor's mini-batch loop: 0.3-0.7 (`use_legacy_worker_impl: auto`) `DataParallelPPOActor.update_policy` iterates `data.split(ppo_mini_batch_size)`
   `ppo_epochs` times (one `optimizer.step` each); the 0.8+ engine workers iterate `tensordict_utils.make_iterator`.
   Both are run here on a batch of the size one data-parallel rank receives;
-- 0.8+: the LR scheduler through `FSDPEngine._build_lr_scheduler` (warmup and horizon), stepped once per training step.
+- 0.8+: the LR scheduler through `FSDPEngine._build_lr_scheduler` (warmup and horizon), stepped once per training step;
+- 0.9+ cases marked `"trainer": "v1"`: the v1 trainer's `PPOTrainer._init_dataloader` (steps per epoch, total training
+  steps, the horizon it writes into `actor.optim.total_training_steps`).
 
 Usage (by record_rl.py): python rl_verl_worker.py CASES_JSON VERL_VERSION TOKENIZER_JSON WORKDIR
 """
@@ -79,6 +81,107 @@ def build_dataloader(cfg, tok):
     return trainer, printed
 
 
+def build_dataloader_v1(cfg, tok):
+    """0.9+: the v1 trainer (`trainer.use_v1`, the default of main_ppo from 0.9): `PPOTrainer._init_dataloader` on a
+    trainer made without Ray workers, with the mode and `parameter_sync_step` its __init__ sets. `transfer_queue` (a
+    dependency of the v1 agent loop only, not on this machine) is a stand-in module: the dataloader never uses it."""
+    import logging
+    import types
+
+    class _Absent(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return type(name, (), {})
+
+    sys.modules.setdefault("transfer_queue", _Absent("transfer_queue"))
+    import verl.trainer.ppo.v1  # noqa: F401  (registers the trainers of each mode)
+    from verl.trainer.ppo.v1.trainer_base import get_trainer_cls
+
+    cls = get_trainer_cls(cfg.trainer.v1.trainer_mode)
+    trainer = cls.__new__(cls)
+    trainer.config, trainer.tokenizer, trainer.processor = cfg, tok, None
+    trainer.trainer_mode = cfg.trainer.v1.trainer_mode
+    trainer.parameter_sync_step = cfg.trainer.v1.get(trainer.trainer_mode, {}).get("parameter_sync_step", 1)
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logging.getLogger("verl.trainer.ppo.v1.trainer_base").addHandler(handler)
+    logging.getLogger("verl.trainer.ppo.v1.trainer_base").setLevel(logging.INFO)
+    with contextlib.redirect_stdout(io.StringIO()):
+        trainer._init_dataloader()
+    return trainer, [line for line in seen if line.startswith("Total training steps")]
+
+
+class _Rows:
+    """A stand-in dataset of N rows: the SFT loaders only need its length (SFTDataset reads parquet with a tokenizer)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        return i
+
+
+class _Mesh:
+    """A device mesh of `size` data-parallel ranks seen from rank 0 (no process group is started)."""
+
+    def __init__(self, size: int):
+        self._size = size
+
+    def get_rank(self) -> int:
+        return 0
+
+    def get_local_rank(self, dim=None) -> int:
+        return 0
+
+    def size(self, dim: int | None = None) -> int:
+        return self._size
+
+
+def run_fsdp_sft(case: dict, version_root: pathlib.Path) -> dict:
+    """0.3-0.6 `verl.trainer.fsdp_sft_trainer`: `FSDPSFTTrainer._normalize_config_bsz` and `_build_dataloader` (verl's
+    DistributedSampler and loader, both drop_last) on a trainer made without a model, for `prompts` rows over
+    `n_gpus_per_node` data-parallel ranks; then `len(train_dataloader)`. 0.3 imports flash_attn's padding helpers at
+    module level (training only): a stand-in module lets it import on CPU."""
+    import types
+
+    try:
+        import flash_attn.bert_padding  # noqa: F401
+    except ImportError:
+        padding = types.ModuleType("flash_attn.bert_padding")
+        for name in ("pad_input", "unpad_input", "rearrange", "index_first_axis"):
+            setattr(padding, name, None)
+        sys.modules.setdefault("flash_attn", types.ModuleType("flash_attn"))
+        sys.modules["flash_attn.bert_padding"] = padding
+    import inspect
+
+    import verl.trainer.fsdp_sft_trainer as module
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(version_root / "verl" / "trainer" / "config"), version_base=None):
+        cfg = hydra_compose(config_name="sft_trainer", overrides=case["overrides"])
+    dp = case["n_gpus_per_node"]
+    trainer = module.FSDPSFTTrainer.__new__(module.FSDPSFTTrainer)
+    trainer.config, trainer.device_mesh, trainer.ulysses_device_mesh, trainer.tokenizer = cfg, _Mesh(dp), None, None
+    with contextlib.redirect_stdout(io.StringIO()):
+        trainer._normalize_config_bsz()
+        if len(inspect.signature(module.FSDPSFTTrainer._build_dataloader).parameters) == 3:
+            trainer._build_dataloader(_Rows(case["prompts"]), _Rows(4))
+        else:  # 0.3 builds SFTDataset from data.train_files itself
+            module.SFTDataset = lambda parquet_files, **kw: _Rows(case["prompts"] if parquet_files == "train" else 4)
+            trainer._build_dataloader()
+    return {"name": case["name"], "trainer": "fsdp_sft", "per_rank_batch": cfg.data.train_batch_size,
+            "len_train_dataloader": len(trainer.train_dataloader),
+            "defaults": {key: _select(cfg, key) for key in ("data.train_batch_size", "trainer.total_epochs", "trainer.total_training_steps",
+                                                            "trainer.save_freq", "trainer.test_freq", "optim.warmup_steps_ratio",
+                                                            "optim.lr_warmup_steps_ratio", "optim.lr_scheduler")}}
+
+
 def actor_updates(case: dict, cfg) -> int:
     """Optimizer steps of one actor update on one data-parallel rank, through verl's own mini-batch iteration."""
     import torch
@@ -138,12 +241,23 @@ def scheduler(cfg, total: int):
 
 
 def run_case(case: dict, version_root: pathlib.Path, tok_path: str, work: pathlib.Path) -> dict:
+    if case.get("trainer") == "fsdp_sft":
+        return run_fsdp_sft(case, version_root)
     train = work / f"{case['name']}_train.parquet"
     val = work / f"{case['name']}_val.parquet"
     write_parquet(train, case["prompts"])
     write_parquet(val, 4)
     overrides = [f"data.train_files={train}", f"data.val_files={val}", *case["overrides"]]
     cfg = compose(version_root, overrides)
+    if case.get("trainer") == "v1":
+        trainer, printed = build_dataloader_v1(cfg, tokenizer(tok_path))
+        return {"name": case["name"], "trainer": "v1", "trainer_mode": trainer.trainer_mode,
+                "parameter_sync_step": trainer.parameter_sync_step, "dataset_len": len(trainer.train_dataset),
+                "len_train_dataloader": len(trainer.train_dataloader), "steps_per_epoch": trainer.steps_per_epoch,
+                "total_training_steps": trainer.total_training_steps,
+                "actor_optim_total_training_steps": cfg.actor_rollout_ref.actor.optim.total_training_steps,
+                "gen_batch_size": cfg.data.get("gen_batch_size"), "printed": printed,
+                "defaults": {key: _select(cfg, key) for key in DEFAULT_KEYS + ("trainer.use_v1", "trainer.v1.trainer_mode")}}
     trainer, printed = build_dataloader(cfg, tokenizer(tok_path))
     total = trainer.total_training_steps
     record = {

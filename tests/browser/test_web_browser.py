@@ -281,3 +281,29 @@ def test_360_px_is_the_narrowest_supported_width(page, base_url, query):
     page.wait_for_selector("#cli-text")
     page.wait_for_timeout(200)
     assert page.evaluate("() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)") <= 360
+
+
+@pytest.mark.parametrize("entry", ["verl", "verl-sft", "openrlhf", "easyr1", "trl-ppo", "trl-grpo", "trl-kto", "unsloth"])
+def test_every_rl_trainer_opens_from_the_picker_and_shows_the_clis_plan(page, base_url, entry, tmp_path):
+    from urllib.parse import parse_qsl, urlparse
+
+    page.goto(base_url + "/")
+    page.select_option("#wrapper", entry)
+    page.click("#open-example")
+    page.wait_for_selector("#cli-text")
+    values = dict(parse_qsl(urlparse(page.url).query))
+    args = []
+    config = page.input_value("#config-text")
+    if config.strip():  # a template: the CLI reads the same text under the same name
+        path = tmp_path / page.input_value("#config-name")
+        path.write_text(config)
+        args.append(str(path))
+    args += flags({k: v for k, v in values.items() if k in ("framework", "launch", "num_examples")})
+    data, text = run_cli("plan", *args)
+    first = text.splitlines()[0]  # the answer line (RL: the trainer and its steps)
+    page.wait_for_function("t => { const n = document.querySelector('#cli-text'); return n && n.textContent.split('\\n')[0] === t; }",
+                           arg=first, timeout=15000)
+    shown = page.locator("#cli-text").text_content()
+    if "training_steps" in data["run"]:
+        assert f"{data['run']['training_steps']:,}" in shown
+    shot(page, f"config-rl-{entry}-1280")

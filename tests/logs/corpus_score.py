@@ -11,6 +11,7 @@ from pathlib import Path
 from trainsteps.logs import read_log
 from trainsteps.logs.explain import explain_log
 from trainsteps.logs.pretrain import PretrainObserved
+from trainsteps.logs.rl import RLObserved
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "corpus"
 
@@ -59,6 +60,17 @@ def explain_item(path: Path):
     return obs, explain_log(obs), pretrain
 
 
+def rl_item(path: Path) -> RLObserved:
+    """The RL lines of a log (verl / OpenRLHF / EasyR1 / Unsloth), read as `explain` reads them."""
+    rl = RLObserved()
+    read_log(str(path), also=rl.feed)
+    return rl
+
+
+RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1")
+"""Their logs count as found when explain reads their own lines (logs/rl.py), as `explain` does for them."""
+
+
 def status_of(inf) -> str:
     """crashed / interrupted / finished / running, as explain words it."""
     if inf.stopped:
@@ -75,7 +87,8 @@ def status_of(inf) -> str:
 def score(meta: dict, path: Path) -> Outcome:
     obs, inferences, pretrain = explain_item(path)
     facts = meta["facts"]
-    out = Outcome(meta["id"], meta["kinds"], found=bool(inferences) or pretrain.found_anything())
+    out = Outcome(meta["id"], meta["kinds"], found=bool(inferences) or pretrain.found_anything()
+                  or (meta["framework"] in RL_FRAMEWORKS and rl_item(path).found_anything()))
     replayed = [inf for inf in inferences if inf.run.kind in ("hf", "unsloth") and inf.best is not None]
     out.phantom = "not_a_log" in meta["kinds"] and bool(replayed)
     worlds = [inf.world_size for inf in inferences if inf.world_size is not None]

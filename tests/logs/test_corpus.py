@@ -98,3 +98,22 @@ def test_stop_steps_match_where_stated(outcomes):
         if not inferences or inferences[-1].run.last_step is None:
             continue
         assert inferences[-1].run.last_step.value == facts["stop_step"], meta["id"]
+
+
+def test_rl_logs_give_the_step_and_totals_their_threads_state():
+    from .corpus_score import RL_FRAMEWORKS, rl_item
+
+    checked = 0
+    for meta, path in ITEMS:
+        if meta["framework"] not in RL_FRAMEWORKS:
+            continue
+        rl, facts = rl_item(path), meta["facts"]
+        if not (rl.found_anything() or rl.bar):  # e.g. a trainer's own `Train epoch` bar, read as a progress bar
+            continue
+        for fact, seen in (("last_step", rl.last_step), ("last_epoch", rl.last_epoch),
+                           ("total_training_steps", rl.total_training_steps), ("bar_total", rl.bar and rl.bar[2])):
+            if fact in facts:
+                assert seen == facts[fact], (meta["id"], fact)
+                checked += 1
+        assert rl.framework() == meta["framework"], meta["id"]
+    assert checked >= 5

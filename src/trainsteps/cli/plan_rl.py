@@ -43,8 +43,11 @@ def rl_plan(command: click.Command) -> click.Command:
                     raise InputError("cli.error.option_framework", "cli.hint.option_framework", option="--set",
                                      frameworks=", ".join(RL_FRAMEWORKS[:3]), framework=kwargs.get("framework", "hf"))
             release = kwargs.pop("unsloth_release", None)
-            if release:
-                _unsloth_defaults(release, kwargs)
+            if release and (kwargs.get("configs") or kwargs.get("launch")):  # applied by the config reader
+                click.get_current_context().meta["trainsteps.unsloth"] = release
+            elif release:
+                with user_errors(kwargs.get("lang", "en")):
+                    _unsloth_defaults(release, kwargs)
             return callback(**kwargs)
         from trainsteps.cli.plan_pretrain import check_framework_options
 
@@ -61,6 +64,8 @@ def _unsloth_defaults(release: str, kwargs: dict) -> None:
     from trainsteps.frameworks import unsloth
     from trainsteps.i18n import message
 
+    if not unsloth.known(release):
+        raise InputError("unsloth.error.release", "unsloth.hint.release", release=release, oldest=unsloth.NEWEST)
     ctx = click.get_current_context()
     typed = {name for name in kwargs if (src := ctx.get_parameter_source(name)) is not None and src.name == "COMMANDLINE"}
     major = int((kwargs.get("transformers_version") or "5").lstrip("v").split(".")[0] or 5)
@@ -156,16 +161,22 @@ def _verl(config, kw: dict):
 
     version = kw.get("framework_version") or verl.NEWEST
     files = list(kw.get("data_paths") or ()) or train_files(config)
-    if config.entry == "verl.trainer.sft_trainer":  # the SFT trainer: one optimizer step per batch
+    if config.entry in ("verl.trainer.sft_trainer", "verl.trainer.fsdp_sft_trainer"):  # one optimizer step per batch
         rows = kw.get("num_examples") if kw.get("num_examples") is not None else (rl_data.count_rows(files) if files else None)
         if rows is None:
             raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")
+        fsdp = config.entry.endswith("fsdp_sft_trainer")
         freqs = {k: config.values.get(f"trainer.{k}", -1) for k in ("save_freq", "test_freq")}
+        ratio = typed(config, "optim.lr_warmup_steps_ratio", float)
+        if ratio is None:
+            ratio = typed(config, "optim.warmup_steps_ratio", float)  # the name before 0.6
+        torchrun = (typed(config, "nproc_per_node", int) or 0) * (typed(config, "nnodes", int) or 1)
         spec = verl.VerlSFTSpec(rows=rows, train_batch_size=typed(config, "data.train_batch_size", int) or 256,
                                 total_epochs=typed(config, "trainer.total_epochs", int) or 4,
                                 total_training_steps=typed(config, "trainer.total_training_steps", int),
-                                n_gpus=_gpus(kw) or (typed(config, "trainer.n_gpus_per_node", int) or 8) * (typed(config, "trainer.nnodes", int) or 1),
-                                lr_warmup_steps_ratio=typed(config, "optim.lr_warmup_steps_ratio", float) or 0.0, version=version,
+                                n_gpus=_gpus(kw) or torchrun or (typed(config, "trainer.n_gpus_per_node", int) or 8) * (typed(config, "trainer.nnodes", int) or 1),
+                                lr_warmup_steps_ratio=ratio if ratio is not None else (0.1 if fsdp else 0.0), version=version,
+                                trainer="fsdp_sft_trainer" if fsdp else "sft_trainer",
                                 **{k: v if v == "after_each_epoch" else int(v) for k, v in freqs.items()})
         try:
             return verl.plan_verl_sft(spec)

@@ -58,6 +58,8 @@ def detect_kind(cfg: ConfigFile) -> str:
     from trainsteps.configs import axolotl, deepspeed, hf_args, llamafactory, swift, trl
 
     data = cfg.data
+    if cfg.script is not None:
+        return cfg.kind
     if hf_args.looks_like_trainer_state(data):
         return "trainer_state"
     if "compute_environment" in data or ("distributed_type" in data and "num_processes" in data):
@@ -78,9 +80,11 @@ def detect_kind(cfg: ConfigFile) -> str:
 
 
 def import_run(paths: list[str], *, launch: str | None = None, flags: dict | None = None, kind: str | None = None,
-               framework_version: str | None = None, lengths_provider=None, flag_names: dict | None = None) -> ImportedRun:
+               framework_version: str | None = None, lengths_provider=None, flag_names: dict | None = None,
+               unsloth: str | None = None) -> ImportedRun:
     """Read config files (+ a launch line) and apply `flags` (RunSpec field -> value the user typed) on top;
-    `flag_names` gives the option a field came from when it is not `--field-name` (e.g. --gpus)."""
+    `flag_names` gives the option a field came from when it is not `--field-name` (e.g. --gpus); `unsloth` is the
+    Unsloth release of `--unsloth` (a script that imports unsloth needs none)."""
     from trainsteps.configs import launch as launch_mod
 
     flags = dict(flags or {})
@@ -113,13 +117,53 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
         settings.put("world_size", launched.world_size, f"launch: {launch}")
     for key, value in flags.items():
         settings.force(key, value, (flag_names or {}).get(key) or "--" + key.replace("_", "-"))
+    unsloth_notes = _unsloth(main, framework, settings, unsloth)
     version = framework_version or reader.NEWEST_VERSION
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
         with blamed_on(settings):
             outcome = (reader.outcome(main, settings, version, lengths_provider) if framework == "llamafactory"
                        else reader.outcome(main, settings, version))
-    return _finish(framework, version, settings, files, outcome)
+    run = _finish(framework, version, settings, files, outcome)
+    run.notes[:0] = unsloth_notes
+    return run
+
+
+def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, release: str | None) -> list:
+    """Unsloth's rewritten TRL config defaults, put in for the settings nobody set (each said in a note), or why
+    they do not apply. The GRPO batch override is applied by the TRL reader once the batch is known."""
+    from trainsteps.frameworks import unsloth
+
+    script = (main.script if main is not None else None) or {}
+    if release is not None and not unsloth.known(release):
+        raise InputError("unsloth.error.release", "unsloth.hint.release", release=release, oldest=unsloth.NEWEST)
+    notes: list = []
+    if script.get("not_read"):
+        notes.append(("SCRIPT_NOT_READ", "script.note.not_read", {"path": main.path.name, "call": script["call"],
+                                                                 "keys": ", ".join(script["not_read"])}))
+    if framework == "llamafactory" and (release or main.data.get("use_unsloth") is True):
+        return [*notes, ("UNSLOTH_LF", "unsloth.note.lf", {})]
+    if not (release or script.get("unsloth")):
+        return notes
+    if framework != "trl":
+        return [*notes, ("UNSLOTH_NOT_TRL", "unsloth.note.not_trl", {"call": script.get("call", "TrainingArguments")})]
+    if script.get("unsloth") and not script.get("unsloth_patched"):
+        return [*notes, ("UNSLOTH_IMPORT_ORDER", "unsloth.note.import_order", {
+            "call": script["call"], "line": script["trl_import_line"], "unsloth_line": script["unsloth_line"]})]
+    if release is None:
+        release = unsloth.NEWEST
+        notes.append(("UNSLOTH_RELEASE_ASSUMED", "unsloth.note.assumed", {"path": main.path.name, "line": script["unsloth_line"],
+                                                                          "release": release}))
+    settings.put("unsloth.release", release, "--unsloth" if not script.get("unsloth") else f"{main.path.name}:{script['unsloth_line']}")
+    given = {key.removeprefix("trl.") for key in settings.values}
+    if given & {"warmup_ratio", "warmup_steps"}:
+        given.add("warmup")
+    major = int(str(settings.get("transformers") or "5").lstrip("v").split(".")[0] or 5)
+    for name, value, plain in unsloth.rewritten_defaults(release, given, major):
+        settings.put(name, value, f"Unsloth {release} default")
+        notes.append(("UNSLOTH_DEFAULT", "unsloth.note.default", {"release": release, "key": name, "value": value,
+                                                                  "framework": "TRL", "plain": plain}))
+    return notes
 
 
 _SETTING_OF_ERROR = {"input.no_length_of_training": "num_train_epochs", "hf.error.warmup_ratio_removed": "warmup_ratio"}  # errors about one setting without a `name`

@@ -1,4 +1,5 @@
-"""Reading the files users already have: YAML and JSON only, with the line of every top-level key.
+"""Reading the files users already have: YAML and JSON, with the line of every top-level key (and training scripts,
+parsed with `ast` by configs/script.py).
 
 Nothing here runs user code: YAML is composed once with the safe loader (libyaml's `CSafeLoader` where installed),
 JSON goes through `json`, and pickled files (`training_args.bin`, `*.pt`) are refused before they are read.
@@ -37,6 +38,8 @@ class ConfigFile:
     """1-based line of each top-level key, for provenance."""
     kind: str = ""
     """What it is: llamafactory, axolotl, trl, swift, hf_args, trainer_state, deepspeed, accelerate."""
+    script: dict | None = None
+    """For a training script (`.py`, read with `ast`): the config call, its keywords not read, Unsloth's import."""
 
     def where(self, key: str) -> str:
         line = self.lines.get(key)
@@ -57,6 +60,10 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(path), offset=exc.start) from None
+    if path.suffix.lower() == ".py":
+        from trainsteps.configs.script import read_script
+
+        return read_script(path, text)
     if path.suffix.lower() == ".json":
         data, lines = _parse_json(path, text)
     else:

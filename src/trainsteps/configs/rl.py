@@ -38,6 +38,9 @@ VERL_KEYS = {
     "critic.enable": ("critic_enable", bool),
     "critic.ppo_mini_batch_size": ("critic_ppo_mini_batch_size", int),
     "critic.ppo_epochs": ("critic_ppo_epochs", int),
+    "trainer.use_v1": ("use_v1", bool),
+    "trainer.v1.trainer_mode": ("v1_trainer_mode", str),
+    "trainer.v1.separate_async.parameter_sync_step": ("parameter_sync_step", int),
 }
 """verl's Hydra keys that change a count -> VerlSpec field and type."""
 
@@ -74,6 +77,8 @@ def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered:
             fields[name] = value
     if config.entry and "dapo" in config.entry and "filter_groups" not in fields:
         fields["filter_groups"] = False  # the recipe's YAML default; the line turns it on
+    if config.entry and "dapo" in config.entry:
+        fields.setdefault("use_v1", False)  # recipe/dapo runs its own RayDAPOTrainer, not main_ppo's v1 trainer
     if gpus is not None:
         fields["n_gpus_per_node"], fields["nnodes"] = gpus, 1
     for name in ("train_batch_size", "rollout_n", "ppo_mini_batch_size", "ppo_epochs", "total_epochs", "n_gpus_per_node", "nnodes",

@@ -22,6 +22,7 @@ ENTRY_POINTS = {
     "verl.trainer.main_ppo": "verl",
     "verl.trainer.main_ppo_v0": "verl",
     "verl.trainer.sft_trainer": "verl",
+    "verl.trainer.fsdp_sft_trainer": "verl",
     "recipe.dapo.main_dapo": "verl",
     "verl.trainer.main": "easyr1",
     "openrlhf.cli.train_ppo_ray": "openrlhf",

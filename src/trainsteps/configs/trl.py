@@ -30,6 +30,9 @@ def looks_like_trl(data: dict) -> bool:
 
 
 def read(cfg: ConfigFile, settings: Settings) -> None:
+    trainer = (cfg.script or {}).get("trainer")
+    if trainer in ("grpo", "kto"):  # a script's GRPOConfig(...) / KTOConfig(...) call says which trainer
+        settings.put(f"trl.{trainer}", True, f"{cfg.path.name}:{cfg.script['line']}")
     for key in read_training_arguments(cfg, settings):
         settings.file_key(key, cfg.data[key], cfg.where(key), "trl", RULE_KEYS, KNOWN)
         if key in GRPO_KEYS:
@@ -79,6 +82,9 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     ga = settings.whole("gradient_accumulation_steps", 1)
     world = settings.whole("world_size", 1)
     generations = settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULT)
+    notes = [("TRL_GRPO_GENERATIONS", "trl.note.grpo", {"generations": generations})]
+    if settings.get("unsloth.release"):
+        bs = _unsloth_grpo_batch(settings, d, notes, bs, ga, world, generations)
     spg = settings.whole("trl.steps_per_generation")
     if spg is None and g("generation_batch_size"):
         spg = settings.whole("trl.generation_batch_size") // (bs * world)
@@ -90,7 +96,26 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     d.add("generation_batch_size", generation_batch, "bs x W x steps_per_generation", f"{bs} x {world} x {spg}", "trl.grpo.generation_batch")
     d.add("batches_per_epoch", loader, "floor(N x G / generation_batch) x iterations x steps_per_generation",
           f"floor({prompts} x {generations} / {generation_batch}) x {iterations} x {spg}", "trl.grpo.loader", generations=generations)
-    return Outcome(Count.of(prompts), d, [("TRL_GRPO_GENERATIONS", "trl.note.grpo", {"generations": generations})], loader_rows=loader * bs * world)
+    return Outcome(Count.of(prompts), d, notes, loader_rows=loader * bs * world)
+
+
+def _unsloth_grpo_batch(settings: Settings, d: Derivation, notes: list, bs: int, ga: int, world: int, generations: int) -> int:
+    """Unsloth's GRPOConfig: per_device_train_batch_size becomes num_generations when GA x world x batch is not a
+    multiple of it (and neither steps_per_generation nor generation_batch_size is set)."""
+    from trainsteps.configs.settings import Setting
+    from trainsteps.frameworks import unsloth
+
+    release = settings.get("unsloth.release")
+    new = unsloth.grpo_batch(bs, ga, world, generations, settings.get("trl.steps_per_generation"),
+                             settings.get("trl.generation_batch_size"))
+    if new == bs:
+        return bs
+    settings.values["per_device_train_batch_size"] = Setting("per_device_train_batch_size", new, f"Unsloth {release} GRPOConfig")
+    d.add("per_device_train_batch_size", new, "num_generations", f"{generations} (({ga} x {world} x {bs}) % {generations} = {ga * world * bs % generations})",
+          "unsloth.why.grpo_batch", release=release)
+    notes.append(("UNSLOTH_GRPO_BATCH", "unsloth.note.grpo_batch", {"release": release, "product": ga * world * bs,
+                                                                    "generations": generations, "batch": bs}))
+    return new
 
 
 def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:

@@ -24,6 +24,15 @@ PLAIN = {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 1, "lo
 """The same settings' defaults in plain transformers/TRL, to say what changed."""
 
 
+def known(release: str) -> bool:
+    """Whether `release` is one the rules cover (the pinned release or newer, read as that release's rules)."""
+    try:
+        DEFAULTS.at(release)
+    except ValueError:
+        return False
+    return True
+
+
 def rewritten_defaults(release: str, given: set[str], transformers_major: int) -> list[tuple[str, object, object]]:
     """(setting, Unsloth's value, plain default) for each default Unsloth changes that the user did not set."""
     out = []

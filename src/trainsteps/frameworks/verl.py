@@ -22,6 +22,20 @@ The rules, as verl's code has them from 0.3 to 0.9 (checked by running that code
   a checkpoint `global_step_N` every `save_freq` steps and at the last step (only on steps that update the actor).
 - DAPO's dynamic sampling (`algorithm.filter_groups.enable`): a step may take several generation batches, so the
   counts are upper bounds and the schedule's horizon (counted in generation batches) is not reached.
+
+The v1 trainer (`verl/trainer/ppo/v1`, 0.9+, main_ppo's default `trainer.use_v1: true`; `use_v1=False` runs the legacy
+RayPPOTrainer, `main_ppo_v0.py`), `PPOTrainer._init_dataloader` (run for the fixtures on 0.9.1, read on 0.9.0):
+
+- `steps_per_epoch = len(train_dataset) // train_batch_size`, whatever the loader's batch: a `gen_batch_size` loader
+  no longer shortens the run (0.9.1 legacy: 250 prompts, gen_batch 48, batch 16 = 5 steps an epoch; v1: 15);
+- the asynchronous modes (`trainer.v1.trainer_mode` colocate_async / separate_async), DAPO and
+  `sync_refill_failed_groups` fetch one prompt at a time (`gen_batch_size` forced to 1);
+- the LR scheduler steps once per local update and a step makes `parameter_sync_step` of them (separate_async,
+  default 4; 1 otherwise), so the horizon written into `actor.optim.total_training_steps` is
+  `total_training_steps x parameter_sync_step`; separate_async asserts `train_batch_size == parameter_sync_step x
+  ppo_mini_batch_size`;
+- the loop (`fit`, read from source): `while epoch < total_epochs and global_steps <= total_training_steps`, epoch =
+  `(global_steps - 1) // steps_per_epoch`; validation and checkpoints as in the legacy trainer.
 """
 
 from __future__ import annotations
@@ -50,6 +64,8 @@ engine workers' `train_mini_batch`. Either way once per training step."""
 UNEVEN_MINI_BATCH = Timeline("verl.uneven_mini_batch", [("0.3.0", "short_last"), ("0.8.0", "assert")])
 """A rank's responses that mini-batches do not divide: the FSDP workers' `split` makes a short last mini-batch (up to
 0.7, the default `use_legacy_worker_impl: auto`); the engine workers' iterator asserts divisibility (0.8+)."""
+USE_V1 = Timeline("verl.use_v1", [("0.3.0", False), ("0.9.0", True)])
+"""Whether main_ppo runs the v1 trainer by default (`trainer.use_v1`, 0.9.0+; earlier releases have no v1 trainer)."""
 FILTER_DEFAULT = Timeline("verl.filter_overlong_prompts", [("0.3.0", False), ("0.6.0", True)])
 """`data.filter_overlong_prompts` default in ppo_trainer.yaml."""
 
@@ -120,6 +136,12 @@ class VerlSpec:
     """`algorithm.filter_groups.enable` (DAPO dynamic sampling)."""
     max_num_gen_batches: int = 0
     """`algorithm.filter_groups.max_num_gen_batches` (0: no limit)."""
+    use_v1: bool | None = None
+    """`trainer.use_v1` (0.9+): the v1 trainer; None: the release's default."""
+    v1_trainer_mode: str = "sync"
+    """`trainer.v1.trainer_mode`: sync, colocate_async or separate_async."""
+    parameter_sync_step: int | None = None
+    """`trainer.v1.separate_async.parameter_sync_step` (default 4; local updates per step in separate_async)."""
     version: str = NEWEST
     """verl release."""
 
@@ -170,9 +192,28 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
             warnings.append(Trap("VERL_FILTER_NOT_COUNTED", "verl.warn.filter_not_counted",
                                  {"prompts": f"{prompts:,}", "max_prompt_length": spec.max_prompt_length}))
     gen_batch = spec.gen_batch_size if GEN_BATCH_SIZE.at(version) and spec.gen_batch_size else None
+    v1 = _v1(spec, d)
+    sync_step = 1
+    if v1:
+        mode = spec.v1_trainer_mode
+        if mode not in ("sync", "colocate_async", "separate_async"):
+            raise ValueError(f"verl {version} v1: Unknown trainer '{mode}'. Available trainers: colocate_async, separate_async, sync.")
+        if mode == "separate_async":
+            sync_step = spec.parameter_sync_step or 4
+            if spec.train_batch_size != sync_step * spec.ppo_mini_batch_size:
+                raise ValueError("train_batch_size must equal parameter_sync_step * ppo_mini_batch_size in separate async "
+                                 f"mode: train_batch_size={spec.train_batch_size}, parameter_sync_step={sync_step}, "
+                                 f"ppo_mini_batch_size={spec.ppo_mini_batch_size}")
+        if mode != "sync" or spec.filter_groups:
+            gen_batch = 1  # exact refill: one prompt per fetch
     loader_batch = gen_batch or spec.train_batch_size
-    steps_per_epoch = d.add("len_train_dataloader", prompts // loader_batch, "floor(prompts / batch)  (drop_last=True)",
-                            f"floor({prompts} / {loader_batch})", "verl.why.loader", batch_key="gen_batch_size" if gen_batch else "train_batch_size")
+    loader_length = d.add("len_train_dataloader", prompts // loader_batch, "floor(prompts / batch)  (drop_last=True)",
+                          f"floor({prompts} / {loader_batch})", "verl.why.loader", batch_key="gen_batch_size" if gen_batch else "train_batch_size")
+    steps_per_epoch = loader_length
+    if v1:
+        steps_per_epoch = d.add("steps_per_epoch", prompts // spec.train_batch_size, "floor(prompts / train_batch_size)",
+                                f"floor({prompts} / {spec.train_batch_size})", "verl.why.v1_steps_per_epoch")
+        loader_batch = spec.train_batch_size
     if steps_per_epoch == 0:
         warnings.append(Trap("VERL_EMPTY_LOADER", "verl.warn.empty_loader", {"prompts": prompts, "batch": loader_batch}))
     natural = steps_per_epoch * spec.total_epochs
@@ -181,13 +222,14 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
     if spec.total_training_steps is not None:
         total = d.add("total_training_steps", spec.total_training_steps, "trainer.total_training_steps", "", "verl.why.override")
     else:
-        d.add("total_training_steps", total, "len(train_dataloader) x total_epochs", f"{steps_per_epoch} x {spec.total_epochs}", "verl.why.total")
+        d.add("total_training_steps", total, "len(train_dataloader) x total_epochs" if not v1 else "steps_per_epoch x total_epochs",
+              f"{steps_per_epoch} x {spec.total_epochs}", "verl.why.v1_total" if v1 else "verl.why.total")
     ran = d.add("training_steps", min(total, natural), "min(total_training_steps, len(loader) x total_epochs)",
                 f"min({total}, {natural})", "verl.why.loop")
     upper = False
     if spec.filter_groups:
         upper = True
-        per_step = math.ceil(spec.train_batch_size / loader_batch)
+        per_step = math.ceil(spec.train_batch_size / loader_batch)  # v1: steps already count train batches (1)
         bound = natural // per_step
         ran = d.add("training_steps_at_most", min(ran, bound), "floor(generation batches / ceil(train_batch_size / gen_batch_size))",
                     f"floor({natural} / {per_step})", "verl.why.dynamic_sampling")
@@ -210,11 +252,16 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
         critic_per_step = updates_per_step(spec.train_batch_size, mini, n, epochs, dp, version)
         critic_steps = d.add("critic_optimizer_steps", critic_per_step * ran, "critic updates per step x training steps",
                              f"{critic_per_step} x {ran}", "verl.why.critic")
+    taken = actor_steps
+    if sync_step > 1:
+        total, taken = total * sync_step, taken * sync_step
+        d.add("scheduler_steps", total, "total_training_steps x parameter_sync_step (one scheduler step per local update)",
+              f"{total // sync_step} x {sync_step}", "verl.why.v1_scheduler", sync=sync_step)
+    else:
+        d.add("scheduler_steps", total, "total_training_steps (one scheduler step per training step)", str(total), "verl.why.scheduler")
     warmup = spec.lr_warmup_steps if spec.lr_warmup_steps > 0 else int(spec.lr_warmup_steps_ratio * total)
     d.add("warmup_steps", warmup, "lr_warmup_steps if > 0 else int(lr_warmup_steps_ratio x total_training_steps)",
           f"{spec.lr_warmup_steps}" if spec.lr_warmup_steps > 0 else f"int({spec.lr_warmup_steps_ratio} x {total})", "verl.why.warmup")
-    d.add("scheduler_steps", total, "total_training_steps (one scheduler step per training step)", str(total), "verl.why.scheduler")
-    taken = actor_steps
     if taken < total:
         if spec.lr_scheduler_type == "cosine" or warmup > taken:
             warnings.append(Trap("VERL_SCHEDULE_NOT_FINISHED", "verl.warn.schedule_longer",
@@ -245,23 +292,35 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
         critic_updates_per_step=critic_per_step, test_steps=test_steps, save_steps=save_steps, upper_bound=upper,
         response_tokens_max=rollouts * spec.max_response_length if spec.max_response_length else None,
     )
+    horizon, total = total, total // sync_step
     notions = [
         Notion("verl.what.total_line", "training", total),
         Notion("verl.what.logged_step", "training", ran),
         Notion("verl.what.checkpoint", "training", save_steps[-1] if save_steps else None),
         Notion("verl.what.progress_bar", "training", total),
         Notion("verl.what.warmup", "scheduler", warmup),
-        Notion("verl.what.decay", "scheduler", total),
+        Notion("verl.what.decay", "scheduler", horizon),
         Notion("verl.what.actor_updates", "optimizer", optimizer_steps),
     ]
-    printed = {"Size of train dataloader": str(steps_per_epoch), "Total training steps": str(total)}
+    printed = ({"Total training steps": str(total)} if v1 else  # v1 logs the loader's size as "train dataset size"
+               {"Size of train dataloader": str(steps_per_epoch), "Total training steps": str(total)})
     recorded = version in RECORDED
     sources = [f"verl {version}: " + ("dataloader, total_training_steps and actor mini-batches run (tools/record_rl.py)"
                                       if recorded else f"rules of the nearest recorded release ({NEWEST})")]
+    if v1:
+        sources.append(f"v1 trainer ({spec.v1_trainer_mode}): PPOTrainer._init_dataloader run on 0.9.1; its fit() loop read from source")
     if spec.filter_groups:
         sources.append("DAPO dynamic sampling: read from recipe/dapo (not run)")
     return RLPlan("verl", version, printed, run, notions, warnings, d, inputs=_inputs(spec),
                   algorithm=("DAPO" if spec.filter_groups else ALGORITHMS.get(spec.adv_estimator, spec.adv_estimator)), sources=sources)
+
+
+def _v1(spec: VerlSpec, d: Derivation) -> bool:
+    """Whether the run uses the v1 trainer: `trainer.use_v1`, default true from 0.9.0 (no v1 trainer before)."""
+    default = USE_V1.at(spec.version)
+    v1 = default if spec.use_v1 is None else bool(spec.use_v1) and default
+    d.given("trainer", "v1" if v1 else "RayPPOTrainer", "verl.why.v1" if v1 else None)
+    return v1
 
 
 def _inputs(spec: VerlSpec) -> dict:
@@ -285,12 +344,70 @@ class VerlSFTSpec:
     test_freq: int | str = -1
     lr_warmup_steps_ratio: float = 0.0
     version: str = NEWEST
+    trainer: str = "sft_trainer"
+    """`sft_trainer` (0.6+) or the older `fsdp_sft_trainer` (0.3-0.6, removed in 0.7)."""
+
+
+FSDP_SFT = Timeline("verl.fsdp_sft", [("0.3.0", "epoch_end"), ("0.4.0", "freq"), ("0.7.0", None)])
+"""verl.trainer.fsdp_sft_trainer: 0.3 validates and saves at every epoch end (and at total_training_steps); 0.4-0.6
+at `test_freq` / `save_freq` and at total_training_steps; removed in 0.7."""
+
+
+def plan_verl_fsdp_sft(spec: VerlSFTSpec) -> RLPlan:
+    """`FSDPSFTTrainer` (0.3-0.6): the loader is the SFT trainer's (each rank rows // dp, batch train_batch_size // dp,
+    drop_last; run for the fixtures), but `_build_model_optimizer` builds the cosine (or wsd) schedule over
+    `len(loader) x total_epochs` with warmup `int(that x warmup ratio)` (default 0.1) before `fit` reads
+    `trainer.total_training_steps`: an override changes where the loop stops, not the schedule (read from source)."""
+    events = FSDP_SFT.at(spec.version)
+    if events is None:
+        raise ValueError(f"verl {spec.version} has no verl.trainer.fsdp_sft_trainer (removed in 0.7): use verl.trainer.sft_trainer")
+    d = Derivation()
+    dp = max(spec.n_gpus, 1)
+    if spec.train_batch_size % dp:
+        raise ValueError(f"Global batch size {spec.train_batch_size} is not divisible by dp size {dp}")
+    per_dp_batch = spec.train_batch_size // dp
+    length = d.add("len_train_dataloader", (spec.rows // dp) // per_dp_batch, "floor((rows // dp) / (train_batch_size // dp))",
+                   f"floor(({spec.rows} // {dp}) / ({spec.train_batch_size} // {dp}))", "verl.why.sft_loader")
+    natural = length * spec.total_epochs
+    total = spec.total_training_steps if spec.total_training_steps is not None else natural
+    d.add("total_training_steps", total, "len(train_dataloader) x total_epochs (or trainer.total_training_steps)", f"{length} x {spec.total_epochs}")
+    ran = min(total, natural)
+    horizon = d.add("scheduler_steps", natural, "len(train_dataloader) x total_epochs (the override is not read)",
+                    f"{length} x {spec.total_epochs}", "verl.why.fsdp_sft_horizon")
+    warmup = d.add("warmup_steps", int(spec.lr_warmup_steps_ratio * natural), "int(len(loader) x total_epochs x warmup ratio)",
+                   f"int({natural} x {spec.lr_warmup_steps_ratio})")
+    warnings = []
+    if ran < horizon:
+        warnings.append(Trap("VERL_SCHEDULE_NOT_FINISHED", "verl.warn.schedule_longer", {"taken": f"{ran:,}", "total": f"{horizon:,}", "kind": "cosine"}))
+    ends = ran >= total  # fit() validates and saves when global_step reaches total_training_steps
+    if events == "epoch_end":
+        marks = sorted({*(length * e for e in range(1, ran // length + 1) if length), *([ran] if ends else [])}) if ran else []
+        test_steps = save_steps = marks
+    else:
+        freq = {name: int(value) for name, value in (("save", spec.save_freq), ("test", spec.test_freq))}
+        test_steps = sorted({*event_steps(freq["test"], ran, at_end=False), *([ran] if ends and ran else [])})
+        save_steps = sorted({*event_steps(freq["save"], ran, at_end=False), *([ran] if ends and ran else [])})
+    if not ends:
+        warnings.append(Trap("VERL_FSDP_SFT_NO_FINAL", "verl.warn.fsdp_sft_no_final", {"steps": f"{ran:,}", "total": f"{total:,}"}))
+    samples = ran * per_dp_batch * dp
+    d.add("samples", samples, "training steps x (train_batch_size // dp) x dp", f"{ran} x {per_dp_batch} x {dp}")
+    run = RLRun(training_steps=ran, optimizer_steps=ran, scheduler_steps=horizon, scheduler_steps_taken=ran, warmup_steps=warmup,
+                rollouts=0, rollouts_per_step=0, prompts_per_step=per_dp_batch * dp, prompts=spec.rows, steps_per_epoch=length,
+                epochs_planned=float(spec.total_epochs), epochs_completed=round(ran / length, 4) if length else 0.0, updates_per_step=1,
+                test_steps=test_steps, save_steps=save_steps)
+    notions = [Notion("verl.what.total_line", "training", total), Notion("verl.what.logged_step", "optimizer", ran),
+               Notion("verl.what.decay", "scheduler", horizon)]
+    return RLPlan("verl-sft", spec.version, {"Total training steps": str(total)}, run, notions, warnings, d,
+                  inputs={k: getattr(spec, k) for k in VerlSFTSpec.__slots__}, algorithm="SFT (fsdp_sft_trainer)",
+                  sources=[f"verl {spec.version} fsdp_sft_trainer: the loader run (tools/record_rl.py); schedule and loop read from source"])
 
 
 def plan_verl_sft(spec: VerlSFTSpec) -> RLPlan:
     """`SFTTrainer._build_dataset`: DistributedSampler(drop_last=True) gives each rank rows // dp; the loader's batch is
     train_batch_size // dp with drop_last; `_init_engine`: total = len(loader) x total_epochs (or the override); one
     optimizer and one LR step per global step; "after_each_epoch" frequencies become len(loader)."""
+    if spec.trainer == "fsdp_sft_trainer":
+        return plan_verl_fsdp_sft(spec)
     d = Derivation()
     dp = max(spec.n_gpus, 1)
     per_rank = spec.rows // dp

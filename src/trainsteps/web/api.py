@@ -27,6 +27,8 @@ MAX_CONFIG_BYTES = 2 * 1024 * 1024
 """All config files of one request together (YAML, JSON, dataset_info.json, small data files)."""
 MAX_CONFIG_FILES = 12
 MAX_TEXT_SETTING = 400
+MAX_LAUNCH = 16_000
+"""A pasted launch script (verl's and OpenRLHF's run a few dozen `key=value \\` lines): split like a shell would, never run."""
 MAX_DIGITS = 24
 
 _TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no", ""}
@@ -36,7 +38,7 @@ _ALIASES = {
     "dispatch_batches": ("no_dispatch_batches", True), "tensor_model_parallel_size": ("tensor_parallel_size", False),
     "pipeline_model_parallel_size": ("pipeline_parallel_size", False), "expert_model_parallel_size": ("expert_parallel_size", False),
     "split": ("data_split", False), "release": ("megatron_version", False), "code": ("megatron_code", False),
-    "gpu": ("gpu_name", False), "set": ("rl_overrides", False),
+    "gpu": ("gpu_name", False), "set": ("rl_overrides", False), "unsloth": ("unsloth_release", False),
 }
 # options that read files or directories on the server, or shape the output: never taken from a request
 _NEVER = {"configs", "path", "text", "data_prefix", "data_weight", "deepspeed_config", "data_paths", "dataset_split",
@@ -141,6 +143,10 @@ def _checked(param: click.Option, key: str, text: str) -> str:
             raise InputError("web.error.not_whole", "web.hint.not_whole", name=key, value=text[:40])
         if len(text.lstrip("+-")) > MAX_DIGITS:
             raise InputError("web.error.too_large", "web.hint.too_large", name=key, digits=MAX_DIGITS)
+        return text
+    if param.name == "launch":  # a launch script may span lines (`\\` continuations) and tabs
+        if len(text) > MAX_LAUNCH or any(ord(c) < 32 and c not in "\n\r\t" for c in text):
+            raise InputError("web.error.launch", "web.hint.launch", name=key, limit=f"{MAX_LAUNCH:,}")
         return text
     if len(text) > MAX_TEXT_SETTING or any(ord(c) < 32 for c in text):
         raise InputError("web.error.text", "web.hint.text", name=key, limit=MAX_TEXT_SETTING)

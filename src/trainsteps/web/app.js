@@ -79,13 +79,17 @@ const HF_FIELDS = [
     F("tensor_parallel_size", "int", {ph: "1"}), F("context_parallel_size", "int", {ph: "1"}), F("sequence_parallel_size", "int", {ph: "1"}),
     F("trainable_parameters", "int")]},
 ];
-const WRAPPERS = {hf: "Hugging Face Trainer", llamafactory: "LLaMA-Factory", trl: "TRL", axolotl: "Axolotl", swift: "ms-swift",
-  verl: "verl (RL)", openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)"};
+const WRAPPERS = {hf: "Hugging Face Trainer", llamafactory: "LLaMA-Factory", trl: "TRL", "trl-grpo": "TRL GRPO", "trl-kto": "TRL KTO",
+  unsloth: "Unsloth (TRL script)", axolotl: "Axolotl", swift: "ms-swift", verl: "verl (RL)", "verl-sft": "verl SFT", openrlhf: "OpenRLHF (RL)",
+  easyr1: "EasyR1 (RL)", "trl-ppo": "TRL PPO (RL)"};
+// picker entries that need a framework `plan` models (/api/meta rl_frameworks): the RL launch lines and TRL PPO
+const NEEDS_RL = {verl: "verl", "verl-sft": "verl", openrlhf: "openrlhf", easyr1: "easyr1", "trl-ppo": "trl-ppo"};
 // RL trainers are planned from their launch line (shown when this build models them: /api/meta rl_frameworks)
 const RL = {
   verl: "python3 -m verl.trainer.main_ppo data.train_files=train.parquet data.train_batch_size=256 actor_rollout_ref.rollout.n=5 actor_rollout_ref.actor.ppo_mini_batch_size=64 trainer.n_gpus_per_node=8 trainer.nnodes=1 trainer.total_epochs=3",
   openrlhf: "deepspeed --module openrlhf.cli.train_ppo_ray --rollout_batch_size 1024 --n_samples_per_prompt 4 --train_batch_size 256 --micro_train_batch_size 4 --num_episodes 1",
   easyr1: "python3 -m verl.trainer.main config=examples/config.yaml data.rollout_batch_size=512 worker.rollout.n=5 trainer.total_epochs=15",
+  "verl-sft": "torchrun --nnodes=1 --nproc_per_node=8 -m verl.trainer.sft_trainer data.train_files=train.parquet data.train_batch_size=256 trainer.total_epochs=4",
 };
 const PT = ["megatron", "neox", "deepspeed", "lightning"];
 const PT_FIELDS = [
@@ -121,9 +125,9 @@ const EXPLAIN_FIELDS = [
     F("seq_length", "int"), F("global_batch_size", "int")]},
 ];
 const CONFIG_FIELDS = [
-  {group: "g_overrides", fields: [F("launch", "text", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
+  {group: "g_overrides", fields: [F("launch", "lines", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
     F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256", needsRL: true}),
-    F("num_examples", "int"), F("world_size", "int"),
+    F("num_examples", "int"), F("world_size", "int"), F("unsloth", "text", {ph: "2026.10.9"}),
     F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
   {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
 ];
@@ -157,7 +161,15 @@ const TEMPLATES = {
   trl: ["sft.yaml", "# TRL SFT (trl sft --config sft.yaml)\nmodel_name_or_path: Qwen/Qwen2.5-0.5B\ndataset_name: my_data\nper_device_train_batch_size: 8\ngradient_accumulation_steps: 4\nnum_train_epochs: 3\nlearning_rate: 2.0e-5\nlr_scheduler_type: cosine\nwarmup_ratio: 0.03\nlogging_steps: 10\n"],
   axolotl: ["axolotl.yml", "base_model: Qwen/Qwen2.5-0.5B\ndatasets:\n  - path: data.jsonl\n    type: alpaca\nsequence_len: 2048\nmicro_batch_size: 2\ngradient_accumulation_steps: 4\nnum_epochs: 3\nlearning_rate: 0.0002\nlr_scheduler: cosine\nwarmup_ratio: 0.1\n"],
   swift: ["sft.sh", "NPROC_PER_NODE=4 swift sft --model Qwen/Qwen2.5-7B-Instruct --dataset data.jsonl --per_device_train_batch_size 1 --num_train_epochs 3\n"],
+  "trl-grpo": ["grpo.yaml", "# TRL GRPO (trl grpo --config grpo.yaml): num_examples below is the prompts\nmodel_name_or_path: Qwen/Qwen2.5-0.5B-Instruct\ndataset_name: trl-lib/tldr\nnum_generations: 8\nper_device_train_batch_size: 8\ngradient_accumulation_steps: 4\nnum_train_epochs: 1\nlogging_steps: 10\nsave_steps: 200\n"],
+  "trl-kto": ["kto.yaml", "# TRL KTO: a paired chosen/rejected file is unpaired into 2 rows a pair; num_examples below is the rows after that\ndataset_name: pairs.jsonl\nper_device_train_batch_size: 4\ngradient_accumulation_steps: 2\nnum_train_epochs: 1\ndesirable_weight: 1.0\nundesirable_weight: 1.0\n"],
+  "trl-ppo": ["ppo.yaml", "# TRL PPOConfig (trl.experimental.ppo): num_examples below is the prompts\nper_device_train_batch_size: 16\ngradient_accumulation_steps: 4\nnum_mini_batches: 2\nnum_ppo_epochs: 4\nnum_train_epochs: 1\nresponse_length: 53\n"],
+  unsloth: ["train.py", "# An Unsloth script: read with ast (never run); unsloth is imported before TRL's config class, so its defaults apply\nfrom unsloth import FastLanguageModel\nfrom trl import GRPOConfig, GRPOTrainer\n\nargs = GRPOConfig(\n    per_device_train_batch_size=1,\n    gradient_accumulation_steps=1,\n    num_generations=6,\n    max_steps=250,\n    save_steps=250,\n    output_dir=\"outputs\",\n)\n"],
 };
+// settings a template opens with (the rows are not in the template)
+const TEMPLATE_VALUES = {"trl-grpo": {num_examples: "1000"}, "trl-kto": {num_examples: "2000"}, "trl-ppo": {framework: "trl-ppo", num_examples: "5000"},
+  unsloth: {num_examples: "7473"}, "verl-sft": {framework: "verl", num_examples: "100000"}, verl: {num_examples: "7473"},
+  openrlhf: {num_examples: "30000"}, easyr1: {num_examples: "7500"}};
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...children) => {
@@ -227,7 +239,7 @@ function buildForm() {
   const tab = TABS[state.tab];
   if (state.tab === "plan") {
     form.append(el("h3", {text: t("g_framework")}), el("label", {for: "wrapper", text: t("wrapper")}),
-      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).filter(([k]) => !RL[k] || (state.meta?.rl_frameworks || []).includes(k))
+      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).filter(([k]) => !NEEDS_RL[k] || (state.meta?.rl_frameworks || []).includes(NEEDS_RL[k]))
         .map(([k, v]) => el("option", {value: k, text: v}))));
     form.append(el("p", {class: "note", id: "wrapper-note", hidden: true}));
   }
@@ -319,11 +331,12 @@ function wireForm() {
 }
 function openTemplate(name) {
   if (RL[name]) {
-    state.tab = "config"; state.values = {framework: name, launch: RL[name]}; state.configText = ""; state.files = [];
+    state.tab = "config"; state.values = {framework: NEEDS_RL[name] || name, launch: RL[name], ...(TEMPLATE_VALUES[name] || {})};
+    state.configText = ""; state.files = [];
     writeURL(true); render(); return;
   }
   const [file, text] = TEMPLATES[name];
-  state.tab = "config"; state.values = {}; state.configName = file; state.configText = text; state.files = [];
+  state.tab = "config"; state.values = {...(TEMPLATE_VALUES[name] || {})}; state.configName = file; state.configText = text; state.files = [];
   writeURL(true); render();
 }
 function readFiles(files) {
@@ -334,7 +347,7 @@ function readFiles(files) {
   Promise.all(files.map((f) => f.text().then((text) => ({name: f.name, text})))).then((read) => {
     if (state.tab === "explain") { state.text = read.map((r) => r.text).join("\n"); $("log-text").value = state.text; compute(); return; }
     for (const r of read) {
-      if (!$("config-text").value.trim() && /\.(ya?ml|json|sh|txt)$/i.test(r.name) && r.name !== "dataset_info.json") {
+      if (!$("config-text").value.trim() && /\.(ya?ml|json|sh|txt|py)$/i.test(r.name) && r.name !== "dataset_info.json") {
         state.configText = r.text; state.configName = r.name; $("config-text").value = r.text; $("config-name").value = r.name;
       } else state.files = [...state.files.filter((x) => x.name !== r.name), r];
     }
