@@ -98,6 +98,11 @@ _ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
 _ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
 _NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
 _DS_STEP = re.compile(r"\bglobal_step=(\d+)")
+# NeMo's Megatron models log `global_step` and `consumed_samples` into Lightning's bar postfix; tqdm writes a float with
+# 3 significant digits when that is shorter (`1.63e+6`), else in full (`794.0`).
+_NEMO = re.compile(r"\bglobal_step=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)\s*,\s*consumed_samples=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)")
+# tqdm with no total (Lightning over a dataset without a length): `Epoch 2: : 115816it [7:03:13,  4.56it/s, loss=2.1]`
+_IT_BAR = re.compile(r"(?:^|[\s:|])Epoch (\d+)\b[^\[\]|]*?(\d+)it \[([\d:.]+|\d+ days?, [\d:.]+),\s*([\d.]+)\s*(it/s|s/it)")
 _FIT_STOPPED = re.compile(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
 
 
@@ -133,6 +138,8 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "/?" in line and _NO_TOTAL.search(line):  # a bar over a dataset without a length (Lightning, iterable)
         _target(ctx).progress.step_lines += 1
         return
+    if "consumed_samples=" in line and _nemo(line, ctx):
+        return
     if "global_step=" in line:
         match = _DS_STEP.search(line)
         if match:
@@ -140,11 +147,23 @@ def observe(line: str, ctx: ScanContext) -> None:
             run.progress.step_lines += 1
             run.last_step = ctx.reading(int(match.group(1)))
             return
+    if "it [" in line and "Epoch" in line:
+        match = _IT_BAR.search(line)
+        if match:
+            rate = float(match.group(4))
+            per_second = rate if match.group(5) == "it/s" else (1 / rate if rate else 0.0)
+            run = _target(ctx)
+            run.progress.step_lines += 1
+            run.wrapper["lightning_epoch_batches"] = ctx.reading(int(match.group(2)), epoch=int(match.group(1)),
+                                                                 elapsed=match.group(3), rate=round(per_second, 3))
+            _ended(line, ctx)
+            return
     if "stopped" in line and "Trainer.fit" in line:
         match = _FIT_STOPPED.search(line)
         if match:
             run = _target(ctx)
             run.finished = True
+            run.wrapper["lightning_fit_stopped"] = ctx.reading(int(match.group(2)), limit=f"max_{match.group(1)}")
             if match.group(1) == "steps":
                 n = int(match.group(2))
                 run.progress.step_total = (n, n, ctx.line_no)
@@ -177,6 +196,32 @@ def observe(line: str, ctx: ScanContext) -> None:
             else:
                 parsed = float(value) if "." in value else int(value)
             ctx.settings[name] = ctx.reading(parsed)
+
+
+def printed_number(text: str) -> tuple[float, float]:
+    """A number from tqdm's postfix and how far the true value can be from it: `1.63e+6` is 3 significant digits
+    (tqdm.format_num writes `{:.3g}` when shorter), `794.0` is str(float), exact."""
+    value = float(text)
+    if "e" not in text:
+        return value, 0.0
+    exponent = int(text.split("e")[1])
+    return value, 0.5 * 10 ** (exponent - 2)
+
+
+def _nemo(line: str, ctx: ScanContext) -> bool:
+    """`Epoch 0: 1%| | 795/77225 [..., global_step=794.0, consumed_samples=1.63e+6]`: NeMo's own step and sample count.
+    The bar's position and total count batches of the epoch, validation batches included: not optimizer steps."""
+    match = _NEMO.search(line)
+    if match is None:
+        return False
+    run = _target(ctx)
+    run.progress.step_lines += 1
+    run.wrapper["nemo_global_step"] = ctx.reading(match.group(1))
+    run.wrapper["nemo_consumed_samples"] = ctx.reading(match.group(2))
+    step, _ = printed_number(match.group(1))
+    run.last_step = ctx.reading(int(step))  # `3.2e+4` is within 50 of it; the finding gives the range
+    _ended(line, ctx)  # a crash message glued to the last bar draw
+    return True
 
 
 # ---------------------------------------------------------------- bars

@@ -25,7 +25,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # progress, timing, crashes, printed releases and settings (progress.py)
             "/it", "it/s", "Traceback", "Killed", "memory", "NCCL", "rror", "Interrupt", "SIGTERM", "CANCELL", "ransformers",
             "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
-            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier")
+            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier", "using world size")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
 
