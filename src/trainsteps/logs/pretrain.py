@@ -138,9 +138,12 @@ def parse_pretrain_log(lines) -> dict:
 
 
 def _feed(seen: PretrainObserved, raw: str) -> None:
-    line = raw.rstrip("\n")
-    if not any(needle in line for needle in _NEEDLES):
+    for needle in _NEEDLES:  # a plain loop: no generator per line
+        if needle in raw:
+            break
+    else:
         return
+    line = raw.rstrip("\n")
     _match_samples(line, seen)
     for key in ("epochs", "cpp_epochs"):
         m = _PATTERNS[key].search(line)

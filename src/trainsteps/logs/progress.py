@@ -52,13 +52,17 @@ _INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE T
               ("CANCELLED AT", "cancelled"))
 
 
+_DAYS = re.compile(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)")
+_UNITS = re.compile(r"([\d.]+)\s*(d|h|m|min|s)\b")
+
+
 def seconds(text: str) -> float | None:
     """`05:12`, `4:15:03`, `1 day, 2:03:04`, `1d, 2:03:04`, `1:02:03.10`, `40s`, `6m 2s`, `1h 2m`, `312.5` -> seconds."""
     text = text.strip().strip("'\"")
     if not text or text == "?":
         return None
     days = 0.0
-    day = re.match(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)", text)
+    day = _DAYS.match(text) if "d" in text else None
     if day and ":" in text:
         days, text = float(day.group(1)), text[day.end():]
     if ":" in text:
@@ -73,7 +77,7 @@ def seconds(text: str) -> float | None:
         for v in values:
             total = total * 60 + v
         return days * 86400 + total
-    units = re.findall(r"([\d.]+)\s*(d|h|m|min|s)\b", text)
+    units = _UNITS.findall(text)
     if units:
         scale = {"d": 86400, "h": 3600, "m": 60, "min": 60, "s": 1}
         try:
@@ -247,11 +251,16 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     if total == 0 or n > total:
         return True
     desc = line[:match.start()]
-    desc = re.sub(r"\d+%\|.*$", "", desc)
-    words = re.sub(r"[^A-Za-z]", " ", desc).strip().lower()
-    if words and (any(w in words for w in _NOT_TRAINING) or not any(w in words for w in _TRAINING) and len(words) > 2):
+    known = _DESCRIPTIONS.get(desc)
+    if known is None:  # a bar is redrawn thousands of times with the same description: classify it once
+        words = _NON_ALPHA.sub(" ", _PERCENT_BAR.sub("", desc)).strip().lower()
+        skip = bool(words) and (any(w in words for w in _NOT_TRAINING) or not any(w in words for w in _TRAINING) and len(words) > 2)
+        known = (skip, bool(words))
+        if len(_DESCRIPTIONS) < 4096:
+            _DESCRIPTIONS[desc] = known
+    if known[0]:
         return True
-    bar = _track(ctx, total, labelled=bool(words))
+    bar = _track(ctx, total, labelled=known[1])
     if bar is None:
         return True
     timing.feed(_target(ctx), line, ctx.line_no)
@@ -261,6 +270,12 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
     _draw(ctx, bar, n, seconds(match.group(3)), seconds(match.group(4)), per_step)
     return True
+
+
+_PERCENT_BAR = re.compile(r"\d+%\|.*$")
+_NON_ALPHA = re.compile(r"[^A-Za-z]")
+_DESCRIPTIONS: dict[str, tuple[bool, bool]] = {}
+"""A bar's description (the text before `n/total [`) -> (not the training loop's, has words)."""
 
 
 def _track(ctx: ScanContext, total: int, labelled: bool) -> BarTrack | None:

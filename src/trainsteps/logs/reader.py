@@ -225,21 +225,29 @@ def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
         rest = [i for i in new if i not in set(keep)]
         new = keep[:MAX_NEW_SHAPES] + rest[:: len(rest) // MAX_NEW_SHAPES + 1]
     picked.update(new)
-    starts = None
+    ends = None  # ends[i]: bytes of lines[:i] without their newlines (built at C speed, only when a line is skipped)
+    # a line holds \r (or ends with it: CRLF) exactly when its shape does, so the few distinct shapes tell whether the
+    # skipped lines need their carriage returns counted (a search of the whole chunk for \r\n costs more than all this)
+    has_cr = any(b"\r" in shape for shape in first)
+    crlf = has_cr and any(shape.endswith(b"\r") for shape in first)
     done = 0  # lines[:done] are counted
     for index in sorted(picked):
         if index > done:  # skipped lines: each \n line, plus a line per lone \r inside them
-            if starts is None:
-                starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
-            span = data[starts[done]:starts[index]]
-            number += (index - done) + span.count(b"\r") - span.count(b"\r\n")
+            number += index - done
+            if has_cr:
+                if ends is None:
+                    ends = list(accumulate(map(len, lines), initial=0))
+                start, end = ends[done] + done, ends[index] + index  # counted in place: no copy of the skipped bytes
+                number += data.count(b"\r", start, end) - (data.count(b"\r\n", start, end) if crlf else 0)
         number = _one(lines[index].decode("utf-8", "replace"), number, ctx)
         done = index + 1
     if done < len(lines):
-        if starts is None:
-            starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
-        span = data[starts[done]:]
-        number += (len(lines) - done) + span.count(b"\r") - span.count(b"\r\n")
+        number += len(lines) - done
+        if has_cr:
+            if ends is None:
+                ends = list(accumulate(map(len, lines), initial=0))
+            start = ends[done] + done
+            number += data.count(b"\r", start) - (data.count(b"\r\n", start) if crlf else 0)
     return number
 
 
