@@ -435,7 +435,18 @@ def _metric(line: str, ctx: ScanContext) -> bool:
 
 # ---------------------------------------------------------------- how it ended
 
+# Every line _ended can take holds one of these (_EXCEPTION needs "Error:" or "Exception:"): one pass of plain
+# substring tests turns away a bar redraw before the crash and interrupt tests below.
+_MAY_END = tuple(needle for needle, _ in _CRASH + _INTERRUPT) + ("Killed", "SIGKILL", "NCCL", "closing signal", "exitcode",
+                                                                  "Error", "Exception")
+
+
 def _ended(line: str, ctx: ScanContext) -> bool:
+    for needle in _MAY_END:
+        if needle in line:
+            break
+    else:
+        return False
     reason = None
     status = "crashed"
     for needle, why in _CRASH:

@@ -167,6 +167,8 @@ dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact.
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
 SAMPLE_EVERY = 256
 TAIL_LINES = 8
+FEW_SHAPES = 32
+"""Up to this many distinct shapes in a chunk, each one's first line is found with list.index (C speed, stops early)."""
 MAX_NEW_SHAPES = 256
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
@@ -184,16 +186,19 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     number = 0
     while True:
         chunk = stream.read(CHUNK)
-        data = pending + chunk
         if chunk:
-            cut = data.rfind(b"\n")
-            if cut < 0 and len(data) <= MAX_LINE * 4:
-                pending = data
-                continue
-            cut = cut if cut >= 0 else len(data) - 1  # no line end in sight: a piece of a very long line
-            complete, pending = data[:cut + 1], data[cut + 1:]
+            cut = chunk.rfind(b"\n")  # `pending` never holds a newline: the last one is in this chunk, if any
+            if cut < 0:
+                data = pending + chunk
+                if len(data) <= MAX_LINE * 4:
+                    pending = data
+                    continue
+                complete, pending = data, b""  # no line end in sight: a piece of a very long line
+            else:  # one copy of the chunk, not two
+                complete = b"".join((pending, memoryview(chunk)[:cut + 1])) if pending else chunk[:cut + 1]
+                pending = chunk[cut + 1:]
         else:
-            complete, pending = data, b""
+            complete, pending = pending, b""
         if previous is not None:
             number = _chunk(previous, number, ctx, full=seen < FULL_BYTES)
             seen += len(previous)
@@ -218,7 +223,12 @@ def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
     # A line whose shape (digits removed) is new in this chunk is read: banners, crashes, evaluations, versions and
     # launcher lines are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
     shapes = data.translate(None, b"0123456789").split(b"\n")
-    first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))  # shape -> its first line
+    body = shapes[:len(lines)] if len(shapes) > len(lines) else shapes  # the text after the last newline is not a line
+    distinct = set(body)
+    if len(distinct) <= FEW_SHAPES:  # the usual case: a few shapes, each first seen near the chunk's start
+        first = {shape: body.index(shape) for shape in distinct}  # shape -> its first line
+    else:
+        first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))
     new = [i for i in first.values() if i < len(lines)]
     if len(new) > MAX_NEW_SHAPES:  # random bytes, hashes: most lines are new; bound the work, keep what matters
         keep = [i for i in new if any(marker in lines[i] for marker in MUST_READ)]
