@@ -320,3 +320,75 @@ def test_megatron_dataset_target_sizes_are_read():
     assert observed["target_sizes"] == {"train": f["train_samples_target"], "validation": f["valid_samples_target"],
                                         "test": f["test_samples_target"]}
     assert explain_pretrain(observed).facts["train_samples_target"] == f["train_samples_target"]
+
+
+# ---------------------------------------------------------------- Megatron layout, NeMo postfix, Lightning endings
+
+def _pretrain_of(meta_id: str):
+    from trainsteps.logs.pretrain import PretrainObserved, explain_pretrain
+
+    meta = json.loads((CORPUS / f"{meta_id}.json").read_text())
+    pretrain = PretrainObserved()
+    obs = read_log(str(CORPUS / meta["file"]), also=pretrain.feed)
+    return meta, obs, explain_pretrain(pretrain.finish())
+
+
+def test_megatron_using_world_size_line_gives_the_layout_and_the_processes():
+    from .corpus_score import expected_world
+
+    for meta_id in ("megatron-184-t5-layout-16gpu", "megatron-109-t5-world2"):
+        meta, obs, explanation = _pretrain_of(meta_id)
+        f = meta["facts"]
+        assert explanation.facts["world_size"] == expected_world(f)  # 2 nodes x 8 GPUs as the thread states; 2 as printed
+        assert explanation.facts["data_parallel"] == f["data_parallel_size"]
+        assert explanation.facts["tensor_parallel"] == f["tensor_model_parallel_size"]
+        assert explanation.facts["pipeline_parallel"] == f["pipeline_model_parallel_size"]
+        assert "ptlog.mg_layout_ok_nocp" in [msg for msg, _ in explanation.items]  # v2.6 prints no context-parallel size
+        (inf,) = explain_log(obs)
+        assert inf.world_size == expected_world(f)
+        assert "world size" in "\n".join(explanation.lines("en")) and "世界" not in "\n".join(explanation.lines("zh"))
+
+
+def test_megatron_layout_cli_shows_the_layout_and_the_world():
+    meta = json.loads((CORPUS / "megatron-184-t5-layout-16gpu.json").read_text())
+    result = CliRunner().invoke(cli, ["explain", str(CORPUS / meta["file"]), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["facts"]["world_size"] == 16 and data["runs"][0]["inferred"]["world_size"] == 16
+
+
+def test_nemo_postfix_gives_steps_done_and_the_global_batch():
+    from trainsteps.logs.progress import printed_number
+
+    meta, obs, _ = _pretrain_of("nemo-launcher-55-bar")
+    (inf,) = explain_log(obs)
+    f = meta["facts"]
+    step = f["global_step_printed"]
+    consumed, error = printed_number(f["consumed_samples_printed"])
+    batch = inf.inferred["global_batch_size"]
+    # NeMo: consumed_samples = (global_step + 1) x global batch, read within tqdm's 3 significant digits
+    assert batch.low * (step + 1) >= consumed - error and batch.low - 1 < (consumed - error) / (step + 1)
+    assert batch.high * (step + 1) <= consumed + error and batch.high + 1 > (consumed + error) / (step + 1)
+    finding = next(x for x in inf.facts if x.msg_id == "explain.fact.nemo_batch")
+    assert finding.params["done"] == f"{step + 1:,}"
+    assert inf.run.last_step.value == step  # not the bar's 795 of 77,225 batches
+
+
+def test_nemo_rounded_global_step_is_read_whole():
+    meta, obs, _ = _pretrain_of("nemo-pytorch-118369-nccl")
+    (inf,) = explain_log(obs)
+    printed = meta["facts"]["global_step_printed"].split("=")[-1]
+    assert inf.run.last_step.value == int(float(printed))  # 3.2e+4 is 32,000, not 3
+    assert inf.stopped == meta["facts"]["stopped"]
+    assert inf.inferred["global_batch_size"].low <= inf.inferred["global_batch_size"].high
+
+
+def test_lightning_fit_stopped_and_the_bar_without_total():
+    meta, obs, _ = _pretrain_of("lightning-rvt-40-maxsteps")
+    (inf,) = explain_log(obs)
+    stopped = next(x for x in inf.facts if x.msg_id == "explain.fact.lightning_stopped")
+    assert stopped.params["limit"] == "max_steps" and stopped.params["n"] == meta["facts"]["max_steps"]
+    last_bar = [line for line in (CORPUS / meta["file"]).read_text().splitlines() if "it [" in line][-1]
+    bar = next(x for x in inf.facts if x.msg_id == "explain.fact.lightning_itbar")
+    assert f"Epoch {bar.params['epoch']}: : {bar.params['batches']}it [{bar.params['elapsed']}," in last_bar
+    assert f"{bar.params['rate']}it/s" in last_bar

@@ -62,7 +62,9 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
         if framework == "auto" and progress_only and rl.found_anything() and not pretrain.found_anything():
             emit(fmt, rl.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(rl.explanation(lang), 1)))
             return
-        if framework in PRETRAIN_LOGS or (framework == "auto" and progress_only and pretrain.found_anything()):
+        # Megatron's layout lines (a world size with no bar or banner) make a wrapper run: the pretraining reading explains them
+        layout_only = bool(pretrain.parallel) and all(run.kind in ("progress", "wrapper") for run in observations.runs)
+        if framework in PRETRAIN_LOGS or (framework == "auto" and (progress_only or layout_only) and pretrain.found_anything()):
             # pretraining lines; iteration lines also give where the run stands and its timing (progress runs)
             _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang, observations, raw_examples)
             return
@@ -105,7 +107,7 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
     explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
     data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
     text = "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1))
-    progress = [inf for inf in explain_log(observations, raw_examples) if inf.run.kind == "progress"] if observations is not None else []
+    progress = [inf for inf in explain_log(observations, raw_examples) if inf.run.kind in ("progress", "wrapper")] if observations is not None else []
     if progress:
         data["runs"] = [run_json(inf, lang) for inf in progress]
         for i, inf in enumerate(progress, 1):

@@ -233,7 +233,8 @@ def _read_lines(run: RunObservation, lang: str) -> list[str]:
     if run.last_epoch is not None:
         rows.append((f"  {label('explain.last_epoch', lang)} = {run.last_epoch.value:g}", message("explain.at_line", lang, line=run.last_epoch.line)))
     if run.finished:
-        rows.append((f"  {label('explain.finished', lang)}", ""))
+        stopped = "explain.finished_lightning" if "lightning_fit_stopped" in run.wrapper else "explain.finished"
+        rows.append((f"  {label(stopped, lang)}", ""))
     width = max((display_width(t) for t, _ in rows), default=0)
     return [f"{pad(t, width)}  {w}".rstrip() for t, w in rows]
 

@@ -200,6 +200,11 @@ def _world_size(inf: Inference) -> None:
                                    "explain.why.world_deepspeed")
         elif ds_world != inf.world_size:
             inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
+    framework = run.wrapper.get("framework_world")
+    if inf.world_size is None and framework is not None and run.kind in ("progress", "wrapper"):
+        inf.world_size = d.add("world_size", framework.value, "Megatron's using world size", f"line {framework.line}",
+                               "explain.why.world_megatron")
+        return
     launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
     if inf.world_size is None and launcher is not None and run.kind in ("progress", "wrapper"):
         inf.world_size = d.add("world_size", launcher.value, "launcher", f"line {launcher.line}", "explain.why.world_launcher")

@@ -18,7 +18,7 @@ from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import ceil_div
 from trainsteps.logs import timing
 from trainsteps.logs.infer import Finding, Inference, Known, releases_known
-from trainsteps.logs.progress import training_bar
+from trainsteps.logs.progress import printed_number, training_bar
 
 MAX_WORLD = 4096
 
@@ -50,6 +50,46 @@ def infer_progress(inf: Inference) -> None:
         _runtime_metrics(inf)
     if inf.releases and run.transformers_version is not None:
         inf.inferred["transformers"] = releases_known(inf.releases)
+    _nemo(inf)
+    _lightning(inf)
+
+
+def _lightning(inf: Inference) -> None:
+    """Lightning's bar over a dataset with no length counts the batches of the current epoch (`115816it`), at the
+    bar's rate; `Trainer.fit stopped: max_steps=N reached` (fit_loop.py) says the run ended on its step limit."""
+    bar = inf.run.wrapper.get("lightning_epoch_batches")
+    if bar is not None:
+        p = bar.note_params
+        inf.facts.append(Finding("explain.fact.lightning_itbar", {"batches": bar.value, "epoch": p["epoch"], "elapsed": p["elapsed"],
+                                                                 "rate": p["rate"], "line": bar.line}))
+    stopped = inf.run.wrapper.get("lightning_fit_stopped")
+    if stopped is not None:
+        inf.facts.append(Finding("explain.fact.lightning_stopped", {"limit": stopped.note_params["limit"], "n": stopped.value,
+                                                                    "line": stopped.line}))
+
+
+def _nemo(inf: Inference) -> None:
+    """NeMo's bar postfix: consumed_samples = (global_step + 1) x global batch (megatron_base_model.
+    _compute_consumed_samples_after_training_step: `global_step + 1`, the step being run is not counted yet in
+    trainer.global_step), so the global batch is consumed / (global_step + 1), within tqdm's rounding."""
+    step_reading, consumed_reading = inf.run.wrapper.get("nemo_global_step"), inf.run.wrapper.get("nemo_consumed_samples")
+    if step_reading is None or consumed_reading is None:
+        return
+    step, step_err = printed_number(str(step_reading.value))
+    consumed, consumed_err = printed_number(str(consumed_reading.value))
+    if consumed <= 0:
+        return
+    low = math.ceil((consumed - consumed_err) / (step + step_err + 1) - 1e-9)
+    high = math.floor((consumed + consumed_err) / max(step - step_err + 1, 1) + 1e-9)
+    done_low, done_high = math.ceil(step - step_err) + 1, math.floor(step + step_err) + 1
+    params = {"step": step_reading.value, "consumed": consumed_reading.value, "line": step_reading.line,
+              "done": f"{done_low:,}" if done_low == done_high else f"{done_low:,}-{done_high:,}",
+              "batch": f"{low:,}" if low == high else f"{low:,}-{high:,}"}
+    inf.facts.append(Finding("explain.fact.nemo_batch", params))
+    if low == high:
+        inf.inferred["global_batch_size"] = Known(exact=low)
+    elif low < high:
+        inf.inferred["global_batch_size"] = Known(low=low, high=high)
 
 
 def _where(run, bar) -> tuple[int | None, int | None]:

@@ -1,6 +1,7 @@
 """How many processes the user meant to start, from launcher command lines and environment prints:
 `torchrun --nnodes 2 --nproc_per_node 4`, `accelerate launch --num_processes=8`, DeepSpeed's launcher
-(`dist_world_size=32`, `nnodes=8, num_local_procs=4`), `WORLD_SIZE=8`, LLaMA-Factory's `GPU number: 8`.
+(`dist_world_size=32`, `nnodes=8, num_local_procs=4`), `WORLD_SIZE=8`, LLaMA-Factory's `GPU number: 8`, and
+Megatron's own `using world size: 16, data-parallel size: 4, ...` (the processes it was started with).
 Compared with the processes the banner implies.
 
 `CUDA_VISIBLE_DEVICES=0,1,2,3` lists the devices of ONE node: it is kept as such (`visible_devices`), never
@@ -23,9 +24,10 @@ _DS_ASSERT = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \
                         r"(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)")
 _PIPE = re.compile(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
 _GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
+_MEGATRON_WORLD = re.compile(r"using world size:\s*(\d+)")  # Megatron's arguments.py: the processes it was started with
 _BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
 NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
-           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=")
+           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -38,6 +40,10 @@ def scan(line: str, ctx: ScanContext) -> bool:
     if match:  # Axolotl gathers one loader length per rank; torch.distributed's barrier counts the processes
         count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER else int(match.group(1))
         ctx.wrapper_value("launcher_world", ctx.reading(count))
+        return True
+    match = _MEGATRON_WORLD.search(line)
+    if match:
+        ctx.wrapper_value("framework_world", ctx.reading(int(match.group(1))))
         return True
     match = _DS_ASSERT.search(line)
     if match:

@@ -38,7 +38,24 @@ _PATTERNS = {
     "target": re.compile(r"^\s*(?:>\s*)?(train|validation|test):\s+(\d+)\s*$"),
     "tokens_epoch": re.compile(r"number of tokens per epoch:\s*([\d,]+)"),
     "training_for": re.compile(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
+    # Megatron's parallel layout (megatron/training/arguments.py, initialize.py, num_microbatches_calculator.py):
+    #   using world size: 8, data-parallel size: 1, context-parallel size: 1, [hierarchical context-parallel sizes: None,]
+    #   tensor-model-parallel size: 4, pipeline-model-parallel size: 2        (older: "data-parallel-size: 4", no context)
+    #   > initialized tensor model parallel with size 4    (before 2021: "> initializing tensor model parallel with size 1")
+    #   setting number of micro-batches to constant 512    (megatron-core: "setting number of microbatches to constant 512")
+    "mg_world": re.compile(r"using world size:\s*(\d+)"),
+    "mg_sizes": re.compile(r"(?<!-)(data-parallel|context-parallel|tensor-model-parallel|pipeline-model-parallel)[- ]size:\s*(\d+)"),
+    "mg_init": re.compile(r"initiali(?:zed|zing) (tensor|pipeline) model parallel with size (\d+)"),
+    "mg_micro": re.compile(r"setting number of micro-?batches to constant (\d+)"),
+    "mg_global": re.compile(r"setting global batch size to (\d+)"),
+    # the argument dump, unprefixed (DeepSpeed's own config print has a logger prefix and a data-parallel world_size)
+    "mg_arg": re.compile(r"^\s*(?:>\s*)?(micro_batch_size|global_batch_size|world_size|tensor_model_parallel_size|pipeline_model_parallel_size"
+                         r"|context_parallel_size|data_parallel_size)\s+\.{2,}\s*(\d+)\s*$"),
 }
+
+_MG_KEYS = {"data-parallel": "dp", "context-parallel": "cp", "tensor-model-parallel": "tp", "pipeline-model-parallel": "pp",
+            "tensor": "tp", "pipeline": "pp", "world_size": "world", "tensor_model_parallel_size": "tp",
+            "pipeline_model_parallel_size": "pp", "context_parallel_size": "cp", "data_parallel_size": "dp"}
 
 
 @dataclass(slots=True)
@@ -75,6 +92,13 @@ class PretrainObserved:
     """GPT-NeoX's own "number of tokens per epoch: T", used as printed."""
     samples_per_epoch_line: int | None = None
     """Legacy Megatron's "... number of samples per epoch (N1)": one epoch, stated outright."""
+    parallel: dict = field(default_factory=dict)
+    """Megatron's layout as printed: `world`, `dp`, `cp`, `tp`, `pp` -> [value, line text]; the `using world size`
+    and `initialized ... with size` lines outrank the argument dump."""
+    micro_batches: int | None = None
+    """`setting number of micro-batches to constant N`: micro-batches per iteration on each data-parallel rank."""
+    micro_batch_size: int | None = None
+    """`micro_batch_size ..... N` in Megatron's argument dump."""
 
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in PretrainObserved.__slots__}
@@ -86,6 +110,8 @@ class PretrainObserved:
     def finish(self) -> dict:
         if self.global_batch_size is None and "train_batch_size" in self.deepspeed:
             self.global_batch_size = self.deepspeed["train_batch_size"]
+        if self.global_batch_size is None and "global_batch_size" in self.parallel:
+            self.global_batch_size = self.parallel["global_batch_size"][0]
         return self.to_dict()
 
     def found_anything(self) -> bool:
@@ -99,7 +125,8 @@ def _int(text: str) -> int:
 # Every line _PATTERNS can match contains one of these; other lines are skipped cheaply.
 _NEEDLES = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
             "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
-            "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total")
+            "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total", "world size", "model parallel with size",
+            "batches to constant", "global batch size to", "micro_batch_size", "parallel_size")
 
 
 def parse_pretrain_log(lines) -> dict:
@@ -111,9 +138,12 @@ def parse_pretrain_log(lines) -> dict:
 
 
 def _feed(seen: PretrainObserved, raw: str) -> None:
-    line = raw.rstrip("\n")
-    if not any(needle in line for needle in _NEEDLES):
+    for needle in _NEEDLES:  # a plain loop: no generator per line
+        if needle in raw:
+            break
+    else:
         return
+    line = raw.rstrip("\n")
     _match_samples(line, seen)
     for key in ("epochs", "cpp_epochs"):
         m = _PATTERNS[key].search(line)
@@ -147,6 +177,31 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
         seen.samples_per_epoch_line = int(m.group(1))
     if m := _PATTERNS["split"].search(line):
         seen.splits.append((int(m.group(1)), int(m.group(2))))
+    if "size" in line or "constant" in line:
+        _megatron_layout(line, seen)
+
+
+def _megatron_layout(line: str, seen: PretrainObserved) -> None:
+    text = line.strip()[:200]
+    if m := _PATTERNS["mg_world"].search(line):
+        seen.parallel["world"] = [int(m.group(1)), text]
+        for key, value in _PATTERNS["mg_sizes"].findall(line):
+            seen.parallel[_MG_KEYS[key]] = [int(value), text]
+        return
+    if m := _PATTERNS["mg_init"].search(line):
+        seen.parallel[_MG_KEYS[m.group(1)]] = [int(m.group(2)), text]
+    elif m := _PATTERNS["mg_micro"].search(line):
+        seen.micro_batches = int(m.group(1))
+    elif m := _PATTERNS["mg_global"].search(line):
+        seen.parallel["global_batch_size"] = [int(m.group(1)), text]
+    elif m := _PATTERNS["mg_arg"].search(line):
+        name, value = m.group(1), int(m.group(2))
+        if name == "micro_batch_size":
+            seen.micro_batch_size = value
+        elif name == "global_batch_size":
+            seen.parallel.setdefault("global_batch_size", [value, text])
+        else:
+            seen.parallel.setdefault(_MG_KEYS[name], [value, text])  # the printed layout lines outrank the dump
 
 
 def _match_samples(line: str, seen: PretrainObserved) -> None:
@@ -253,6 +308,7 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
         items.append(("ptlog.deepspeed_ok" if product == ds["train_batch_size"] else "ptlog.deepspeed_bad",
                       {"tb": ds["train_batch_size"], "mb": ds["train_micro_batch_size_per_gpu"], "ga": ds["gradient_accumulation_steps"],
                        "dp": ds["world_size"], "product": product}))
+    _layout(observed, B, items, facts)
     if observed.get("lightning_batches") is not None:
         items.append(("ptlog.lightning_bar", {"batches": observed["lightning_batches"]}))
     if observed.get("iteration") is not None:
@@ -264,3 +320,47 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
     if not items:
         items.append(("ptlog.nothing", {}))
     return Explanation(facts, items)
+
+
+def _layout(observed: dict, B: int | None, items: list, facts: dict) -> None:
+    """Megatron's parallel layout: world = tensor x pipeline x context x data-parallel (megatron/training/arguments.py),
+    and global batch = micro batch x micro-batches x data-parallel (num_microbatches_calculator.py). What the log
+    prints is stated; a missing factor is derived from the others when the rest is printed; printed values that
+    disagree are said to disagree."""
+    printed = {key: value[0] for key, value in (observed.get("parallel") or {}).items()}
+    n, m = observed.get("micro_batches"), observed.get("micro_batch_size")
+    W, T, P, D = printed.get("world"), printed.get("tp"), printed.get("pp"), printed.get("dp")
+    C = printed.get("cp")
+    if not (W or T or P or D or n):
+        return
+    c = C or 1
+    if W and T and P:
+        if D is None and W % (T * P * c) == 0:
+            D = W // (T * P * c)
+            items.append(("ptlog.mg_dp_from_world" if C else "ptlog.mg_dp_from_world_nocp", {"W": W, "T": T, "P": P, "C": c, "D": D}))
+        elif D is not None:
+            ok = W == T * P * c * D
+            items.append((("ptlog.mg_layout_ok" if ok else "ptlog.mg_layout_bad") + ("" if C else "_nocp"),
+                          {"W": W, "T": T, "P": P, "C": c, "D": D, "product": T * P * c * D}))
+    elif T or P or D:
+        items.append(("ptlog.mg_layout_partial", {"T": T or "?", "P": P or "?", "D": D or "?", "W": W or "?"}))
+    if W is None and D and T and P:
+        W = D * T * P * c
+        items.append(("ptlog.mg_world_from_layout" + ("" if C else "_nocp"), {"W": W, "T": T, "P": P, "C": c, "D": D}))
+    if n is not None:
+        if B and m and D:
+            ok = B == m * n * D
+            items.append(("ptlog.mg_micro_ok" if ok else "ptlog.mg_micro_bad", {"B": B, "m": m, "n": n, "D": D, "product": m * n * D}))
+        elif B and m and D is None and B % (m * n) == 0:
+            D = B // (m * n)
+            items.append(("ptlog.mg_dp_from_batch", {"B": B, "m": m, "n": n, "D": D}))
+        elif B and D and m is None and B % (n * D) == 0:
+            m = B // (n * D)
+            items.append(("ptlog.mg_mbs_from_batch", {"B": B, "n": n, "D": D, "m": m}))
+        elif B and B % n == 0:
+            items.append(("ptlog.mg_mbs_times_dp", {"B": B, "n": n, "product": B // n}))
+        else:
+            items.append(("ptlog.mg_micro", {"n": n}))
+    layout = {"world_size": W, "tensor_parallel": T, "pipeline_parallel": P, "context_parallel": C, "data_parallel": D,
+              "micro_batches": n, "micro_batch_size": m}
+    facts.update({key: value for key, value in layout.items() if value is not None})

@@ -52,13 +52,17 @@ _INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE T
               ("CANCELLED AT", "cancelled"))
 
 
+_DAYS = re.compile(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)")
+_UNITS = re.compile(r"([\d.]+)\s*(d|h|m|min|s)\b")
+
+
 def seconds(text: str) -> float | None:
     """`05:12`, `4:15:03`, `1 day, 2:03:04`, `1d, 2:03:04`, `1:02:03.10`, `40s`, `6m 2s`, `1h 2m`, `312.5` -> seconds."""
     text = text.strip().strip("'\"")
     if not text or text == "?":
         return None
     days = 0.0
-    day = re.match(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)", text)
+    day = _DAYS.match(text) if "d" in text else None
     if day and ":" in text:
         days, text = float(day.group(1)), text[day.end():]
     if ":" in text:
@@ -73,7 +77,7 @@ def seconds(text: str) -> float | None:
         for v in values:
             total = total * 60 + v
         return days * 86400 + total
-    units = re.findall(r"([\d.]+)\s*(d|h|m|min|s)\b", text)
+    units = _UNITS.findall(text)
     if units:
         scale = {"d": 86400, "h": 3600, "m": 60, "min": 60, "s": 1}
         try:
@@ -98,6 +102,11 @@ _ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
 _ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
 _NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
 _DS_STEP = re.compile(r"\bglobal_step=(\d+)")
+# NeMo's Megatron models log `global_step` and `consumed_samples` into Lightning's bar postfix; tqdm writes a float with
+# 3 significant digits when that is shorter (`1.63e+6`), else in full (`794.0`).
+_NEMO = re.compile(r"\bglobal_step=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)\s*,\s*consumed_samples=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)")
+# tqdm with no total (Lightning over a dataset without a length): `Epoch 2: : 115816it [7:03:13,  4.56it/s, loss=2.1]`
+_IT_BAR = re.compile(r"(?:^|[\s:|])Epoch (\d+)\b[^\[\]|]*?(\d+)it \[([\d:.]+|\d+ days?, [\d:.]+),\s*([\d.]+)\s*(it/s|s/it)")
 _FIT_STOPPED = re.compile(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
 
 
@@ -133,6 +142,8 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "/?" in line and _NO_TOTAL.search(line):  # a bar over a dataset without a length (Lightning, iterable)
         _target(ctx).progress.step_lines += 1
         return
+    if "consumed_samples=" in line and _nemo(line, ctx):
+        return
     if "global_step=" in line:
         match = _DS_STEP.search(line)
         if match:
@@ -140,11 +151,23 @@ def observe(line: str, ctx: ScanContext) -> None:
             run.progress.step_lines += 1
             run.last_step = ctx.reading(int(match.group(1)))
             return
+    if "it [" in line and "Epoch" in line:
+        match = _IT_BAR.search(line)
+        if match:
+            rate = float(match.group(4))
+            per_second = rate if match.group(5) == "it/s" else (1 / rate if rate else 0.0)
+            run = _target(ctx)
+            run.progress.step_lines += 1
+            run.wrapper["lightning_epoch_batches"] = ctx.reading(int(match.group(2)), epoch=int(match.group(1)),
+                                                                 elapsed=match.group(3), rate=round(per_second, 3))
+            _ended(line, ctx)
+            return
     if "stopped" in line and "Trainer.fit" in line:
         match = _FIT_STOPPED.search(line)
         if match:
             run = _target(ctx)
             run.finished = True
+            run.wrapper["lightning_fit_stopped"] = ctx.reading(int(match.group(2)), limit=f"max_{match.group(1)}")
             if match.group(1) == "steps":
                 n = int(match.group(2))
                 run.progress.step_total = (n, n, ctx.line_no)
@@ -179,6 +202,32 @@ def observe(line: str, ctx: ScanContext) -> None:
             ctx.settings[name] = ctx.reading(parsed)
 
 
+def printed_number(text: str) -> tuple[float, float]:
+    """A number from tqdm's postfix and how far the true value can be from it: `1.63e+6` is 3 significant digits
+    (tqdm.format_num writes `{:.3g}` when shorter), `794.0` is str(float), exact."""
+    value = float(text)
+    if "e" not in text:
+        return value, 0.0
+    exponent = int(text.split("e")[1])
+    return value, 0.5 * 10 ** (exponent - 2)
+
+
+def _nemo(line: str, ctx: ScanContext) -> bool:
+    """`Epoch 0: 1%| | 795/77225 [..., global_step=794.0, consumed_samples=1.63e+6]`: NeMo's own step and sample count.
+    The bar's position and total count batches of the epoch, validation batches included: not optimizer steps."""
+    match = _NEMO.search(line)
+    if match is None:
+        return False
+    run = _target(ctx)
+    run.progress.step_lines += 1
+    run.wrapper["nemo_global_step"] = ctx.reading(match.group(1))
+    run.wrapper["nemo_consumed_samples"] = ctx.reading(match.group(2))
+    step, _ = printed_number(match.group(1))
+    run.last_step = ctx.reading(int(step))  # `3.2e+4` is within 50 of it; the finding gives the range
+    _ended(line, ctx)  # a crash message glued to the last bar draw
+    return True
+
+
 # ---------------------------------------------------------------- bars
 
 def _bar(line: str, ctx: ScanContext) -> bool:
@@ -202,11 +251,16 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     if total == 0 or n > total:
         return True
     desc = line[:match.start()]
-    desc = re.sub(r"\d+%\|.*$", "", desc)
-    words = re.sub(r"[^A-Za-z]", " ", desc).strip().lower()
-    if words and (any(w in words for w in _NOT_TRAINING) or not any(w in words for w in _TRAINING) and len(words) > 2):
+    known = _DESCRIPTIONS.get(desc)
+    if known is None:  # a bar is redrawn thousands of times with the same description: classify it once
+        words = _NON_ALPHA.sub(" ", _PERCENT_BAR.sub("", desc)).strip().lower()
+        skip = bool(words) and (any(w in words for w in _NOT_TRAINING) or not any(w in words for w in _TRAINING) and len(words) > 2)
+        known = (skip, bool(words))
+        if len(_DESCRIPTIONS) < 4096:
+            _DESCRIPTIONS[desc] = known
+    if known[0]:
         return True
-    bar = _track(ctx, total, labelled=bool(words))
+    bar = _track(ctx, total, labelled=known[1])
     if bar is None:
         return True
     timing.feed(_target(ctx), line, ctx.line_no)
@@ -216,6 +270,12 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
     _draw(ctx, bar, n, seconds(match.group(3)), seconds(match.group(4)), per_step)
     return True
+
+
+_PERCENT_BAR = re.compile(r"\d+%\|.*$")
+_NON_ALPHA = re.compile(r"[^A-Za-z]")
+_DESCRIPTIONS: dict[str, tuple[bool, bool]] = {}
+"""A bar's description (the text before `n/total [`) -> (not the training loop's, has words)."""
 
 
 def _track(ctx: ScanContext, total: int, labelled: bool) -> BarTrack | None:
@@ -375,7 +435,18 @@ def _metric(line: str, ctx: ScanContext) -> bool:
 
 # ---------------------------------------------------------------- how it ended
 
+# Every line _ended can take holds one of these (_EXCEPTION needs "Error:" or "Exception:"): one pass of plain
+# substring tests turns away a bar redraw before the crash and interrupt tests below.
+_MAY_END = tuple(needle for needle, _ in _CRASH + _INTERRUPT) + ("Killed", "SIGKILL", "NCCL", "closing signal", "exitcode",
+                                                                  "Error", "Exception")
+
+
 def _ended(line: str, ctx: ScanContext) -> bool:
+    for needle in _MAY_END:
+        if needle in line:
+            break
+    else:
+        return False
     reason = None
     status = "crashed"
     for needle, why in _CRASH:

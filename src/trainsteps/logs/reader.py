@@ -25,7 +25,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # progress, timing, crashes, printed releases and settings (progress.py)
             "/it", "it/s", "Traceback", "Killed", "memory", "NCCL", "rror", "Interrupt", "SIGTERM", "CANCELL", "ransformers",
             "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
-            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier")
+            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier", "using world size")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
 
@@ -167,6 +167,8 @@ dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact.
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
 SAMPLE_EVERY = 256
 TAIL_LINES = 8
+FEW_SHAPES = 32
+"""Up to this many distinct shapes in a chunk, each one's first line is found with list.index (C speed, stops early)."""
 MAX_NEW_SHAPES = 256
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
@@ -184,16 +186,19 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     number = 0
     while True:
         chunk = stream.read(CHUNK)
-        data = pending + chunk
         if chunk:
-            cut = data.rfind(b"\n")
-            if cut < 0 and len(data) <= MAX_LINE * 4:
-                pending = data
-                continue
-            cut = cut if cut >= 0 else len(data) - 1  # no line end in sight: a piece of a very long line
-            complete, pending = data[:cut + 1], data[cut + 1:]
+            cut = chunk.rfind(b"\n")  # `pending` never holds a newline: the last one is in this chunk, if any
+            if cut < 0:
+                data = pending + chunk
+                if len(data) <= MAX_LINE * 4:
+                    pending = data
+                    continue
+                complete, pending = data, b""  # no line end in sight: a piece of a very long line
+            else:  # one copy of the chunk, not two
+                complete = b"".join((pending, memoryview(chunk)[:cut + 1])) if pending else chunk[:cut + 1]
+                pending = chunk[cut + 1:]
         else:
-            complete, pending = data, b""
+            complete, pending = pending, b""
         if previous is not None:
             number = _chunk(previous, number, ctx, full=seen < FULL_BYTES)
             seen += len(previous)
@@ -218,28 +223,41 @@ def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
     # A line whose shape (digits removed) is new in this chunk is read: banners, crashes, evaluations, versions and
     # launcher lines are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
     shapes = data.translate(None, b"0123456789").split(b"\n")
-    first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))  # shape -> its first line
+    body = shapes[:len(lines)] if len(shapes) > len(lines) else shapes  # the text after the last newline is not a line
+    distinct = set(body)
+    if len(distinct) <= FEW_SHAPES:  # the usual case: a few shapes, each first seen near the chunk's start
+        first = {shape: body.index(shape) for shape in distinct}  # shape -> its first line
+    else:
+        first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))
     new = [i for i in first.values() if i < len(lines)]
     if len(new) > MAX_NEW_SHAPES:  # random bytes, hashes: most lines are new; bound the work, keep what matters
         keep = [i for i in new if any(marker in lines[i] for marker in MUST_READ)]
         rest = [i for i in new if i not in set(keep)]
         new = keep[:MAX_NEW_SHAPES] + rest[:: len(rest) // MAX_NEW_SHAPES + 1]
     picked.update(new)
-    starts = None
+    ends = None  # ends[i]: bytes of lines[:i] without their newlines (built at C speed, only when a line is skipped)
+    # a line holds \r (or ends with it: CRLF) exactly when its shape does, so the few distinct shapes tell whether the
+    # skipped lines need their carriage returns counted (a search of the whole chunk for \r\n costs more than all this)
+    has_cr = any(b"\r" in shape for shape in first)
+    crlf = has_cr and any(shape.endswith(b"\r") for shape in first)
     done = 0  # lines[:done] are counted
     for index in sorted(picked):
         if index > done:  # skipped lines: each \n line, plus a line per lone \r inside them
-            if starts is None:
-                starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
-            span = data[starts[done]:starts[index]]
-            number += (index - done) + span.count(b"\r") - span.count(b"\r\n")
+            number += index - done
+            if has_cr:
+                if ends is None:
+                    ends = list(accumulate(map(len, lines), initial=0))
+                start, end = ends[done] + done, ends[index] + index  # counted in place: no copy of the skipped bytes
+                number += data.count(b"\r", start, end) - (data.count(b"\r\n", start, end) if crlf else 0)
         number = _one(lines[index].decode("utf-8", "replace"), number, ctx)
         done = index + 1
     if done < len(lines):
-        if starts is None:
-            starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
-        span = data[starts[done]:]
-        number += (len(lines) - done) + span.count(b"\r") - span.count(b"\r\n")
+        number += len(lines) - done
+        if has_cr:
+            if ends is None:
+                ends = list(accumulate(map(len, lines), initial=0))
+            start = ends[done] + done
+            number += data.count(b"\r", start) - (data.count(b"\r\n", start) if crlf else 0)
     return number
 
 

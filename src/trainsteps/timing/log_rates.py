@@ -45,10 +45,13 @@ _LIGHTNING = re.compile(r"^\s*Epoch\s+\d+\s*:")
 _RESUME = re.compile(r"(?:Continuing training from global step|global step) (\d+)")
 
 
+_DAYS = re.compile(r"(\d+)\s+days?,\s*(.*)")
+
+
 def clock_seconds(text: str) -> float:
     """`05:12` -> 312; `4:15:03` -> 15,303; `1 day, 2:00:00` -> 93,600 (tqdm, timedelta and LLaMA-Factory clocks)."""
     days = 0
-    match = re.match(r"(\d+)\s+days?,\s*(.*)", text)
+    match = _DAYS.match(text) if "day" in text else None
     if match:
         days, text = int(match.group(1)), match.group(2)
     numbers = [int(x) for x in text.split(":")]
