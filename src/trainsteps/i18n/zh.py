@@ -1409,7 +1409,7 @@ MESSAGES = {
     "ptlog.mg_dp_from_world_nocp": "数据并行规模 {D} = world size {W} / （张量 {T} x 流水线 {P}）：Megatron 的 world = TP x PP x CP x DP（未打印上下文并行规模：按 1 计）",
     "ptlog.mg_layout_ok": "Megatron 的并行布局自洽：world size {W} = 张量 {T} x 流水线 {P} x 上下文 {C} x 数据并行 {D}",
     "ptlog.mg_layout_bad": "Megatron 打印的并行布局对不上：world size {W} != 张量 {T} x 流水线 {P} x 上下文 {C} x 数据并行 {D} = {product}；这些行来自不同的运行，或被改动过",
-    "ptlog.mg_layout_partial": "Megatron 打印的并行布局：张量 {T}、流水线 {P}、数据并行 {D}、world size {W}（? 表示未打印；其余因子都打印后，world = TP x PP x CP x DP 可确定缺少的那个）",
+    "ptlog.mg_layout_partial": "Megatron 打印的并行布局：张量 {T}、流水线 {P}、数据并行 {D}、world size {W}（`?` 表示未打印；其余因子都打印后，world = TP x PP x CP x DP 可确定缺少的那个）",
     "ptlog.mg_world_from_layout": "world size {W} = 张量 {T} x 流水线 {P} x 上下文 {C} x 数据并行 {D}",
     "ptlog.mg_micro_ok": "全局批 {B:,} = 微批 {m} x {n} 个微批次 x 数据并行 {D}：每个数据并行 rank 每次迭代做 {n} 次前向/反向",
     "ptlog.mg_micro_bad": "全局批 {B:,} != 微批 {m} x {n} 个微批次 x 数据并行 {D} = {product:,}：打印的数字互相矛盾（--rampup-batch-size 在达到目标前会改变全局批）",
