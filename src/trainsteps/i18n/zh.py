@@ -1421,7 +1421,7 @@ MESSAGES = {
     "ptlog.mg_layout_bad_nocp": "Megatron 打印的并行布局对不上：world size {W} != 张量 {T} x 流水线 {P} x 数据并行 {D} = {product}；这些行来自不同的运行、被改动过，或未打印的上下文并行规模为 {W} / {product}",
     "ptlog.mg_world_from_layout_nocp": "world size {W} = 张量 {T} x 流水线 {P} x 数据并行 {D}（未打印上下文并行规模：按 1 计）",
     "explain.why.world_megatron": "来自 Megatron 自己的 `using world size` 行（world = 张量 x 流水线 x 上下文 x 数据并行）",
-    "explain.fact.nemo_batch": "第 {line} 行 NeMo 进度条后缀为 global_step={step}、consumed_samples={consumed}：NeMo 按 (global_step + 1) x 全局批计已消耗样本（正在进行的这一步尚未计入 global_step），所以已完成 {done} 个优化器步，全局批为 {batch}（consumed / (global_step + 1)，误差来自进度条的 3 位有效数字；批大小 ramp-up 时为平均值）",
+    "explain.fact.nemo_batch": "第 {line} 行 NeMo 进度条后缀为 global_step={step}、consumed_samples={consumed}：NeMo 按 `(global_step + 1) x 全局批` 计已消耗样本（正在进行的这一步尚未计入 global_step），所以已完成 {done} 个优化器步，全局批为 {batch}（consumed / (global_step + 1)，误差来自进度条的 3 位有效数字；批大小 ramp-up 时为平均值）",
     "explain.fact.lightning_itbar": "Lightning 的进度条没有总数（数据集没有长度）：第 {line} 行时，epoch {epoch} 已跑 {batches:,} 个批次，用时 {elapsed}，每秒 {rate} 个批次；它只计该 epoch 的批次（优化器步数 = 批次数 / accumulate_grad_batches），这里的 epoch 也不是对已知行数的一遍遍历",
     "explain.fact.lightning_stopped": "Lightning 说明了运行如何结束（第 {line} 行）：`Trainer.fit` 因达到设定的 {limit}={n:,} 而停止，不是崩溃",
 }
