@@ -43,7 +43,9 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
     flags, names = typed_flags(ctx, opts)
     imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
                           lengths_provider=_lengths_provider(ctx, configs))
-    if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework != "llamafactory":
+    from trainsteps.configs import TOKENIZED
+
+    if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework not in TOKENIZED:
         imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_lf_only", {"framework": imported.framework}))
     if imported.token_profile is not None:
         ctx.meta["trainsteps.token_profile"] = imported.token_profile
@@ -87,9 +89,16 @@ def _lengths_provider(ctx, configs):
     path = given.get("tokenizer") or _local_model_tokenizer(configs)
     if not path:
         return None
-    from trainsteps.data.lf_lengths import LlamaFactoryLengths
+    def provider(framework: str):
+        if framework == "trl":
+            from trainsteps.data.trl_lengths import TrlLengths
 
-    return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))
+            return TrlLengths(path, given.get("threads"))
+        from trainsteps.data.lf_lengths import LlamaFactoryLengths
+
+        return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))
+
+    return provider
 
 
 def _local_model_tokenizer(configs) -> str | None:

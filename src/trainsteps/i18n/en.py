@@ -53,6 +53,7 @@ QUANTITIES = {
     'axolotl.batch_size': 'Axolotl batch_size',
     'axolotl.total_num_steps': 'Axolotl total_num_steps',
     'rows': 'rows on disk',
+    'tokens_raw': 'tokens in the rows, as the framework tokenizes them',
     'rows_kept': 'rows kept by the length filter',
     # --- configs: TRL (trl.) ---
     'trl': 'TRL release',
@@ -746,6 +747,16 @@ MESSAGES = {
     'axolotl.hint.packing_needs_rows': 'point `datasets:` at local files (without --num-examples), or set sample_packing_eff_est and total_num_tokens',
     'axolotl.rows.given': "--num-examples: rows after Axolotl's filters and validation split (the banner's `Num examples`)",
     # --- configs: TRL (trl.) ---
+    'trl.tok.text': 'each `dataset_text_field` text plus the EOS text (unless it ends with it), tokenized with special tokens as SFTTrainer does; every token supervised ({tokenizer})',
+    'trl.tok.conversational': "each conversation rendered with the tokenizer's own chat template and tokenized without special tokens (apply_chat_template); every token supervised ({tokenizer})",
+    'trl.tok.prompt_completion': 'prompt and prompt + completion tokenized; the completion starts where their ids diverge, and completion-only loss (the default for these rows) leaves the tokens before it unsupervised ({tokenizer})',
+    'trl.tok.prompt_completion_all': 'prompt + completion tokenized; completion_only_loss is off, so every token is supervised ({tokenizer})',
+    'trl.tok.packed': 'SFTTrainer packs the tokenized rows with {strategy} per map batch of 1000 rows (TRL 1.16 preparation, recorded)',
+    'trl.tok.truncated': 'rows cut to max_length {max_length}; SFTTrainer drops rows left without a supervised token',
+    'trl.note.tokens_release': "tokens counted through TRL {recorded}'s SFT dataset preparation (recorded); TRL {version} may tokenize or pack slightly differently",
+    'trl.note.assistant_only': 'assistant_only_loss: the rows are exact, but the supervised tokens (the assistant masks of {{% generation %}} templates) are not modelled, so the plan has no token counts',
+    'trl.error.text_field': 'the dataset has no `{field}` column (dataset_text_field), no messages and no prompt/completion: SFTTrainer cannot tokenize it',
+    'trl.hint.text_field': 'set dataset_text_field to one of: {columns}',
     'trl.version': 'rules of this TRL release',
     'trl.rows': 'rows in the dataset; without packing each row is one training example',
     'trl.rows.given': '--num-examples: taken as the rows the Trainer sees (after packing)',
@@ -1381,7 +1392,7 @@ MESSAGES = {
     "llamafactory.mix.per_source": "rows of {name} in the mix, replayed as datasets.interleave_datasets draws them: {epochs} epochs of {name}",
     "chat.error.no_template": "no chat_template in {path}/tokenizer_config.json (nor a chat_template.jinja beside it)",
     "chat.hint.no_template": "give a model folder whose tokenizer has a chat template, or --template chatml / llama3 / plain",
-    "configs.note.tokenizer_lf_only": "--tokenizer counts LLaMA-Factory configs through their template; {framework} configs are not counted with it yet: count their data with `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` and pass --num-examples",
+    "configs.note.tokenizer_lf_only": "--tokenizer counts LLaMA-Factory and TRL SFT configs through their own preprocessing; {framework} configs are not counted with it yet: count their data with `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` and pass --num-examples",
     "lftemplate.error.train_on_prompt": "LLaMA-Factory refuses train_on_prompt with template '{name}': \"Current template does not support `train_on_prompt`.\"",
     "lftemplate.hint.train_on_prompt": "remove train_on_prompt, or use a template without efficient_eos",
 }

