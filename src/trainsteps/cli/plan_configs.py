@@ -94,6 +94,10 @@ def _lengths_provider(ctx, configs):
             from trainsteps.data.trl_lengths import TrlLengths
 
             return TrlLengths(path, given.get("threads"))
+        if framework == "axolotl":
+            from trainsteps.data.axolotl_lengths import AxolotlLengths
+
+            return AxolotlLengths(path, given.get("threads"))
         from trainsteps.data.lf_lengths import LlamaFactoryLengths
 
         return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))
