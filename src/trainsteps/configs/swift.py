@@ -103,7 +103,10 @@ def _dataset_rows(cfg: ConfigFile, d: Derivation, g, version: str, settings: Set
             raise InputError("swift.error.dataset_not_local", "swift.hint.dataset_not_local", name=name)
         rows = len(lf_data.read_rows(path))
         d.given(f"rows[{name}]", rows, "swift.rows", name=name)
-        total += swift.split_rows(d, name, rows, to_number(sample, int, "dataset") if sample else None, ratio)
+        sample = to_number(sample, int, "dataset") if sample else None
+        if sample is not None:
+            swift.sample_rows(d, name, rows, sample)
+        total += swift.split_rows(d, name, rows, sample, ratio)
     if len(datasets) > 1:
         d.add("rows_merged", total, "sum(rows)", "", "swift.concat")
     return Count.of(total)

@@ -780,6 +780,7 @@ MESSAGES = {
     # --- configs: ms-swift (swift.) ---
     'swift.version': 'rules of this ms-swift release',
     'swift.default_ga': 'gradient_accumulation_steps not set: ms-swift aims at a global batch of 16 ("Setting args.gradient_accumulation_steps")',
+    'swift.sample': 'ms-swift `{name}#N` (sample_dataset): {copies} whole copies of the source, then {rest} rows drawn without replacement with RandomState(data_seed); the source is passed over {passes} times per epoch',
     'swift.split': '--split_dataset_ratio takes {val} rows of {name} for validation (floor, at least 1)',
     'swift.sampler': "ms-swift's BatchSamplerShard gives each rank N // W rows; {dropped} rows are never used",
     'swift.rows': 'rows of {name} on disk',

@@ -776,6 +776,7 @@ MESSAGES = {
     # --- configs: ms-swift (swift.) ---
     'swift.version': '按此 ms-swift 版本的规则',
     'swift.default_ga': '未设置 gradient_accumulation_steps：ms-swift 以全局批次 16 为目标（"Setting args.gradient_accumulation_steps"）',
+    'swift.sample': 'ms-swift `{name}#N`（sample_dataset）：先取数据源的 {copies} 份完整拷贝，再用 RandomState(data_seed) 无放回抽取 {rest} 行；每个 epoch 经过该数据源 {passes} 遍',
     'swift.split': '--split_dataset_ratio 从 {name} 取 {val} 行做验证（向下取整，至少 1）',
     'swift.sampler': 'ms-swift 的 BatchSamplerShard 每个进程取 N // W 行；{dropped} 行从不使用',
     'swift.rows': '{name} 在磁盘上的行数',
