@@ -60,3 +60,21 @@ def test_the_recorded_runs_cover_text_messages_completions_and_every_packing():
     for needle in ("text.jsonl", "chat.jsonl", "prompt_completion.jsonl", "packing: true\n", "packing_strategy: wrapped",
                    "packing_strategy: bfd_split"):
         assert needle in texts
+
+
+def test_a_second_plan_reads_the_rows_from_the_count_cache_and_no_cache_counts_again(tokenizer_folder, run_cli, monkeypatch):
+    from trainsteps.data.trl_lengths import TrlLengths
+
+    config = CASES / "pc_unpacked" / "config.yaml"
+    code, first, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--format", "json")
+    assert code == 0, err
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("tokenized again")
+
+    monkeypatch.setattr(TrlLengths, "_encode", refuse)
+    code, second, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--format", "json")
+    assert code == 0, err
+    assert json.loads(second)["run"] == json.loads(first)["run"]
+    code, _, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--no-cache", "--format", "json")
+    assert code != 0 and "tokenized again" in repr(err) + repr(_)

@@ -93,11 +93,11 @@ def _lengths_provider(ctx, configs):
         if framework == "trl":
             from trainsteps.data.trl_lengths import TrlLengths
 
-            return TrlLengths(path, given.get("threads"))
+            return TrlLengths(path, given.get("threads"), bool(given.get("no_cache")))
         if framework == "axolotl":
             from trainsteps.data.axolotl_lengths import AxolotlLengths
 
-            return AxolotlLengths(path, given.get("threads"))
+            return AxolotlLengths(path, given.get("threads"), bool(given.get("no_cache")))
         from trainsteps.data.lf_lengths import LlamaFactoryLengths
 
         return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))

@@ -71,7 +71,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         n = Count.of(d.given("rows_train", settings.whole("num_examples"), "axolotl.rows.given"))
     else:
         rows, lows, highs = _rows(cfg, g("datasets") or [])
-        exact = _exact_lengths(d, settings, g, rows, lengths_provider, notes, seq) if lengths_provider is not None else None
+        exact = _exact_lengths(d, settings, g, rows, lengths_provider, notes, seq, cfg) if lengths_provider is not None else None
         if exact is not None:
             rows, lows, highs, supervised = exact
         kept = _drop_long(d, rows, lows, highs, seq)
@@ -109,7 +109,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     return Outcome(n, d, notes, max_steps, steps_range, loader_rows, token_profile=profile)
 
 
-def _exact_lengths(d: Derivation, settings: Settings, g, rows: list, provider, notes: list, seq: int):
+def _exact_lengths(d: Derivation, settings: Settings, g, rows: list, provider, notes: list, seq: int, cfg: ConfigFile):
     """Rows, exact token lengths and supervised tokens through Axolotl's chat_template strategy; rows with no
     supervised token are dropped (Axolotl's drop_no_trainable_tokens). None when a dataset entry is not
     `type: chat_template` or names a template that is not the tokenizer's (the lengths stay estimated)."""
@@ -126,7 +126,8 @@ def _exact_lengths(d: Derivation, settings: Settings, g, rows: list, provider, n
         notes.append(("AXOLOTL_TOKENS_EXCESS", "axolotl.note.tokens_excess", {"strategy": g("excess_length_strategy")}))
         return None
     entry = entries[0]
-    pairs = provider(rows, entry, {"train_on_inputs": bool(g("train_on_inputs")), "chat_template_jinja": jinja if choice == "jinja" else None})
+    pairs = provider(rows, entry, {"train_on_inputs": bool(g("train_on_inputs")), "chat_template_jinja": jinja if choice == "jinja" else None},
+                     _entry_files(cfg, entry))
     keep = [i for i, (n, s) in enumerate(pairs) if s > 0 or n > seq]  # over-long rows are counted by the length filter
     d.add("tokens_raw", sum(n for n, _ in pairs), "sum of tokens per row", f"{len(pairs):,} rows", "axolotl.tok.chat_template",
           tokenizer=provider.tokenizer_path, roles=", ".join(entry.get("roles_to_train") or ["assistant"]),
@@ -165,6 +166,14 @@ def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) ->
         if fraction is not None:
             settings.put("eval_steps", fraction, settings.origin("axolotl.evals_per_epoch"))
             settings.put("eval_strategy", "steps", settings.origin("axolotl.evals_per_epoch"))
+
+
+def _entry_files(cfg: ConfigFile, entry: dict) -> list[str]:
+    path = entry.get("path")
+    local = next((base / path for base in (pathlib.Path.cwd(), cfg.path.parent) if path and (base / path).exists()), None)
+    if local is None:
+        return []
+    return [str(p) for p in sorted(p for p in local.rglob("*") if p.is_file())] if local.is_dir() else [str(local)]
 
 
 def _rows(cfg: ConfigFile, datasets: list) -> tuple[list, list[int] | None, list[int] | None]:

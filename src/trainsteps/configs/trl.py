@@ -111,6 +111,14 @@ def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     return Outcome(Count.of(unpaired), d, [("TRL_KTO_UNPAIRED", "trl.note.kto_unpaired", {"pairs": f"{len(rows):,}", "rows": f"{unpaired:,}"})])
 
 
+def _files(cfg: ConfigFile, settings: Settings) -> list[str]:
+    name = settings.text("trl.dataset_name")
+    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    if path is None:
+        return []
+    return [str(p) for p in sorted(p for p in path.rglob("*") if p.is_file())] if path.is_dir() else [str(path)]
+
+
 def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
     """An int from --num-examples, or (low, high) token estimates per row of a local dataset file."""
     from trainsteps.configs import lf_data
@@ -148,10 +156,11 @@ def _sft_exact(cfg: ConfigFile, settings: Settings, version: str, d: Derivation,
         max_length = trl.MAX_LENGTH_DEFAULT
     keep_end = settings.text("trl.truncation_mode", "keep_start") == "keep_end"
     notes: list[tuple[str, str, dict]] = []
-    if packing and _flag(g("shuffle_dataset")):
-        rows = provider.shuffled(rows, settings.whole("trl.seed", settings.get("seed", 42), minimum=None) or 42)
     lengths, kind = provider(rows, {"dataset_text_field": g("dataset_text_field"), "eos_token": g("eos_token"),
-                                    "completion_only_loss": None if g("completion_only_loss") is None else _flag(g("completion_only_loss"))})
+                                    "completion_only_loss": None if g("completion_only_loss") is None else _flag(g("completion_only_loss"))},
+                             _files(cfg, settings))
+    if packing and _flag(g("shuffle_dataset")):  # Dataset.shuffle(seed) before pack_dataset
+        lengths = provider.shuffled(lengths, settings.whole("seed", 42, minimum=None) or 42)
     flat = trl.padding_free(packing, strategy, _flag(g("padding_free")))
     result = trl.sft_rows(lengths, max_length, packing, strategy, settings.whole("trl.dataset_num_proc"), keep_end, flat)
     d.given("rows", len(rows), "trl.rows")

@@ -23,10 +23,11 @@ ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assi
 class AxolotlLengths:
     """Tokenizes rows for `configs.axolotl` (a `lengths_provider`)."""
 
-    def __init__(self, tokenizer_path: str, threads: int | None = None) -> None:
+    def __init__(self, tokenizer_path: str, threads: int | None = None, no_cache: bool = False) -> None:
         from trainsteps.data.tokenize import load
 
         self.tokenizer_path = tokenizer_path
+        self.no_cache = no_cache
         self.base = load(tokenizer_path, threads, engine="tokenizers")  # offsets are needed
         self._template = None
 
@@ -49,8 +50,16 @@ class AxolotlLengths:
             return False
         return True
 
-    def __call__(self, rows: list, entry: dict, options: dict) -> list[tuple[int, int]]:
-        """(tokens, supervised tokens) per row of one `type: chat_template` dataset entry."""
+    def __call__(self, rows: list, entry: dict, options: dict, files: list[str] | None = None) -> list[tuple[int, int]]:
+        """(tokens, supervised tokens) per row of one `type: chat_template` dataset entry, kept in the count cache
+        under `files`, the tokenizer, the entry and these options."""
+        from trainsteps.data import cache
+
+        settings = {"framework": "axolotl-chat_template", "release": "0.19.0", "entry": entry, **options}
+        return cache.cached_pairs([str(f) for f in files or []], self.tokenizer_path, settings, self.no_cache,
+                                  lambda: self._encode(rows, entry, options), "axolotl-rows")
+
+    def _encode(self, rows: list, entry: dict, options: dict) -> list[tuple[int, int]]:
         template = self.template(options.get("chat_template_jinja"))
         field = entry.get("field_messages") or "messages"
         mapping = entry.get("message_property_mappings") or {}

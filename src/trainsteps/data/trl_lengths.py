@@ -19,10 +19,11 @@ from trainsteps.errors import InputError
 class TrlLengths:
     """Tokenizes rows for `configs.trl` (a `lengths_provider`)."""
 
-    def __init__(self, tokenizer_path: str, threads: int | None = None) -> None:
+    def __init__(self, tokenizer_path: str, threads: int | None = None, no_cache: bool = False) -> None:
         from trainsteps.data.tokenize import load
 
         self.tokenizer_path = tokenizer_path
+        self.no_cache = no_cache
         self.base = load(tokenizer_path, threads, engine="tokenizers")  # ids are compared, not only counted
         self._template = None
 
@@ -34,30 +35,39 @@ class TrlLengths:
         return self._template
 
     @staticmethod
-    def shuffled(rows: list, seed: int) -> list:
+    def shuffled(items: list, seed: int) -> list:
         """`Dataset.shuffle(seed=seed)` before packing (shuffle_dataset): the order of numpy's
-        `default_rng(seed).permutation(len(rows))`, as `datasets` draws it."""
+        `default_rng(seed).permutation(len(items))`, as `datasets` draws it."""
         import numpy as np
 
-        return [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
+        return [items[i] for i in np.random.default_rng(seed).permutation(len(items))]
 
-    def __call__(self, rows: list, options: dict) -> tuple[list[tuple[int, int]], str]:
-        """((tokens, masked leading tokens) per row, the dataset's kind: text / conversational / prompt_completion)."""
+    def __call__(self, rows: list, options: dict, files: list[str] | None = None) -> tuple[list[tuple[int, int]], str]:
+        """((tokens, masked leading tokens) per row, the dataset's kind: text / conversational / prompt_completion);
+        kept in the count cache under `files`, the tokenizer and these options."""
+        from trainsteps.data import cache
+
+        kind = _kind(rows)
+        settings = {"framework": "trl-sft", "release": "1.16.0", "kind": kind, **{k: options.get(k) for k in sorted(options)}}
+        pairs = cache.cached_pairs([str(f) for f in files or []], self.tokenizer_path, settings, self.no_cache,
+                                   lambda: self._encode(rows, options), "trl-rows")
+        return pairs, kind
+
+    def _encode(self, rows: list, options: dict) -> list[tuple[int, int]]:
         first = next((r for r in rows if isinstance(r, dict)), {})
         field = options.get("dataset_text_field") or "text"
         eos = options.get("eos_token") or self.base.eos_token or ""
         encode = self.base.tokenizer.encode_batch
         if "prompt" in first and "completion" in first:
-            return self._prompt_completion(rows, eos, options), "prompt_completion"
-        messages = _messages(first)
-        if messages is not None:
+            return self._prompt_completion(rows, eos, options)
+        if _messages(first) is not None:
             template = self.template()
             texts = [template.render(_messages(r) or []) for r in rows]
-            return [(len(e.ids), 0) for e in encode(texts, add_special_tokens=False)], "conversational"
+            return [(len(e.ids), 0) for e in encode(texts, add_special_tokens=False)]
         if field not in first:
             raise InputError("trl.error.text_field", "trl.hint.text_field", field=field, columns=", ".join(list(first)[:8]))
         texts = [_with_eos(str(r.get(field) or ""), eos) for r in rows]
-        return [(len(e.ids), 0) for e in encode(texts, add_special_tokens=True)], "text"
+        return [(len(e.ids), 0) for e in encode(texts, add_special_tokens=True)]
 
     def _prompt_completion(self, rows, eos: str, options: dict) -> list[tuple[int, int]]:
         encode = self.base.tokenizer.encode_batch
@@ -80,6 +90,13 @@ class TrlLengths:
                 prefix += 1
             result.append((len(w.ids), prefix if only_completion else 0))
         return result
+
+
+def _kind(rows: list) -> str:
+    first = next((r for r in rows if isinstance(r, dict)), {})
+    if "prompt" in first and "completion" in first:
+        return "prompt_completion"
+    return "conversational" if _messages(first) is not None else "text"
 
 
 def _with_eos(text: str, eos: str) -> str:
