@@ -94,6 +94,10 @@ def _lengths_provider(ctx, configs):
             from trainsteps.data.trl_lengths import TrlLengths
 
             return TrlLengths(path, given.get("threads"), bool(given.get("no_cache")))
+        if framework == "swift":
+            from trainsteps.data.swift_lengths import SwiftLengths
+
+            return SwiftLengths(path, given.get("threads"), bool(given.get("no_cache")))
         if framework == "axolotl":
             from trainsteps.data.axolotl_lengths import AxolotlLengths
 

@@ -77,7 +77,7 @@ def detect_kind(cfg: ConfigFile) -> str:
     raise InputError("configs.error.unknown_kind", "configs.hint.unknown_kind", path=str(cfg.path), keys=", ".join(list(data)[:6]))
 
 
-TOKENIZED = ("llamafactory", "trl", "axolotl")
+TOKENIZED = ("llamafactory", "trl", "axolotl", "swift")
 """Frameworks whose configs `plan CONFIG --tokenizer` counts through their own preprocessing."""
 
 

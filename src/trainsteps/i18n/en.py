@@ -780,6 +780,11 @@ MESSAGES = {
     # --- configs: ms-swift (swift.) ---
     'swift.version': 'rules of this ms-swift release',
     'swift.default_ga': 'gradient_accumulation_steps not set: ms-swift aims at a global batch of 16 ("Setting args.gradient_accumulation_steps")',
+    'swift.tok.encode': "each conversation encoded as ms-swift {release}'s `{template}` template does (_swift_encode: default system, pieces joined by loss and tokenized one by one, responses and the suffix trained, _add_dynamic_eos, first label masked) ({tokenizer})",
+    'swift.tok.deleted': 'ms-swift deletes rows longer than max_length {max_length} (truncation_strategy: delete, the default)',
+    'swift.note.tokens_unknown': "--tokenizer: rows and tokens are counted through ms-swift's template only without {reason} and for the templates {templates}; the rows are counted from the files as before",
+    'swift.error.template': 'ms-swift template {name} is not modelled for token counts',
+    'swift.hint.template': 'use one of {known}, or count the data with `trainsteps count` and pass --num-examples',
     'swift.sample': 'ms-swift `{name}#N` (sample_dataset): {copies} whole copies of the source, then {rest} rows drawn without replacement with RandomState(data_seed); the source is passed over {passes} times per epoch',
     'swift.split': '--split_dataset_ratio takes {val} rows of {name} for validation (floor, at least 1)',
     'swift.sampler': "ms-swift's BatchSamplerShard gives each rank N // W rows; {dropped} rows are never used",

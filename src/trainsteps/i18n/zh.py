@@ -776,6 +776,11 @@ MESSAGES = {
     # --- configs: ms-swift (swift.) ---
     'swift.version': '按此 ms-swift 版本的规则',
     'swift.default_ga': '未设置 gradient_accumulation_steps：ms-swift 以全局批次 16 为目标（"Setting args.gradient_accumulation_steps"）',
+    'swift.tok.encode': '每段对话按 ms-swift {release} 的 `{template}` 模板编码（_swift_encode：默认 system，按损失合并片段后逐段分词，训练回复与 suffix，_add_dynamic_eos，首个标签屏蔽）（{tokenizer}）',
+    'swift.tok.deleted': 'ms-swift 删除超过 max_length {max_length} 的行（truncation_strategy = delete，默认）',
+    'swift.note.tokens_unknown': '--tokenizer：仅在没有 {reason} 且模板为 {templates} 之一时按 ms-swift 模板统计行数与 token；行数仍按文件统计',
+    'swift.error.template': 'ms-swift 模板 {name} 的 token 统计尚未建模',
+    'swift.hint.template': '请使用 {known} 之一，或用 `trainsteps count` 统计数据后传入 --num-examples',
     'swift.sample': 'ms-swift `{name}#N`（sample_dataset）：先取数据源的 {copies} 份完整拷贝，再用 RandomState(data_seed) 无放回抽取 {rest} 行；每个 epoch 经过该数据源 {passes} 遍',
     'swift.split': '--split_dataset_ratio 从 {name} 取 {val} 行做验证（向下取整，至少 1）',
     'swift.sampler': 'ms-swift 的 BatchSamplerShard 每个进程取 N // W 行；{dropped} 行从不使用',
