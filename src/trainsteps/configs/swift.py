@@ -81,6 +81,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         exact = _exact_rows(cfg, d, g, version, settings, lengths_provider, notes)
         if exact is not None:
             n, profile = exact
+    if g("packing"):
         notes.append(("SWIFT_PACKING", "swift.note.packing", {}))
     if g("truncation_strategy", "delete") == "delete" and not g("packing") and profile is None:
         notes.append(("SWIFT_DELETE_LONG", "swift.note.delete", {"max_length": g("max_length", "max_model_len")}))

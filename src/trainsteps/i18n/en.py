@@ -760,6 +760,7 @@ MESSAGES = {
     'trl.hint.text_field': 'set dataset_text_field to one of: {columns}',
     'axolotl.tok.chat_template': "each conversation rendered with the chat template and tokenized without special tokens; supervised: the content of turns with a role in roles_to_train ({roles}; every turn with train_on_inputs = {inputs}) located as Axolotl's find_turn does, plus the EOS after them (train_on_eos {eos}) ({tokenizer})",
     'axolotl.tok.no_trainable': 'Axolotl drops rows whose labels are all -100 (drop_no_trainable_tokens)',
+    'axolotl.note.tokens_val_split': 'val_set_size: the rows are exact, but the training rows are a shuffled subset of them, so the plan gives no token counts (set val_set_size: 0 to count them)',
     'axolotl.note.tokens_type': '--tokenizer counts Axolotl datasets of `type: chat_template` (one dataset entry); these rows stay estimated from characters',
     'axolotl.note.tokens_template': "chat_template {name} is one of Axolotl's bundled templates, not read here: the rows stay estimated (use chat_template: tokenizer_default with a tokenizer that has this template, or chat_template: jinja with chat_template_jinja)",
     'axolotl.note.tokens_excess': 'excess_length_strategy {strategy} is not modelled with a tokenizer: the rows stay estimated',

@@ -756,6 +756,7 @@ MESSAGES = {
     'trl.hint.text_field': '把 dataset_text_field 设为以下之一：{columns}',
     'axolotl.tok.chat_template': '每段对话用对话模板渲染，不加特殊 token 分词；监督 token：roles_to_train 中角色的轮次内容（{roles}；train_on_inputs = {inputs} 时为所有轮次），按 Axolotl 的 find_turn 定位，再加上其后的 EOS（train_on_eos {eos}）（{tokenizer}）',
     'axolotl.tok.no_trainable': 'Axolotl 丢弃标签全为 -100 的行（drop_no_trainable_tokens）',
+    'axolotl.note.tokens_val_split': 'val_set_size：行数是精确的，但训练行是其中打乱后的子集，因此计划中没有 token 数（设 val_set_size = 0 即可统计）',
     'axolotl.note.tokens_type': '--tokenizer 只统计 `type: chat_template` 的 Axolotl 数据集（单个数据集条目）；这些行仍按字符估算',
     'axolotl.note.tokens_template': 'chat_template {name} 是 Axolotl 自带的模板，这里未读取：行数仍为估算（请用 chat_template = tokenizer_default 配合带此模板的分词器，或 chat_template = jinja 加 chat_template_jinja）',
     'axolotl.note.tokens_excess': 'excess_length_strategy {strategy} 在使用分词器时未建模：行数仍为估算',
