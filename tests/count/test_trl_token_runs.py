@@ -91,3 +91,11 @@ def test_the_example_config_is_counted_exactly_with_a_tokenizer(tokenizer_folder
     plan = json.loads(out)
     assert plan["config"]["estimate"] is None
     assert plan["run"]["tokens_seen"] > 0 and plan["run"]["tokens_per_step"]["mean"] > 0
+
+
+def test_a_missing_text_field_is_one_line_and_exit_2(tmp_path, tokenizer_folder, run_cli):
+    config = (CASES / "text_unpacked" / "config.yaml").read_text().replace("../data", str(CASES / "data")) + "dataset_text_field: body\n"
+    (tmp_path / "c.yaml").write_text(config)
+    code, out, err = run_cli("plan", tmp_path / "c.yaml", "--tokenizer", tokenizer_folder)
+    assert code == 2
+    assert "no `body` column" in err and "dataset_text_field" in err and "Traceback" not in err
