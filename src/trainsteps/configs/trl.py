@@ -7,7 +7,7 @@ import pathlib
 from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.outcome import Outcome
-from trainsteps.configs.settings import Settings
+from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import trl
@@ -17,7 +17,7 @@ NEWEST_VERSION = trl.NEWEST
 RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dataset_num_proc", "dataset_name", "dataset_train_split",
              "num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "dataset_text_field",
              "completion_only_loss", "assistant_only_loss", "padding_free", "truncation_mode", "shuffle_dataset", "eos_token",
-             "pad_to_multiple_of", "seed")
+             "pad_to_multiple_of")
 KTO_KEYS = ("desirable_weight", "undesirable_weight")
 GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "beta", "use_vllm")
 KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
@@ -160,7 +160,8 @@ def _sft_exact(cfg: ConfigFile, settings: Settings, version: str, d: Derivation,
                                     "completion_only_loss": None if g("completion_only_loss") is None else _flag(g("completion_only_loss"))},
                              _files(cfg, settings))
     if packing and _flag(g("shuffle_dataset")):  # Dataset.shuffle(seed) before pack_dataset
-        lengths = provider.shuffled(lengths, settings.whole("seed", 42, minimum=None) or 42)
+        seed = (cfg.data or {}).get("seed")  # a TrainingArguments key (read as unused there): default 42
+        lengths = provider.shuffled(lengths, 42 if seed is None else to_number(seed, int, "seed"))
     flat = trl.padding_free(packing, strategy, _flag(g("padding_free")))
     result = trl.sft_rows(lengths, max_length, packing, strategy, settings.whole("trl.dataset_num_proc"), keep_end, flat)
     d.given("rows", len(rows), "trl.rows")
