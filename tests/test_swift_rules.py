@@ -42,3 +42,22 @@ def test_the_default_accumulation_aims_at_a_global_batch_of_16(case):
 @pytest.mark.parametrize("case", ARGS["split"], ids=lambda c: f"n{c['rows']}-s{c['sample']}-r{c['ratio']}")
 def test_split_dataset_ratio_takes_a_floor_share_of_each_dataset(case):
     assert swift.split_rows(Derivation(), "d", case["rows"], case["sample"], case["ratio"]) == case["train"]
+
+
+def test_dataset_hash_n_takes_whole_copies_then_a_draw_without_replacement(tmp_path, run_cli):
+    """ms-swift sample_dataset (read from its source): N = floor(N / len) copies + N mod len rows drawn without
+    replacement; the derivation gives each source's rows, copies and passes per epoch."""
+    import json
+
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps({"query": f"q{i}", "response": "r"}) + "\n" for i in range(10)))
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps({"query": f"q{i}", "response": "r"}) + "\n" for i in range(40)))
+    line = (f"swift sft --model m --dataset {tmp_path / 'a.jsonl'}#25 {tmp_path / 'b.jsonl'}#30 "
+            "--per_device_train_batch_size 5 --split_dataset_ratio 0")
+    code, out, err = run_cli("plan", "--launch", line, "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["inputs"]["num_examples"] == 55
+    steps = {s["key"]: s for s in plan["config"]["derivation"]}
+    a, b = steps[f"rows_sampled[{tmp_path / 'a.jsonl'}]"], steps[f"rows_sampled[{tmp_path / 'b.jsonl'}]"]
+    assert a["value"] == 25 and a["substituted"] == "2 x 10 + 5" and "2.5 times" in a["why"]
+    assert b["value"] == 30 and b["substituted"] == "0 x 40 + 30" and "0.75 times" in b["why"]

@@ -43,7 +43,9 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
     flags, names = typed_flags(ctx, opts)
     imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
                           lengths_provider=_lengths_provider(ctx, configs), unsloth=ctx.meta.get("trainsteps.unsloth"))
-    if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework != "llamafactory":
+    from trainsteps.configs import TOKENIZED
+
+    if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework not in TOKENIZED:
         imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_lf_only", {"framework": imported.framework}))
     if imported.token_profile is not None:
         ctx.meta["trainsteps.token_profile"] = imported.token_profile
@@ -87,9 +89,24 @@ def _lengths_provider(ctx, configs):
     path = given.get("tokenizer") or _local_model_tokenizer(configs)
     if not path:
         return None
-    from trainsteps.data.lf_lengths import LlamaFactoryLengths
+    def provider(framework: str):
+        if framework == "trl":
+            from trainsteps.data.trl_lengths import TrlLengths
 
-    return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))
+            return TrlLengths(path, given.get("threads"), bool(given.get("no_cache")))
+        if framework == "swift":
+            from trainsteps.data.swift_lengths import SwiftLengths
+
+            return SwiftLengths(path, given.get("threads"), bool(given.get("no_cache")))
+        if framework == "axolotl":
+            from trainsteps.data.axolotl_lengths import AxolotlLengths
+
+            return AxolotlLengths(path, given.get("threads"), bool(given.get("no_cache")))
+        from trainsteps.data.lf_lengths import LlamaFactoryLengths
+
+        return LlamaFactoryLengths(path, given.get("threads"), bool(given.get("no_cache")))
+
+    return provider
 
 
 def _local_model_tokenizer(configs) -> str | None:
@@ -103,7 +120,7 @@ def _local_model_tokenizer(configs) -> str | None:
             data = read_config(path).data
         except TrainstepsError:
             continue
-        model = data.get("model_name_or_path") if isinstance(data, dict) else None
+        model = (data.get("model_name_or_path") or data.get("base_model")) if isinstance(data, dict) else None
         if isinstance(model, str) and os.path.isfile(os.path.join(model, "tokenizer.json")):
             return model
     return None

@@ -79,10 +79,15 @@ def detect_kind(cfg: ConfigFile) -> str:
     raise InputError("configs.error.unknown_kind", "configs.hint.unknown_kind", path=str(cfg.path), keys=", ".join(list(data)[:6]))
 
 
+TOKENIZED = ("llamafactory", "trl", "axolotl", "swift")
+"""Frameworks whose configs `plan CONFIG --tokenizer` counts through their own preprocessing."""
+
+
 def import_run(paths: list[str], *, launch: str | None = None, flags: dict | None = None, kind: str | None = None,
                framework_version: str | None = None, lengths_provider=None, flag_names: dict | None = None,
                unsloth: str | None = None) -> ImportedRun:
     """Read config files (+ a launch line) and apply `flags` (RunSpec field -> value the user typed) on top;
+    `lengths_provider(framework)` gives the token counter of a framework in TOKENIZED (or None);
     `flag_names` gives the option a field came from when it is not `--field-name` (e.g. --gpus); `unsloth` is the
     Unsloth release of `--unsloth` (a script that imports unsloth needs none)."""
     from trainsteps.configs import launch as launch_mod
@@ -122,7 +127,8 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
         with blamed_on(settings):
-            outcome = (reader.outcome(main, settings, version, lengths_provider) if framework == "llamafactory"
+            provider = lengths_provider(framework) if lengths_provider is not None and framework in TOKENIZED else None
+            outcome = (reader.outcome(main, settings, version, provider) if framework in TOKENIZED
                        else reader.outcome(main, settings, version))
     run = _finish(framework, version, settings, files, outcome)
     run.notes[:0] = unsloth_notes

@@ -19,7 +19,8 @@ _SPEC_KEYS = {"micro_batch_size": "per_device_train_batch_size", "gradient_accum
               "save_strategy": "save_strategy"}
 _RULE_KEYS = ("batch_size", "sample_packing", "sample_packing_eff_est", "sequence_len", "val_set_size", "evals_per_epoch",
               "saves_per_epoch", "warmup_steps", "warmup_ratio", "datasets", "flash_attention", "attn_implementation",
-              "multipack_real_batches", "streaming", "pretraining_dataset", "total_num_tokens", "tensor_parallel_size", "context_parallel_size")
+              "multipack_real_batches", "streaming", "pretraining_dataset", "total_num_tokens", "tensor_parallel_size", "context_parallel_size",
+              "train_on_inputs", "chat_template", "chat_template_jinja", "excess_length_strategy")
 _KNOWN = ("base_model", "model_type", "tokenizer_type", "load_in_8bit", "load_in_4bit", "adapter", "lora_r", "lora_alpha", "lora_dropout",
           "lora_target_modules", "lora_target_linear", "output_dir", "learning_rate", "optimizer", "lr_scheduler", "bf16", "fp16", "tf32",
           "gradient_checkpointing", "dataset_prepared_path", "wandb_project", "wandb_entity", "wandb_name", "wandb_watch", "wandb_log_model",
@@ -41,7 +42,7 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
             settings.file_key(key, value, cfg.where(key), "axolotl", _RULE_KEYS, _KNOWN)
 
 
-def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
+def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
     d = Derivation()
     d.given("axolotl", version, "axolotl.version")
     g = lambda key, default=None: settings.get(f"axolotl.{key}", default)  # noqa: E731
@@ -62,6 +63,7 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
         return Outcome(None, d, notes)
     seq = settings.whole("axolotl.sequence_len", ax.DEFAULTS["sequence_len"])
     packing = bool(g("sample_packing", False))
+    exact = None
     if settings.get("num_examples") is not None:  # rows after Axolotl's filters, as a previous run printed them
         if packing and not (g("sample_packing_eff_est") and g("total_num_tokens")):
             raise InputError("axolotl.error.packing_needs_rows", "axolotl.hint.packing_needs_rows")
@@ -69,6 +71,9 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
         n = Count.of(d.given("rows_train", settings.whole("num_examples"), "axolotl.rows.given"))
     else:
         rows, lows, highs = _rows(cfg, g("datasets") or [])
+        exact = _exact_lengths(d, settings, g, rows, lengths_provider, notes, seq, cfg) if lengths_provider is not None else None
+        if exact is not None:
+            rows, lows, highs, supervised = exact
         kept = _drop_long(d, rows, lows, highs, seq)
         n = kept.scaled(lambda r: ax.rows_after_val(Derivation(), r, (settings.real("axolotl.val_set_size", 0) or 0)))
         if kept.exact:
@@ -98,7 +103,55 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
         per_rank = (bins.value if flash else bins.value // mbs) // world
         loader_rows = d.add("batches_per_epoch", max(per_rank, 1), "floor(sampler batches / W)", f"floor({bins.value} / {world})",
                             "axolotl.loader") * mbs * world
-    return Outcome(n, d, notes, max_steps, steps_range, loader_rows)
+    profile = None
+    if exact is not None and (settings.real("axolotl.val_set_size", 0) or 0) > 0:
+        notes.append(("AXOLOTL_TOKENS_VAL_SPLIT", "axolotl.note.tokens_val_split", {}))  # a seeded random subset trains
+    elif exact is not None:
+        profile = _token_profile(lows, supervised, seq, bins, loader_rows, n)
+    return Outcome(n, d, notes, max_steps, steps_range, loader_rows, token_profile=profile)
+
+
+def _exact_lengths(d: Derivation, settings: Settings, g, rows: list, provider, notes: list, seq: int, cfg: ConfigFile):
+    """Rows, exact token lengths and supervised tokens through Axolotl's chat_template strategy; rows with no
+    supervised token are dropped (Axolotl's drop_no_trainable_tokens). None when a dataset entry is not
+    `type: chat_template` or names a template that is not the tokenizer's (the lengths stay estimated)."""
+    entries = [e for e in (g("datasets") or []) if isinstance(e, dict)]
+    choice = g("chat_template") or "tokenizer_default"
+    jinja = g("chat_template_jinja")
+    if any(str(e.get("type", "")).split(".")[0] != "chat_template" for e in entries) or len(entries) != 1:
+        notes.append(("AXOLOTL_TOKENS_TYPE", "axolotl.note.tokens_type", {}))
+        return None
+    if not (choice == "tokenizer_default" or str(choice).startswith("tokenizer_default_fallback_") or (choice == "jinja" and jinja)):
+        notes.append(("AXOLOTL_TOKENS_TEMPLATE", "axolotl.note.tokens_template", {"name": choice}))
+        return None
+    if str(g("excess_length_strategy") or "drop").lower() != "drop":
+        notes.append(("AXOLOTL_TOKENS_EXCESS", "axolotl.note.tokens_excess", {"strategy": g("excess_length_strategy")}))
+        return None
+    entry = entries[0]
+    pairs = provider(rows, entry, {"train_on_inputs": bool(g("train_on_inputs")), "chat_template_jinja": jinja if choice == "jinja" else None},
+                     _entry_files(cfg, entry))
+    keep = [i for i, (n, s) in enumerate(pairs) if s > 0 or n > seq]  # over-long rows are counted by the length filter
+    d.add("tokens_raw", sum(n for n, _ in pairs), "sum of tokens per row", f"{len(pairs):,} rows", "axolotl.tok.chat_template",
+          tokenizer=provider.tokenizer_path, roles=", ".join(entry.get("roles_to_train") or ["assistant"]),
+          eos=entry.get("train_on_eos") or "turn", inputs=bool(g("train_on_inputs")))
+    if len(keep) != len(pairs):
+        d.add("rows_trainable", len(keep), "rows - rows without a trainable token", f"{len(pairs):,} - {len(pairs) - len(keep):,}",
+              "axolotl.tok.no_trainable")
+    rows = [rows[i] for i in keep]
+    lengths = [pairs[i][0] for i in keep]
+    return rows, lengths, list(lengths), [pairs[i][1] for i in keep]
+
+
+def _token_profile(lengths: list[int], supervised: list[int], seq: int, bins, loader_rows, n):
+    """Tokens of the kept rows: unpacked batches are padded to the longest row rounded up to a multiple of 64 (Axolotl's
+    collator, read from its source); packed bins hold the same tokens per epoch spread over the loader's rows."""
+    from trainsteps import tokens
+
+    kept = [(a, b) for a, b in zip(lengths, supervised, strict=True) if a <= seq]
+    if bins is None:
+        return tokens.from_lengths([a for a, _ in kept], [b for _, b in kept], pad_to_multiple_of=64, source="Axolotl 0.19 chat_template")
+    rows = loader_rows or n.value
+    return tokens.packed(rows, sum(a for a, _ in kept), sum(b for _, b in kept), fixed_length=None, source="Axolotl 0.19 chat_template")
 
 
 def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) -> None:
@@ -115,6 +168,14 @@ def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) ->
         if fraction is not None:
             settings.put("eval_steps", fraction, settings.origin("axolotl.evals_per_epoch"))
             settings.put("eval_strategy", "steps", settings.origin("axolotl.evals_per_epoch"))
+
+
+def _entry_files(cfg: ConfigFile, entry: dict) -> list[str]:
+    path = entry.get("path")
+    local = next((base / path for base in (pathlib.Path.cwd(), cfg.path.parent) if path and (base / path).exists()), None)
+    if local is None:
+        return []
+    return [str(p) for p in sorted(p for p in local.rglob("*") if p.is_file())] if local.is_dir() else [str(local)]
 
 
 def _rows(cfg: ConfigFile, datasets: list) -> tuple[list, list[int] | None, list[int] | None]:
@@ -143,6 +204,8 @@ def _drop_long(d: Derivation, rows: list, lows: list[int], highs: list[int], seq
     least = n - sum(1 for x in highs if x > seq or x < 2)
     d.given("rows", n, "axolotl.rows")
     if most == least:
+        if most != n:
+            d.add("rows_kept", most, "rows with 2 <= tokens <= sequence_len", f"{n:,} - {n - most:,}, sequence_len = {seq}", "axolotl.drop_long")
         return Count.of(most)
     d.add("rows_kept", f"{least}..{most}", "rows with 2 <= tokens <= sequence_len", f"sequence_len = {seq}", "axolotl.drop_long.estimate")
     return Count((least + most) // 2, least, most)

@@ -29,7 +29,8 @@ _KNOWN_UNUSED = frozenset(LLAMAFACTORY) | {"do_train", "do_eval", "do_predict"}
 
 
 def looks_like_llamafactory(data: dict) -> bool:
-    return sum(k in data for k in MARKERS) >= 2 and "datasets" not in data
+    swift_like = "tuner_type" in data or "train_type" in data or ("model" in data and "model_name_or_path" not in data)
+    return sum(k in data for k in MARKERS) >= 2 and "datasets" not in data and not swift_like
 
 
 def read(cfg: ConfigFile, settings: Settings) -> None:

@@ -7,7 +7,7 @@ import pathlib
 from trainsteps.configs.files import ConfigFile
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.outcome import Outcome
-from trainsteps.configs.settings import Settings
+from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import trl
@@ -15,7 +15,9 @@ from trainsteps.frameworks.count import Count
 
 NEWEST_VERSION = trl.NEWEST
 RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dataset_num_proc", "dataset_name", "dataset_train_split",
-             "num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "dataset_text_field")
+             "num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "dataset_text_field",
+             "completion_only_loss", "assistant_only_loss", "padding_free", "truncation_mode", "shuffle_dataset", "eos_token",
+             "pad_to_multiple_of")
 KTO_KEYS = ("desirable_weight", "undesirable_weight")
 GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "beta", "use_vllm")
 KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
@@ -43,7 +45,7 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
             settings.put("trl.precompute_ref", True, cfg.where(key))
 
 
-def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
+def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
     d = Derivation()
     d.given("trl", version, "trl.version")
     g = lambda key, default=None: settings.get(f"trl.{key}", default)  # noqa: E731
@@ -51,6 +53,8 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str) -> Outcome:
         return _grpo(cfg, settings, d, g)
     if g("kto"):
         return _kto(cfg, settings, d, g)
+    if lengths_provider is not None and settings.get("num_examples") is None and not g("precompute_ref"):
+        return _sft_exact(cfg, settings, version, d, g, lengths_provider)
     rows = _rows(cfg, settings, g)
     if g("precompute_ref") and not g("packing"):  # DPO: a reference pass over the data before step 1 (time only)
         count = rows if isinstance(rows, int) else len(rows[0])
@@ -132,6 +136,14 @@ def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     return Outcome(Count.of(unpaired), d, [("TRL_KTO_UNPAIRED", "trl.note.kto_unpaired", {"pairs": f"{len(rows):,}", "rows": f"{unpaired:,}"})])
 
 
+def _files(cfg: ConfigFile, settings: Settings) -> list[str]:
+    name = settings.text("trl.dataset_name")
+    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    if path is None:
+        return []
+    return [str(p) for p in sorted(p for p in path.rglob("*") if p.is_file())] if path.is_dir() else [str(path)]
+
+
 def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
     """An int from --num-examples, or (low, high) token estimates per row of a local dataset file."""
     from trainsteps.configs import lf_data
@@ -152,3 +164,58 @@ def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
             lows.append(lo)
             highs.append(hi)
     return lows, highs
+
+
+def _sft_exact(cfg: ConfigFile, settings: Settings, version: str, d: Derivation, g, provider) -> Outcome:
+    """SFT rows counted with the tokenizer, through SFTTrainer's own dataset preparation (`trl.sft_rows`)."""
+    from trainsteps import tokens
+
+    rows = _rows(cfg, settings, g, keep_rows=True)
+    packing = _flag(g("packing"))
+    strategy = settings.text("trl.packing_strategy") or trl.PACKING.at(version)
+    strategy = {"bfd-requeue": "bfd_split"}.get(strategy, strategy)  # SFTConfig renames it (1.16)
+    if packing and strategy == "constant_length":
+        raise InputError("trl.error.old_packing", "trl.hint.old_packing", version=version)
+    max_length = settings.whole("trl.max_length") or settings.whole("trl.max_seq_length")
+    if max_length is None and "max_length" not in (cfg.data or {}):
+        max_length = trl.MAX_LENGTH_DEFAULT
+    keep_end = settings.text("trl.truncation_mode", "keep_start") == "keep_end"
+    notes: list[tuple[str, str, dict]] = []
+    lengths, kind = provider(rows, {"dataset_text_field": g("dataset_text_field"), "eos_token": g("eos_token"),
+                                    "completion_only_loss": None if g("completion_only_loss") is None else _flag(g("completion_only_loss"))},
+                             _files(cfg, settings))
+    if packing and _flag(g("shuffle_dataset")):  # Dataset.shuffle(seed) before pack_dataset
+        seed = (cfg.data or {}).get("seed")  # a TrainingArguments key (read as unused there): default 42
+        lengths = provider.shuffled(lengths, 42 if seed is None else to_number(seed, int, "seed"))
+    flat = trl.padding_free(packing, strategy, _flag(g("padding_free")))
+    result = trl.sft_rows(lengths, max_length, packing, strategy, settings.whole("trl.dataset_num_proc"), keep_end, flat)
+    d.given("rows", len(rows), "trl.rows")
+    if kind == "prompt_completion" and not any(m for _, m in lengths):
+        kind = "prompt_completion_all"
+    d.add("tokens_raw", sum(n for n, _ in lengths), "sum of tokens per row", f"{len(lengths):,} rows", f"trl.tok.{kind}",
+          tokenizer=provider.tokenizer_path)
+    if packing:
+        count = d.add("rows_packed", result["rows"], f"{strategy} packing per map batch of 1000 rows",
+                      f"{len(lengths):,} rows, max_length {max_length}", "trl.tok.packed", strategy=strategy)
+    else:
+        count = d.add("rows_kept", result["rows"], "rows - rows left without a supervised token",
+                      f"{len(lengths):,} - {result['dropped']:,}", "trl.tok.truncated", max_length=max_length)
+    if version != trl.TOKENS_RECORDED:
+        notes.append(("TRL_TOKENS_RELEASE", "trl.note.tokens_release", {"version": version, "recorded": trl.TOKENS_RECORDED}))
+    if _flag(g("assistant_only_loss")):
+        notes.append(("TRL_ASSISTANT_ONLY", "trl.note.assistant_only", {}))
+        return Outcome(Count.of(count), d, notes)
+    multiple = g("pad_to_multiple_of")
+    multiple = multiple if isinstance(multiple, int) and multiple > 0 else 1  # "auto": no padding off Neuron
+    source = f"TRL {trl.TOKENS_RECORDED} SFT preparation"
+    if flat:  # each batch flattened into one sequence: no padding
+        profile = tokens.packed(result["rows"], result["tokens"], result["supervised"], fixed_length=None, source=source)
+    else:
+        profile = tokens.from_lengths(result["lengths"], [result["supervised"]], pad_to_multiple_of=multiple, source=source)
+    return Outcome(Count.of(count), d, notes, token_profile=profile)
+
+
+def _flag(value) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)

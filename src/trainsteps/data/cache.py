@@ -90,3 +90,28 @@ def store(cache_key: str, arrays: dict, meta: dict) -> None:
         os.replace(tmp, folder / f"{cache_key}.npz")  # the arrays last: a half-written entry is never read
     except OSError:
         return
+
+
+def cached_pairs(files: list[str], tokenizer: str | None, settings: dict, no_cache: bool, compute, kind: str) -> list[tuple[int, int]]:
+    """Per-row (a, b) pairs (tokens and masked / supervised tokens) of `files` through a framework's preprocessing,
+    from the cache when the files, tokenizer and settings are unchanged; otherwise `compute()` and keep the result."""
+    cache_key = None
+    if files and enabled(no_cache):
+        try:
+            cache_key = key(files, tokenizer, settings)
+            hit = load(cache_key)
+        except OSError:
+            hit = None
+        if hit is not None:
+            arrays, _ = hit
+            return list(zip((int(x) for x in arrays["first"]), (int(x) for x in arrays["second"]), strict=True))
+    pairs = compute()
+    if cache_key is not None:
+        import numpy as np
+
+        try:
+            store(cache_key, {"first": np.asarray([a for a, _ in pairs], dtype=np.int64),
+                              "second": np.asarray([b for _, b in pairs], dtype=np.int64)}, {"kind": kind})
+        except OSError:
+            pass
+    return pairs

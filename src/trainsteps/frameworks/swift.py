@@ -28,6 +28,15 @@ def default_gradient_accumulation(d: Derivation, per_device_batch: int, world: i
                  "swift.default_ga")
 
 
+def sample_rows(d: Derivation, name: str, rows: int, sample: int) -> int:
+    """`dataset#N` (ms-swift `sample_dataset`): floor(N / len) whole copies of the dataset, then N mod len rows drawn
+    without replacement (`RandomState(data_seed).permutation(len)[:N mod len]`): every row is used floor(N / len) or
+    one more times, N / len passes over the source per epoch."""
+    copies, rest = divmod(sample, rows) if rows else (0, 0)
+    return d.add(f"rows_sampled[{name}]", sample, "floor(N / len) x len + N mod len", f"{copies} x {rows:,} + {rest:,}",
+                 "swift.sample", name=name, copies=copies, rest=rest, passes=f"{sample / rows:.3g}" if rows else "0")
+
+
 def split_rows(d: Derivation, name: str, rows: int, sample: int | None, ratio: float) -> int:
     """Train rows of one dataset after `#N` sampling and `--split_dataset_ratio` (val = max(int(min(len, N) x r), 1))."""
     n = sample if sample is not None else rows

