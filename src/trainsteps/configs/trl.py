@@ -189,6 +189,8 @@ def _sft_exact(cfg: ConfigFile, settings: Settings, version: str, d: Derivation,
         lengths = provider.shuffled(lengths, 42 if seed is None else to_number(seed, int, "seed"))
     flat = trl.padding_free(packing, strategy, _flag(g("padding_free")))
     result = trl.sft_rows(lengths, max_length, packing, strategy, settings.whole("trl.dataset_num_proc"), keep_end, flat)
+    if rows and not result["rows"]:
+        raise _no_rows_left(rows, lengths, max_length)
     d.given("rows", len(rows), "trl.rows")
     if kind == "prompt_completion" and not any(m for _, m in lengths):
         kind = "prompt_completion_all"
@@ -213,6 +215,16 @@ def _sft_exact(cfg: ConfigFile, settings: Settings, version: str, d: Derivation,
     else:
         profile = tokens.from_lengths(result["lengths"], [result["supervised"]], pad_to_multiple_of=multiple, source=source)
     return Outcome(Count.of(count), d, notes, token_profile=profile)
+
+
+def _no_rows_left(rows: list, lengths: list, max_length) -> InputError:
+    """Why nothing is left to train on: an empty render (roles the chat template does not know) or every row dropped."""
+    from trainsteps.data.trl_lengths import message_roles
+
+    if any(n for n, _ in lengths):
+        return InputError("trl.error.no_rows_dropped", "trl.hint.no_rows_left", rows=len(rows), max_length=max_length)
+    return InputError("trl.error.no_rows_render", "trl.hint.no_rows_left", rows=len(rows),
+                      roles=", ".join(message_roles(rows)) or "-")
 
 
 def _flag(value) -> bool:

@@ -103,6 +103,19 @@ def _with_eos(text: str, eos: str) -> str:
     return text if not eos or text.endswith(eos) else text + eos
 
 
+def message_roles(rows: list, limit: int = 8) -> list[str]:
+    """The roles the rows' conversations use, in order of first use (at most `limit`), as TRL passes them on."""
+    seen: list[str] = []
+    for row in rows:
+        for m in _messages(row) or []:
+            role = str(m.get("role"))[:40]
+            if role not in seen:
+                seen.append(role)
+                if len(seen) >= limit:
+                    return seen
+    return seen
+
+
 def _messages(row) -> list | None:
     """The row's conversation as role/content dicts (TRL's maybe_convert_to_chatml renames from/value), or None."""
     if not isinstance(row, dict):
