@@ -76,3 +76,25 @@ def test_a_plan_builds_its_banner_and_settings_only_when_read_and_they_match_the
     assert schedule.banner["Num examples"] == "1,047"
     assert schedule.banner_lines[0] == "***** Running training *****"
     assert schedule.banner_lines[1:] == [f"  {k} = {v}" for k, v in schedule.banner.items()]
+
+
+def test_every_record_on_the_plan_path_takes_its_init_precompiled():
+    """`trainsteps plan` compiles no record `__init__` at start-up: src/trainsteps/_record_inits.py holds them. After
+    changing a record class on the plan path, run `python tools/gen_record_inits.py`."""
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io\nfrom trainsteps import record\nfrom trainsteps.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            "    main(['plan', '--num-examples', '1047', '--num-train-epochs', '300', '--explain'])\n"
+            "print(record.COMPILED, len(record.SOURCES))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "[]", f"compiled at start-up (run tools/gen_record_inits.py): {out}"
+    assert int(out[1]) >= 10
+
+
+def test_a_record_missing_from_the_precompiled_module_is_compiled_with_its_defaults():
+    from trainsteps import record
+
+    assert "Box" in record.COMPILED and "Pair" in record.COMPILED
+    assert Pair(1).b == 0 and Box("a", ["A"]).extra == {}
