@@ -50,15 +50,20 @@ _OPTIONS = [
 ]
 
 
+_NAMES: set[str] = set()
+"""The pretraining options' parameter names, noted when `pretrain_options` adds them to the command."""
+
+
 def drop_pretrain_options(opts: dict) -> dict:
     """The plan options without the pretraining-only ones (for the Hugging Face path)."""
-    names = {option(lambda: None).__click_params__[0].name for option in _OPTIONS}
-    return {k: v for k, v in opts.items() if k not in names}
+    return {k: v for k, v in opts.items() if k not in _NAMES}
 
 
 def pretrain_options(func):
+    before = len(getattr(func, "__click_params__", ()))
     for option in reversed(_OPTIONS):
         func = option(func)
+    _NAMES.update(param.name for param in func.__click_params__[before:])
     return func
 
 
