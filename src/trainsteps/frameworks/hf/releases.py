@@ -181,10 +181,23 @@ class Rules:
     no_length_error: str
     empty_loader: str
     newer_than_known: bool
+    published: bool
+    """A release on the registry (in the banner line table of every release from 4.30.0 to the newest known)."""
     save_best: str
     split_batches_settable: bool
     log_same_step: str
     resume_intervals: str
+
+
+@lru_cache(maxsize=1)
+def _registry() -> frozenset:
+    from trainsteps.frameworks.hf.log_lines import all_releases
+
+    return frozenset(all_releases())
+
+
+def _published(release: str) -> bool:
+    return release in _registry()
 
 
 @lru_cache(maxsize=256)
@@ -208,6 +221,7 @@ def rules_for(version: str | Version | None) -> Rules:
         no_length_error=NO_LENGTH_ERROR.at(version),
         empty_loader=EMPTY_LOADER.at(version),
         newer_than_known=version > NEWEST,
+        published=_published(str(version)),
         save_best=SAVE_BEST.at(version),
         split_batches_settable=SPLIT_BATCHES.at(version),
         log_same_step=LOG_SAME_STEP.at(version),

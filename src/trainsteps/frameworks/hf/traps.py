@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import LoaderShape
 from trainsteps.frameworks.hf.loop import LoopResult
@@ -12,25 +10,13 @@ from trainsteps.schedule import RunFacts, Trap
 from trainsteps.spec import RunSpec
 
 
-@lru_cache(maxsize=1)
-def _published() -> frozenset:
-    from trainsteps.frameworks.hf.log_lines import all_releases
-
-    return frozenset(all_releases())
-
-
-def is_published(version: str) -> bool:
-    """A release on the registry (every one from 4.30.0 to the newest known is in the banner line table)."""
-    return version in _published()
-
-
 def find(rules: Rules, spec: RunSpec, facts: RunFacts, loop: LoopResult, shape: LoaderShape | None,
          total_batch: int, stream: bool, empty: bool = False) -> list[Trap]:
     found: list[Trap] = []
     version = rules.release
     if rules.newer_than_known:
         found.append(Trap("HF_NEWER_THAN_KNOWN", "hf.trap.newer", {"version": version}))
-    elif not is_published(version):
+    elif not rules.published:
         found.append(Trap("HF_UNKNOWN_RELEASE", "hf.trap.unknown_release", {"version": version, "family": rules.family.name}))
     if spec.resume_from_step and spec.resume_from_step >= facts.max_steps:
         found.append(Trap("HF_RESUME_PAST_END", "hf.trap.resume_past_end", {"resume": spec.resume_from_step, "max_steps": facts.max_steps}))
