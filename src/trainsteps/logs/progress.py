@@ -263,7 +263,7 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     bar = _track(ctx, total, labelled=known[1])
     if bar is None:
         return True
-    timing.feed(_target(ctx), line, ctx.line_no)
+    timing.feed_tqdm(_target(ctx), line, ctx.line_no, match.end(1), *match.group(1, 2, 3, 4, 5, 6))  # read once
     per_step = None
     if match.group(5):
         rate = float(match.group(5))

@@ -169,6 +169,9 @@ SAMPLE_EVERY = 256
 TAIL_LINES = 8
 FEW_SHAPES = 32
 """Up to this many distinct shapes in a chunk, each one's first line is found with list.index (C speed, stops early)."""
+MAX_FORMS = 1024
+"""Above this many distinct forms (lines with their digits as 0s) in a chunk, shapes are found on the split lines."""
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 MAX_NEW_SHAPES = 256
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
@@ -212,13 +215,62 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
 
 def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
     """Read one chunk of complete lines; returns the number of the last line read."""
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the text after the last newline is not a line
     if full:
+        lines = data.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the text after the last newline is not a line
         for raw in lines:
             number = _one(raw.decode("utf-8", "replace"), number, ctx)
         return number
+    # Each line with its digits turned into 0s (its form): as long as the line, so the forms give every line's offset
+    # and carriage returns without splitting the raw bytes, and the form without its 0s is the line's shape.
+    forms = data.translate(_ZEROS).split(b"\n")
+    if forms[-1] == b"":
+        forms.pop()  # the text after the last newline is not a line
+    count = len(forms)
+    distinct = set(forms)
+    if len(distinct) > MAX_FORMS:
+        return _by_shape(data, number, ctx)
+    if len(distinct) <= FEW_SHAPES:  # the usual case: a few forms, each first seen near the chunk's start
+        first_form = {form: forms.index(form) for form in distinct}  # form -> its first line
+    else:
+        first_form = dict(zip(reversed(forms), range(count - 1, -1, -1), strict=True))
+    first: dict[bytes, int] = {}  # shape -> its first line
+    for form, index in first_form.items():
+        shape = form.replace(b"0", b"")
+        if index < first.get(shape, count):
+            first[shape] = index
+    if len(first) > FEW_SHAPES:
+        return _by_shape(data, number, ctx)
+    # A line holding a shape new in this chunk is read: banners, crashes, evaluations, versions and launcher lines
+    # are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
+    picked = set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count))
+    picked.update(first.values())
+    # A skipped line counts 1, plus one per carriage return inside it (tqdm redraws); a CRLF end is one line end.
+    extra = {form: form.count(b"\r") - form.endswith(b"\r") for form in distinct} if any(b"\r" in f for f in distinct) else None
+    done = offset = 0  # lines[:done] are counted; the line `done` starts at `offset`
+    for index in sorted(picked):
+        if index > done:
+            skipped = forms[done:index]
+            number += index - done
+            offset += sum(map(len, skipped)) + index - done
+            if extra is not None:
+                number += sum(map(extra.__getitem__, skipped))
+        end = offset + len(forms[index])
+        number = _one(data[offset:end].decode("utf-8", "replace"), number, ctx)
+        done, offset = index + 1, end + 1
+    if done < count:
+        number += count - done
+        if extra is not None:
+            number += sum(map(extra.__getitem__, forms[done:]))
+    return number
+
+
+def _by_shape(data: bytes, number: int, ctx: ScanContext) -> int:
+    """A sampled chunk of many shapes (random bytes, hashes), line by line: what `_chunk` does, on a list of lines."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the text after the last newline is not a line
     picked = set(range(0, len(lines), SAMPLE_EVERY)) | set(range(max(0, len(lines) - TAIL_LINES), len(lines)))
     # A line whose shape (digits removed) is new in this chunk is read: banners, crashes, evaluations, versions and
     # launcher lines are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
