@@ -187,6 +187,8 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     pending, previous, seen = b"", None, 0
     number = 0
+    # A block of complete lines is (head, body, end): the lines of head + body[:end], where head (the unfinished line
+    # the chunk before left) holds no newline; the chunk itself is never copied.
     while True:
         chunk = stream.read(CHUNK)
         if chunk:
@@ -196,16 +198,15 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
                 if len(data) <= MAX_LINE * 4:
                     pending = data
                     continue
-                complete, pending = data, b""  # no line end in sight: a piece of a very long line
-            else:  # one copy of the chunk, not two
-                complete = b"".join((pending, memoryview(chunk)[:cut + 1])) if pending else chunk[:cut + 1]
-                pending = chunk[cut + 1:]
+                block, pending = (b"", data, len(data)), b""  # no line end in sight: a piece of a very long line
+            else:
+                block, pending = (pending, chunk, cut + 1), chunk[cut + 1:]
         else:
-            complete, pending = pending, b""
+            block, pending = (b"", pending, len(pending)), b""
         if previous is not None:
             number = _chunk(previous, number, ctx, full=seen < FULL_BYTES)
-            seen += len(previous)
-        previous = complete
+            seen += len(previous[0]) + previous[2]
+        previous = block
         if not chunk:
             number = _chunk(previous, number, ctx, full=True)
             break
@@ -213,9 +214,11 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx.finish()
 
 
-def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
-    """Read one chunk of complete lines; returns the number of the last line read."""
+def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool) -> int:
+    """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read."""
+    head, body, stop = block
     if full:
+        data = head + body[:stop] if head or stop < len(body) else body
         lines = data.split(b"\n")
         if lines[-1] == b"":
             lines.pop()  # the text after the last newline is not a line
@@ -224,13 +227,15 @@ def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
         return number
     # Each line with its digits turned into 0s (its form): as long as the line, so the forms give every line's offset
     # and carriage returns without splitting the raw bytes, and the form without its 0s is the line's shape.
-    forms = data.translate(_ZEROS).split(b"\n")
-    if forms[-1] == b"":
-        forms.pop()  # the text after the last newline is not a line
+    forms = body.translate(_ZEROS).split(b"\n")
+    if stop < len(body) or forms[-1] == b"":
+        forms.pop()  # the text after the last newline is not a line (nor is the unfinished one after `stop`)
+    if head:
+        forms[0] = head.translate(_ZEROS) + forms[0]
     count = len(forms)
     distinct = set(forms)
     if len(distinct) > MAX_FORMS:
-        return _by_shape(data, number, ctx)
+        return _by_shape(head + body[:stop], number, ctx)
     if len(distinct) <= FEW_SHAPES:  # the usual case: a few forms, each first seen near the chunk's start
         first_form = {form: forms.index(form) for form in distinct}  # form -> its first line
     else:
@@ -241,28 +246,36 @@ def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
         if index < first.get(shape, count):
             first[shape] = index
     if len(first) > FEW_SHAPES:
-        return _by_shape(data, number, ctx)
+        return _by_shape(head + body[:stop], number, ctx)
     # A line holding a shape new in this chunk is read: banners, crashes, evaluations, versions and launcher lines
     # are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
     picked = set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count))
     picked.update(first.values())
     # A skipped line counts 1, plus one per carriage return inside it (tqdm redraws); a CRLF end is one line end.
-    extra = {form: form.count(b"\r") - form.endswith(b"\r") for form in distinct} if any(b"\r" in f for f in distinct) else None
-    done = offset = 0  # lines[:done] are counted; the line `done` starts at `offset`
+    # With carriage returns about, each form's bytes (newline included) and extra lines are packed in one number,
+    # so one sum over the skipped forms gives both.
+    packed = {form: (len(form) + 1) << 32 | form.count(b"\r") - form.endswith(b"\r") for form in distinct} \
+        if any(b"\r" in form for form in distinct) else None
+    done = offset = 0  # lines[:done] are counted; the line `done` starts at `offset` of head + body
+    shift = len(head)
     for index in sorted(picked):
         if index > done:
             skipped = forms[done:index]
+            if packed is None:
+                offset += sum(map(len, skipped)) + index - done
+            else:
+                both = sum(map(packed.__getitem__, skipped))
+                offset += both >> 32
+                number += both & 0xFFFFFFFF
             number += index - done
-            offset += sum(map(len, skipped)) + index - done
-            if extra is not None:
-                number += sum(map(extra.__getitem__, skipped))
         end = offset + len(forms[index])
-        number = _one(data[offset:end].decode("utf-8", "replace"), number, ctx)
+        raw = body[offset - shift:end - shift] if offset >= shift else head + body[:end - shift]  # only line 0 has the head
+        number = _one(raw.decode("utf-8", "replace"), number, ctx)
         done, offset = index + 1, end + 1
     if done < count:
         number += count - done
-        if extra is not None:
-            number += sum(map(extra.__getitem__, forms[done:]))
+        if packed is not None:
+            number += sum(map(packed.__getitem__, forms[done:])) & 0xFFFFFFFF
     return number
 
 
