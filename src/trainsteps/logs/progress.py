@@ -263,12 +263,13 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     bar = _track(ctx, total, labelled=known[1])
     if bar is None:
         return True
-    timing.feed_tqdm(_target(ctx), line, ctx.line_no, match.end(1), *match.group(1, 2, 3, 4, 5, 6))  # read once
+    elapsed, remaining = seconds(match.group(3)), seconds(match.group(4))
+    timing.feed_tqdm(_target(ctx), line, ctx.line_no, match.end(1), *match.group(1, 2, 3, 4, 5, 6), elapsed, remaining)  # read once
     per_step = None
     if match.group(5):
         rate = float(match.group(5))
         per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
-    _draw(ctx, bar, n, seconds(match.group(3)), seconds(match.group(4)), per_step)
+    _draw(ctx, bar, n, elapsed, remaining, per_step)
     return True
 
 
