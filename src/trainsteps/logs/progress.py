@@ -328,8 +328,9 @@ training_bar = _training_bar
 # ---------------------------------------------------------------- dicts: loss, eval, summary, jsonl, ms-swift
 
 def _dict(line: str, ctx: ScanContext) -> bool:
-    pairs = {m.group(1): (m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4))
-             for m in _PAIR.finditer(line)}
+    # findall gives "" for the alternatives that did not match; only one of the three matched, and only a quoted one
+    # can be empty, so the first non-empty one is the value
+    pairs = {key: single or double or bare for key, single, double, bare in _PAIR.findall(line)}
     if not pairs:
         return False
     run = _target(ctx)
