@@ -96,6 +96,7 @@ def main() -> int:
         tmp = Path(tmp_name)
         listing = tmp / "inputs.json"
         paths = _inputs(tmp, args.big, args.seeds)
+        total_bytes = sum(os.path.getsize(p) for p in paths)
         listing.write_text(json.dumps(paths))
         mine = _run(str(ROOT / "src"), listing, tmp / "mine.json")
         theirs = _run(args.other, listing, tmp / "theirs.json")
@@ -106,7 +107,7 @@ def main() -> int:
         print("  this: ", mine[p][2][:600].replace("\n", " "))
     codes = sorted({mine[p][0] for p in paths})
     counts = ", ".join(f"exit {c}: {sum(mine[p][0] == c for p in paths)}" for c in codes)
-    print(f"{len(paths)} inputs ({counts}), {len(differ)} differ")
+    print(f"{len(paths)} inputs, {total_bytes / (1 << 20):,.0f} MB ({counts}), {len(differ)} differ")
     return 1 if differ else 0
 
 

@@ -161,7 +161,8 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
 # ---------------------------------------------------------------- large inputs
 
 FULL_BYTES = 1 << 20
-"""The first 1 MB, and the last chunk, are read line by line. In between, a 1 MB chunk is read by shape: every line
+"""The first 1 MB, and the last chunk, are read line by line (a chunk is read whole while less than FULL_BYTES of
+lines came before it: in practice the first two chunks). In between, a 1 MB chunk is read by shape: every line
 whose shape (the line without its digits) is new in the chunk is read, and of the repeating lines (bar redraws, loss
 dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
