@@ -68,6 +68,21 @@ def _inputs(tmp: Path, big: int, seeds: Path | None) -> list[str]:
         p = tmp / name
         p.write_bytes((b"12/3900 [00:01<00:02, 1.0it/s] " * (size // 31 + 1))[:size])
         paths.append(str(p))
+    edges = {  # large inputs (so the middle is sampled) with what the sampled path must count right
+        "long-lines.log": lambda i: (b"%d " % i) * rng.randrange(1000, 30000) + b"\r" * (i % 3) + b"\n",
+        "mixed-cr.log": lambda i: rng.choice([b"a%d\r%d\n" % (i, i % 7), b"x\r\n", b"\r\r\n", b"q0\r5\n", b"%d\n" % i, b"\n",
+                                              b" %d%%|## | %d/90 [00:0%d<00:01, 1.0it/s]\r" % (i % 100, i % 90, i % 9)]),
+        "utf8.log": lambda i: "█é漢 %d ✓ step %d\n".format().encode() % (i, i % 977) if i % 5 else b"\xe6\xbc\n",
+    }
+    for name, line in edges.items():
+        p = tmp / name
+        with open(p, "wb") as f:
+            written = i = 0
+            while written < 6 << 20:
+                data = line(i)
+                f.write(data)
+                written, i = written + len(data), i + 1
+        paths.append(str(p))
     corpus = tmp / "corpus-15mb.log"
     logs = [Path(p).read_bytes() for p in paths if p.endswith((".log", ".txt", ".jsonl", ".md")) and "corpus" in p]
     with open(corpus, "wb") as f:
