@@ -5,8 +5,9 @@
 
 Inputs: every file of tests/fixtures/logs/corpus/ and the seeds in a directory given with --seeds, the benchmark's
 generated log (bench/bench_explain.py, 30 MB unless --big), the same log with CRLF line ends, a file of random bytes
-(small and 20 MB), a file with no newline (small and 3 MB), and the corpus concatenated to 15 MB (so every real log
-also goes through the large-log reader). Each side runs in a child process; outputs are compared byte for byte.
+(small and 20 MB), a file with no newline (small and 3 MB), 6 MB files of very long lines, of mixed carriage returns
+and of multi-byte characters, and the corpus concatenated to 15 MB (so every real log also goes through the large-log
+reader). Each side runs in a child process; outputs are compared byte for byte.
 """
 
 from __future__ import annotations
