@@ -188,7 +188,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     pending, previous, seen = b"", None, 0
     number = 0
-    # A block of complete lines is (head, body, end): the lines of head + body[:end], where head (the unfinished line
+    # A block of complete lines is (head, body, stop): the lines of head + body[:stop], where head (the unfinished line
     # the chunk before left) holds no newline; the chunk itself is never copied.
     while True:
         chunk = stream.read(CHUNK)
