@@ -1,7 +1,10 @@
 """Large inputs: the middle of a log over 1 MB is read by line shape (tests/logs/.. reader.FULL_BYTES); what must
 never be lost is not: line numbers, the banner, a crash, an evaluation, the last step."""
 
-from trainsteps.logs import read_bytes
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trainsteps.logs import read_bytes, reader
 from trainsteps.logs.explain import explain_log
 
 from .conftest import FIXTURES
@@ -59,3 +62,26 @@ def test_a_banner_after_the_first_megabyte_is_read():
     data, _ = _log(30000)
     obs = read_bytes(data + BANNER.encode())
     assert len(obs.runs) == 2 and obs.runs[1].value("max_steps") == 3900
+
+
+LINE_PARTS = st.sampled_from(["0", "7", "12", "305", "\r", "\r\n", "\n", " ", "a", "loss", "Traceback", "é", "\xff", "%|", "/"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(LINE_PARTS, max_size=12).map("".join), min_size=1, max_size=900), st.integers(0, 12))
+def test_a_sampled_chunk_reads_by_form_exactly_the_lines_it_reads_by_shape(lines, head_size):
+    """The sampled path finds shapes, offsets and carriage returns on one copy with digits as 0s; the same chunk read
+    as split lines and shapes (`_by_shape`, the plain algorithm) must read the same lines with the same numbers."""
+    data = "\n".join(lines).encode("utf-8", "surrogateescape") + b"\n"
+    head = data[:min(head_size, data.index(b"\n"))]  # the unfinished line the chunk before left
+    seen: list[list[tuple[int, str]]] = [[], []]
+    target = seen[0]
+    original = reader._read_line
+    reader._read_line = lambda physical, number, ctx: target.append((number, physical))
+    try:
+        by_form = reader._chunk((head, data[len(head):] + b"unfinished", len(data) - len(head)), 10, None, full=False)
+        target = seen[1]
+        by_shape = reader._by_shape(data, 10, None)
+    finally:
+        reader._read_line = original
+    assert (by_form, seen[0]) == (by_shape, seen[1])

@@ -1,6 +1,8 @@
 """Hostile input to the time model's readers: any text gives an answer or a clean InputError, in bounded time."""
 
-from hypothesis import given, settings
+import re
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trainsteps.errors import InputError
@@ -72,3 +74,52 @@ def test_any_config_json_gives_a_shape_or_a_clean_error(config):
     except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:  # a defect: must be an InputError
         raise AssertionError(f"{type(exc).__name__} on {config}") from exc
     assert shape.matmul_params > 0
+
+
+TQDM_PARTS = st.sampled_from(["/", "[", "]", "<", ",", " ", "s/it", "it/s", ":", "?", ".", "Epoch 1:", "%|", "1 day, ",
+                              "2 days,", "0", "9", "12", "05", "4.00", "1.2.3", "1234567890", "\r", "x"])
+WHOLE_CLOCKS = st.sampled_from(["01:02", "1:02:03", "00:00", "1 day, 2:03:04", "3 days,0:01", "99:9", "?", "123456789:59"])
+CLOCKS = WHOLE_CLOCKS | WHOLE_CLOCKS | st.sampled_from(["1:2:3:4", "", " 01:02", "01:02 ", "1.5", "12345678901:00",
+                                                        "0:00:00.5", "40s"])
+BARS = st.tuples(st.sampled_from(["", " 12%|█▌   | ", "Epoch 1: ", "1.", "3/", "Train: ", "x 1/2 "]),
+                 st.sampled_from(["0", "45", "3900", "0012"]), st.sampled_from(["/"]), st.sampled_from(["100", "3900", "0"]),
+                 st.sampled_from([" [", "[", "  [", "\t["]), CLOCKS, st.sampled_from(["<"]), CLOCKS,
+                 st.sampled_from([", ", ",", ",  ", ",", "]"]), st.sampled_from(["1.05", "4", "0", "1.05", "?", "1.2.3", ".5", "1e3"]),
+                 st.sampled_from(["it/s", "s/it", " it/s", "s/it", "x"]),
+                 st.sampled_from(["]", ", loss=1.2]", "] 5/9 [00:01<00:02, 1.0it/s]", "\r 6/100 [00:02<00:01, 2.0it/s]", ""]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(TQDM_PARTS, max_size=24).map("".join) | BARS.map("".join))
+@example(" 12%|████▌     | 456/3900 [01:02<00:58,  1.05it/s]")
+@example("Epoch 1: 12%|█| 456/3900 [1 day, 01:02<?, 1.05s/it]")
+@example("1.5/10 [00:01<00:02, 1.0it/s] 3/10 [00:01<00:02, 2.0it/s]")
+@example("3/10  [00:01<00:02, 2.0it/s] 4/10 [00:01<00:02, 1.0it/s]")
+@example("4/10 [00:01<00:02, 1.2.3it/s]")
+@example("4/10 [1234567890:01<00:02, 1.0it/s]")
+def test_a_bar_draw_handed_over_parsed_gives_the_sample_the_line_gives(line):
+    """explain's bar reader hands its parsed draw to the time model (`feed_tqdm`): the same sample as `feed(line)`."""
+    from trainsteps.logs.progress import _TQDM, seconds
+
+    match = _TQDM.search(line)
+    if match is None:
+        return
+    parsed, read = RateReader(), RateReader()
+    read.feed(line)
+    parsed.feed_tqdm(line, match.end(1), *match.group(1, 2, 3, 4, 5, 6), seconds(match.group(3)), seconds(match.group(4)))
+    assert parsed.samples == read.samples and parsed._line_no == read._line_no
+
+
+def test_a_bar_draw_handed_over_parsed_is_not_read_again(monkeypatch):
+    from trainsteps.logs.progress import _TQDM, seconds
+    from trainsteps.timing import log_rates
+
+    line = " 39%|███▉      | 1520/3900 [1 day, 1:23:45<2:11:10,  3.30s/it]"
+    match = _TQDM.search(line)
+    monkeypatch.setattr(log_rates, "_TQDM", re.compile("(?!)"))  # the time model's own pattern now reads nothing
+    reader = RateReader()
+    reader.feed_tqdm(line, match.end(1), *match.group(1, 2, 3, 4, 5, 6), seconds(match.group(3)), seconds(match.group(4)))
+    assert [(s.kind, s.step, s.total, s.elapsed, s.remaining, s.seconds_per_step) for s in reader.samples] == \
+        [("tqdm", 1520, 3900, 86400 + 5025.0, 7870.0, 3.3)]
+    reader.feed(line)
+    assert len(reader.samples) == 1

@@ -263,12 +263,13 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     bar = _track(ctx, total, labelled=known[1])
     if bar is None:
         return True
-    timing.feed(_target(ctx), line, ctx.line_no)
+    elapsed, remaining = seconds(match.group(3)), seconds(match.group(4))
+    timing.feed_tqdm(_target(ctx), line, ctx.line_no, match.end(1), *match.group(1, 2, 3, 4, 5, 6), elapsed, remaining)  # read once
     per_step = None
     if match.group(5):
         rate = float(match.group(5))
         per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
-    _draw(ctx, bar, n, seconds(match.group(3)), seconds(match.group(4)), per_step)
+    _draw(ctx, bar, n, elapsed, remaining, per_step)
     return True
 
 
@@ -327,8 +328,9 @@ training_bar = _training_bar
 # ---------------------------------------------------------------- dicts: loss, eval, summary, jsonl, ms-swift
 
 def _dict(line: str, ctx: ScanContext) -> bool:
-    pairs = {m.group(1): (m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4))
-             for m in _PAIR.finditer(line)}
+    # findall gives "" for the alternatives that did not match; only one of the three matched, and only a quoted one
+    # can be empty, so the first non-empty one is the value
+    pairs = {key: single or double or bare for key, single, double, bare in _PAIR.findall(line)}
     if not pairs:
         return False
     run = _target(ctx)

@@ -161,7 +161,8 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
 # ---------------------------------------------------------------- large inputs
 
 FULL_BYTES = 1 << 20
-"""The first 1 MB, and the last chunk, are read line by line. In between, a 1 MB chunk is read by shape: every line
+"""The first 1 MB, and the last chunk, are read line by line (a chunk is read whole while less than FULL_BYTES of
+lines came before it: in practice the first two chunks). In between, a 1 MB chunk is read by shape: every line
 whose shape (the line without its digits) is new in the chunk is read, and of the repeating lines (bar redraws, loss
 dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
@@ -169,6 +170,9 @@ SAMPLE_EVERY = 256
 TAIL_LINES = 8
 FEW_SHAPES = 32
 """Up to this many distinct shapes in a chunk, each one's first line is found with list.index (C speed, stops early)."""
+MAX_FORMS = 1024
+"""Above this many distinct forms (lines with their digits as 0s) in a chunk, shapes are found on the split lines."""
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 MAX_NEW_SHAPES = 256
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
@@ -184,6 +188,8 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     pending, previous, seen = b"", None, 0
     number = 0
+    # A block of complete lines is (head, body, stop): the lines of head + body[:stop], where head (the unfinished line
+    # the chunk before left) holds no newline; the chunk itself is never copied.
     while True:
         chunk = stream.read(CHUNK)
         if chunk:
@@ -193,16 +199,15 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
                 if len(data) <= MAX_LINE * 4:
                     pending = data
                     continue
-                complete, pending = data, b""  # no line end in sight: a piece of a very long line
-            else:  # one copy of the chunk, not two
-                complete = b"".join((pending, memoryview(chunk)[:cut + 1])) if pending else chunk[:cut + 1]
-                pending = chunk[cut + 1:]
+                block, pending = (b"", data, len(data)), b""  # no line end in sight: a piece of a very long line
+            else:
+                block, pending = (pending, chunk, cut + 1), chunk[cut + 1:]
         else:
-            complete, pending = pending, b""
+            block, pending = (b"", pending, len(pending)), b""
         if previous is not None:
             number = _chunk(previous, number, ctx, full=seen < FULL_BYTES)
-            seen += len(previous)
-        previous = complete
+            seen += len(previous[0]) + previous[2]
+        previous = block
         if not chunk:
             number = _chunk(previous, number, ctx, full=True)
             break
@@ -210,15 +215,76 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx.finish()
 
 
-def _chunk(data: bytes, number: int, ctx: ScanContext, full: bool) -> int:
-    """Read one chunk of complete lines; returns the number of the last line read."""
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the text after the last newline is not a line
+def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool) -> int:
+    """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read."""
+    head, body, stop = block
     if full:
+        data = head + body[:stop] if head or stop < len(body) else body
+        lines = data.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the text after the last newline is not a line
         for raw in lines:
             number = _one(raw.decode("utf-8", "replace"), number, ctx)
         return number
+    # Each line with its digits turned into 0s (its form): as long as the line, so the forms give every line's offset
+    # and carriage returns without splitting the raw bytes, and the form without its 0s is the line's shape.
+    forms = body.translate(_ZEROS).split(b"\n")
+    if stop < len(body) or forms[-1] == b"":
+        forms.pop()  # the text after the last newline is not a line (nor is the unfinished one after `stop`)
+    if head:
+        forms[0] = head.translate(_ZEROS) + forms[0]
+    count = len(forms)
+    distinct = set(forms)
+    if len(distinct) > MAX_FORMS:
+        return _by_shape(head + body[:stop], number, ctx)
+    if len(distinct) <= FEW_SHAPES:  # the usual case: a few forms, each first seen near the chunk's start
+        first_form = {form: forms.index(form) for form in distinct}  # form -> its first line
+    else:
+        first_form = dict(zip(reversed(forms), range(count - 1, -1, -1), strict=True))
+    first: dict[bytes, int] = {}  # shape -> its first line
+    for form, index in first_form.items():
+        shape = form.replace(b"0", b"")
+        if index < first.get(shape, count):
+            first[shape] = index
+    if len(first) > FEW_SHAPES:
+        return _by_shape(head + body[:stop], number, ctx)
+    # A line holding a shape new in this chunk is read: banners, crashes, evaluations, versions and launcher lines
+    # are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
+    picked = set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count))
+    picked.update(first.values())
+    # A skipped line counts 1, plus one per carriage return inside it (tqdm redraws); a CRLF end is one line end.
+    # With carriage returns about, each form's bytes (newline included) and extra lines are packed in one number,
+    # so one sum over the skipped forms gives both.
+    packed = {form: (len(form) + 1) << 32 | form.count(b"\r") - form.endswith(b"\r") for form in distinct} \
+        if any(b"\r" in form for form in distinct) else None
+    done = offset = 0  # lines[:done] are counted; the line `done` starts at `offset` of head + body
+    shift = len(head)
+    for index in sorted(picked):
+        if index > done:
+            skipped = forms[done:index]
+            if packed is None:
+                offset += sum(map(len, skipped)) + index - done
+            else:
+                both = sum(map(packed.__getitem__, skipped))
+                offset += both >> 32
+                number += both & 0xFFFFFFFF
+            number += index - done
+        end = offset + len(forms[index])
+        raw = body[offset - shift:end - shift] if offset >= shift else head + body[:end - shift]  # only line 0 has the head
+        number = _one(raw.decode("utf-8", "replace"), number, ctx)
+        done, offset = index + 1, end + 1
+    if done < count:
+        number += count - done
+        if packed is not None:
+            number += sum(map(packed.__getitem__, forms[done:])) & 0xFFFFFFFF
+    return number
+
+
+def _by_shape(data: bytes, number: int, ctx: ScanContext) -> int:
+    """A sampled chunk of many shapes (random bytes, hashes), line by line: what `_chunk` does, on a list of lines."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the text after the last newline is not a line
     picked = set(range(0, len(lines), SAMPLE_EVERY)) | set(range(max(0, len(lines) - TAIL_LINES), len(lines)))
     # A line whose shape (digits removed) is new in this chunk is read: banners, crashes, evaluations, versions and
     # launcher lines are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.

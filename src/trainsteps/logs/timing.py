@@ -89,6 +89,15 @@ def feed(run: RunObservation, line: str, line_no: int) -> None:
     reader.feed(line)
 
 
+def feed_tqdm(run: RunObservation, line: str, line_no: int, slash: int, *parsed: str | float | None) -> None:
+    """A tqdm draw already parsed by the bar reader (progress.py), handed over as parsed: see `RateReader.feed_tqdm`."""
+    reader = run.rate_reader
+    if reader is None:
+        reader = run.rate_reader = RateReader()
+    reader._line_no = line_no - 1
+    reader.feed_tqdm(line, slash, *parsed)
+
+
 def _fallback(bar: BarTrack) -> tuple[Rate, int] | None:
     """Lines the shared reader does not read (nanotron iteration lines, bars without a clock): the median of the rates
     drawn after warm-up."""

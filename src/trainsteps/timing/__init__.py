@@ -24,7 +24,9 @@ Beyond the core (import from the submodules):
 - `timing.measure.StepClock(warmup_steps=2, min_steps=3)`: `.rebase(step, now)`, `.step(step, now)`,
   `.pause(kind, seconds)`, `.rate() -> Rate | None`, `.event_seconds(kind)`, `.eta(final, evals_left, saves_left)`.
 - `timing.log_rates.RateReader(total_hint=None)`: `.feed(line)` any log line (tqdm/notebook bars, train_runtime,
-  eval_runtime, LLaMA-Factory trainer_log, Megatron iterations, Lightning bars), `.result() -> LogTiming` with
+  eval_runtime, LLaMA-Factory trainer_log, Megatron iterations, Lightning bars), `.feed_tqdm(line, slash, texts...,
+  clock seconds)` a tqdm draw a caller already parsed (taken as parsed when `.feed` would read the same texts),
+  `.result() -> LogTiming` with
   `.rate`, `.per` (step/batch), `.last_step`, `.total`, `.elapsed_seconds`, `.framework_remaining_seconds`,
   `.paused_seconds`, `.resume_step`, `.samples`. `clock_seconds("4:15:03")`.
 - `timing.flops`: `shape_from_config(dict)`, `shape_from_params(n)`, `train_flops_per_token(shape, s, kind)`,

@@ -43,6 +43,10 @@ _STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*['"]?(""
 _EVAL_RUNTIME = re.compile(r"""['"]eval_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
 _LIGHTNING = re.compile(r"^\s*Epoch\s+\d+\s*:")
 _RESUME = re.compile(r"(?:Continuing training from global step|global step) (\d+)")
+# What `_TQDM` reads as a clock (with numbers small enough for float arithmetic to be exact) and as a rate, each as a
+# whole text (see `RateReader.feed_tqdm`).
+_WHOLE_CLOCK = re.compile(r"(?:\d{1,9}\s+days?,\s*)?\d{1,9}(?::\d{1,2}){1,2}")
+_WHOLE_NUM = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
 
 _DAYS = re.compile(r"(\d+)\s+days?,\s*(.*)")
@@ -130,6 +134,31 @@ class RateReader:
                 self._one(part)
             except (ValueError, OverflowError):  # a number the patterns let through but Python refuses: not timing
                 continue
+
+    def feed_tqdm(self, line: str, slash: int, step: str, total: str, elapsed: str, left: str, rate: str | None,
+                  unit: str | None, elapsed_seconds: float | None, left_seconds: float | None) -> None:
+        """Feed a tqdm draw that a caller has already parsed (explain's bar reader), without reading it again.
+
+        The caller gives the texts it read from `step/total [elapsed<left, rate unit]`, where its `/` is, and the
+        seconds it made of the two clocks. They are taken as they are only when `feed(line)` would read exactly these
+        texts (no carriage return, the line's first `/`, whole clocks of at most 9-digit numbers, a whole rate), where
+        any reading of a clock gives `clock_seconds`' value. Otherwise the line is read as `feed` reads it. Either way
+        the same sample results."""
+        if (rate is None or elapsed_seconds is None or "\r" in line or line.find("/") != slash
+                or not _WHOLE_CLOCK.fullmatch(elapsed) or not (left == "?" or _WHOLE_CLOCK.fullmatch(left))
+                or not _WHOLE_NUM.fullmatch(rate)):
+            self.feed(line)
+            return
+        # `_TQDM` would match at this `/`: the caller's pattern matched there and the texts fit `_TQDM`'s groups.
+        self._line_no += 1
+        if len(self.samples) >= MAX_SAMPLES:
+            return
+        try:
+            per_step = float(rate) if unit == "s/it" else _inverse(float(rate))
+            self._add("lightning" if _LIGHTNING.match(line) else "tqdm", int(step), int(total), elapsed_seconds,
+                      None if left == "?" else left_seconds, per_step)
+        except (ValueError, OverflowError):  # as `feed`: a number Python refuses is not timing
+            return
 
     def _one(self, line: str) -> None:
         if len(self.samples) >= MAX_SAMPLES:
