@@ -1299,6 +1299,7 @@ MESSAGES = {
     'orl.what.max_steps': 'scheduler max_steps',
     'easyr1.warn.online_filtering': 'online filtering regenerates until rollout_batch_size prompts pass: {steps} steps, each taking one or more generation rounds',
     'easyr1.what.running_step': '"Running step" bar total',
+    'trl.why.kto_unpair': 'KTOTrainer unpairs chosen/rejected pairs (maybe_unpair_preference_dataset): one row per completion',
     'trl.note.kto_unpaired': 'KTO trains on {rows} rows: each of the {pairs} preference pairs becomes a desirable and an undesirable row',
     'trl.note.kto_given': 'KTO: --num-examples is taken as the rows the Trainer sees; a paired dataset of N pairs gives 2N rows',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs runs the reference model over the train (and eval) data once before step 1: more time, the same steps',

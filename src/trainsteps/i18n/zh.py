@@ -1294,6 +1294,7 @@ MESSAGES = {
     'orl.what.max_steps': '调度器 max_steps',
     'easyr1.warn.online_filtering': '在线过滤会重复生成直到 rollout_batch_size 个提示词通过：共 {steps} 步，每步一轮或多轮生成',
     'easyr1.what.running_step': '"Running step" 进度条总数',
+    'trl.why.kto_unpair': 'KTOTrainer 把 chosen/rejected 成对数据拆开（maybe_unpair_preference_dataset）：每个回复一行',
     'trl.note.kto_unpaired': 'KTO 训练 {rows} 行：{pairs} 个偏好对中的每一对变成一个 desirable 行和一个 undesirable 行',
     'trl.note.kto_given': 'KTO：--num-examples 视为 Trainer 看到的行数；N 个偏好对的数据集会变成 2N 行',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs 在第 1 步之前用参考模型把训练（及评估）数据跑一遍：耗时增加，步数不变',
