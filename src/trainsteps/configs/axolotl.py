@@ -20,11 +20,11 @@ _SPEC_KEYS = {"micro_batch_size": "per_device_train_batch_size", "gradient_accum
 _RULE_KEYS = ("batch_size", "sample_packing", "sample_packing_eff_est", "sequence_len", "val_set_size", "evals_per_epoch",
               "saves_per_epoch", "warmup_steps", "warmup_ratio", "datasets", "flash_attention", "attn_implementation",
               "multipack_real_batches", "streaming", "pretraining_dataset", "total_num_tokens", "tensor_parallel_size", "context_parallel_size",
-              "train_on_inputs", "chat_template", "chat_template_jinja", "excess_length_strategy")
+              "train_on_inputs", "chat_template", "chat_template_jinja", "excess_length_strategy", "pad_to_sequence_len")
 _KNOWN = ("base_model", "model_type", "tokenizer_type", "load_in_8bit", "load_in_4bit", "adapter", "lora_r", "lora_alpha", "lora_dropout",
           "lora_target_modules", "lora_target_linear", "output_dir", "learning_rate", "optimizer", "lr_scheduler", "bf16", "fp16", "tf32",
           "gradient_checkpointing", "dataset_prepared_path", "wandb_project", "wandb_entity", "wandb_name", "wandb_watch", "wandb_log_model",
-          "special_tokens", "pad_to_sequence_len", "train_on_inputs", "group_by_length", "weight_decay", "deepspeed", "fsdp", "fsdp_config",
+          "special_tokens", "train_on_inputs", "group_by_length", "weight_decay", "deepspeed", "fsdp", "fsdp_config",
           "chat_template", "hub_model_id", "strict", "xformers_attention", "sdp_attention", "resume_from_checkpoint", "local_rank",
           "early_stopping_patience", "seed", "shuffle_merged_datasets", "sample_packing_eval", "eval_sample_packing", "lora_model_dir",
           "max_grad_norm", "base_model_config", "trust_remote_code", "plugins", "liger_rope", "liger_rms_norm", "tokenizer_config")
@@ -107,7 +107,10 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     if exact is not None and (settings.real("axolotl.val_set_size", 0) or 0) > 0:
         notes.append(("AXOLOTL_TOKENS_VAL_SPLIT", "axolotl.note.tokens_val_split", {}))  # a seeded random subset trains
     elif exact is not None:
-        profile = _token_profile(lows, supervised, seq, bins, loader_rows, n)
+        pad = g("pad_to_sequence_len")
+        padded_to = None if (pad is False or (pad is None and not packing) or (packing and flash and not g("multipack_real_batches"))) \
+            else -(-seq // 64) * 64
+        profile = _token_profile(lows, supervised, seq, bins, loader_rows, n, padded_to)
     return Outcome(n, d, notes, max_steps, steps_range, loader_rows, token_profile=profile)
 
 
@@ -142,16 +145,19 @@ def _exact_lengths(d: Derivation, settings: Settings, g, rows: list, provider, n
     return rows, lengths, list(lengths), [pairs[i][1] for i in keep]
 
 
-def _token_profile(lengths: list[int], supervised: list[int], seq: int, bins, loader_rows, n):
+def _token_profile(lengths: list[int], supervised: list[int], seq: int, bins, loader_rows, n, padded_to: int | None):
     """Tokens of the kept rows: unpacked batches are padded to the longest row rounded up to a multiple of 64 (Axolotl's
-    collator, read from its source); packed bins hold the same tokens per epoch spread over the loader's rows."""
+    collator, read from its source); packed bins hold the same tokens per epoch spread over the loader's rows.
+    `padded_to`: every loader row padded to `sequence_len` rounded up to 64 (`pad_to_sequence_len`, which Axolotl turns
+    on with `sample_packing` unless it is false; recorded for bins of `sequence_len`, `multipack_real_batches`)."""
     from trainsteps import tokens
 
     kept = [(a, b) for a, b in zip(lengths, supervised, strict=True) if a <= seq]
     if bins is None:
-        return tokens.from_lengths([a for a, _ in kept], [b for _, b in kept], pad_to_multiple_of=64, source="Axolotl 0.19 chat_template")
+        return tokens.from_lengths([a for a, _ in kept], [b for _, b in kept], pad_to_multiple_of=64, fixed_length=padded_to,
+                                   source="Axolotl 0.19 chat_template")
     rows = loader_rows or n.value
-    return tokens.packed(rows, sum(a for a, _ in kept), sum(b for _, b in kept), fixed_length=None, source="Axolotl 0.19 chat_template")
+    return tokens.packed(rows, sum(a for a, _ in kept), sum(b for _, b in kept), fixed_length=padded_to, source="Axolotl 0.19 chat_template")
 
 
 def _defaults_from_total(d, settings: Settings, total: int, epochs: float, g) -> None:
