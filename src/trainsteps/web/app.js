@@ -12,8 +12,7 @@ const T = {
     g_lr: "Learning-rate schedule", g_more: "More settings", g_target: "Target (give one)", g_parallel: "Parallelism", g_eval: "Evaluation and saving",
     g_log: "The log", g_files: "Config files", g_overrides: "Settings typed on the command line (override the files)",
     wrapper: "trainer", wrapper_note: "{name} plans come from its config file: open \"From a config\" with an example to edit.",
-    open_example: "Open an example", framework_pt: "framework", time_budget: "A time budget needs the time model, which is not in this build yet.",
-    time_missing: "Wall-clock time: this build of trainsteps has no time model yet. When it has, this tab estimates hours from your hardware and settings, as an interval with its assumptions.",
+    open_example: "Open an example", framework_pt: "framework",
     log_placeholder: "Paste a training log here (banner, progress bars, trainer_state.json, launcher output)...",
     config_placeholder: "Paste a LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or a DeepSpeed JSON here...",
     config_name: "file name", choose_log: "Choose a log file", choose_files: "Add files (dataset_info.json, data, accelerate config)",
@@ -40,8 +39,7 @@ const T = {
     g_lr: "学习率调度", g_more: "更多设置", g_target: "目标（填一项）", g_parallel: "并行", g_eval: "评估与保存",
     g_log: "日志", g_files: "配置文件", g_overrides: "命令行上输入的设置（覆盖文件中的值）",
     wrapper: "训练器", wrapper_note: "{name} 的规划来自它的配置文件：打开“从配置文件”并载入示例后修改。",
-    open_example: "打开示例", framework_pt: "框架", time_budget: "时间预算需要时间模型，此版本尚未包含。",
-    time_missing: "实际耗时：此版本的 trainsteps 还没有时间模型。加入后，此页将根据硬件与设置估计小时数，以区间给出并说明假设。",
+    open_example: "打开示例", framework_pt: "框架",
     log_placeholder: "在此粘贴训练日志（横幅、进度条、trainer_state.json、启动器输出）……",
     config_placeholder: "在此粘贴 LLaMA-Factory / Axolotl / TRL / ms-swift 的 YAML、TrainingArguments JSON 或 DeepSpeed JSON……",
     config_name: "文件名", choose_log: "选择日志文件", choose_files: "添加文件（dataset_info.json、数据、accelerate 配置）",
@@ -152,8 +150,8 @@ const TABS = {
     gradient_accumulation_steps: "8"}},
   pretrain: {api: "/api/plan", groups: PT_FIELDS, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
     global_batch_size: "1024", micro_batch_size: "4", world_size: "64", train_iters: "15000"}},
-  time: {api: null, groups: TIME_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
-    num_train_epochs: "300", transformers: "4.49.0", step_time: "4s"}},  // on when /api/meta reports the time model
+  time: {api: "/api/plan", groups: TIME_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
+    num_train_epochs: "300", transformers: "4.49.0", step_time: "4s"}},
 };
 // Config templates for the wrapper picker (shapes of the repository's examples/; edit them to your run)
 const TEMPLATES = {
@@ -257,8 +255,6 @@ function buildForm() {
       el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
       el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}));
   }
-  if (state.tab === "solve" && !state.meta.time_model) form.append(el("p", {class: "note", text: t("time_budget")}));
-  if (state.tab === "time" && !TABS.time.api) return;
   for (const g of tab.groups) {
     const rows = g.fields.filter((f) => !f.needsRL || (state.meta?.rl_frameworks || []).length).map(fieldRow).flat();
     const used = g.fields.some((f) => state.values[f.name] !== undefined);
@@ -384,7 +380,6 @@ async function fetchJSON(url, init) {
 }
 async function compute() {
   const id = ++requestId, tab = state.tab;
-  if (!TABS[tab].api) return renderTime();
   const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
@@ -478,9 +473,6 @@ function toast(text) {
   const node = el("div", {class: "toast", role: "status", text});
   document.body.append(node);
   setTimeout(() => node.remove(), 1600);
-}
-function renderTime() {
-  $("result").replaceChildren(el("div", {class: "card", id: "time-missing"}, el("p", {text: t("time_missing")})));
 }
 
 // ---- charts (uPlot) -----------------------------------------------------------------------------------------------
@@ -592,7 +584,6 @@ function render() {
 async function start() {
   const [ok, meta] = await fetchJSON("/api/meta");
   state.meta = ok ? meta : {releases: [], schedulers: ["linear"], limits: {log_bytes: 8388608, config_bytes: 2097152}, newest: ""};
-  TABS.time.api = state.meta.time_model ? "/api/plan" : null;
   $("releases").replaceChildren(...state.meta.releases.map((v) => el("option", {value: v})));
   readURL();
   if (state.fromExample && !TABS[state.tab].post) writeURL(false);
