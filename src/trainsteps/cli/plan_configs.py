@@ -36,15 +36,13 @@ def typed_flags(ctx: click.Context, opts: dict) -> tuple[dict, dict]:
 
 def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_version, opts) -> None:
     from trainsteps import plan
-    from trainsteps.configs import blamed_on, import_run
+    from trainsteps.configs import TOKENIZED, blamed_on, import_run
     from trainsteps.configs.report import imported_to_dict, range_schedules, render_imported, state_check
     from trainsteps.report import render_schedule
 
     flags, names = typed_flags(ctx, opts)
     imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
                           lengths_provider=_lengths_provider(ctx, configs), unsloth=ctx.meta.get("trainsteps.unsloth"))
-    from trainsteps.configs import TOKENIZED
-
     if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework not in TOKENIZED:
         imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_lf_only", {"framework": imported.framework}))
     if imported.token_profile is not None:
