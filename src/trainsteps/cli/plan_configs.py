@@ -44,7 +44,7 @@ def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_versio
     imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
                           lengths_provider=_lengths_provider(ctx, configs), unsloth=ctx.meta.get("trainsteps.unsloth"))
     if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework not in TOKENIZED:
-        imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_lf_only", {"framework": imported.framework}))
+        imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_not_used", {"framework": imported.framework}))
     if imported.token_profile is not None:
         ctx.meta["trainsteps.token_profile"] = imported.token_profile
         ctx.meta["trainsteps.packed"] = _packs(imported)

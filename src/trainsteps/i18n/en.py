@@ -1434,7 +1434,7 @@ MESSAGES = {
     "llamafactory.mix.per_source": "rows of {name} in the mix, replayed as datasets.interleave_datasets draws them: {epochs} epochs of {name}",
     "chat.error.no_template": "no chat_template in {path}/tokenizer_config.json (nor a chat_template.jinja beside it)",
     "chat.hint.no_template": "give a model folder whose tokenizer has a chat template, or --template chatml / llama3 / plain",
-    "configs.note.tokenizer_lf_only": "--tokenizer counts LLaMA-Factory, TRL SFT, Axolotl and ms-swift configs through their own preprocessing; {framework} configs are not counted with it yet: count their data with `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` and pass --num-examples",
+    "configs.note.tokenizer_not_used": "--tokenizer counts LLaMA-Factory, TRL SFT, Axolotl and ms-swift configs through their own preprocessing; {framework} configs are not counted with it yet: count their data with `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` and pass --num-examples",
     "lftemplate.error.train_on_prompt": "LLaMA-Factory refuses train_on_prompt with template '{name}': \"Current template does not support `train_on_prompt`.\"",
     "lftemplate.hint.train_on_prompt": "remove train_on_prompt, or use a template without efficient_eos",
     "ptlog.mg_dp_from_world": "data-parallel size {D} = world size {W} / (tensor {T} x pipeline {P} x context {C}): Megatron's world is TP x PP x CP x DP",

@@ -1429,7 +1429,7 @@ MESSAGES = {
     "llamafactory.mix.per_source": "混合中来自 {name} 的行，按 datasets.interleave_datasets 的抽取重放：相当于 {name} 的 {epochs} 轮",
     "chat.error.no_template": "{path}/tokenizer_config.json 中没有 chat_template（旁边也没有 chat_template.jinja）",
     "chat.hint.no_template": "给出其分词器带有聊天模板的模型目录，或使用 --template chatml / llama3 / plain",
-    "configs.note.tokenizer_lf_only": "--tokenizer 目前只用于按框架自身的预处理统计 LLaMA-Factory、TRL SFT、Axolotl 和 ms-swift 配置；{framework} 配置尚未用它统计：请用 `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` 统计数据并传入 --num-examples",
+    "configs.note.tokenizer_not_used": "--tokenizer 目前只用于按框架自身的预处理统计 LLaMA-Factory、TRL SFT、Axolotl 和 ms-swift 配置；{framework} 配置尚未用它统计：请用 `trainsteps count DATA --tokenizer T --template tokenizer --cutoff-len N --packing NAME` 统计数据并传入 --num-examples",
     "lftemplate.error.train_on_prompt": "LLaMA-Factory 不允许模板 '{name}' 与 train_on_prompt 同用：\"Current template does not support `train_on_prompt`.\"",
     "lftemplate.hint.train_on_prompt": "去掉 train_on_prompt，或改用不带 efficient_eos 的模板",
     "ptlog.mg_dp_from_world": "数据并行规模 {D} = world size {W} / （张量 {T} x 流水线 {P} x 上下文 {C}）：Megatron 的 world = TP x PP x CP x DP",
