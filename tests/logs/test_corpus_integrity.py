@@ -9,6 +9,7 @@ import pytest
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "corpus"
 KINDS = {"banner", "no_banner", "multinode", "chinese", "pretraining", "crash", "stream", "timing", "not_a_log"}
 KEYS = {"id", "file", "source", "framework", "kinds", "facts", "fact_sources", "notes"}
+OPTIONAL = {"companions"}  # other files of the same post or commit, stored as `<id>.<original name>`
 STOPPED = {"finished", "crashed", "interrupted", "running"}
 URL = re.compile(r"^https://\S+$")
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -29,7 +30,7 @@ def test_corpus_is_present():
 @pytest.mark.parametrize("path", METAS, ids=lambda p: p.stem)
 def test_pair_is_well_formed(path: Path):
     meta = load(path)
-    assert set(meta) == KEYS
+    assert KEYS <= set(meta) <= KEYS | OPTIONAL
     assert meta["id"] == path.stem
     assert (CORPUS / meta["file"]).is_file()
     assert meta["file"].startswith(meta["id"] + ".")
@@ -44,6 +45,13 @@ def test_pair_is_well_formed(path: Path):
     if "crash" in meta["kinds"]:
         assert meta["facts"].get("stopped") == "crashed"
     assert isinstance(meta["notes"], str)
+    if "companions" in meta:
+        companions = meta["companions"]
+        assert isinstance(companions, list) and companions
+        assert len(set(companions)) == len(companions) and meta["file"] not in companions
+        for name in companions:
+            assert isinstance(name, str) and name.startswith(meta["id"] + "."), name
+            assert (CORPUS / name).is_file(), name
 
 
 @pytest.mark.parametrize("path", METAS, ids=lambda p: p.stem)
@@ -54,9 +62,12 @@ def test_chinese_kind_matches_the_text(path: Path):
 
 
 def test_every_log_file_has_a_pair():
-    named = {load(path)["file"] for path in METAS}
-    logs = {p.name for p in CORPUS.iterdir() if p.suffix != ".md" and p not in METAS}
-    assert logs == named
+    named = set()
+    for path in METAS:
+        meta = load(path)
+        named |= {meta["file"], *meta.get("companions", [])}
+    stored = {p.name for p in CORPUS.iterdir() if p.name != "README.md" and p not in METAS}
+    assert stored == named
 
 
 def test_corpus_reaches_its_minimums():
