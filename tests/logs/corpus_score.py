@@ -22,13 +22,21 @@ def items() -> list[tuple[dict, Path]]:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if not isinstance(meta, dict) or "id" not in meta:
             continue  # a corpus log that is itself JSON (trainer_state.json)
-        out.append((meta, CORPUS / meta["file"]))
+        out.append((meta, paths_of(meta)))
     return out
 
 
+def paths_of(meta: dict) -> Path | list[Path]:
+    """The item's log, with the run's other files (launch script, model card, trainer_state.json) when it has them."""
+    main = CORPUS / meta["file"]
+    companions = meta.get("companions") or []
+    return [main, *(CORPUS / name for name in companions)] if companions else main
+
+
 def expected_world(facts: dict) -> int | None:
-    """The processes that trained, as the thread states them (never computed)."""
-    for key in ("world_size", "num_processes"):
+    """The processes that trained, as the thread states them (never computed). GPUs that served generation only
+    (`7 for training and 1 for vllm`) are not processes of the training run."""
+    for key in ("world_size", "num_processes", "training_gpus"):
         if isinstance(facts.get(key), int):
             return facts[key]
     nodes, per_node = facts.get("nodes"), facts.get("gpus_per_node") or facts.get("nproc_per_node")
@@ -56,14 +64,14 @@ class Outcome:
 
 def explain_item(path: Path):
     pretrain = PretrainObserved()
-    obs = read_log(str(path), also=pretrain.feed)
+    obs = read_log(str(path) if isinstance(path, Path) else [str(p) for p in path], also=pretrain.feed)
     return obs, explain_log(obs), pretrain
 
 
 def rl_item(path: Path) -> RLObserved:
     """The RL lines of a log (verl / OpenRLHF / EasyR1 / Unsloth), read as `explain` reads them."""
     rl = RLObserved()
-    read_log(str(path), also=rl.feed)
+    read_log(str(path) if isinstance(path, Path) else [str(p) for p in path], also=rl.feed)
     return rl
 
 
@@ -93,6 +101,8 @@ def score(meta: dict, path: Path) -> Outcome:
     out.phantom = "not_a_log" in meta["kinds"] and bool(replayed)
     worlds = [inf.world_size for inf in inferences if inf.world_size is not None]
     out.world = worlds[-1] if worlds else None
+    if out.world is None and pretrain.found_anything() and "stated_gpus" in obs.stated:
+        out.world = obs.stated["stated_gpus"].value  # the pretraining explanation names the GPUs the text states
     known = [inf.inferred["transformers"] for inf in inferences if "transformers" in inf.inferred]
     out.releases = known[-1] if known else None
     if inferences:

@@ -8,12 +8,13 @@ import click
 
 from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
 from trainsteps.errors import InputError
+from trainsteps.i18n import message
 
 PRETRAIN_LOGS = ("neox", "megatron", "deepspeed", "lightning")
 
 
 @click.command("explain")
-@click.argument("path", required=False)
+@click.argument("paths", nargs=-1)
 @click.option("--text", help="The log pasted as text instead of a PATH.")
 @click.option("--raw-examples", type=click.IntRange(min=0), help="Rows of the raw dataset, to tell packing or filtering from the Num examples.")
 @click.option("--framework", type=click.Choice(["auto", "hf", *PRETRAIN_LOGS]), default="auto", show_default=True,
@@ -28,10 +29,13 @@ PRETRAIN_LOGS = ("neox", "megatron", "deepspeed", "lightning")
               help="What trains, for the FLOPs per token of the MFU.")
 @FORMAT_OPTION
 @LANG_OPTION
-def explain_command(path: str | None, text: str | None, raw_examples: int | None, framework: str, seq_length: int | None,
+def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int | None, framework: str, seq_length: int | None,
                     global_batch_size: int | None, model_path: str | None, params: float | None, gpu: str | None,
                     gpus: int | None, training: str, fmt: str, lang: str) -> None:
     """Explain the numbers of a training log (a file, a directory, - for stdin, or --text).
+
+    Several paths are files of one run, read together: a log with its launch script, its
+    trainer_state.json or the model card (README.md) the Trainer wrote beside it.
 
     \b
     Reads transformers Trainer banners of every release (any logger prefix), Unsloth's banner,
@@ -41,11 +45,13 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
     Examples:
       trainsteps explain train.log
       trainsteps explain output_dir/                 # *.log, trainer_state.json
+      trainsteps explain trainer_log.jsonl README.md run.slurm
       kubectl logs job/sft | trainsteps explain -
       trainsteps explain --text "Num examples = 1,047 ..." --lang zh
       trainsteps explain neox_train.log --global-batch-size 1024    # "total number of samples: ..." lines
     """
     with user_errors(lang):
+        path = paths[0] if len(paths) == 1 else (list(paths) if paths else None)
         if path is not None and text is not None:
             raise InputError("explain.error.path_and_text", "explain.hint.path_and_text")
         if path is None and text is None and sys.stdin.isatty():  # nothing piped in: waiting would look like a hang
@@ -73,7 +79,7 @@ def explain_command(path: str | None, text: str | None, raw_examples: int | None
 
             hint = {"stream": "explain.hint.nothing_stream", "neox": "explain.hint.nothing_neox"}.get(observations.topic or "",
                                                                                                        "explain.hint.nothing_all")
-            source = path if path not in (None, "-") else shown_name("<pasted text>" if text is not None else "-", lang)
+            source = ", ".join(paths) if path not in (None, "-") else shown_name("<pasted text>" if text is not None else "-", lang)
             raise InputError("explain.error.nothing", hint, source=source, lines=observations.lines_read)
         hardware = _hardware(model_path, params, gpu, gpus, seq_length, training)
         inferences = explain_log(observations, raw_examples, hardware)
@@ -107,6 +113,11 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
     explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
     data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
     text = "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1))
+    stated = observations.stated.get("stated_gpus") if observations is not None else None
+    if stated is not None and "world" not in observed.get("parallel", {}):
+        data["stated_gpus"] = stated.to_dict()
+        text += f"\n{text.count(chr(10)) + 2}. " + message("explain.pt.stated_gpus", lang, gpus=stated.value, line=stated.line,
+                                                              text=stated.text[:80])
     progress = [inf for inf in explain_log(observations, raw_examples) if inf.run.kind in ("progress", "wrapper")] if observations is not None else []
     if progress:
         data["runs"] = [run_json(inf, lang) for inf in progress]

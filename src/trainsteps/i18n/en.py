@@ -282,6 +282,16 @@ LABELS = {
     "tokens_per_epoch": "tokens per epoch",
     "count.results": "Results",
     "warning": "WARNING:",
+    'explain.wrapper.stated_gpus': 'GPUs the text states',
+    'explain.wrapper.stated_failure': 'a failure the text names',
+    'explain.wrapper.rl_gpus_per_node': 'GPUs per node (launch arguments)',
+    'explain.wrapper.rl_nnodes': 'nodes (launch arguments)',
+    'explain.wrapper.card_train_batch_size': 'model card train_batch_size',
+    'explain.wrapper.card_gradient_accumulation_steps': 'model card gradient_accumulation_steps',
+    'explain.wrapper.card_total_train_batch_size': 'model card total_train_batch_size',
+    'explain.wrapper.card_num_devices': 'model card num_devices',
+    'explain.wrapper.card_training_steps': 'model card training_steps',
+    'explain.wrapper.configured_world': 'processes the accelerate config asks for (num_processes)',
 }
 
 MESSAGES = {
@@ -1456,4 +1466,14 @@ MESSAGES = {
     "explain.fact.nemo_batch": "NeMo's bar postfix at line {line} says global_step={step}, consumed_samples={consumed}: NeMo counts consumed samples as (global_step + 1) x global batch (the step being run is not yet in global_step), so {done} optimizer steps were done and the global batch is {batch} (consumed / (global_step + 1), within the bar's 3-significant-digit rounding; a batch-size ramp-up makes it an average)",
     "explain.fact.lightning_itbar": "Lightning's bar has no total (the dataset has no length): at line {line}, epoch {epoch} had run {batches:,} batches in {elapsed} at {rate} batches/s; it counts batches of that epoch only (optimizer steps = batches / accumulate_grad_batches), and an epoch here is not a pass over a known number of rows",
     "explain.fact.lightning_stopped": "Lightning says how the run ended (line {line}): `Trainer.fit` stopped because {limit}={n:,} was reached, the limit it was given; it did not crash",
+    'explain.why.world_card': "from the Trainer's model card beside the log (its total_train_batch_size counts every process)",
+    'explain.why.world_one_node': 'processes per node from the launcher or the environment report (`GPU number`), one node assumed',
+    'explain.why.world_stated': 'the GPUs the text states ("{text}"): the words around the log, not the log itself',
+    'explain.fact.stated_gpus_differ': "The text states {stated} GPU(s) ({where}), but the log's batch arithmetic counts {world} process(es): the run used {world}",
+    'explain.note.lf_visible': 'llamafactory-cli train starts one process per visible device',
+    'explain.note.plain_python': 'a plain `python script.py` starts one process',
+    'explain.fact.stated_failure': 'The text names a failure (line {line}: "{text}"); the log itself shows none and ends at step {step} of {total}: read as crashed there, or after the paste ends',
+    'explain.why.world_configured': "the processes accelerate's config asks for, over all machines",
+    'explain.fact.launcher_saw_fewer': 'The config asks for {configured} processes over all machines, but the launcher printed a world of {seen} ({where}): each node ran its own job of {seen}, so the nodes never joined one run (data is not sharded across them). Check the machine rank, main address and launcher of every node',
+    'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
 }

@@ -282,6 +282,16 @@ LABELS = {
     "tokens_per_epoch": "每轮 token",
     "count.results": "结果",
     "warning": "警告：",
+    'explain.wrapper.stated_gpus': '文字中说明的 GPU 数',
+    'explain.wrapper.stated_failure': '文字中提到的故障',
+    'explain.wrapper.rl_gpus_per_node': '每节点 GPU 数（启动参数）',
+    'explain.wrapper.rl_nnodes': '节点数（启动参数）',
+    'explain.wrapper.card_train_batch_size': '模型卡 train_batch_size',
+    'explain.wrapper.card_gradient_accumulation_steps': '模型卡 gradient_accumulation_steps',
+    'explain.wrapper.card_total_train_batch_size': '模型卡 total_train_batch_size',
+    'explain.wrapper.card_num_devices': '模型卡 num_devices',
+    'explain.wrapper.card_training_steps': '模型卡 training_steps',
+    'explain.wrapper.configured_world': 'accelerate 配置要求的进程数（num_processes）',
 }
 
 MESSAGES = {
@@ -1451,4 +1461,14 @@ MESSAGES = {
     "explain.fact.nemo_batch": "第 {line} 行 NeMo 进度条后缀为 global_step={step}、consumed_samples={consumed}：NeMo 按 `(global_step + 1) x 全局批` 计已消耗样本（正在进行的这一步尚未计入 global_step），所以已完成 {done} 个优化器步，全局批为 {batch}（consumed / (global_step + 1)，误差来自进度条的 3 位有效数字；批大小 ramp-up 时为平均值）",
     "explain.fact.lightning_itbar": "Lightning 的进度条没有总数（数据集没有长度）：第 {line} 行时，epoch {epoch} 已跑 {batches:,} 个批次，用时 {elapsed}，每秒 {rate} 个批次；它只计该 epoch 的批次（优化器步数 = 批次数 / accumulate_grad_batches），这里的 epoch 也不是对已知行数的一遍遍历",
     "explain.fact.lightning_stopped": "Lightning 说明了运行如何结束（第 {line} 行）：`Trainer.fit` 因达到设定的 {limit}={n:,} 而停止，不是崩溃",
+    'explain.why.world_card': '来自日志旁边 Trainer 生成的模型卡（其 total_train_batch_size 计入所有进程）',
+    'explain.why.world_one_node': '来自启动器或环境报告（`GPU number`）给出的每节点进程数，假定只有一个节点',
+    'explain.why.world_stated': '来自文字中说明的 GPU 数（“{text}”）：这是日志周围的文字，不是日志本身',
+    'explain.fact.stated_gpus_differ': '文字说明使用 {stated} 块 GPU（{where}），但日志的批次算术对应 {world} 个进程：实际使用的是 {world} 个',
+    'explain.note.lf_visible': 'llamafactory-cli train 为每个可见设备启动一个进程',
+    'explain.note.plain_python': '直接运行 `python script.py` 只启动一个进程',
+    'explain.fact.stated_failure': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示，止于第 {step} 步（共 {total} 步）：按在此处或粘贴内容结束之后崩溃处理',
+    'explain.why.world_configured': 'accelerate 配置文件要求的进程数（所有机器合计）',
+    'explain.fact.launcher_saw_fewer': '配置要求所有机器合计 {configured} 个进程，但启动器打印的 world 为 {seen}（{where}）：每个节点各自运行了一个 {seen} 进程的作业，节点之间从未组成同一次运行（数据不会在节点间切分）。请检查每个节点的 machine rank、主节点地址和启动器',
+    'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
 }

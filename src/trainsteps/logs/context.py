@@ -37,6 +37,8 @@ class ScanContext:
     copying: bool = False
     """Reading a banner that repeats the current run's (another node printed it)."""
     train_dataset_line: int | None = None
+    slurm_nodes: int | None = None
+    """`#SBATCH --nodes` of a batch script, for the `--gres=gpu:N` that follows it."""
 
     def reading(self, value, source_line: int | None = None, note: str | None = None, **params) -> Reading:
         return Reading(value, self.line_no, self.line[:200].strip(), source_line, note, params)
@@ -68,7 +70,9 @@ class ScanContext:
         """End of input: numbers still waiting go to the last run (a banner printed before them),
         or make a run of their own when the input has no banner (e.g. only Axolotl's lines, or only progress lines)."""
         mine = [r for r in self.out.runs if r.file == self.file]
-        if not mine and self.loose is not None and self.loose.progress.has_training():
+        crashed_at_start = self.loose is not None and self.loose.progress.stop is not None and bool(self.settings)
+        if not mine and self.loose is not None and (self.loose.progress.has_training() or crashed_at_start):
+            # progress lines with no banner; or a launch command and the error it stopped with before any step
             run = self.loose
             run.wrapper.update(self.pending)
             run.settings.update(self.settings)
@@ -82,6 +86,8 @@ class ScanContext:
             for run in mine:
                 if run.transformers_version is None:
                     run.transformers_version = self.transformers_version
+        if self.transformers_version is not None and not mine:  # a model card or env report beside the log
+            self.out.state("transformers_version", self.transformers_version, self.file)
         if self.pending and not mine:
             self.start_run("wrapper").transformers_version = self.transformers_version
             return

@@ -204,6 +204,16 @@ def _dur(value: float | None, lang: str) -> str:
     return duration(value, lang)
 
 
+def _where(reading, run: RunObservation, lang: str) -> str:
+    """`line 12`, naming the file when the number was read in another file than the run's (a model card, a script)."""
+    where = message("explain.at_line", lang, line=reading.line)
+    if reading.file is not None and reading.file != run.file:
+        where = f"{shown_name(reading.file, lang)}: {where}"
+    if reading.note and reading.note.startswith("explain."):
+        where += "; " + message(reading.note, lang, **reading.note_params)
+    return where
+
+
 def _read_lines(run: RunObservation, lang: str) -> list[str]:
     rows = []
     for key in run.banner_order or run.banner:
@@ -220,10 +230,10 @@ def _read_lines(run: RunObservation, lang: str) -> list[str]:
         rows.append((text, where))
     for key, reading in run.wrapper.items():
         rows.append((f"  {label('explain.wrapper.' + key, lang)} = {reading.value:,}" if isinstance(reading.value, int)
-                     else f"  {label('explain.wrapper.' + key, lang)} = {reading.value}", message("explain.at_line", lang, line=reading.line)))
+                     else f"  {label('explain.wrapper.' + key, lang)} = {reading.value}", _where(reading, run, lang)))
     if run.transformers_version is not None:
         rows.append((f"  {label('explain.printed_version', lang)} = {run.transformers_version.value}",
-                     message("explain.at_line", lang, line=run.transformers_version.line)))
+                     _where(run.transformers_version, run, lang)))
     for key, reading in run.settings.items():
         rows.append((f"  {key} = {reading.value}", message("explain.at_line", lang, line=reading.line)))
     if run.copies:

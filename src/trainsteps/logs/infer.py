@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from trainsteps.derivation import Derivation, format_value
 from trainsteps.errors import TrainstepsError
 from trainsteps.frameworks.hf.log_lines import all_releases, releases_for_lines
 from trainsteps.frameworks.hf.releases import FAMILIES, Family
-from trainsteps.logs.observed import RunObservation
+from trainsteps.logs.observed import Reading, RunObservation
 from trainsteps.schedule import Schedule
 from trainsteps.spec import RunSpec
 from trainsteps.versions import Version
@@ -206,11 +207,27 @@ def _world_size(inf: Inference) -> None:
                                "explain.why.world_megatron")
         return
     launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
-    if inf.world_size is None and launcher is not None and run.kind in ("progress", "wrapper"):
-        inf.world_size = d.add("world_size", launcher.value, "launcher", f"line {launcher.line}", "explain.why.world_launcher")
+    configured = run.wrapper.get("configured_world")
+    if inf.world_size is None and configured is not None and run.kind in ("progress", "wrapper", "trainer_state"):
+        inf.world_size = d.add("world_size", configured.value, "accelerate config num_processes", where(configured, run),
+                               "explain.why.world_configured")
+        if launcher is not None and launcher.value < configured.value:
+            # each node's launcher saw only its own processes: the nodes never joined one job (accelerate#1867)
+            inf.facts.append(Finding("explain.fact.launcher_saw_fewer", {"configured": configured.value, "seen": launcher.value,
+                                                                         "where": where(launcher, run)}, code="LOG_PROCESSES_DIFFER"))
+        return
+    if inf.world_size is None and launcher is not None and run.kind in ("progress", "wrapper", "trainer_state"):
+        inf.world_size = d.add("world_size", launcher.value, "launcher", where(launcher, run), "explain.why.world_launcher")
+        return
+    if inf.world_size is None and run.kind in ("progress", "wrapper", "trainer_state"):
+        _stated_world(inf)
         return
     if inf.world_size is None:
         return
+    stated = run.wrapper.get("stated_gpus")
+    if stated is not None and stated.value != inf.world_size and "launcher_world" not in run.wrapper:
+        inf.facts.append(Finding("explain.fact.stated_gpus_differ", {"world": inf.world_size, "stated": stated.value,
+                                                                    "where": where(stated, run)}))
     for key in ("unsloth_num_gpus", "launcher_world", "devices_hint"):
         hint = run.wrapper.get(key)
         if hint is None or hint.value == inf.world_size:
@@ -226,6 +243,37 @@ def _world_size(inf: Inference) -> None:
     visible = run.wrapper.get("visible_devices")
     if visible is not None and visible.value != inf.world_size:
         inf.facts.append(Finding("explain.fact.visible_devices", {"world": inf.world_size, "visible": visible.value, "line": visible.line}))
+
+
+def _stated_world(inf: Inference) -> None:
+    """No banner and no launcher line: a Trainer model card beside the log, then `GPU number` of an environment
+    report or a launcher's processes per node (one node assumed), then the GPUs the text states."""
+    run, d = inf.run, inf.derivation
+    card = {k[5:]: r.value for k, r in run.wrapper.items() if k.startswith("card_")}
+    bs, ga, total = card.get("train_batch_size"), card.get("gradient_accumulation_steps"), card.get("total_train_batch_size")
+    if "num_devices" in card:
+        reading = run.wrapper["card_num_devices"]
+        inf.world_size = d.add("world_size", card["num_devices"], "model card num_devices", where(reading, run),
+                               "explain.why.world_card")
+    elif bs and ga and total and total % (bs * ga) == 0:
+        reading = run.wrapper["card_total_train_batch_size"]
+        inf.world_size = d.add("world_size", total // (bs * ga), "model card total_train_batch_size / (train_batch_size x GA)",
+                               f"{total:,} / ({bs} x {ga}), {where(reading, run)}", "explain.why.world_card")
+    elif "devices_hint" in run.wrapper:
+        hint = run.wrapper["devices_hint"]
+        inf.world_size = d.add("world_size", hint.value, "processes per node, one node", where(hint, run),
+                               "explain.why.world_one_node")
+    elif "stated_gpus" in run.wrapper:
+        stated = run.wrapper["stated_gpus"]
+        inf.world_size = d.add("world_size", stated.value, "GPUs the text states", where(stated, run),
+                               "explain.why.world_stated", text=stated.text[:80])
+
+
+def where(reading: Reading, run: RunObservation) -> str:
+    """`line 12`, or `README.md line 12` for a number read in another file than the run's."""
+    if reading.file is not None and reading.file != run.file:
+        return f"{Path(reading.file).name} line {reading.line}"
+    return f"line {reading.line}"
 
 
 # ---------------------------------------------------------------- releases from the text of the log

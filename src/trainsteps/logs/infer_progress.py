@@ -181,6 +181,13 @@ def ending(inf: Inference) -> None:
         inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": f"{end:,}" if end else "?", "line": line, "text": text[:100],
                                           "reason": "explain.reason." + reason},
                                     code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
+    elif "stated_failure" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
+        # the log shows no end of its own, but the words around it name a failure (a title, a sentence)
+        said = run.wrapper["stated_failure"]
+        inf.stopped = "crashed"
+        inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": f"{end:,}" if end else "?",
+                                                                    "line": said.line, "text": said.text[:100]},
+                                    code="LOG_CRASHED"))
     elif run.finished and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.finished", {"step": f"{step:,}" if step is not None else "?",
                                                            "epoch": f"{run.last_epoch.value:g}" if run.last_epoch else "?"}))

@@ -26,8 +26,19 @@ _PIPE = re.compile(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
 _GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
 _MEGATRON_WORLD = re.compile(r"using world size:\s*(\d+)")  # Megatron's arguments.py: the processes it was started with
 _BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
+# `python train.py` (no launcher): one process, whatever the devices
+_PYTHON = re.compile(r"^\s*(?:\$\s*)?(?:(?:export\s+)?[A-Z_][A-Z0-9_]*=\S*\s+)*python3?(?:\.\d+)?\s+(?:-u\s+)?(?!-m\b)\S+\.py\b")
+# LLaMA-Factory's `llamafactory-cli train` starts one process per visible device (its launcher: torchrun with
+# NPROC_PER_NODE, by default the device count) unless NNODES / NPROC_PER_NODE say otherwise
+_LF_TRAIN = re.compile(r"\b(?:llamafactory-cli|lmf)\s+train\b")
+# accelerate's config file (`accelerate config` / default_config.yaml): the processes over all machines
+_ACCELERATE_YAML = re.compile(r"^\s*num_processes:\s*(\d+)\s*$")
+# verl / OpenRLHF launch arguments
+_VERL = (re.compile(r"\btrainer\.n_gpus_per_node=(\d+)"), re.compile(r"\btrainer\.nnodes=(\d+)"))
+_OPENRLHF = (re.compile(r"--actor_num_gpus_per_node[= ](\d+)"), re.compile(r"--actor_num_nodes[= ](\d+)"))
 NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
-           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size")
+           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size", "python", "llamafactory-cli", "lmf ",
+           "n_gpus_per_node", "nnodes=", "actor_num_", "num_processes:")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -36,6 +47,10 @@ def scan(line: str, ctx: ScanContext) -> bool:
             break
     else:
         return False
+    match = _ACCELERATE_YAML.match(line)
+    if match:
+        ctx.wrapper_value("configured_world", ctx.reading(int(match.group(1))))
+        return True
     match = _GATHER.search(line) or _BARRIER.search(line)
     if match:  # Axolotl gathers one loader length per rank; torch.distributed's barrier counts the processes
         count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER else int(match.group(1))
@@ -76,9 +91,34 @@ def scan(line: str, ctx: ScanContext) -> bool:
             else:
                 ctx.wrapper_value("devices_hint", ctx.reading(int(match.group(1))))
             return True
-    match = _VISIBLE.search(line)
-    if match:
-        count = len([d for d in match.group(1).split(",") if d])
-        ctx.wrapper_value("visible_devices", ctx.reading(count))
+    if _per_node_args(line, ctx):
         return True
+    match = _VISIBLE.search(line)
+    visible = ctx.pending.get("visible_devices")
+    if match:
+        visible = ctx.reading(len([d for d in match.group(1).split(",") if d]))
+        ctx.wrapper_value("visible_devices", visible)
+    if _LF_TRAIN.search(line) and "NPROC_PER_NODE" not in line and "NNODES" not in line and visible is not None:
+        ctx.wrapper_value("launcher_world", ctx.reading(visible.value, note="explain.note.lf_visible"))
+        return True
+    if _PYTHON.match(line):
+        ctx.wrapper_value("launcher_world", ctx.reading(1, note="explain.note.plain_python"))
+        return True
+    return match is not None
+
+
+def _per_node_args(line: str, ctx: ScanContext) -> bool:
+    """verl's `trainer.n_gpus_per_node=4 trainer.nnodes=2`, OpenRLHF's `--actor_num_gpus_per_node 8 --actor_num_nodes 4`,
+    on one line or on the lines of one command."""
+    for per_node, nodes in (_VERL, _OPENRLHF):
+        a, b = per_node.search(line), nodes.search(line)
+        if a or b:
+            if a:
+                ctx.wrapper_value("rl_gpus_per_node", ctx.reading(int(a.group(1))))
+            if b:
+                ctx.wrapper_value("rl_nnodes", ctx.reading(int(b.group(1))))
+            gpus, count = ctx.pending.get("rl_gpus_per_node"), ctx.pending.get("rl_nnodes")
+            if gpus is not None:
+                ctx.wrapper_value("launcher_world", ctx.reading(gpus.value * (count.value if count else 1)))
+            return True
     return False

@@ -24,9 +24,13 @@ class Reading:
     note: str | None = None
     """Message id of a remark about the reading (e.g. text glued after the number)."""
     note_params: dict = field(default_factory=dict)
+    file: str | None = None
+    """Set when the number was read in another file than the run's (a model card or launch script beside a log)."""
 
     def to_dict(self) -> dict:
         out = {"value": self.value, "line": self.line, "text": self.text}
+        if self.file is not None:
+            out["file"] = self.file
         if self.source_line is not None:
             out["source_line"] = self.source_line
         if self.note:
@@ -196,3 +200,33 @@ class LogObservations:
     """What a text with no run is about, for the hint: `stream` or `neox`."""
     also: object = field(default=None, repr=False, compare=False)
     """A callable that sees every line as well (set by read_log)."""
+    stated: dict[str, Reading] = field(default_factory=dict)
+    """What the words around the logs state (logs/stated.py, logs/model_card.py): stated_gpus, stated_failure,
+    card_* numbers of a Trainer model card, a transformers release printed in a file with no run. Lent to every run
+    of every file once all are read (`lend_stated`), so a README or launch script beside a log informs its run."""
+
+    def state(self, key: str, reading: Reading, file: str) -> None:
+        reading.file = file
+        self.stated[key] = reading
+
+    def lend_stated(self) -> None:
+        """Once every file is read: a launch script or model card read with a log has no run of its own (its numbers
+        join the log's runs), and what the words state joins every run (a failure: only the last one)."""
+        files_with_runs = {r.file for r in self.runs if r.kind != "wrapper" or r.progress.has_training()}
+        if files_with_runs:
+            for extra in [r for r in self.runs if r.kind == "wrapper" and r.file not in files_with_runs]:
+                self.runs.remove(extra)
+                for run in self.runs:
+                    for key, reading in extra.wrapper.items():
+                        reading.file = extra.file
+                        run.wrapper.setdefault(key, reading)
+                    if run.transformers_version is None and extra.transformers_version is not None:
+                        extra.transformers_version.file = extra.file
+                        run.transformers_version = extra.transformers_version
+        for run in self.runs:
+            for key, reading in self.stated.items():
+                if key == "transformers_version":
+                    if run.transformers_version is None:
+                        run.transformers_version = reading
+                elif key != "stated_failure" or run is self.runs[-1]:
+                    run.wrapper.setdefault(key, reading)

@@ -47,7 +47,8 @@ _TRAINING = ("train", "epoch", "step", "episode", "iter")
 _CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught collective", "nccl_timeout"), ("CUDA out of memory", "oom"), ("OutOfMemoryError", "oom"),
           ("ChildFailedError", "child_failed"), ("Segmentation fault", "segfault"), ("core dumped", "segfault"))
 _EXITCODE = re.compile(r"exitcode\s*:?\s*-?[1-9]")
-_EXCEPTION = re.compile(r"^\s*(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
+# (an issue's title that is the error itself reads `# ValueError: ...`)
+_EXCEPTION = re.compile(r"^\s*(?:#\s+)?(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
 _INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
               ("CANCELLED AT", "cancelled"))
 

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from pathlib import Path
 
 from trainsteps.errors import InputError
-from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, progress, unsloth
+from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, model_card, progress, stated, unsloth
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import LogObservations
 from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglued
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
-PARSERS = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.scan, launch.scan)
+PARSERS = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.scan, launch.scan, model_card.scan, stated.scan)
 # Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
 # Plain substring tests: much faster than one alternation regex.
 _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",
@@ -25,7 +25,9 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # progress, timing, crashes, printed releases and settings (progress.py)
             "/it", "it/s", "Traceback", "Killed", "memory", "NCCL", "rror", "Interrupt", "SIGTERM", "CANCELL", "ransformers",
             "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
-            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier", "using world size")
+            "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier", "using world size",
+            # the words around a log (stated.py, model_card.py) and launch commands
+            *stated.NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
 
@@ -40,11 +42,20 @@ def _useful(line: str) -> bool:
 _LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md"}
 
 
-def read_log(path: str | None = None, text: str | None = None, also: Callable[[str], None] | None = None) -> LogObservations:
-    """Everything readable in a path (`-` for stdin) or a pasted text.
+def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
+             also: Callable[[str], None] | None = None) -> LogObservations:
+    """Everything readable in a path (`-` for stdin), several paths of one run, or a pasted text.
 
     `also`, if given, sees every line too (in the same pass), e.g. the pretraining-log collector."""
     out = LogObservations(also=also)
+    paths = [path] if path is None or isinstance(path, str) else list(path)
+    for one in paths:
+        _read_one(one, text, out)
+    out.lend_stated()
+    return out
+
+
+def _read_one(path: str | None, text: str | None, out: LogObservations) -> LogObservations:
     if text is not None:
         data = text.encode("utf-8", "replace")
         if looks_like_state(data[:CHUNK]):
@@ -74,6 +85,7 @@ def read_log(path: str | None = None, text: str | None = None, also: Callable[[s
 def read_bytes(data: bytes, name: str = "-") -> LogObservations:
     out = LogObservations()
     _read_stream(io.BytesIO(data), name, out)
+    out.lend_stated()
     return out
 
 

@@ -1,0 +1,114 @@
+"""What the words around a log state: the GPUs a user says they trained on, and a failure they name.
+
+People paste a whole issue, not only the log: a title (`CUDA OUT OF MEMORY after several samples training`), a
+sentence (`This is my setup on 4 A100 80GB`, `16 A100 GPU (2node * 8 cards)`, `gpu数量为8`, `单卡`), an environment
+report (`accelerator(s): NVIDIA L4 x 4`), a SLURM header (`#SBATCH --nodes=1`, `#SBATCH --gres=gpu:2`) or the launch
+command itself (`CUDA_VISIBLE_DEVICES=6 llamafactory-cli train ...`, `python finetune.py`). These are the weakest
+sources explain uses: a world size computed from the log's own numbers, or printed by a launcher, always wins, and a
+stated count that disagrees with one is reported as such.
+
+Only counts that name a GPU (a model such as A100, or the words GPU / card / 卡) are read: `Mixtral 8x7B` is not a
+GPU count. A failure is read from words only where the log shows no end of its own (a traceback, `Killed`), and not
+when the words avoid it (`to avoid OOM`, `防止 OOM`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from trainsteps.logs.context import ScanContext
+
+_MODEL = (r"(?:(?:NVIDIA|Nvidia|nvidia|Tesla|GeForce|RTX|rtx)[\s_-]*)*"
+          r"(?:[AHBL]\d{2,3}[A-Z]{0,3}|V100|T4|L4|A10G?|A[456]000|RTX[\s_-]?\d{4}(?:\s?Ti)?|\d{4}(?:\s?Ti)?(?=\s*(?:GPU|gpu|显卡|卡))|MI\d{3}X?|910B?)")
+_SIZE = r"(?:\d+\s*G[Bb]?\s+)?"
+_COUNT_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16}
+# "4 × 8 H100 nodes", "2 x 8 A100": nodes times GPUs per node
+_GRID = re.compile(rf"\b(\d{{1,3}})\s*[x×*]\s*(\d{{1,2}})\s*(?:x\s*)?{_MODEL}")
+# "2 Nodes with 8 GPUs each", "2node * 8 cards", "2 nodes x 8 GPUs"
+_NODES_OF = re.compile(r"\b(\d{1,3})\s*nodes?\b[^.\n;]{0,12}?(?:with|\*|x|×|of)[\s`'\"*]*(\d{1,2})\s*(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)",
+                       re.IGNORECASE)
+# "16 x H100", "8x A100", "NVIDIA L4 x 4" (the env report's accelerator line)
+_TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[x×]\s*{_MODEL}")
+_MODEL_TIMES = re.compile(rf"{_MODEL}\s*[x×]\s*(\d{{1,4}})\b")
+# "4 A100 80GB", "16 A100 GPU", "8 80G GPU", "has 4 GPUs", "on 1 GPUs", "8 cards"
+_COUNT_OF = re.compile(rf"\b(\d{{1,4}})\s+{_SIZE}(?:{_MODEL}\s*{_SIZE})?(?:GPUs?|gpus?|cards?)\b|\b(\d{{1,4}})\s+{_MODEL}\b")
+_WORD_OF = re.compile(r"\b(one|single|a single|two|four|eight|sixteen)\s+(?:\d+\s*G[Bb]?\s+)?(?:" + _MODEL + r"\s*)?(?:GPU|gpu|card)\b",
+                      re.IGNORECASE)
+# "(7 for training and 1 for vllm)": the processes that train, when some GPUs serve generation
+_FOR_TRAINING = re.compile(r"\(\s*(\d{1,4})\s+(?:GPUs?\s+)?(?:for|used for)\s+training", re.IGNORECASE)
+# Chinese: gpu数量为8, 8卡, 8张A100, 4块 GPU, 单卡, 一张/一張 … 显卡/顯卡
+_ZH_COUNT = re.compile(r"(?:GPU|gpu|显卡|卡)\s*(?:数量|数|個數|个数)\s*(?:为|是|=|:|：)?\s*([0-9]{1,4})|([0-9]{1,4})\s*(?:张|張|块|塊)?\s*(?:"
+                       + _MODEL + r"\s*)?(?:卡|显卡|顯卡)")
+_ZH_ONE = re.compile(r"单卡|單卡|(?:一|1)\s*(?:张|張|块|塊)[^，。,.\n]{0,12}?(?:显卡|顯卡|卡)")
+# A hardware list naming one GPU model with no count: `硬件基础：因特尔XEON-6530 + RTX-4090 + 60G内存`, `Hardware: A100`
+_HARDWARE = re.compile(r"(?:硬件|硬體|[Hh]ardware|GPU|显卡|顯卡)\s*[^:：]{0,6}[:：]")
+_ONE_MODEL = re.compile(rf"(?<![\w×*x])\s*{_MODEL}(?!\s*[x×*]|s\b|\w)")
+# SLURM: `#SBATCH --nodes=2`, `#SBATCH --gres=gpu:8` / `--gpus-per-node=8`
+_SBATCH_NODES = re.compile(r"#SBATCH\s+(?:--nodes[= ]|-N\s*)(\d+)")
+_SBATCH_GPUS = re.compile(r"#SBATCH\s+(?:--gres[= ]gpu(?::[\w-]+)?:|--gpus-per-node[= ](?:[\w-]+:)?)(\d+)")
+
+# A failure named in words (a title, a sentence), not printed by the program
+_FAILURE = re.compile(r"out of memory|(?<![A-Za-z])OOM(?![A-Za-z])|爆显存|显存不足|顯存不足|(?<![A-Za-z])oom(?:错误|報錯|报错|了)", re.IGNORECASE)
+_AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
+
+NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
+           "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910")
+
+
+def scan(line: str, ctx: ScanContext) -> bool:
+    """Counts and failures stated in words; never claims the line (other parsers still read it)."""
+    for needle in NEEDLES:
+        if needle in line:
+            break
+    else:
+        return False
+    if "SBATCH" in line:
+        _slurm(line, ctx)
+        return False
+    stated = ctx.out.stated
+    if "stated_gpus" not in stated:  # the first statement: the post's own, before quoted replies
+        count = stated_gpus(line)
+        if count is not None:
+            ctx.out.state("stated_gpus", ctx.reading(count), ctx.file)
+    if "stated_failure" not in stated and "Error" not in line and "Exception" not in line:  # not the program's own
+        match = _FAILURE.search(line)
+        if match and not _AVOIDED.search(line):
+            ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+    return False
+
+
+def stated_gpus(line: str) -> int | None:
+    """The GPUs a sentence says a run used, or None (see the module docstring for the forms read)."""
+    match = _FOR_TRAINING.search(line)
+    if match:
+        return int(match.group(1))
+    for pattern in (_GRID, _NODES_OF):
+        match = pattern.search(line)
+        if match:
+            return int(match.group(1)) * int(match.group(2))
+    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _COUNT_OF):
+        match = pattern.search(line)
+        if match:
+            return int(next(g for g in match.groups() if g))
+    match = _WORD_OF.search(line)
+    if match:
+        return _COUNT_WORDS[match.group(1).lower()]
+    if _ZH_ONE.search(line):
+        return 1
+    head = _HARDWARE.search(line)
+    if head and "number" not in line and "type" not in line and len(_ONE_MODEL.findall(line[head.end():])) == 1 \
+            and not re.search(r"[0-9]\s*[x×*]|[x×*]\s*[0-9]", line):
+        return 1
+    match = _ZH_COUNT.search(line)
+    if match:
+        return int(next(g for g in match.groups() if g))
+    return None
+
+
+def _slurm(line: str, ctx: ScanContext) -> None:
+    match = _SBATCH_NODES.search(line)
+    if match:
+        ctx.slurm_nodes = int(match.group(1))
+    match = _SBATCH_GPUS.search(line)
+    if match and "stated_gpus" not in ctx.out.stated:
+        ctx.out.state("stated_gpus", ctx.reading(int(match.group(1)) * (ctx.slurm_nodes or 1)), ctx.file)

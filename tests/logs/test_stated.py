@@ -1,0 +1,136 @@
+"""What the words around a log state (logs/stated.py, logs/model_card.py, logs/launch.py): the sentences below are
+quoted from the public threads of the corpus (tests/fixtures/logs/corpus), each next to the count its thread means."""
+
+import pytest
+
+from trainsteps.logs import read_log
+from trainsteps.logs.explain import explain_log
+from trainsteps.logs.stated import stated_gpus
+
+
+@pytest.mark.parametrize(("sentence", "gpus"), [
+    ("I want to train a 30B llama model on 16 A100 GPU (2node * 8 cards)", 16),    # DeepSpeedExamples#381
+    ("I am running a training on `2 Nodes` with `8 GPUs` each", 16),                # accelerate#1867
+    ("My current setup has 4 GPUs", 4),                                              # gpt-neox#1164
+    ("The speed is based on 4 × 8 H100 nodes.", 32),                                 # simpleRL-reason#24
+    ("This is my setup on 4 A100 80GB", 4),                                          # verl#2566
+    ("training Qwen2-VL-2B-instruct on 8 80G GPU (7 for training and 1 for vllm)", 7),  # R1-V#122: 7 train
+    ("# Training Mixtral 8x7B on 16 x H100", 16),                                    # Megatron-LM#756: not 8
+    ("Training with a single process on 1 GPUs.", 1),                                # LandMark#65
+    ("I am using a machine with 8 A100", 8),                                         # alignment-handbook#220
+    ("- accelerator(s): NVIDIA L4 x 4", 4),                                          # trl#3442 env report
+    ("我的数据量为396746，gpu数量为8", 8),                                            # ms-swift#4366
+    ("硬件基础：单卡 RTX-4090", 1),
+    ("僅使用一張Ａ１０顯卡進行訓練", 1),
+    ("用8卡训练", 8),
+])
+def test_a_sentence_that_names_gpus_gives_their_count(sentence, gpus):
+    assert stated_gpus(sentence) == gpus
+
+
+@pytest.mark.parametrize("sentence", [
+    "Mixtral 8x7B with 32 experts",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB",
+    "per_device_train_batch_size 8, gradient_accumulation_steps 4",
+    "Loading checkpoint shards: 100%|██████████| 4/4 [00:05<00:00,  1.30s/it]",
+    "GPU type: NVIDIA A100 80GB PCIe",
+    "Qwen2.5-7B QLoRA, 2048 tokens",
+])
+def test_text_that_names_no_gpu_count_gives_none(sentence):
+    assert stated_gpus(sentence) is None
+
+
+BAR = "  1%|▏         | 1/148 [00:09<22:27,  9.17s/it]\n"
+
+
+def _last(text: str):
+    return explain_log(read_log(text=text))[-1]
+
+
+def test_a_failure_named_in_the_title_ends_a_log_that_shows_none():
+    inf = _last("# CUDA OUT OF MEMORY after several samples training\n\n" + BAR)
+    assert inf.stopped == "crashed"
+    assert any(f.msg_id == "explain.fact.stated_failure" for f in inf.facts)
+
+
+@pytest.mark.parametrize("sentence", ["I set the batch size to 1 to avoid OOM", "训练时防止oom错误", "no OOM so far"])
+def test_a_failure_the_words_avoid_is_not_a_failure(sentence):
+    assert _last(sentence + "\n" + BAR).stopped is None
+
+
+def test_the_program_s_own_oom_line_is_the_crash_not_a_statement():
+    inf = _last(BAR + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    assert inf.stopped == "crashed"
+    assert "stated_failure" not in inf.run.wrapper
+
+
+def test_the_batch_arithmetic_outranks_the_gpus_the_text_states():
+    banner = ("I am using a machine with 8 A100\n***** Running training *****\n  Num examples = 698\n  Num Epochs = 3\n"
+              "  Instantaneous batch size per device = 2\n"
+              "  Total train batch size (w. parallel, distributed & accumulation) = 32\n"
+              "  Gradient Accumulation steps = 4\n  Total optimization steps = 66\n")
+    inf = _last(banner)
+    assert inf.world_size == 4
+    assert any(f.msg_id == "explain.fact.stated_gpus_differ" for f in inf.facts)
+
+
+@pytest.mark.parametrize(("command", "world"), [
+    ("CUDA_VISIBLE_DEVICES=6 llamafactory-cli train rlhf_train.yaml", 1),
+    ("CUDA_VISIBLE_DEVICES=0,1,2,3 llamafactory-cli train sft.yaml", 4),
+    ("export CUDA_VISIBLE_DEVICES=0\npython finetune.py --num_train_epochs 100", 1),
+    ("python3 -m verl.trainer.main_ppo \\\n  trainer.n_gpus_per_node=4 \\\n  trainer.nnodes=2 \\", 8),
+])
+def test_a_launch_command_gives_the_processes(command, world):
+    inf = _last(command + "\n" + BAR)
+    assert inf.world_size == world
+
+
+def test_llamafactory_with_nproc_per_node_is_not_one_process_per_visible_device():
+    inf = _last("CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=2 llamafactory-cli train sft.yaml\n" + BAR)
+    assert inf.world_size != 4
+
+
+CARD = """---
+library_name: peft
+---
+## Training procedure
+
+### Training hyperparameters
+
+The following hyperparameters were used during training:
+- learning_rate: 5e-05
+- train_batch_size: 8
+- eval_batch_size: 8
+- seed: 42
+- gradient_accumulation_steps: 4
+- total_train_batch_size: {total}
+- optimizer: Adam with betas=(0.9,0.999) and epsilon=1e-08
+- lr_scheduler_type: cosine
+- num_epochs: 3.0
+{devices}
+### Framework versions
+
+- PEFT 0.6.0
+- Transformers 4.34.1
+- Pytorch 2.1.0+cu121
+"""
+JSONL = '{"current_steps": 10, "total_steps": 8712, "loss": 2.1, "epoch": 0.0, "percentage": 0.11, "elapsed_time": "0:07:21", "remaining_time": "4 days, 10:40:05"}\n'
+
+
+def _log_and_card(tmp_path, total, devices=""):
+    (tmp_path / "trainer_log.jsonl").write_text(JSONL)
+    (tmp_path / "README.md").write_text(CARD.format(total=total, devices=devices))
+    obs = read_log([str(tmp_path / "trainer_log.jsonl"), str(tmp_path / "README.md")])
+    return obs, explain_log(obs)
+
+
+def test_a_model_card_beside_a_log_gives_its_processes_and_release(tmp_path):
+    obs, inferences = _log_and_card(tmp_path, 32)
+    assert len(obs.runs) == 1 and inferences[0].world_size == 1  # 32 / (8 x 4)
+    assert obs.runs[0].transformers_version.value == "4.34.1"
+    assert obs.runs[0].transformers_version.file.endswith("README.md")
+
+
+def test_a_card_s_num_devices_is_the_processes(tmp_path):
+    _, inferences = _log_and_card(tmp_path, 128, "- distributed_type: multi-GPU\n- num_devices: 4")
+    assert inferences[0].world_size == 4
