@@ -1,7 +1,11 @@
 """What the words around a log state (logs/stated.py, logs/model_card.py, logs/launch.py): the sentences below are
 quoted from the public threads of the corpus (tests/fixtures/logs/corpus), each next to the count its thread means."""
 
+import time
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainsteps.logs import read_log
 from trainsteps.logs.explain import explain_log
@@ -134,3 +138,38 @@ def test_a_model_card_beside_a_log_gives_its_processes_and_release(tmp_path):
 def test_a_card_s_num_devices_is_the_processes(tmp_path):
     _, inferences = _log_and_card(tmp_path, 128, "- distributed_type: multi-GPU\n- num_devices: 4")
     assert inferences[0].world_size == 4
+
+
+WORDS = ["16", "x", "×", "*", "8", "A100", "H100", "GPU", "GPUs", "cards", "nodes", "node", "with", "each", "单卡", "卡",
+         "gpu数量为", "张", "显卡", "OOM", "out of memory", "avoid", "#SBATCH", "--gres=gpu:", "--nodes=", "Hardware:", "RTX-4090",
+         "(", "7 for training", ")", "NVIDIA", "L4", "Mixtral", "8x7B", "1,047", "\t", "  "]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=30))
+def test_any_sentence_gives_a_count_or_none_quickly(parts):
+    sentence = " ".join(parts)
+    started = time.perf_counter()
+    count = stated_gpus(sentence)
+    assert count is None or (isinstance(count, int) and count >= 0)
+    assert time.perf_counter() - started < 0.05
+
+
+def test_a_long_hostile_line_is_read_in_bounded_time():
+    started = time.perf_counter()
+    read_log(text=("16 x " * 20000) + "\n" + ("2 nodes with " * 20000) + "\n" + ("一张" * 20000) + "\n")
+    assert time.perf_counter() - started < 2
+
+
+def test_the_command_reads_several_files_of_one_run(tmp_path):
+    from click.testing import CliRunner
+
+    from trainsteps.cli.main import cli
+
+    (tmp_path / "trainer_log.jsonl").write_text(JSONL)
+    (tmp_path / "README.md").write_text(CARD.format(total=32, devices=""))
+    result = CliRunner().invoke(cli, ["explain", str(tmp_path / "trainer_log.jsonl"), str(tmp_path / "README.md")])
+    assert result.exit_code == 0, result.output
+    assert "README.md: line" in result.output
+    missing = CliRunner().invoke(cli, ["explain", str(tmp_path / "trainer_log.jsonl"), str(tmp_path / "nope.slurm")])
+    assert missing.exit_code == 2 and "Traceback" not in missing.output and len(missing.output.strip().splitlines()) <= 2

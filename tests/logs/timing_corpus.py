@@ -38,7 +38,8 @@ def predictions() -> list[Prediction]:
         truth = meta["facts"].get("train_runtime_seconds")
         if not truth or "timing" not in meta["kinds"] or "not_a_log" in meta["kinds"]:
             continue
-        text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+        main = path[0] if isinstance(path, list) else path  # the log itself: its first lines are what a prediction sees
+        text = main.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
         runs = [inf for inf in explain_log(read_log(text=text)) if inf.run.rate_reader is not None]
         if not runs:
             continue
