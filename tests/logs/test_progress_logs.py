@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from trainsteps.cli.main import cli
@@ -355,6 +356,66 @@ def test_megatron_layout_cli_shows_the_layout_and_the_world():
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["facts"]["world_size"] == 16 and data["runs"][0]["inferred"]["world_size"] == 16
+
+
+MICRO_BATCH_LOGS = ("megatron-lumi-mi300x-tp4pp2-timelimit", "megatron-ds-notes-world1-micro8")
+
+
+@pytest.mark.parametrize("meta_id", MICRO_BATCH_LOGS)
+def test_megatron_micro_batches_are_global_over_micro_times_data_parallel_on_real_logs(meta_id):
+    # num_microbatches_calculator.py: micro-batches = global batch / (micro batch x data-parallel size)
+    meta, _, explanation = _pretrain_of(meta_id)
+    f = meta["facts"]
+    assert explanation.facts["micro_batches"] == f["micro_batches"]  # as the log prints it
+    assert explanation.facts["micro_batch_size"] == f["micro_batch_size"]
+    assert explanation.facts["data_parallel"] == f["data_parallel_size"]
+    params = dict(explanation.items)["ptlog.mg_micro_ok"]  # the printed numbers add up, and explain says so
+    assert (params["B"], params["m"], params["n"], params["D"]) == (f["global_batch_size"], f["micro_batch_size"],
+                                                                     f["micro_batches"], f["data_parallel_size"])
+    assert "ptlog.mg_micro_bad" not in dict(explanation.items)
+
+
+@pytest.mark.parametrize("meta_id", MICRO_BATCH_LOGS)
+def test_megatron_target_sizes_follow_from_the_printed_iterations_on_real_logs(meta_id):
+    # training.py get_train_valid_test_num_samples: train = train_iters x B; validation = (train_iters // eval_interval
+    # + 1) x eval_iters x B; test = eval_iters x B. The log prints both the settings and the sizes.
+    meta, _, explanation = _pretrain_of(meta_id)
+    f = meta["facts"]
+    assert explanation.facts["train_samples_target"] == f["train_samples_target"]
+    assert explanation.facts["train_iters_from_target"] == f["train_iters"]
+    assert explanation.facts["target_sizes_expected"] == {"train": f["train_samples_target"],
+                                                          "validation": f["valid_samples_target"],
+                                                          "test": f["test_samples_target"]}
+    items = dict(explanation.items)
+    assert "ptlog.target_sizes_ok" in items and "ptlog.target_sizes_bad" not in items
+    assert items["ptlog.target_sizes_ok"]["I"] == f["eval_interval"] and items["ptlog.target_sizes_ok"]["E"] == f["eval_iters"]
+
+
+def test_megatron_s_own_global_batch_outranks_the_deepspeed_engine_s():
+    # Megatron-DeepSpeed: the engine prints train_batch_size 4 from its ds_config; Megatron samples global batch 32
+    meta, obs, explanation = _pretrain_of("megatron-ds-notes-world1-micro8")
+    f = meta["facts"]
+    assert f["deepspeed_train_batch_size"] != f["global_batch_size"]
+    assert dict(explanation.items)["ptlog.target_sizes_iters"]["B"] == f["global_batch_size"]
+    (inf,) = explain_log(obs)
+    assert inf.world_size == f["world_size"]  # Megatron's world size 1, not the 8 GPUs the launch script announces
+    assert inf.stopped == f["stopped"]
+
+
+def test_megatron_target_sizes_that_the_settings_do_not_give_are_said_to_disagree():
+    from trainsteps.logs.pretrain import explain_pretrain, parse_pretrain_log
+
+    meta = json.loads((CORPUS / "megatron-lumi-mi300x-tp4pp2-timelimit.json").read_text())
+    text = (CORPUS / meta["file"]).read_text(encoding="utf-8")
+    printed = f"  eval_iters ...................................... {meta['facts']['eval_iters']}\n"
+    assert printed in text
+    changed = text.replace(printed, f"  eval_iters ...................................... {meta['facts']['eval_iters'] + 1}\n")
+    explanation = explain_pretrain(parse_pretrain_log(changed.splitlines(keepends=True)))
+    items = dict(explanation.items)
+    assert "ptlog.target_sizes_bad" in items and "ptlog.target_sizes_ok" not in items
+    assert items["ptlog.target_sizes_bad"]["test"] != meta["facts"]["test_samples_target"]
+    at = [msg for msg, _ in explanation.items].index("ptlog.target_sizes_bad")
+    assert "--start-eval-at-iter" in explanation.lines("en")[at] and "--start-eval-at-iter" in explanation.lines("zh")[at]
 
 
 def test_nemo_postfix_gives_steps_done_and_the_global_batch():

@@ -68,6 +68,15 @@ def test_the_program_s_own_oom_line_is_the_crash_not_a_statement():
     assert "stated_failure" not in inf.run.wrapper
 
 
+@pytest.mark.parametrize("meta_id", ["megatron-lumi-mi300x-tp4pp2-timelimit", "megatron-ds-notes-world1-micro8"])
+def test_megatron_s_max_tokens_to_oom_argument_names_no_failure(meta_id):
+    from .conftest import FIXTURES
+
+    path = FIXTURES / "corpus" / f"{meta_id}.log"
+    assert "max_tokens_to_oom ......" in path.read_text(encoding="utf-8")  # an argument in Megatron's dump
+    assert "stated_failure" not in read_log(str(path)).stated
+
+
 def test_the_batch_arithmetic_outranks_the_gpus_the_text_states():
     banner = ("I am using a machine with 8 A100\n***** Running training *****\n  Num examples = 698\n  Num Epochs = 3\n"
               "  Instantaneous batch size per device = 2\n"

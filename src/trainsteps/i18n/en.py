@@ -1204,6 +1204,8 @@ MESSAGES = {
     'ptlog.epochs_from_tokens': '{built:,} windows built / {n1:,} per epoch = {epochs} epochs built',
     'ptlog.target_sizes': "Megatron's dataset target sizes: train {train:,}, validation {valid:,}, test {test:,} samples; train = train_iters x global batch (give --global-batch-size for the iterations)",
     'ptlog.target_sizes_iters': "Megatron's dataset target sizes: train {train:,}, validation {valid:,}, test {test:,} samples; train = train_iters x global batch, so train_iters = {train:,} / {B:,} = {iters:,}",
+    'ptlog.target_sizes_ok': "the argument dump gives the same target sizes: train = train_iters {T:,} x {B:,} = {train:,}; validation = (train_iters {T:,} // eval_interval {I:,} + 1 = {points:,} evaluations) x eval_iters {E:,} x {B:,} = {valid:,}; test = eval_iters {E:,} x {B:,} = {test:,}",
+    'ptlog.target_sizes_bad': "the argument dump gives other target sizes than the log prints: train = train_iters {T:,} x {B:,} = {train:,}; validation = (train_iters {T:,} // eval_interval {I:,} + 1) x eval_iters {E:,} x {B:,} = {valid:,}; test = eval_iters {E:,} x {B:,} = {test:,} (--train-samples, --skip-train, --start-eval-at-iter, --full-validation or a separate evaluation batch size change them)",
     # count: the tokenizer engine (fast-bpe or tokenizers)
     'count.engine_line': 'Tokenizer engine: {engine} ({why})',
     'count.error.fast_bpe_refused': '{path} cannot be counted by the fast-bpe engine: {reason}',

@@ -1199,6 +1199,8 @@ MESSAGES = {
     'ptlog.epochs_from_tokens': '构建的 {built:,} 个窗口 / 每轮 {n1:,} 个 = 构建了 {epochs} 轮',
     'ptlog.target_sizes': 'Megatron 数据集目标大小：训练 {train:,}、验证 {valid:,}、测试 {test:,} 个样本；训练 = train_iters x 全局批次（给出 --global-batch-size 可求迭代数）',
     'ptlog.target_sizes_iters': 'Megatron 数据集目标大小：训练 {train:,}、验证 {valid:,}、测试 {test:,} 个样本；训练 = train_iters x 全局批次，所以 train_iters = {train:,} / {B:,} = {iters:,}',
+    'ptlog.target_sizes_ok': '参数表给出相同的目标大小：训练 = train_iters {T:,} x {B:,} = {train:,}；验证 = （train_iters {T:,} // eval_interval {I:,} + 1 = {points:,} 次评估）x eval_iters {E:,} x {B:,} = {valid:,}；测试 = eval_iters {E:,} x {B:,} = {test:,}',
+    'ptlog.target_sizes_bad': '参数表给出的目标大小与日志打印的不同：训练 = train_iters {T:,} x {B:,} = {train:,}；验证 = （train_iters {T:,} // eval_interval {I:,} + 1）x eval_iters {E:,} x {B:,} = {valid:,}；测试 = eval_iters {E:,} x {B:,} = {test:,}（--train-samples、--skip-train、--start-eval-at-iter、--full-validation 或单独的评估批大小会改变它们）',
     # count: the tokenizer engine (fast-bpe or tokenizers)
     'count.engine_line': '分词引擎：{engine}（{why}）',
     'count.error.fast_bpe_refused': '{path} 不能用 fast-bpe 引擎计数：{reason}',

@@ -51,6 +51,8 @@ _PATTERNS = {
     # the argument dump, unprefixed (DeepSpeed's own config print has a logger prefix and a data-parallel world_size)
     "mg_arg": re.compile(r"^\s*(?:>\s*)?(micro_batch_size|global_batch_size|world_size|tensor_model_parallel_size|pipeline_model_parallel_size"
                          r"|context_parallel_size|data_parallel_size)\s+\.{2,}\s*(\d+)\s*$"),
+    # the settings behind `> datasets target sizes` (megatron/training/training.py, get_train_valid_test_num_samples)
+    "mg_eval_arg": re.compile(r"^\s*(?:>\s*)?(train_iters|eval_interval|eval_iters)\s+\.{2,}\s*(\d+)\s*$"),
 }
 
 _MG_KEYS = {"data-parallel": "dp", "context-parallel": "cp", "tensor-model-parallel": "tp", "pipeline-model-parallel": "pp",
@@ -99,6 +101,8 @@ class PretrainObserved:
     """`setting number of micro-batches to constant N`: micro-batches per iteration on each data-parallel rank."""
     micro_batch_size: int | None = None
     """`micro_batch_size ..... N` in Megatron's argument dump."""
+    eval_args: dict = field(default_factory=dict)
+    """`train_iters`, `eval_interval`, `eval_iters` as Megatron's argument dump prints them."""
 
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in PretrainObserved.__slots__}
@@ -108,10 +112,12 @@ class PretrainObserved:
         _feed(self, line)
 
     def finish(self) -> dict:
-        if self.global_batch_size is None and "train_batch_size" in self.deepspeed:
-            self.global_batch_size = self.deepspeed["train_batch_size"]
+        # Megatron's own global batch (argument dump, `setting global batch size`) is the one its sample counts and
+        # micro-batches use; a Megatron-DeepSpeed engine can print a different train_batch_size of its own
         if self.global_batch_size is None and "global_batch_size" in self.parallel:
             self.global_batch_size = self.parallel["global_batch_size"][0]
+        if self.global_batch_size is None and "train_batch_size" in self.deepspeed:
+            self.global_batch_size = self.deepspeed["train_batch_size"]
         return self.to_dict()
 
     def found_anything(self) -> bool:
@@ -126,7 +132,7 @@ def _int(text: str) -> int:
 _NEEDLES = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
             "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
             "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total", "world size", "model parallel with size",
-            "batches to constant", "global batch size to", "micro_batch_size", "parallel_size")
+            "batches to constant", "global batch size to", "micro_batch_size", "global_batch_size", "parallel_size", "eval_i")
 
 
 def parse_pretrain_log(lines) -> dict:
@@ -177,6 +183,8 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
         seen.samples_per_epoch_line = int(m.group(1))
     if m := _PATTERNS["split"].search(line):
         seen.splits.append((int(m.group(1)), int(m.group(2))))
+    if ("train_iters" in line or "eval_i" in line) and (m := _PATTERNS["mg_eval_arg"].search(line)):
+        seen.eval_args[m.group(1)] = int(m.group(2))
     if "size" in line or "constant" in line:
         _megatron_layout(line, seen)
 
@@ -296,6 +304,7 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
         if B:
             facts["train_iters_from_target"] = train // B
             items.append(("ptlog.target_sizes_iters", {**params, "B": B, "iters": train // B}))
+            _eval_targets(targets, observed.get("eval_args") or {}, B, items, facts)
         else:
             items.append(("ptlog.target_sizes", params))
     if observed.get("consumed_samples") is not None and facts.get("samples_per_epoch_min"):
@@ -320,6 +329,22 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
     if not items:
         items.append(("ptlog.nothing", {}))
     return Explanation(facts, items)
+
+
+def _eval_targets(targets: dict, args: dict, B: int, items: list, facts: dict) -> None:
+    """Megatron's target sizes from the printed settings (megatron/training/training.py,
+    get_train_valid_test_num_samples): train = train_iters x B, validation = (train_iters // eval_interval + 1) x
+    eval_iters x B, test = eval_iters x B. Said to agree or disagree with what the log prints."""
+    T, V, E = args.get("train_iters"), args.get("eval_interval"), args.get("eval_iters")
+    if T is None or not V or E is None:
+        return
+    expected = {"train": T * B, "validation": (T // V + 1) * E * B, "test": E * B}
+    printed = {key: targets.get(key) for key in expected}
+    ok = all(printed[key] is None or printed[key] == expected[key] for key in expected)
+    facts["target_sizes_expected"] = expected
+    items.append(("ptlog.target_sizes_ok" if ok else "ptlog.target_sizes_bad",
+                  {"T": T, "I": V, "E": E, "B": B, "points": T // V + 1, "train": expected["train"],
+                   "valid": expected["validation"], "test": expected["test"]}))
 
 
 def _layout(observed: dict, B: int | None, items: list, facts: dict) -> None:

@@ -47,8 +47,9 @@ _ONE_MODEL = re.compile(rf"(?<![\w×*x])\s*{_MODEL}(?!\s*[x×*]|s\b|\w)")
 _SBATCH_NODES = re.compile(r"#SBATCH\s+(?:--nodes[= ]|-N\s*)(\d+)")
 _SBATCH_GPUS = re.compile(r"#SBATCH\s+(?:--gres[= ]gpu(?::[\w-]+)?:|--gpus-per-node[= ](?:[\w-]+:)?)(\d+)")
 
-# A failure named in words (a title, a sentence), not printed by the program
-_FAILURE = re.compile(r"out of memory|(?<![A-Za-z])OOM(?![A-Za-z])|爆显存|显存不足|顯存不足|(?<![A-Za-z])oom(?:错误|報錯|报错|了)", re.IGNORECASE)
+# A failure named in words (a title, a sentence), not printed by the program; an identifier such as Megatron's
+# `max_tokens_to_oom` argument names none
+_FAILURE = re.compile(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|显存不足|顯存不足|(?<![A-Za-z])oom(?:错误|報錯|报错|了)", re.IGNORECASE)
 _AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
