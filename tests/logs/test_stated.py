@@ -27,6 +27,8 @@ from trainsteps.logs.stated import stated_gpus
     ("硬件基础：单卡 RTX-4090", 1),
     ("僅使用一張Ａ１０顯卡進行訓練", 1),
     ("用8卡训练", 8),
+    (">     Running on 2 hosts     with 4 GPUs each     for a total of 8 GPUs", 8),  # a committed Megatron-DeepSpeed log
+    ("3 machines with 8 GPUs each", 24),
 ])
 def test_a_sentence_that_names_gpus_gives_their_count(sentence, gpus):
     assert stated_gpus(sentence) == gpus

@@ -25,7 +25,10 @@ _COUNT_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "four": 4, "eigh
 # "4 × 8 H100 nodes", "2 x 8 A100": nodes times GPUs per node
 _GRID = re.compile(rf"\b(\d{{1,3}})\s*[x×*]\s*(\d{{1,2}})\s*(?:x\s*)?{_MODEL}")
 # "2 Nodes with 8 GPUs each", "2node * 8 cards", "2 nodes x 8 GPUs"
-_NODES_OF = re.compile(r"\b(\d{1,3})\s*nodes?\b[^.\n;]{0,12}?(?:with|\*|x|×|of)[\s`'\"*]*(\d{1,2})\s*(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)",
+# "for a total of 8 GPUs", "16 GPUs in total": a total said outright wins over the parts around it
+_IN_TOTAL = re.compile(r"total\s+of\s+(\d{1,5})\s+(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)|\b(\d{1,5})\s+(?:GPUs?|gpus?|cards?)\s+in\s+total",
+                       re.IGNORECASE)
+_NODES_OF = re.compile(r"\b(\d{1,3})\s*(?:nodes?|hosts?|machines?|servers?)\b[^.\n;]{0,12}?(?:with|\*|x|×|of)[\s`'\"*]*(\d{1,2})\s*(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)",
                        re.IGNORECASE)
 # "16 x H100", "8x A100", "NVIDIA L4 x 4" (the env report's accelerator line)
 _TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[x×]\s*{_MODEL}")
@@ -83,6 +86,9 @@ def stated_gpus(line: str) -> int | None:
     match = _FOR_TRAINING.search(line)
     if match:
         return int(match.group(1))
+    match = _IN_TOTAL.search(line)
+    if match:
+        return int(next(g for g in match.groups() if g))
     for pattern in (_GRID, _NODES_OF):
         match = pattern.search(line)
         if match:
