@@ -10,8 +10,7 @@ from .corpus_score import items, rates, score
 
 # id -> why the stated fact is not in the text the user posted
 WORLD_NOT_IN_LOG = {
-    "dsexamples-381-two-node": "2 nodes x 8 GPUs is only in the prose, whose stored copy was not found; the timer lines carry no world size",
-    "openrlhf-simplerl-24-train-epoch-bar": "4 x 8 H100 nodes are in a maintainer's reply, not in the user's post",
+    "dsexamples-381-two-node": "2 nodes x 8 GPUs (the first of the two pasted runs) is only in the prose, whose stored copy was not found; the timer lines carry no world size",
 }
 RELEASE_NOT_IN_LOG: dict[str, str] = {}
 STOP_NOT_IN_LOG = {
@@ -46,7 +45,7 @@ def test_world_size_matches_the_thread_wherever_the_log_holds_it(outcomes):
     assert {miss[0] for miss in r.misses["world"]} == set(WORLD_NOT_IN_LOG)
     right, stated = r.world
     assert right == stated - len(WORLD_NOT_IN_LOG)
-    # whenever explain names a world size, it is the thread's (the two exceptions are explained above)
+    # whenever explain names a world size, it is the thread's (the exception is explained above)
     named = [o for o in outcomes if o.world is not None and o.expected["world"] is not None]
     wrong = [o.id for o in named if o.world != o.expected["world"]]
     assert wrong == []

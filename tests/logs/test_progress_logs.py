@@ -97,6 +97,35 @@ def test_llamafactory_trainer_log_jsonl_rate_from_elapsed_time():
     assert inf.timing.source == "elapsed"
 
 
+def _jsonl(steps_and_losses) -> str:
+    return "\n".join(json.dumps({"current_steps": step, "total_steps": 200, "loss": loss, "elapsed_time": f"0:{step // 10:02d}:00"})
+                     for step, loss in steps_and_losses)
+
+
+def test_two_trainings_writing_one_trainer_log_jsonl_are_named():
+    # srun --ntasks=2 around llamafactory-cli: every step is written by two trainings whose losses differ slightly,
+    # and they drift apart, so a step's second line can come a few lines later
+    path = next(CORPUS.glob("lf-qwen25-3b-2gpu-dup-jsonl*.jsonl"))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    (inf,) = explain_log(read_log(str(path)))
+    (fact,) = [f for f in inf.facts if f.msg_id == "explain.fact.second_writer"]
+    assert (fact.params["step"], fact.params["before"], fact.params["after"]) == \
+        (lines[0]["current_steps"], str(lines[0]["loss"]), str(lines[1]["loss"]))
+    assert fact.params["repeats"] * 2 >= 0.9 * fact.params["lines"]
+    # one writer's lines alone: nothing to say
+    first_writer = [line for i, line in enumerate(lines) if line["current_steps"] not in {x["current_steps"] for x in lines[:i]}]
+    (alone,) = explain_log(read_log(text="\n".join(json.dumps(line) for line in first_writer)))
+    assert not any(f.msg_id == "explain.fact.second_writer" for f in alone.facts)
+
+
+def test_a_resumed_run_or_a_doubled_line_is_not_a_second_writer():
+    resumed = [(s, 1.0 - s / 1000) for s in range(10, 110, 10)] + [(s, 0.9 - s / 1000) for s in range(60, 210, 10)]
+    doubled = [(s, 1.0) for s in range(10, 210, 10) for _ in (0, 1)]  # the same line twice: a copy, not a second training
+    for pairs in (resumed, doubled):
+        _, (inf,) = explain_text(_jsonl(pairs))
+        assert not any(f.msg_id == "explain.fact.second_writer" for f in inf.facts)
+
+
 def test_notebook_bar_gives_step_epoch_and_rate():
     text = "[ 3230/10000 2:20:47 < 4:55:16, 0.38 it/s, Epoch 11.26/13]"
     _, (inf,) = explain_text(text)

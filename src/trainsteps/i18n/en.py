@@ -1089,6 +1089,7 @@ MESSAGES = {
     'explain.fact.interrupted': 'the run was INTERRUPTED at step {step:,} of {total} (line {line}: {reason}); it did not finish on its own',
     'explain.fact.finished': 'the run finished at step {step} (epoch {epoch})',
     'explain.fact.running': 'the log ends at step {step:,} of {end:,} ({share}): the run was still going',
+    'explain.fact.second_writer': 'every logged step appears twice ({repeats} of {lines} loss lines repeat a step logged just before; step {step} has loss {before} and then {after}, line {line}): two trainings with the same settings wrote this one file, for example `srun --ntasks=2` around a launcher that starts its own processes. The numbers here are one copy\'s; the other did the same work again on the same machines',
     'explain.fact.stream_passes': 'the logged epoch reached {epoch} on a dataset without a length: the stream was read {passes} time(s) (re-read after each pass)',
     'explain.run_facts_planned': 'had it not stopped, on transformers {version}: {steps} optimizer steps of {max_steps} planned, ending at epoch {epochs}, {samples} samples seen',
     'explain.time.rate': 'measured: {expected} s per optimizer step (range {low}-{high}), from {source} (line {line}, {samples} reading(s))',

@@ -1084,6 +1084,7 @@ MESSAGES = {
     'explain.fact.interrupted': '运行在第 {step:,} 步（共 {total} 步）被中断（第 {line} 行：{reason}）；不是自己结束的',
     'explain.fact.finished': '运行在第 {step} 步结束（epoch {epoch}）',
     'explain.fact.running': '日志结束于第 {step:,} 步，共 {end:,} 步（{share}）：运行仍在进行',
+    'explain.fact.second_writer': '每个记录的步都出现两次（{lines} 行 loss 中有 {repeats} 行重复了刚记录过的步数；第 {step} 步的 loss 先是 {before}，后是 {after}，第 {line} 行）：两个设置相同的训练写入了同一个文件，例如用 `srun --ntasks=2` 包住一个自己会启动进程的启动器。这里的数字是其中一份的；另一份在同样的机器上把同样的工作又做了一遍',
     'explain.fact.stream_passes': '在没有长度的数据集上记录的 epoch 达到 {epoch}：数据流被读了 {passes} 遍（每遍之后重新读取）',
     'explain.run_facts_planned': '如果没有中止，在 transformers {version} 上：计划 {max_steps} 步中的 {steps} 个优化步，结束于 epoch {epochs}，共见到 {samples} 个样本',
     'explain.time.rate': '实测：每个优化步 {expected} 秒（范围 {low}-{high}），来自{source}（第 {line} 行，{samples} 个读数）',

@@ -198,9 +198,25 @@ def ending(inf: Inference) -> None:
     if (run.value("num_epochs") == 2**63 - 1 or (inf.inferred.get("streaming") and inf.inferred["streaming"].exact is True)) \
             and p.max_epoch is not None and p.max_epoch > 1:
         inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": format_epochs(p.max_epoch), "passes": math.ceil(p.max_epoch)}))
+    _second_writer(inf)
     measured = timing.measure(run, bar, end, inf.stopped is not None)
     if measured is not None:
         measured.verdict = None if inf.stopped else timing.verdict(measured, bar, run.resume_global_step is not None)
         if inf.stopped and measured.framework_eta is not None:
             measured.verdict = ("explain.eta.stopped", {"step": step or 0})
     inf.timing = measured
+
+
+def _second_writer(inf: Inference) -> None:
+    """Two trainings wrote one trainer_log.jsonl: most logging steps appear twice, with different losses.
+
+    Sampled reading of a large file parses runs of consecutive lines, so the share holds there too; a step repeated
+    by a resumed run or a copied line (same loss, same clock) is not counted.
+    """
+    p = inf.run.progress
+    example = p.jsonl_repeat_example
+    if example is None or p.jsonl_repeats < 5 or 2 * p.jsonl_repeats < 0.8 * p.jsonl_losses:
+        return
+    step, before, after, line = example
+    inf.facts.append(Finding("explain.fact.second_writer", {"repeats": p.jsonl_repeats, "lines": p.jsonl_losses, "step": step,
+                                                             "before": before, "after": after, "line": line}))

@@ -96,6 +96,14 @@ class Progress:
     loss_dicts: int = 0
     step_lines: int = 0
     """Lines stating a global step with no total (DeepSpeed's `global_step=13120` timer lines)."""
+    jsonl_losses: int = 0
+    """trainer_log.jsonl lines with a training loss."""
+    jsonl_recent: dict = field(default_factory=dict)
+    """step -> (loss, elapsed) of the last 8 such lines."""
+    jsonl_repeats: int = 0
+    """Such lines that repeat one of those steps: a second writer when some repeat has another loss."""
+    jsonl_repeat_example: tuple | None = None
+    """(step, loss before, loss, line): the first repeat whose losses differ (two trainings, not one line copied)."""
 
     def has_training(self) -> bool:
         return bool(self.step_total or self.epoch_points or self.loss_dicts or self.train_runtime is not None

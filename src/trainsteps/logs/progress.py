@@ -328,6 +328,22 @@ training_bar = _training_bar
 
 # ---------------------------------------------------------------- dicts: loss, eval, summary, jsonl, ms-swift
 
+def _second_writer(p, step: int, loss: str, elapsed: float | None, line_no: int) -> None:
+    """Counts trainer_log.jsonl loss lines that repeat a recent step: LLaMA-Factory writes one per logging step from
+    the main process, so repeats with another loss come from a second training writing the same file (the two drift
+    apart, so a repeat can come a few lines later)."""
+    p.jsonl_losses += 1
+    recent = p.jsonl_recent
+    seen = recent.pop(step, None)
+    if seen is not None:
+        p.jsonl_repeats += 1
+        if p.jsonl_repeat_example is None and seen[0] != loss:
+            p.jsonl_repeat_example = (step, seen[0], loss, line_no)
+    recent[step] = (loss, elapsed)
+    if len(recent) > 8:
+        del recent[next(iter(recent))]
+
+
 def _dict(line: str, ctx: ScanContext) -> bool:
     # findall gives "" for the alternatives that did not match; only one of the three matched, and only a quoted one
     # can be empty, so the first non-empty one is the value
@@ -360,6 +376,8 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         if p.stop is not None and step > p.stop[3]:
             p.stop = None
         elapsed = seconds(pairs.get("elapsed_time", "") or "")
+        if "current_steps" in pairs and "loss" in pairs:
+            _second_writer(p, step, pairs["loss"], elapsed, ctx.line_no)
         if elapsed is not None:
             point = (step, elapsed, seconds(pairs.get("remaining_time", "") or ""), ctx.line_no)
             if len(p.elapsed_points) < 2:
