@@ -59,12 +59,14 @@ NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "
            "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910")
 
 
+# Nearly every line holds none of these, so each would be searched for in full: one alternation is about twice as
+# fast here (on the corpus's lines and on random bytes), unlike the reader's needles, which most lines hold early.
+_MENTIONS = re.compile("|".join(map(re.escape, NEEDLES))).search
+
+
 def scan(line: str, ctx: ScanContext) -> bool:
     """Counts and failures stated in words; never claims the line (other parsers still read it)."""
-    for needle in NEEDLES:
-        if needle in line:
-            break
-    else:
+    if _MENTIONS(line) is None:
         return False
     if "SBATCH" in line:
         _slurm(line, ctx)
