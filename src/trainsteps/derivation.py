@@ -34,8 +34,8 @@ class Step:
             "key": self.key,
             "name": quantity_name(self.key, lang),
             "value": self.value,
-            "formula": self.formula,
-            "substituted": self.substituted,
+            "formula": _formula(self, lang),
+            "substituted": _substituted(self, lang),
             "why": message(self.why, lang, **self.params) if self.why else None,
             "text": render_step(self, lang),
         }
@@ -46,15 +46,36 @@ def render_step(step: Step, lang: str = "en") -> str:
     from trainsteps.i18n import message, quantity_name
 
     parts = [quantity_name(step.key, lang)]
-    if step.formula and step.formula != step.substituted:
-        parts.append(step.formula)
-    if step.substituted and step.substituted not in (str(step.value), format_value(step.value)):
-        parts.append(step.substituted)
+    formula, substituted = _formula(step, lang), _substituted(step, lang)
+    if formula and formula != substituted:
+        parts.append(formula)
+    if substituted and substituted not in (str(step.value), format_value(step.value)):
+        parts.append(substituted)
     parts.append(format_value(step.value))
     text = " = ".join(parts)
     if step.why:
-        text += ": " + message(step.why, lang, **step.params)
+        text += ("：" if lang == "zh" else ": ") + message(step.why, lang, **step.params)
     return text
+
+
+def _formula(step: Step, lang: str) -> str:
+    """The rule, or for a number taken from a source (a launcher line, a model card) the source's name, in the
+    reader's language: a formula that is a label id (`explain.source.launcher`) is looked up."""
+    if step.formula.startswith("explain.source."):
+        from trainsteps.i18n import label
+
+        return label(step.formula, lang)
+    return step.formula
+
+
+def _substituted(step: Step, lang: str) -> str:
+    """The numbers put in; for a number read from a line, where it was read (`run.slurm line 10`, `run.slurm 第 10 行`)."""
+    if "at_line" in step.params and not step.substituted:
+        from trainsteps.i18n import message
+
+        where = message("explain.at_line", lang, line=step.params["at_line"])
+        return f"{step.params['at_file']} {where}" if step.params.get("at_file") else where
+    return step.substituted
 
 
 def format_epochs(value: float | None) -> str:

@@ -184,3 +184,108 @@ def test_the_command_reads_several_files_of_one_run(tmp_path):
     assert "README.md: line" in result.output
     missing = CliRunner().invoke(cli, ["explain", str(tmp_path / "trainer_log.jsonl"), str(tmp_path / "nope.slurm")])
     assert missing.exit_code == 2 and "Traceback" not in missing.output and len(missing.output.strip().splitlines()) <= 2
+
+
+@pytest.mark.parametrize(("sentence", "gpus"), [
+    ("I train on 2 nodes with 8 A100 each", 16),
+    ("2 nodes x 8 A100", 16),
+    ("using 2 nodes, each node has 8 A100s", 16),
+    ("两台机器，每台8张A100", 16),
+    ("【求助】两台机器每台8张卡，训练Qwen2.5-14B时报错", 16),
+    ("环境：transformers==4.49.0，deepspeed 0.16.2，gpu数量为16", 16),
+])
+def test_nodes_times_gpus_per_node_is_their_product(sentence, gpus):
+    from trainsteps.logs.text import clean
+
+    assert stated_gpus(clean(sentence)) == gpus
+
+
+def _world(text: str, *files) -> tuple:
+    inf = explain_log(read_log(text=text) if not files else read_log(list(files)))[-1]
+    return inf.world_size, inf
+
+
+@pytest.mark.parametrize(("launch", "world"), [
+    ("FORCE_TORCHRUN=1 NNODES=2 NODE_RANK=0 NPROC_PER_NODE=8 MASTER_ADDR=192.168.1.10 llamafactory-cli train qwen_sft.yaml", 16),
+    ("NNODES=2 NODE_RANK=0 NPROC_PER_NODE=8 MASTER_ADDR=10.0.0.1 swift sft --model Qwen/Qwen2.5-7B", 16),
+    ("NPROC_PER_NODE=4 swift sft --model Qwen/Qwen2.5-7B", 4),
+    ("deepspeed --num_gpus 8 --num_nodes 2 train.py --deepspeed ds.json", 16),
+    ("I train on 2 nodes with 8 A100 each\nNNODES=2 NODE_RANK=0 llamafactory-cli train x.yaml", 16),
+])
+def test_launch_environment_gives_nodes_times_processes_per_node(launch, world):
+    assert _world(launch + "\n" + BAR)[0] == world
+
+
+def test_nnodes_alone_leaves_the_per_node_count_unknown():
+    inf = _world("NNODES=2 NODE_RANK=0 llamafactory-cli train x.yaml\n" + BAR)[1]
+    assert inf.world_size is None
+    assert inf.run.wrapper["launcher_nodes"].value == 2
+
+
+def test_a_total_and_a_nodes_sentence_that_disagree_are_reported():
+    inf = _world("两台机器每台8张卡\n环境：gpu数量为8\n" + BAR)[1]
+    assert any(f.msg_id == "explain.fact.stated_counts_differ" for f in inf.facts)
+    agree = _world("两台机器每台8张卡\n环境：gpu数量为16\n" + BAR)[1]
+    assert agree.world_size == 16 and not any(f.msg_id == "explain.fact.stated_counts_differ" for f in agree.facts)
+
+
+RUN2_CARD = """- train_batch_size: 2
+- distributed_type: multi-GPU
+- num_devices: 8
+- gradient_accumulation_steps: 4
+- total_train_batch_size: 64
+"""
+RUN2_SLURM = "#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\nsrun torchrun --nnodes 2 --nproc_per_node 8 src/train.py x.yaml\n"
+RUN2_LOG = ('{"current_steps": 10, "total_steps": 300, "loss": 1.2, "epoch": 0.1, "percentage": 3.33, '
+         '"elapsed_time": "0:01:20", "remaining_time": "0:38:40"}\n'
+         '{"current_steps": 20, "total_steps": 300, "loss": 1.1, "epoch": 0.2, "percentage": 6.67, '
+         '"elapsed_time": "0:02:40", "remaining_time": "0:37:20"}\n')
+
+
+def _multi_source(tmp_path):
+    (tmp_path / "trainer_log.jsonl").write_text(RUN2_LOG)
+    (tmp_path / "README.md").write_text(RUN2_CARD)
+    (tmp_path / "run.slurm").write_text(RUN2_SLURM)
+    return [str(tmp_path / n) for n in ("trainer_log.jsonl", "README.md", "run.slurm")]
+
+
+def test_the_model_card_outranks_a_launch_script_and_the_disagreement_is_stated(tmp_path):
+    world, inf = _world("", *_multi_source(tmp_path))
+    assert world == 8
+    assert [c.what.msg_id for c in inf.contradictions] == ["explain.contra.sources_differ"]
+
+
+def test_no_english_label_word_is_left_in_chinese_output(tmp_path):
+    import re
+
+    from trainsteps.i18n import en, zh
+    from trainsteps.logs.explain import render
+
+    words = lambda table: {w for v in table.values() for w in re.findall(r"(?<![\w`])[a-z]{4,}(?![\w`])", v)}  # noqa: E731
+    # words the zh table keeps on purpose: names of libraries and the identifiers and log words they print
+    kept = {"accelerate", "completed", "configuration", "count", "distributed", "documents", "dtype", "epoch", "framework",
+            "global", "json", "path", "percentiles", "rank", "sequences", "size", "step", "tokens", "torch", "transformers",
+            "using", "version", "world"}
+    english = words(en.LABELS) - kept  # identifiers inside names (num_devices, gradient_accumulation_steps) are not words here
+    assert {"launcher", "states", "text", "processes", "node", "model", "card"} <= english
+    assert not english & words(zh.LABELS) - {"model", "card"}  # model card stays "模型卡"; no label is left untranslated
+    paths = _multi_source(tmp_path)
+    (tmp_path / "post.txt").write_text("I train on 2 nodes with 8 A100 each\n")
+    obs = read_log([*paths, str(tmp_path / "post.txt")])
+    out = render(obs, explain_log(obs), lang="zh")
+    out = re.sub(r"“[^”]*”|'[^']*'|\S*/\S*", "", out)  # quoted user text and paths are the user's own
+    left = sorted(w for w in set(re.findall(r"(?<![\w_])[a-z]{4,}(?![\w_])", out)) if w in english)
+    assert left == []
+
+
+def test_quotes_keep_full_width_punctuation_and_zh_notes_use_it():
+    from trainsteps.logs.explain import render
+
+    def zh(text):
+        obs = read_log(text=text)
+        return render(obs, explain_log(obs), lang="zh")
+
+    out = zh("我用 8 卡 A100 训练，跑到第 300 步 OOM 了\n" + BAR)
+    assert "我用 8 卡 A100 训练，跑到第 300 步 OOM 了" in out
+    out = zh("  Num examples = 1,047abc\n" + BAR)
+    assert "; " not in out

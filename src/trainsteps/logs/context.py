@@ -12,6 +12,8 @@ class ScanContext:
     file: str = "-"
     line_no: int = 0
     line: str = ""
+    raw_line: str | None = None
+    """The line as written, when reading it changed it (full-width `，` read as `,`): what a quote shows."""
     out: LogObservations = field(default_factory=LogObservations)
     current: RunObservation | None = None
     pending: dict[str, Reading] = field(default_factory=dict)

@@ -88,7 +88,7 @@ def _localized(params: dict, lang: str) -> dict:
             value = format(value, lang)
         elif isinstance(value, Finding):
             value = say(value, lang)
-        elif isinstance(value, str) and value.startswith("explain.reason."):
+        elif isinstance(value, str) and value.startswith(("explain.reason.", "explain.source.")):
             value = label(value, lang)
         out[key] = value
     return out
@@ -208,9 +208,9 @@ def _where(reading, run: RunObservation, lang: str) -> str:
     """`line 12`, naming the file when the number was read in another file than the run's (a model card, a script)."""
     where = message("explain.at_line", lang, line=reading.line)
     if reading.file is not None and reading.file != run.file:
-        where = f"{shown_name(reading.file, lang)}: {where}"
+        where = f"{shown_name(reading.file, lang)}{'：' if lang == 'zh' else ': '}{where}"
     if reading.note and reading.note.startswith("explain."):
-        where += "; " + message(reading.note, lang, **reading.note_params)
+        where += ("；" if lang == "zh" else "; ") + message(reading.note, lang, **reading.note_params)
     return where
 
 
@@ -224,9 +224,9 @@ def _read_lines(run: RunObservation, lang: str) -> list[str]:
         text = f"  {name} = {reading.value:,}" if isinstance(reading.value, int) else f"  {name} = {reading.value}"
         where = message("explain.at_line", lang, line=reading.line)
         if reading.source_line is not None:
-            where += f" (trainer.py:{reading.source_line})"
+            where += f"（trainer.py:{reading.source_line}）" if lang == "zh" else f" (trainer.py:{reading.source_line})"
         if reading.note:
-            where += "; " + message(reading.note, lang, **reading.note_params)
+            where += ("；" if lang == "zh" else "; ") + message(reading.note, lang, **reading.note_params)
         rows.append((text, where))
     for key, reading in run.wrapper.items():
         rows.append((f"  {label('explain.wrapper.' + key, lang)} = {reading.value:,}" if isinstance(reading.value, int)

@@ -203,24 +203,11 @@ def _world_size(inf: Inference) -> None:
             inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
     framework = run.wrapper.get("framework_world")
     if inf.world_size is None and framework is not None and run.kind in ("progress", "wrapper"):
-        inf.world_size = d.add("world_size", framework.value, "Megatron's using world size", f"line {framework.line}",
-                               "explain.why.world_megatron")
-        return
-    launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
-    configured = run.wrapper.get("configured_world")
-    if inf.world_size is None and configured is not None and run.kind in ("progress", "wrapper", "trainer_state"):
-        inf.world_size = d.add("world_size", configured.value, "accelerate config num_processes", where(configured, run),
-                               "explain.why.world_configured")
-        if launcher is not None and launcher.value < configured.value:
-            # each node's launcher saw only its own processes: the nodes never joined one job (accelerate#1867)
-            inf.facts.append(Finding("explain.fact.launcher_saw_fewer", {"configured": configured.value, "seen": launcher.value,
-                                                                         "where": where(launcher, run)}, code="LOG_PROCESSES_DIFFER"))
-        return
-    if inf.world_size is None and launcher is not None and run.kind in ("progress", "wrapper", "trainer_state"):
-        inf.world_size = d.add("world_size", launcher.value, "launcher", where(launcher, run), "explain.why.world_launcher")
+        inf.world_size = d.add("world_size", framework.value, "explain.source.megatron", "", "explain.why.world_megatron",
+                               **at(framework, run))
         return
     if inf.world_size is None and run.kind in ("progress", "wrapper", "trainer_state"):
-        _stated_world(inf)
+        _source_world(inf)
         return
     if inf.world_size is None:
         return
@@ -245,35 +232,115 @@ def _world_size(inf: Inference) -> None:
         inf.facts.append(Finding("explain.fact.visible_devices", {"world": inf.world_size, "visible": visible.value, "line": visible.line}))
 
 
-def _stated_world(inf: Inference) -> None:
-    """No banner and no launcher line: a Trainer model card beside the log, then `GPU number` of an environment
-    report or a launcher's processes per node (one node assumed), then the GPUs the text states."""
+def _launched(run: RunObservation) -> Reading | None:
+    """The processes the launcher started: its own count, or `NNODES=2` times the GPUs per node stated elsewhere
+    (`8 A100 each`) or visible on the node (CUDA_VISIBLE_DEVICES)."""
+    launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
+    nodes = run.wrapper.get("launcher_nodes")
+    if launcher is not None or nodes is None:
+        return launcher
+    per_node = run.wrapper.get("stated_gpus_per_node") or run.wrapper.get("visible_devices")
+    if per_node is None:
+        return None
+    return Reading(nodes.value * per_node.value, nodes.line, nodes.text, file=nodes.file, note="explain.note.nodes_times",
+                   note_params={"nodes": nodes.value, "per_node": per_node.value})
+
+
+def _card_world(inf: Inference) -> tuple[int, Reading] | None:
+    """The processes a Trainer model card beside the log records: num_devices, else total / (batch x GA)."""
     run, d = inf.run, inf.derivation
     card = {k[5:]: r.value for k, r in run.wrapper.items() if k.startswith("card_")}
     bs, ga, total = card.get("train_batch_size"), card.get("gradient_accumulation_steps"), card.get("total_train_batch_size")
     if "num_devices" in card:
         reading = run.wrapper["card_num_devices"]
-        inf.world_size = d.add("world_size", card["num_devices"], "model card num_devices", where(reading, run),
-                               "explain.why.world_card")
-    elif bs and ga and total and total % (bs * ga) == 0:
+        return d.add("world_size", card["num_devices"], "explain.source.card", "", "explain.why.world_card", **at(reading, run)), reading
+    if bs and ga and total and total % (bs * ga) == 0:
         reading = run.wrapper["card_total_train_batch_size"]
-        inf.world_size = d.add("world_size", total // (bs * ga), "model card total_train_batch_size / (train_batch_size x GA)",
-                               f"{total:,} / ({bs} x {ga}), {where(reading, run)}", "explain.why.world_card")
+        return d.add("world_size", total // (bs * ga), "explain.source.card_total",
+                     f"{total:,} / ({bs} x {ga})", "explain.why.world_card"), reading
+    return None
+
+
+def _source_world(inf: Inference) -> None:
+    """No banner: the processes from the best source beside the log, strongest first: a Trainer model card (what the
+    Trainer ran), an accelerate config, a launcher line, `GPU number` of an environment report or a launcher's
+    processes per node (one node assumed), the GPUs the text states. Every other source that counts otherwise is
+    reported, never silently overruled."""
+    run, d = inf.run, inf.derivation
+    card = _card_world(inf)
+    launcher, configured = _launched(run), run.wrapper.get("configured_world")
+    chosen: Reading | None = None
+    if card is not None:
+        inf.world_size, chosen = card
+        name = "explain.source.model_card"
+    elif configured is not None:
+        inf.world_size = d.add("world_size", configured.value, "explain.source.accelerate", "", "explain.why.world_configured",
+                               **at(configured, run))
+        chosen, name = configured, "explain.source.accelerate"
+        if launcher is not None and launcher.value < configured.value:
+            # each node's launcher saw only its own processes: the nodes never joined one job (accelerate#1867)
+            inf.facts.append(Finding("explain.fact.launcher_saw_fewer", {"configured": configured.value, "seen": launcher.value,
+                                                                         "where": where(launcher, run)}, code="LOG_PROCESSES_DIFFER"))
+            launcher = None
+    elif launcher is not None:
+        if launcher.note == "explain.note.nodes_times":
+            inf.world_size = d.add("world_size", launcher.value, "explain.source.nodes_times",
+                                   f"{launcher.note_params['nodes']} x {launcher.note_params['per_node']}", "explain.why.world_launcher")
+        else:
+            inf.world_size = d.add("world_size", launcher.value, "explain.source.launcher", "", "explain.why.world_launcher",
+                                   **at(launcher, run))
+        chosen, name = launcher, "explain.source.launcher"
     elif "devices_hint" in run.wrapper:
-        hint = run.wrapper["devices_hint"]
-        inf.world_size = d.add("world_size", hint.value, "processes per node, one node", where(hint, run),
-                               "explain.why.world_one_node")
+        chosen = run.wrapper["devices_hint"]
+        inf.world_size = d.add("world_size", chosen.value, "explain.source.one_node", "", "explain.why.world_one_node", **at(chosen, run))
+        name = "explain.source.one_node"
     elif "stated_gpus" in run.wrapper:
-        stated = run.wrapper["stated_gpus"]
-        inf.world_size = d.add("world_size", stated.value, "GPUs the text states", where(stated, run),
-                               "explain.why.world_stated", text=stated.text[:80])
+        chosen = run.wrapper["stated_gpus"]
+        inf.world_size = d.add("world_size", chosen.value, "explain.source.stated", "", "explain.why.world_stated",
+                               text=chosen.text[:80], **at(chosen, run))
+        name = "explain.source.stated"
+    if chosen is None:
+        return
+    others = (("explain.source.launcher", launcher), ("explain.source.stated", run.wrapper.get("stated_gpus")))
+    for other, reading in others:
+        if other == name or reading is None or reading.value == inf.world_size or reading is chosen:
+            continue
+        if other == "explain.source.stated" and launcher is not None and name != "explain.source.launcher" \
+                and launcher.value == reading.value:
+            continue  # the same count as the launcher's: one disagreement, said once
+        inf.contradictions.append(Contradiction(
+            Finding("explain.contra.sources_differ", {"other": label_of(other), "value": reading.value, "where": where(reading, run),
+                                                     "chosen": label_of(name), "world": inf.world_size}),
+            [Finding("explain.expl.sources_rank")]))
+    _stated_among_themselves(inf)
 
 
-def where(reading: Reading, run: RunObservation) -> str:
-    """`line 12`, or `README.md line 12` for a number read in another file than the run's."""
+def _stated_among_themselves(inf: Inference) -> None:
+    """Two sentences of the words around a log that count the GPUs otherwise (`两台机器每台8张卡`, `gpu数量为8`)."""
+    run = inf.run
+    first, also = run.wrapper.get("stated_gpus"), run.wrapper.get("stated_gpus_also")
+    if first is not None and also is not None and first.value != also.value:
+        inf.facts.append(Finding("explain.fact.stated_counts_differ", {"first": first.value, "where": where(first, run),
+                                                                      "other": also.value, "other_where": where(also, run)}))
+
+
+def label_of(key: str) -> str:
+    """A source's name as a parameter of a sentence (a label id: rendered in the reader's language)."""
+    return key
+
+
+def at(reading: Reading, run: RunObservation) -> dict:
+    """Where a number was read, as parameters of its derivation step (rendered in the reader's language)."""
     if reading.file is not None and reading.file != run.file:
-        return f"{Path(reading.file).name} line {reading.line}"
-    return f"line {reading.line}"
+        return {"at_line": reading.line, "at_file": Path(reading.file).name}
+    return {"at_line": reading.line}
+
+
+def where(reading: Reading, run: RunObservation) -> Finding:
+    """`line 12`, or `README.md line 12` for a number read in another file than the run's, in the reader's language."""
+    if reading.file is not None and reading.file != run.file:
+        return Finding("explain.at_file_line", {"file": Path(reading.file).name, "line": reading.line})
+    return Finding("explain.at_line", {"line": reading.line})
 
 
 # ---------------------------------------------------------------- releases from the text of the log

@@ -31,6 +31,14 @@ _PYTHON = re.compile(r"^\s*(?:\$\s*)?(?:(?:export\s+)?[A-Z_][A-Z0-9_]*=\S*\s+)*p
 # LLaMA-Factory's `llamafactory-cli train` starts one process per visible device (its launcher: torchrun with
 # NPROC_PER_NODE, by default the device count) unless NNODES / NPROC_PER_NODE say otherwise
 _LF_TRAIN = re.compile(r"\b(?:llamafactory-cli|lmf)\s+train\b")
+# The environment LLaMA-Factory's and ms-swift's launchers read (`NNODES=2 NPROC_PER_NODE=8 llamafactory-cli train`,
+# `... swift sft`): torchrun --nnodes $NNODES (default 1) --nproc_per_node $NPROC_PER_NODE (default: the node's devices)
+_ENV_NODES = re.compile(r"(?<![\w])NNODES=['\"]?(\d+)\b")
+_ENV_PER_NODE = re.compile(r"(?<![\w])NPROC_PER_NODE=['\"]?(\d+)\b")
+_ENV_LAUNCHER = re.compile(r"\b(?:llamafactory-cli|lmf)\s+train\b|\bswift\s+(?:sft|pt|rlhf|train)\b")
+# DeepSpeed's launcher: `deepspeed --num_gpus 8 --num_nodes 2 train.py`
+_DS_GPUS = re.compile(r"\bdeepspeed\b.*?--num[_-]gpus[= ](\d+)")
+_DS_NUM_NODES = re.compile(r"--num[_-]nodes[= ](\d+)")
 # accelerate's config file (`accelerate config` / default_config.yaml): the processes over all machines
 _ACCELERATE_YAML = re.compile(r"^\s*num_processes:\s*(\d+)\s*$")
 # verl / OpenRLHF launch arguments
@@ -38,7 +46,7 @@ _VERL = (re.compile(r"\btrainer\.n_gpus_per_node=(\d+)"), re.compile(r"\btrainer
 _OPENRLHF = (re.compile(r"--actor_num_gpus_per_node[= ](\d+)"), re.compile(r"--actor_num_nodes[= ](\d+)"))
 NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
            "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size", "python", "llamafactory-cli", "lmf ",
-           "n_gpus_per_node", "nnodes=", "actor_num_", "num_processes:")
+           "n_gpus_per_node", "nnodes=", "actor_num_", "num_processes:", "NNODES", "NPROC_PER_NODE", "num_gpus", "num-gpus")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -80,6 +88,8 @@ def scan(line: str, ctx: ScanContext) -> bool:
         if match:
             ctx.wrapper_value("launcher_world", ctx.reading(int(match.group(1))))
             return True
+    if _env_launch(line, ctx):
+        return True
     for pattern in _PER_NODE:
         match = pattern.search(line)
         if match:
@@ -122,3 +132,31 @@ def _per_node_args(line: str, ctx: ScanContext) -> bool:
                 ctx.wrapper_value("launcher_world", ctx.reading(gpus.value * (count.value if count else 1)))
             return True
     return False
+
+
+def _env_launch(line: str, ctx: ScanContext) -> bool:
+    """`NNODES=2 NPROC_PER_NODE=8 llamafactory-cli train x.yaml` (or `swift sft`): nodes x processes per node;
+    `deepspeed --num_gpus 8 --num_nodes 2`: the same. NNODES with no per-node count leaves the node's devices to the
+    words around the log (`8 A100 each`): kept as `launcher_nodes`."""
+    match = _DS_GPUS.search(line)
+    if match:
+        nodes = _DS_NUM_NODES.search(line)
+        if nodes:
+            ctx.wrapper_value("launcher_world", ctx.reading(int(nodes.group(1)) * int(match.group(1))))
+        else:  # a hostfile may name more nodes: processes per node
+            ctx.wrapper_value("devices_hint", ctx.reading(int(match.group(1))))
+        return True
+    if "NNODES" not in line and "NPROC_PER_NODE" not in line:
+        return False
+    per_node, nodes = _ENV_PER_NODE.search(line), _ENV_NODES.search(line)
+    if (per_node is None and nodes is None) or _ENV_LAUNCHER.search(line) is None:
+        return False
+    visible = _VISIBLE.search(line)
+    if visible:
+        ctx.wrapper_value("visible_devices", ctx.reading(len([d for d in visible.group(1).split(",") if d])))
+    count = int(nodes.group(1)) if nodes else 1
+    if per_node is not None:
+        ctx.wrapper_value("launcher_world", ctx.reading(count * int(per_node.group(1))))
+    else:
+        ctx.wrapper_value("launcher_nodes", ctx.reading(count))
+    return True

@@ -27,7 +27,8 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
             "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception", "gather_len_batches", "barrier", "using world size",
             # the words around a log (stated.py, model_card.py) and launch commands
-            *stated.NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ")
+            *stated.NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
+            "num_devices", "NNODES", "num_gpus", "num-gpus")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
 
@@ -158,8 +159,11 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
     if out.topic is None and not out.runs:
         _topic(physical, out)
     also = out.also
-    for line in unglued(physical):  # a banner whose line breaks were lost is read label by label
+    cleaned = clean(physical)  # idempotent: the lines of a pasted text reach here as written
+    raw = physical if cleaned != physical and "\x1b" not in physical and "\x00" not in physical else None
+    for line in unglued(cleaned):  # a banner whose line breaks were lost is read label by label
         ctx.line_no, ctx.line = number, line
+        ctx.raw_line = raw if line is cleaned else None
         if also is not None:
             also(line)
         if not _useful(line):
@@ -345,13 +349,13 @@ def _one(raw: str, number: int, ctx: ScanContext) -> int:
     if "\r" in raw:
         for part in raw.split("\r"):
             number += 1
-            _read_line(clean(part), number, ctx)
+            _read_line(part, number, ctx)
         return number
     if len(raw) > MAX_LINE * 4:
         for start in range(0, len(raw), MAX_LINE * 4):
             number += 1
-            _read_line(clean(raw[start:start + MAX_LINE * 4]), number, ctx)
+            _read_line(raw[start:start + MAX_LINE * 4], number, ctx)
         return number
     number += 1
-    _read_line(clean(raw), number, ctx)
+    _read_line(raw, number, ctx)
     return number

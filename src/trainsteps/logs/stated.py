@@ -28,8 +28,15 @@ _GRID = re.compile(rf"\b(\d{{1,3}})\s*[x×*]\s*(\d{{1,2}})\s*(?:x\s*)?{_MODEL}")
 # "for a total of 8 GPUs", "16 GPUs in total": a total said outright wins over the parts around it
 _IN_TOTAL = re.compile(r"total\s+of\s+(\d{1,5})\s+(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)|\b(\d{1,5})\s+(?:GPUs?|gpus?|cards?)\s+in\s+total",
                        re.IGNORECASE)
-_NODES_OF = re.compile(r"\b(\d{1,3})\s*(?:nodes?|hosts?|machines?|servers?)\b[^.\n;]{0,12}?(?:with|\*|x|×|of)[\s`'\"*]*(\d{1,2})\s*(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)",
-                       re.IGNORECASE)
+# "2 nodes with 8 A100 each", "using 2 nodes, each node has 8 A100s": a GPU model alone names GPUs too
+_GPU_NOUN = r"(?:(?:" + _MODEL + r")s?(?:\s*(?:GPUs?|gpus?|cards?))?(?![\w])|GPUs?|gpus?|cards?)"
+_NODES_OF = re.compile(r"\b(\d{1,3})\s*(?:nodes?|hosts?|machines?|servers?)\b[^.\n;]{0,20}?(?:\bwith|\*|\bx|×|\bof|\bhas|\bhave)"
+                       r"[\s`'\"*]*(\d{1,2})\s*" + _GPU_NOUN, re.IGNORECASE)
+# Chinese: 两台机器，每台8张A100 / 两台机器每台8张卡 / 2个节点,每个节点8卡
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_ZH_NODES = re.compile(r"([0-9]{1,3}|[一二两兩三四五六七八九十])\s*(?:台|个|個|组|組)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機|nodes?)"
+                       r"\s*[,，、]?\s*(?:每|各)\s*(?:台|个|個)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機)?\s*(?:上|都|各)?\s*(?:有|装|裝|用)?\s*"
+                       r"([0-9]{1,2})\s*(?:张|張|块|塊)?\s*(?:" + _MODEL + r"|卡|显卡|顯卡|GPU|gpu)")
 # "16 x H100", "8x A100", "NVIDIA L4 x 4" (the env report's accelerator line)
 _TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[x×]\s*{_MODEL}")
 _MODEL_TIMES = re.compile(rf"{_MODEL}\s*[x×]\s*(\d{{1,4}})\b")
@@ -72,15 +79,30 @@ def scan(line: str, ctx: ScanContext) -> bool:
         _slurm(line, ctx)
         return False
     stated = ctx.out.stated
-    if "stated_gpus" not in stated:  # the first statement: the post's own, before quoted replies
+    if "stated_gpus_also" not in stated:
         count = stated_gpus(line)
-        if count is not None:
-            ctx.out.state("stated_gpus", ctx.reading(count), ctx.file)
+        if count is None:
+            pass
+        elif "stated_gpus" not in stated:  # the first statement: the post's own, before quoted replies
+            ctx.out.state("stated_gpus", _quoted(ctx, count), ctx.file)
+        elif count != stated["stated_gpus"].value:  # a total and a nodes x per-node sentence that disagree
+            ctx.out.state("stated_gpus_also", _quoted(ctx, count), ctx.file)
+        split = nodes_and_per_node(line) if count is not None and "stated_gpus_per_node" not in stated else None
+        if split is not None:
+            ctx.out.state("stated_gpus_per_node", _quoted(ctx, split[1]), ctx.file)
     if "stated_failure" not in stated and "Error" not in line and "Exception" not in line:  # not the program's own
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
     return False
+
+
+def _quoted(ctx: ScanContext, value: int):
+    """A reading quoting the line as the user wrote it (full-width punctuation kept, not its ASCII reading)."""
+    reading = ctx.reading(value)
+    if ctx.raw_line is not None:
+        reading.text = ctx.raw_line[:200].strip()
+    return reading
 
 
 def stated_gpus(line: str) -> int | None:
@@ -91,10 +113,9 @@ def stated_gpus(line: str) -> int | None:
     match = _IN_TOTAL.search(line)
     if match:
         return int(next(g for g in match.groups() if g))
-    for pattern in (_GRID, _NODES_OF):
-        match = pattern.search(line)
-        if match:
-            return int(match.group(1)) * int(match.group(2))
+    split = nodes_and_per_node(line)
+    if split is not None:
+        return split[0] * split[1]
     for pattern in (_TIMES_MODEL, _MODEL_TIMES, _COUNT_OF):
         match = pattern.search(line)
         if match:
@@ -111,6 +132,16 @@ def stated_gpus(line: str) -> int | None:
     match = _ZH_COUNT.search(line)
     if match:
         return int(next(g for g in match.groups() if g))
+    return None
+
+
+def nodes_and_per_node(line: str) -> tuple[int, int] | None:
+    """`2 nodes with 8 A100 each`, `2 x 8 A100`, `两台机器每台8张卡`: (nodes, GPUs per node), or None."""
+    for pattern in (_GRID, _NODES_OF, _ZH_NODES):
+        match = pattern.search(line)
+        if match:
+            nodes = match.group(1)
+            return (int(nodes) if nodes.isdigit() else _ZH_DIGITS[nodes]), int(match.group(2))
     return None
 
 

@@ -51,8 +51,8 @@ def iter_lines(stream: BinaryIO) -> Iterator[str]:
 
 
 def iter_text_lines(text: str) -> Iterable[str]:
-    for line in re.split(r"\r\n|\r|\n", text):
-        yield clean(line)
+    """The lines of a pasted text as written (the reader cleans each, and keeps the written form for quotes)."""
+    yield from re.split(r"\r\n|\r|\n", text)
 
 
 # Full-width forms a Chinese input method produces: 128，770 and Num examples ＝ 1,047 read as their ASCII forms.
