@@ -482,3 +482,24 @@ def test_lightning_fit_stopped_and_the_bar_without_total():
     bar = next(x for x in inf.facts if x.msg_id == "explain.fact.lightning_itbar")
     assert f"Epoch {bar.params['epoch']}: : {bar.params['batches']}it [{bar.params['elapsed']}," in last_bar
     assert f"{bar.params['rate']}it/s" in last_bar
+
+
+def test_two_writers_of_one_jsonl_are_timed_on_their_own_clocks():
+    """lf-qwen25-3b-2gpu-dup-jsonl: two trainings wrote one trainer_log.jsonl; from step 3,010 their lines interleave
+    (3010, 3020, 3010, 3030, 3020, ...), and at line 1047 the file starts over from step 5,010 (a resume: elapsed_time
+    back to minutes). Each writer's clock gives the same speed; intervals between consecutive lines mixed the two.
+    The expected rate is the log's own: seconds per step of the first writer before the resume, and after it."""
+    path = CORPUS / "lf-qwen25-3b-2gpu-dup-jsonl.trainer_log.jsonl"
+    from trainsteps.timing.log_rates import clock_seconds
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    points = [(r["current_steps"], clock_seconds(r["elapsed_time"])) for r in rows]
+    reset = next(i for i in range(1, len(points)) if points[i][1] < points[i - 1][1] - 3600)
+    assert 0 < reset < len(points) - 100
+    ((s0, t0), (s1, t1)), ((s2, t2), (s3, t3)) = (points[0], points[reset - 1]), (points[reset], points[-1])
+    before, after = (t1 - t0) / (s1 - s0), (t3 - t2) / (s3 - s2)
+    assert abs(before - after) < 0.05 * after  # one speed, as each clock tells it
+    (inf,) = explain_log(read_log(str(path)))
+    assert any(f.msg_id == "explain.fact.second_writer" for f in inf.facts)
+    rate = inf.timing.rate.step_seconds
+    assert abs(rate.expected - after) < 0.05 * after, (rate, after)
+    assert rate.low <= after <= rate.high
