@@ -85,3 +85,25 @@ def test_a_sampled_chunk_reads_by_form_exactly_the_lines_it_reads_by_shape(lines
     finally:
         reader._read_line = original
     assert (by_form, seen[0]) == (by_shape, seen[1])
+
+
+def _true_line(text: str, needle: str) -> int:
+    before = text[:text.index(needle)]
+    return before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+
+
+def test_a_very_long_line_counts_as_one_line_wherever_it_is():
+    """The MAX_LINE cap reads a long line in pieces; the pieces are not lines: line numbers and the count stay the
+    file's (a 5 MB first line, one in the sampled middle, one split across chunks, a file with no line end)."""
+    bar = " 30%|███       | 300/1000 [25:00<58:20,  5.00s/it]"
+    long_line = "x" * (5 << 20)
+    for text in (long_line + "\n" + bar + "\n",  # the first line is 5 MB: the bar is line 2 of 2
+                 "a\n" * 200000 + long_line + "\n" + "b\n" * 200000 + bar + "\n",  # a long line in the sampled middle
+                 "a\n" * 100 + "y" * (reader.CHUNK - 150) + "z" * 70000 + "\n" + bar,  # a line across two chunks
+                 "a\n" * 3 + "y" * 40000 + "\r" + bar + "\r\n" + "c\n"):  # a long line, then \r and CRLF
+        obs = read_bytes(text.encode())
+        (run,) = obs.runs
+        assert run.last_step.value == 300 and run.last_step.line == _true_line(text, bar)
+        lines = text.count("\n") + text.count("\r") - text.count("\r\n") + (not text.endswith("\n"))
+        assert obs.lines_read == lines
+    assert read_bytes(long_line.encode()).lines_read == 1  # no line end at all: one line

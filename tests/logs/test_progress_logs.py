@@ -140,7 +140,7 @@ def test_train_metrics_block_is_read_and_its_steps_per_second_explained():
                       "  train_steps_per_second   =      1.048"])
     _, (inf,) = explain_text(text)
     assert inf.run.finished and inf.run.progress.train_runtime == 3723.1
-    fact = next(f for f in inf.facts if f.msg_id == "explain.fact.runtime_steps")
+    fact = next(f for f in inf.facts if f.msg_id.startswith("explain.fact.runtime_steps"))
     assert fact.params["product"] == "3,902"
 
 
@@ -482,3 +482,71 @@ def test_lightning_fit_stopped_and_the_bar_without_total():
     bar = next(x for x in inf.facts if x.msg_id == "explain.fact.lightning_itbar")
     assert f"Epoch {bar.params['epoch']}: : {bar.params['batches']}it [{bar.params['elapsed']}," in last_bar
     assert f"{bar.params['rate']}it/s" in last_bar
+
+
+def test_two_writers_of_one_jsonl_are_timed_on_their_own_clocks():
+    """lf-qwen25-3b-2gpu-dup-jsonl: two trainings wrote one trainer_log.jsonl; from step 3,010 their lines interleave
+    (3010, 3020, 3010, 3030, 3020, ...), and at line 1047 the file starts over from step 5,010 (a resume: elapsed_time
+    back to minutes). Each writer's clock gives the same speed; intervals between consecutive lines mixed the two.
+    The expected rate is the log's own: seconds per step of the first writer before the resume, and after it."""
+    path = CORPUS / "lf-qwen25-3b-2gpu-dup-jsonl.trainer_log.jsonl"
+    from trainsteps.timing.log_rates import clock_seconds
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    points = [(r["current_steps"], clock_seconds(r["elapsed_time"])) for r in rows]
+    reset = next(i for i in range(1, len(points)) if points[i][1] < points[i - 1][1] - 3600)
+    assert 0 < reset < len(points) - 100
+    ((s0, t0), (s1, t1)), ((s2, t2), (s3, t3)) = (points[0], points[reset - 1]), (points[reset], points[-1])
+    before, after = (t1 - t0) / (s1 - s0), (t3 - t2) / (s3 - s2)
+    assert abs(before - after) < 0.05 * after  # one speed, as each clock tells it
+    (inf,) = explain_log(read_log(str(path)))
+    assert any(f.msg_id == "explain.fact.second_writer" for f in inf.facts)
+    rate = inf.timing.rate.step_seconds
+    assert abs(rate.expected - after) < 0.05 * after, (rate, after)
+    assert rate.low <= after <= rate.high
+
+
+def test_runtime_times_steps_per_second_is_a_range_that_names_a_count_only_when_it_excludes_the_other():
+    """speed_metrics prints round(runtime, 4) and round(steps/s, 3): in real logs the product misses the steps the bar
+    counts to (64358.151 x 0.085 = 5,470 for 5,490), and the range holds them."""
+    import re
+
+    from trainsteps.logs.infer_progress import runtime_steps_range
+    for name in ("hf-cpt-windows-crlf-evalpauses.log", "lf-phi4-t4-nohup-cr.log"):
+        text = (CORPUS / name).read_text(encoding="utf-8", errors="replace")
+        runtime = float(re.search(r"'train_runtime': ([\d.]+)", text).group(1))
+        per_second = float(re.search(r"'train_steps_per_second': ([\d.]+)", text).group(1))
+        total = max(int(t) for _, t in re.findall(r"(\d+)/(\d+) \[", text))  # the training bar (evaluation bars are shorter)
+        low, high = runtime_steps_range(runtime, per_second)
+        assert low <= total <= high
+    issue = ("100%|██████████| 782/782 [2:10:31<00:00,  9.98s/it]\n"
+             "{'train_runtime': 7831.2, 'train_samples_per_second': 25.54, 'train_steps_per_second': 0.1, 'epoch': 2.0}")
+    _, (inf,) = explain_text(issue)
+    ids = {f.msg_id for f in inf.facts}
+    assert "explain.fact.runtime_steps_same" in ids  # 783 printed, 779.2-787.0: the 782 steps; never "planned" alone
+    _, (inf,) = explain_text(issue.replace("782/782", "781/782"))
+    assert "explain.fact.runtime_steps_both" in {f.msg_id for f in inf.facts}  # 781 and 782 both fit: cannot tell
+    cut = ("  77%|███████▋  | 3000/3900 [3:20:00<1:00:00,  4.00s/it]\n"
+           "{'train_runtime': 12000.0, 'train_steps_per_second': 0.325, 'epoch': 2.31}")
+    obs, (inf,) = explain_text(cut)
+    fact = next(f for f in inf.facts if f.msg_id.startswith("explain.fact.runtime_steps"))
+    assert fact.msg_id == "explain.fact.runtime_steps_planned" and fact.params["planned"] == "3,900"
+    assert "planned 3,900 steps, not the 3,000 that ran" in render(obs, [inf], "en")
+
+
+def test_wording_names_the_evidence_of_a_finish_and_leaves_out_empty_headings():
+    obs, (inf,) = explain_text("Num examples = 1,047")
+    text = render(obs, [inf], "en")
+    assert "Step by step" not in text and "逐步推导" not in render(obs, [inf], "zh")
+    assert "(a, b]: a excluded" in text
+    path = CORPUS / "lf-qwen25-3b-2gpu-dup-jsonl.trainer_log.jsonl"
+    obs = read_log(str(path))
+    text = render(obs, explain_log(obs), "en")
+    assert "train_runtime / Training completed" not in text
+    assert "the run finished (trainer_log.jsonl's final line, written without a loss)" in text
+    obs, (inf,) = explain_text(BAR_78)
+    for lang, words in (("en", "it was still running when this was written, or the text stops there"),
+                        ("zh", "或文本只截到这里")):
+        assert words in render(obs, [inf], lang)
+    obs, (inf,) = explain_text('{"current_steps": 1, "total_steps": 300, "loss": 2.0, "epoch": 0.06, '
+                               '"elapsed_time": "0:01:16", "remaining_time": "6:18:24"}')
+    assert "the elapsed_time of the one logged step" in render(obs, [inf], "en")

@@ -124,9 +124,10 @@ def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
     out += _read_lines(run, lang)
     for msg_id, params in run.notes:
         out.append("  ! " + message(msg_id, lang, **params))
-    out.append(label("explain.section.steps", lang))
     steps = _account(inf, lang)
-    out += [f"  {n}. {text}" for n, text in enumerate(steps, 1)]
+    if steps:  # no heading over nothing (a run with no steps to account for)
+        out.append(label("explain.section.steps", lang))
+        out += [f"  {n}. {text}" for n, text in enumerate(steps, 1)]
     if inf.facts:
         out.append(label("explain.section.facts", lang))
         out += ["  - " + say(f, lang) for f in inf.facts]
@@ -174,7 +175,7 @@ def _timing_lines(inf: Inference, lang: str) -> list[str]:
     t = inf.timing
     rate = t.per_step
     out = ["  " + message("explain.time.rate", lang, expected=_secs(rate.expected), low=_secs(rate.low), high=_secs(rate.high),
-                          source=label("explain.time.source." + t.source, lang), line=t.line, samples=t.samples)]
+                          source=label("explain.time.source." + _source_key(t), lang), line=t.line, samples=t.samples)]
     if t.elapsed_seconds is not None:
         out.append("  " + message("explain.time.elapsed", lang, elapsed=_dur(t.elapsed_seconds, lang), step=f"{t.at_step:,}"))
     if t.remaining is not None:
@@ -192,6 +193,11 @@ def _timing_lines(inf: Inference, lang: str) -> list[str]:
     if t.mfu_verdict is not None:
         out.append("  " + say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang))
     return out
+
+
+def _source_key(t) -> str:
+    """One elapsed_time reading gives no interval: its rate is that reading's elapsed time over its step."""
+    return "elapsed_one" if t.source == "elapsed" and t.samples <= 1 else t.source
 
 
 def _secs(value: float) -> str:
@@ -243,8 +249,13 @@ def _read_lines(run: RunObservation, lang: str) -> list[str]:
     if run.last_epoch is not None:
         rows.append((f"  {label('explain.last_epoch', lang)} = {run.last_epoch.value:g}", message("explain.at_line", lang, line=run.last_epoch.line)))
     if run.finished:
-        stopped = "explain.finished_lightning" if "lightning_fit_stopped" in run.wrapper else "explain.finished"
-        rows.append((f"  {label(stopped, lang)}", ""))
+        if "lightning_fit_stopped" in run.wrapper:
+            rows.append((f"  {label('explain.finished_lightning', lang)}", ""))
+        elif run.finished_by is not None:  # named by its evidence: the line that ended it
+            rows.append((f"  {label('explain.finished_by.' + run.finished_by[0], lang)}",
+                         message("explain.at_line", lang, line=run.finished_by[1])))
+        else:
+            rows.append((f"  {label('explain.finished', lang)}", ""))
     width = max((display_width(t) for t, _ in rows), default=0)
     return [f"{pad(t, width)}  {w}".rstrip() for t, w in rows]
 

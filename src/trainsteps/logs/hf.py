@@ -173,7 +173,7 @@ def _progress(line: str, ctx: ScanContext) -> bool:
             except ValueError:
                 pass
             if "train_runtime" in line:
-                run.finished = True
+                run.finish("runtime", ctx.line_no)
                 runtime, per_second = _RUNTIME.search(line), _STEPS_PER_SECOND.search(line)
                 if runtime and per_second:
                     run.runtime_steps = float(runtime.group(1)) * float(per_second.group(1))
@@ -200,7 +200,7 @@ def _progress(line: str, ctx: ScanContext) -> bool:
             run.last_epoch = ctx.reading(float(match.group(3)))
             return True
     if "Training completed" in line:
-        run.finished = True
+        run.finish("completed", ctx.line_no)
         return True
     if "global step" in line or "from epoch" in line:
         m5, step, epoch = _RESUME_5.search(line), _RESUME_STEP.search(line), _RESUME_EPOCH.search(line)

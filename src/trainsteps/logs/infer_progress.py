@@ -47,7 +47,7 @@ def infer_progress(inf: Inference) -> None:
     if inf.world_size is not None and "world_size" not in inf.inferred:
         inf.inferred["world_size"] = Known(exact=inf.world_size)
     if p.train_runtime is not None and p.train_steps_per_second:
-        _runtime_metrics(inf)
+        _runtime_metrics(inf, total, step)
     if inf.releases and run.transformers_version is not None:
         inf.inferred["transformers"] = releases_known(inf.releases)
     _nemo(inf)
@@ -154,13 +154,43 @@ def _processes(inf: Inference, low: int, high: int, total: int) -> None:
         inf.facts.append(Finding("explain.fact.progress_worlds", {**params, "worlds": ", ".join(map(str, fits))}))
 
 
-def _runtime_metrics(inf: Inference) -> None:
+RUNTIME_DECIMALS, STEPS_PER_SECOND_DECIMALS = 4, 3
+"""speed_metrics (transformers/trainer_utils.py) prints round(runtime, 4) and round(num_steps / runtime, 3), read in
+the wheels of 4.30.0 to 4.52.1, 4.57.0, 5.0.0, 5.3.0, 5.19.0 and 5.24.0."""
+
+
+def runtime_steps_range(runtime: float, per_second: float) -> tuple[float, float]:
+    """The num_steps that printed runtime x printed steps/s can stand for, each printed figure within its rounding."""
+    dr, ds = 0.5 * 10 ** -RUNTIME_DECIMALS, 0.5 * 10 ** -STEPS_PER_SECOND_DECIMALS
+    return max(runtime - dr, 0.0) * max(per_second - ds, 0.0), (runtime + dr) * (per_second + ds)
+
+
+def _runtime_metrics(inf: Inference, planned: int | None, step: int | None) -> None:
     """train_runtime x train_steps_per_second: the planned max_steps before transformers 5.19 (speed_metrics gets
-    state.max_steps), the steps run in this call from 5.19 on (num_steps_trained)."""
+    state.max_steps), the steps run in this call from 5.19 on (num_steps_trained). Both printed figures are rounded,
+    so the product is a range; it names one of the two only when the range excludes the other."""
     p = inf.run.progress
     product = p.train_runtime * p.train_steps_per_second
-    inf.facts.append(Finding("explain.fact.runtime_steps", {"runtime": timing.Dur(p.train_runtime), "sps": p.train_steps_per_second,
-                                                            "product": f"{product:,.0f}", "line": p.metrics_line or 1}))
+    low, high = runtime_steps_range(p.train_runtime, p.train_steps_per_second)
+    ran = None if step is None else step - (inf.run.resume_global_step or 0)
+    params = {"runtime": timing.Dur(p.train_runtime), "sps": p.train_steps_per_second, "product": f"{product:,.0f}",
+              "line": p.metrics_line or 1, "low": f"{low:,.1f}", "high": f"{high:,.1f}",
+              "planned": f"{planned:,}" if planned else "?", "ran": f"{ran:,}" if ran is not None else "?"}
+    if not planned or ran is None:
+        msg = "explain.fact.runtime_steps"
+    else:
+        has_planned, has_ran = low <= planned <= high, low <= ran <= high
+        if planned == ran:
+            msg = "explain.fact.runtime_steps_same" if has_ran else "explain.fact.runtime_steps_neither"
+        elif has_planned and has_ran:
+            msg = "explain.fact.runtime_steps_both"
+        elif has_planned:
+            msg = "explain.fact.runtime_steps_planned"
+        elif has_ran:
+            msg = "explain.fact.runtime_steps_ran"
+        else:
+            msg = "explain.fact.runtime_steps_neither"
+    inf.facts.append(Finding(msg, params))
 
 
 def ending(inf: Inference) -> None:
@@ -194,7 +224,7 @@ def ending(inf: Inference) -> None:
     elif step is not None and end and step < end and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.running", {"step": step, "end": end, "share": f"{step / end:.1%}"}))
     if run.kind in ("hf", "unsloth") and p.train_runtime is not None and p.train_steps_per_second:
-        _runtime_metrics(inf)
+        _runtime_metrics(inf, planned, step)
     if (run.value("num_epochs") == 2**63 - 1 or (inf.inferred.get("streaming") and inf.inferred["streaming"].exact is True)) \
             and p.max_epoch is not None and p.max_epoch > 1:
         inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": format_epochs(p.max_epoch), "passes": math.ceil(p.max_epoch)}))

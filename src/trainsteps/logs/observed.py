@@ -138,7 +138,17 @@ class RunObservation:
     last_step: Reading | None = None
     """The last global step seen (tqdm bar of the training loop, trainer_state, LLaMA-Factory's trainer_log)."""
     finished: bool = False
-    """A `train_runtime` summary or `Training completed` line was seen."""
+    """A line that ends a run was seen (see `finished_by`)."""
+    finished_by: tuple | None = None
+    """(evidence, line) of the finish: `runtime` (train_runtime), `completed` (Training completed), `jsonl_final`
+    (LLaMA-Factory's final trainer_log.jsonl line, without a loss), `at_total` (a step at the total it counts to),
+    `state` (train_runtime in trainer_state.json's log_history), `lightning`."""
+
+    def finish(self, evidence: str, line: int) -> None:
+        """Mark the run finished; the first evidence read on a line names it, a later line's evidence replaces it."""
+        self.finished = True
+        if self.finished_by is None or self.finished_by[1] != line:
+            self.finished_by = (evidence, line)
     runtime_steps: float | None = None
     """train_runtime x train_steps_per_second, when both are printed (an estimate of the final step)."""
     wrapper: dict[str, Reading] = field(default_factory=dict)

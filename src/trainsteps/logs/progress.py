@@ -132,7 +132,7 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None
     if step >= total:
-        run.finished = True
+        run.finish("at_total", ctx.line_no)
     return True
 
 
@@ -167,7 +167,7 @@ def observe(line: str, ctx: ScanContext) -> None:
         match = _FIT_STOPPED.search(line)
         if match:
             run = _target(ctx)
-            run.finished = True
+            run.finish("lightning", ctx.line_no)
             run.wrapper["lightning_fit_stopped"] = ctx.reading(int(match.group(2)), limit=f"max_{match.group(1)}")
             if match.group(1) == "steps":
                 n = int(match.group(2))
@@ -369,7 +369,7 @@ def _dict(line: str, ctx: ScanContext) -> bool:
     if step is not None and total is not None and total > 0:
         if "current_steps" in pairs and not any(k in pairs for k in ("loss", "eval_loss", "reward", "accuracy")) \
                 and any(k.endswith("loss") for k in pairs) is False and run.kind == "progress":
-            run.finished = True  # LLaMA-Factory writes the Trainer's final (train_runtime) log as a line with no loss
+            run.finish("jsonl_final", ctx.line_no)  # LLaMA-Factory writes the Trainer's final (train_runtime) log as a line with no loss
         p.step_total = (step, total, ctx.line_no)
         if run.last_step is None or run.kind == "progress" or step >= run.last_step.value:
             run.last_step = ctx.reading(step)
@@ -398,7 +398,7 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         p.train_samples_per_second = _float(pairs.get("train_samples_per_second"))
         p.metrics_line = ctx.line_no
         if run.kind == "progress":
-            run.finished = True
+            run.finish("runtime", ctx.line_no)
     elif "loss" in pairs or "learning_rate" in pairs or "lr" in pairs:
         p.loss_dicts += 1
     else:
@@ -411,7 +411,7 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         if step is not None and step > 0 and epoch > 0:
             _epoch_point(ctx, step, epoch)
     if run.kind == "progress" and step is not None and total is not None and step >= total:
-        run.finished = True
+        run.finish("at_total", ctx.line_no)
     return True
 
 
@@ -441,7 +441,7 @@ def _metric(line: str, ctx: ScanContext) -> bool:
             p.train_runtime = seconds(value)
             p.metrics_line = ctx.line_no
             if run.kind == "progress":
-                run.finished = True
+                run.finish("runtime", ctx.line_no)
         elif key == "train_steps_per_second":
             p.train_steps_per_second = _float(value)
         elif key == "train_samples_per_second":

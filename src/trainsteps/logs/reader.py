@@ -204,6 +204,9 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx = ScanContext(file=name, out=out)
     pending, previous, seen = b"", None, 0
     number = 0
+    # A block cut inside a very long line (no line end within MAX_LINE * 4 bytes) leaves that line open: the next
+    # block's first line is its continuation and keeps its number (pieces of a line are never counted as lines).
+    unfinished = previous_unfinished = False
     # A block of complete lines is (head, body, stop): the lines of head + body[:stop], where head (the unfinished line
     # the chunk before left) holds no newline; the chunk itself is never copied.
     while True:
@@ -216,16 +219,21 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
                     pending = data
                     continue
                 block, pending = (b"", data, len(data)), b""  # no line end in sight: a piece of a very long line
+                cut_inside = True
             else:
                 block, pending = (pending, chunk, cut + 1), chunk[cut + 1:]
+                cut_inside = False
         else:
             block, pending = (b"", pending, len(pending)), b""
+            cut_inside = False
         if previous is not None:
-            number = _chunk(previous, number, ctx, full=seen < FULL_BYTES)
+            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES)
             seen += len(previous[0]) + previous[2]
-        previous = block
+            unfinished = previous_unfinished
+        previous, previous_unfinished = block, cut_inside
         if not chunk:
-            number = _chunk(previous, number, ctx, full=True)
+            if previous[2]:  # an empty last block (the input ended with a line end) holds no line
+                number = _chunk(previous, number - unfinished, ctx, full=True)
             break
     out.lines_read += ctx.line_no
     ctx.finish()
@@ -351,9 +359,9 @@ def _one(raw: str, number: int, ctx: ScanContext) -> int:
             number += 1
             _read_line(part, number, ctx)
         return number
-    if len(raw) > MAX_LINE * 4:
+    if len(raw) > MAX_LINE * 4:  # a very long line is read in pieces, all under its one line number
+        number += 1
         for start in range(0, len(raw), MAX_LINE * 4):
-            number += 1
             _read_line(raw[start:start + MAX_LINE * 4], number, ctx)
         return number
     number += 1

@@ -45,7 +45,7 @@ def parse_state(data: bytes, file: str) -> RunObservation | None:
     if isinstance(history, list):
         for entry in history:
             if isinstance(entry, dict) and "train_runtime" in entry:
-                run.finished = True
+                run.finish("state", 1)
         estimate = _steps_per_epoch(history)
         if estimate is not None:
             run.wrapper["state_steps_per_epoch"] = Reading(estimate, 1, "log_history: step / epoch")

@@ -65,6 +65,10 @@ def clock_seconds(text: str) -> float:
     return float(seconds + days * 86400)
 
 
+MAX_TRACKS = 4
+"""Clocks followed at once in one bar's lines (see `_intervals`)."""
+
+
 @dataclass(slots=True)
 class Sample:
     """One timing line."""
@@ -300,24 +304,40 @@ class RateReader:
 
 
 def _intervals(bar: list[Sample], resume_step: int | None) -> list[tuple[int, float]]:
-    """(steps, seconds) between consecutive lines of one bar, after warm-up; a reset (new epoch bar, a restart)
-    starts over."""
+    """(steps, seconds) between lines of one bar, after warm-up; a reset (new epoch bar, a restart) starts over.
+
+    Each line is paired with the line before it on its own clock: the kept track whose last step is the highest below
+    this line's step (its clock not ahead of this line's). Two trainings writing one file (LLaMA-Factory's
+    trainer_log.jsonl under `srun --ntasks=2`) interleave their lines (steps 3010, 3020, 3010, 3030, 3020, ...): each
+    line then continues its own writer's track, and the two clocks are never mixed. A line no track can take starts
+    a new one, whose first steps are warm-up again. A bar drawn again at the same step stays on its track (the
+    interval runs from its first draw)."""
     out: list[tuple[int, float]] = []
-    start = None
-    first_step = None
+    tracks: list[list] = []  # [last sample, first step], most recently used last
     for s in bar:
         if s.elapsed is None:
             continue
-        if start is None or s.step < start.step or s.elapsed < start.elapsed:
-            start, first_step = s, s.step  # a new bar: its first steps are warm-up again
+        best = None
+        for track in tracks:
+            last = track[0]
+            if last.step <= s.step and last.elapsed <= s.elapsed \
+                    and (best is None or (last.step, last.elapsed) > (best[0].step, best[0].elapsed)):
+                best = track
+        if best is None:
+            tracks.append([s, s.step])  # a new bar: its first steps are warm-up again
+            del tracks[:-MAX_TRACKS]
             continue
+        tracks.remove(best)
+        tracks.append(best)
+        start, first_step = best
+        best[0] = s
         if s.step - first_step <= WARMUP_STEPS and s.step <= WARMUP_STEPS + (resume_step or 0) + first_step:
-            start = s
             continue
         dn, dt = s.step - start.step, s.elapsed - start.elapsed
         if dn > 0 and dt > 0:
             out.append((dn, dt))
-            start = s
+        else:
+            best[0] = start
     return out
 
 
