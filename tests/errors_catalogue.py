@@ -137,6 +137,11 @@ SECTIONS: dict[str, list[Case]] = {
     "Logs (`trainsteps explain`)": [
         Case("a log file that does not exist", ("explain", "missing.log")),
         Case("a file with no banner or known line", ("explain", "nob.log")),
+        Case("an empty file", ("explain", "empty.log")),
+        Case("a gzip-compressed log (not decompressed: see docs/explain.md)", ("explain", "log.txt.gz")),
+        Case("random bytes", ("explain", "junk.bin")),
+        Case("a trainer_state.json cut off mid-way", ("explain", "cut_trainer_state.json")),
+        Case("JSON that is not a trainer_state.json", ("explain", "other.json")),
     ],
     "Python API (`trainsteps.plan(...)`)": [
         Case("NaN", {"num_examples": 100, "logging_steps": float("nan")}),

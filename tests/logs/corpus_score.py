@@ -80,16 +80,8 @@ RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1")
 
 
 def status_of(inf) -> str:
-    """crashed / interrupted / finished / running, as explain words it."""
-    if inf.stopped:
-        return inf.stopped
-    run = inf.run
-    if run.finished:
-        return "finished"
-    step = run.last_step.value if run.last_step is not None else None
-    if step is not None and inf.end_step and step >= inf.end_step:
-        return "finished"
-    return "running"
+    """finished / crashed / interrupted / running / unknown, as explain states it (`runs[i].status`)."""
+    return inf.status
 
 
 def score(meta: dict, path: Path) -> Outcome:

@@ -35,7 +35,7 @@ def test_seed_001_banner_and_one_bar_line_remaining_time_to_step_3900():
     _, (inf,) = explain_text(SEED_001 + "\n" + BAR_78)
     assert inf.inferred["transformers"].exact == "4.49.0"
     assert inf.best.schedule.run.epochs_completed == 278.6095  # the epochs stop early ...
-    assert inf.end_step == 3900  # ... but the run still ends at step 3,900
+    assert inf.planned_end_step == 3900  # ... but the run still ends at step 3,900
     t = inf.timing
     assert t.source == "bar" and t.per_step.expected == 4.0 and t.at_step == 78
     assert t.remaining.expected == (3900 - 78) * 4.0 == 15288
@@ -62,7 +62,7 @@ def test_a_bar_total_that_is_not_where_the_run_ends_is_called_out():
     assert run["final_global_step"] < run["max_steps"]
     _, (inf,) = explain_text("transformers==4.46.3\n" + "\n".join(run["banner_lines"])
                              + f"\n  0%|          | 0/{run['max_steps']} [00:04<00:08, 4.00s/it]")
-    assert inf.end_step == run["final_global_step"]
+    assert inf.planned_end_step == run["final_global_step"]
     assert inf.timing.verdict[0] == "explain.eta.total"
     assert inf.timing.remaining.expected == run["final_global_step"] * 4.0
 

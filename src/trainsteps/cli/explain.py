@@ -80,6 +80,9 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
             hint = {"stream": "explain.hint.nothing_stream", "neox": "explain.hint.nothing_neox"}.get(observations.topic or "",
                                                                                                        "explain.hint.nothing_all")
             source = ", ".join(paths) if path not in (None, "-") else shown_name("<pasted text>" if text is not None else "-", lang)
+            if observations.problems:  # empty, compressed, binary, broken JSON: say that, not what explain reads
+                name, msg_id, hint_id, params = observations.problems[0]
+                raise InputError(msg_id, hint_id, source=shown_name(name, lang), **params)
             raise InputError("explain.error.nothing", hint, source=source, lines=observations.lines_read)
         hardware = _hardware(model_path, params, gpu, gpus, seq_length, training)
         inferences = explain_log(observations, raw_examples, hardware)

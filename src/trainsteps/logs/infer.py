@@ -133,9 +133,15 @@ class Inference:
     contradictions: list[Contradiction] = field(default_factory=list)
     derivation: Derivation = field(default_factory=Derivation)
     stopped: str | None = None
-    """`crashed` or `interrupted` when the log shows the run did not end on its own."""
+    """`crashed` or `interrupted` when the log shows the run did not end on its own (kept for older readers: see status)."""
+    status: str = "unknown"
+    """How the run ended as the log shows it: `finished`, `crashed`, `interrupted`, `running` or `unknown`."""
+    planned_end_step: int | None = None
+    """The optimizer step the run was set to reach: the engine's last step for the inferred release (a loop that stops
+    before max_steps included), else the planned total the log prints."""
     end_step: int | None = None
-    """The optimizer step where the run really ends (the engine's, for the inferred release; else the planned one)."""
+    """The optimizer step where the run ended: the crash, the interrupt or the finish as the log shows it (the
+    engine's replay for a finished run whose log shows no step); None while it runs or when the log cannot tell."""
     timing: Any = None
     """logs.timing.Timing: the measured rate and the time left, when the log shows timing."""
 

@@ -202,11 +202,12 @@ def ending(inf: Inference) -> None:
     planned = run.value("max_steps") if run.kind != "progress" else _where(run, bar)[1]
     end = best.schedule.run.optimizer_steps if best is not None else planned
     step = run.last_step.value if run.last_step is not None else (bar.n if bar is not None else None)
-    inf.end_step = end
+    inf.planned_end_step = end
     if p.stop is not None:
         status, line, text, at, reason = p.stop
         at = step if step is not None else at
-        inf.stopped = status
+        inf.stopped = inf.status = status
+        inf.end_step = at
         msg = "explain.fact.crashed" if status == "crashed" else "explain.fact.interrupted"
         inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": f"{end:,}" if end else "?", "line": line, "text": text[:100],
                                           "reason": "explain.reason." + reason},
@@ -214,14 +215,22 @@ def ending(inf: Inference) -> None:
     elif "stated_failure" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
         # the log shows no end of its own, but the words around it name a failure (a title, a sentence)
         said = run.wrapper["stated_failure"]
-        inf.stopped = "crashed"
+        inf.stopped = inf.status = "crashed"
+        inf.end_step = step
         inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": f"{end:,}" if end else "?",
                                                                     "line": said.line, "text": said.text[:100]},
                                     code="LOG_CRASHED"))
-    elif run.finished and run.kind in ("progress", "hf", "unsloth"):
+    elif run.finished or (step is not None and end and step >= end):
+        # finished: the log's last step (LLaMA-Factory's final line, a bar at its total), else the engine's replay
+        # (a replay the log contradicts does not say where it ended)
+        inf.status = "finished"
+        inf.end_step = step if step is not None else (end if not inf.contradictions else None)
+    elif step is not None:
+        inf.status = "running"
+    if inf.status == "finished" and run.finished and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.finished", {"step": f"{step:,}" if step is not None else "?",
                                                            "epoch": f"{run.last_epoch.value:g}" if run.last_epoch else "?"}))
-    elif step is not None and end and step < end and run.kind in ("progress", "hf", "unsloth"):
+    elif inf.status == "running" and end and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.running", {"step": step, "end": end, "share": f"{step / end:.1%}"}))
     if run.kind in ("hf", "unsloth") and p.train_runtime is not None and p.train_steps_per_second:
         _runtime_metrics(inf, planned, step)

@@ -216,6 +216,9 @@ class LogObservations:
     files: list[str] = field(default_factory=list)
     topic: str | None = None
     """What a text with no run is about, for the hint: `stream` or `neox`."""
+    problems: list = field(default_factory=list)
+    """(file, message id, hint id, params) for inputs that are empty, compressed, binary or broken JSON (input_kind.py):
+    the error explain gives when it finds no run."""
     also: object = field(default=None, repr=False, compare=False)
     """A callable that sees every line as well (set by read_log)."""
     stated: dict[str, Reading] = field(default_factory=dict)

@@ -11,6 +11,7 @@ from pathlib import Path
 from trainsteps.errors import InputError
 from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, model_card, progress, stated, unsloth
 from trainsteps.logs.context import ScanContext
+from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
 from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglued
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
@@ -112,14 +113,28 @@ def _read_stream(stream, name: str, out: LogObservations) -> None:
     out.files.append(name)
     if looks_like_state(head):
         data = head + stream.read(MAX_BYTES)
-        out.bytes_read += len(data)
         run = parse_state(data, name)
-        out.lines_read += data.count(b"\n") + 1
         if run is not None:
+            out.bytes_read += len(data)
+            out.lines_read += data.count(b"\n") + (not data.endswith(b"\n"))
             out.runs.append(run)
             return
-        stream = io.BytesIO(data)
+        error = json_error(data) if name.endswith(".json") else None
+        if error is not None:  # a trainer_state.json cut off or edited by hand: where its JSON breaks, not a guess
+            out.bytes_read += len(data)
+            out.lines_read += data.count(b"\n") + (not data.endswith(b"\n"))
+            out.problems.append((name, "explain.error.bad_json", "explain.hint.bad_json",
+                                 {"line": error[0], "column": error[1], "detail": error[2]}))
+            return
+        stream = io.BytesIO(data)  # scanned as text below, which counts its lines and bytes
         head = b""
+    else:
+        found = problem(name, head, len(head) < CHUNK)
+        if found is not None:
+            out.problems.append((name, *found))
+            if found[0] == "explain.error.compressed":
+                out.bytes_read += len(head)
+                return
     _scan_chunks(_Chained(head, stream, out), name, out)
 
 
