@@ -550,3 +550,44 @@ def test_wording_names_the_evidence_of_a_finish_and_leaves_out_empty_headings():
     obs, (inf,) = explain_text('{"current_steps": 1, "total_steps": 300, "loss": 2.0, "epoch": 0.06, '
                                '"elapsed_time": "0:01:16", "remaining_time": "6:18:24"}')
     assert "the elapsed_time of the one logged step" in render(obs, [inf], "en")
+
+
+# ---------------------------------------------------------------- a banner older than every modelled release
+
+def test_a_banner_dated_before_the_oldest_modelled_release_is_replayed_by_the_oldest_rules_and_said_so():
+    from trainsteps.frameworks.hf.release_dates import RELEASE_DATES
+    from trainsteps.frameworks.hf.releases import OLDEST
+    from trainsteps.logs.infer import family_of
+
+    path = CORPUS / "hf-11796-16-nodes-banner.log"
+    logged = path.read_text().split()[1]  # `[INFO|trainer.py:1145] 2021-05-20 20:16:39,037 >> ***** Running training *****`
+    (inf,) = explain_log(read_log(str(path)))
+    (said,) = [f for f in inf.evidence if f.msg_id == "explain.ev.predates_releases"]
+    assert said.params == {"date": logged, "oldest": str(OLDEST), "released": RELEASE_DATES[str(OLDEST)]}
+    assert logged < RELEASE_DATES[str(OLDEST)]
+    assert inf.releases and all(family_of(r) is family_of(str(OLDEST)) for r in inf.releases)
+
+
+def test_a_banner_dated_after_the_oldest_release_says_nothing_of_it():
+    _, (inf,) = explain_text(SEED_001)  # `[INFO|2025-03-22 15:43:25] trainer.py:2405 >> ***** Running training *****`
+    assert inf.run.header_date == "2025-03-22"
+    assert not any(f.msg_id.startswith("explain.ev.predates") for f in inf.evidence)
+
+
+def test_every_modelled_release_has_its_pypi_date():
+    from trainsteps.frameworks.hf.log_lines import all_releases
+    from trainsteps.frameworks.hf.release_dates import RELEASE_DATES
+
+    assert set(all_releases()) <= set(RELEASE_DATES)
+
+
+def test_an_older_llamafactory_final_line_with_null_values_ends_the_run_and_an_early_end_is_said():
+    # LLaMA-Factory releases that write every key (absent ones as null) end trainer_log.jsonl with a line whose loss is
+    # null; this run's end line comes at 1664 of 2088
+    path = next(CORPUS.glob("lf-neu-flashattn-early-end-jsonl*.jsonl"))
+    last = json.loads(path.read_text().splitlines()[-1])
+    assert last["loss"] is None
+    (inf,) = explain_log(read_log(str(path)))
+    assert inf.status == "finished" and inf.end_step == last["current_steps"]
+    (early,) = [f for f in inf.facts if f.msg_id == "explain.fact.finished_early"]
+    assert early.params["total"] == f"{last['total_steps']:,}"

@@ -26,6 +26,7 @@ LABELS = {
 }
 _BY_LENGTH = sorted(LABELS, key=len, reverse=True)
 _SOURCE = re.compile(r"\btrainer\.py:(\d+)")
+_DATE = re.compile(r"\b(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d")
 _LEVEL = re.compile(r"\b(INFO|WARNING|WARN|ERROR|DEBUG)\b")
 _PARENS = re.compile(r"\([^()]*\)")
 _EPOCH = re.compile(r"""['"]epoch['"]\s*:\s*([0-9][0-9.eE+-]*)""")
@@ -85,6 +86,7 @@ def _header(line: str, ctx: ScanContext) -> bool:
         run.header_line = ctx.line_no
         src = _SOURCE.search(line)
         run.header_source_line = int(src.group(1)) if src else None
+        _stamp(run, line)
         return True
     if re.search(r"\*+\s*Running (Evaluation|Prediction|Evaluate|Predict)", line):
         ctx.in_other_block = True
@@ -145,7 +147,14 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
         return True
     run.banner[key] = ctx.reading(value, int(src.group(1)) if src else None, note, **params)
     run.banner_order.append(key)
+    if run.header_date is None and not run.banner_order[:-1]:
+        _stamp(run, label)
     return True
+
+
+def _stamp(run, line: str) -> None:
+    date = _DATE.search(line)
+    run.header_date = date.group(1) if date else None
 
 
 def _lookalike(run, ctx: ScanContext) -> None:

@@ -18,7 +18,8 @@ from typing import Any
 from trainsteps.derivation import Derivation, format_value
 from trainsteps.errors import TrainstepsError
 from trainsteps.frameworks.hf.log_lines import all_releases, releases_for_lines
-from trainsteps.frameworks.hf.releases import FAMILIES, Family
+from trainsteps.frameworks.hf.release_dates import RELEASE_DATES
+from trainsteps.frameworks.hf.releases import FAMILIES, OLDEST, Family
 from trainsteps.logs.observed import Reading, RunObservation
 from trainsteps.schedule import Schedule
 from trainsteps.spec import RunSpec
@@ -351,6 +352,19 @@ def where(reading: Reading, run: RunObservation) -> Finding:
 
 # ---------------------------------------------------------------- releases from the text of the log
 
+def _predates_the_oldest_release(inf: Inference, releases: list[str]) -> list[str]:
+    """A banner stamped before the oldest modelled release came out was printed by an older one: the replay uses the
+    oldest rules trainsteps has (the nearest to it), and says so."""
+    oldest = str(OLDEST)
+    date = inf.run.header_date
+    if date is None or date >= RELEASE_DATES[oldest]:
+        return releases
+    nearest = [r for r in releases if family_of(r) is family_of(oldest)]
+    inf.evidence.append(Finding("explain.ev.predates_releases" if nearest else "explain.ev.predates_releases_unfit",
+                                {"date": date, "oldest": oldest, "released": RELEASE_DATES[oldest]}))
+    return nearest or releases
+
+
 def _release_evidence(inf: Inference) -> None:
     run = inf.run
     releases = all_releases()
@@ -378,6 +392,7 @@ def _release_evidence(inf: Inference) -> None:
     elif level == "INFO":
         releases = [r for r in releases if not Version(4, 40, 0) <= Version.parse(r) < Version(4, 47, 0)]
         inf.evidence.append(Finding("explain.ev.notice_info", {}))
+    releases = _predates_the_oldest_release(inf, releases)
     printed = run.transformers_version
     if printed is not None:
         releases = _pin(inf, releases, str(printed.value), printed.line)

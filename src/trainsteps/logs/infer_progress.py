@@ -230,6 +230,10 @@ def ending(inf: Inference) -> None:
     if inf.status == "finished" and run.finished and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.finished", {"step": f"{step:,}" if step is not None else "?",
                                                            "epoch": f"{run.last_epoch.value:g}" if run.last_epoch else "?"}))
+        if run.kind == "progress" and step is not None and planned and step < planned:
+            # the end line came before the total the progress lines counted to: something stopped the loop early
+            inf.facts.append(Finding("explain.fact.finished_early", {"step": f"{step:,}", "total": f"{planned:,}",
+                                                                     "share": f"{step / planned:.1%}"}))
     elif inf.status == "running" and end and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.running", {"step": step, "end": end, "share": f"{step / end:.1%}"}))
     if run.kind in ("hf", "unsloth") and p.train_runtime is not None and p.train_steps_per_second:

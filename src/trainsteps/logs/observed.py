@@ -123,6 +123,9 @@ class RunObservation:
     header_line: int | None = None
     """Input line of `***** Running training *****`, if present."""
     header_source_line: int | None = None
+    header_date: str | None = None
+    """The date the banner's header (or first) line is stamped with (`2021-05-20`): a release published later cannot
+    have printed it."""
     """trainer.py line of that header, if the logger prefix shows it."""
     banner_order: list[str] = field(default_factory=list)
     """Banner keys in the order they were read (to tell which lines a layout has)."""

@@ -328,6 +328,11 @@ training_bar = _training_bar
 
 # ---------------------------------------------------------------- dicts: loss, eval, summary, jsonl, ms-swift
 
+def _given(pairs: dict, key: str) -> bool:
+    """Older LLaMA-Factory releases write every key of a trainer_log.jsonl line, the absent ones as null."""
+    return pairs[key] not in ("null", "None", "")
+
+
 def _second_writer(p, step: int, loss: str, elapsed: float | None, line_no: int) -> None:
     """Counts trainer_log.jsonl loss lines that repeat a recent step: LLaMA-Factory writes one per logging step from
     the main process, so repeats with another loss come from a second training writing the same file (the two drift
@@ -367,8 +372,8 @@ def _dict(line: str, ctx: ScanContext) -> bool:
             and run.last_step is not None and step < run.last_step.value:
         step = total = None  # a line of another counter (an older LLaMA-Factory's final evaluation counts its own steps)
     if step is not None and total is not None and total > 0:
-        if "current_steps" in pairs and not any(k in pairs for k in ("loss", "eval_loss", "reward", "accuracy")) \
-                and any(k.endswith("loss") for k in pairs) is False and run.kind == "progress":
+        if "current_steps" in pairs and run.kind == "progress" and not any(
+                _given(pairs, k) for k in pairs if k.endswith("loss") or k in ("reward", "accuracy")):
             run.finish("jsonl_final", ctx.line_no)  # LLaMA-Factory writes the Trainer's final (train_runtime) log as a line with no loss
         p.step_total = (step, total, ctx.line_no)
         if run.last_step is None or run.kind == "progress" or step >= run.last_step.value:
