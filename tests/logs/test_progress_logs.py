@@ -591,3 +591,14 @@ def test_an_older_llamafactory_final_line_with_null_values_ends_the_run_and_an_e
     assert inf.status == "finished" and inf.end_step == last["current_steps"]
     (early,) = [f for f in inf.facts if f.msg_id == "explain.fact.finished_early"]
     assert early.params["total"] == f"{last['total_steps']:,}"
+
+
+def test_the_epochs_a_total_covers_allow_the_rounding_of_steps_per_epoch():
+    # ms-swift#6260: --num_train_epochs 20 planned 300 steps (15 a epoch: floor of 720-767 micro-batches / GA 48),
+    # and the first step logs epoch 0.06 (48 / 767 rounds to 0.06): k / epoch is 15.4-18.2, the planned steps 15
+    path = CORPUS / "swift-6260-multinode-crash.log"
+    text = path.read_text()
+    assert "--num_train_epochs 20" in text and "'global_step/max_steps': '1/300'" in text
+    (inf,) = explain_log(read_log(str(path)))
+    (epochs,) = [f for f in inf.facts if f.msg_id == "explain.fact.progress_epochs"]
+    assert float(epochs.params["low"]) <= 20 <= float(epochs.params["high"])

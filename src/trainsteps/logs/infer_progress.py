@@ -34,7 +34,8 @@ def infer_progress(inf: Inference) -> None:
     nupe = _steps_per_epoch(inf)
     if nupe is not None and total:
         low, high = nupe
-        epochs_low, epochs_high = total / high, total / low
+        # k / epoch counts micro-batches over GA; the planned steps per epoch are that rounded down (< 4.52) or up
+        epochs_low, epochs_high = total / math.ceil(high), total / max(math.floor(low), 1)
         inf.facts.append(Finding("explain.fact.progress_epochs", {"total": total, "low": f"{epochs_low:.2f}", "high": f"{epochs_high:.2f}"}))
         inf.inferred["max_steps_planned"] = Known(exact=total)
         _processes(inf, low, high, total)
