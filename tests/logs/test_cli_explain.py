@@ -47,6 +47,17 @@ def test_directory_with_a_log_and_a_trainer_state(tmp_path):
     assert any(f["code"] == "HF_PLAN_LOOP_MISMATCH" for f in state_run["facts"])
 
 
+def test_a_run_folder_reads_its_launch_script_as_the_paths_given_together_do(tmp_path):
+    lines = [{"current_steps": step, "total_steps": 100, "loss": 1.0, "epoch": step / 50, "elapsed_time": f"0:0{step // 10}:00"}
+             for step in (10, 20, 30)]
+    (tmp_path / "trainer_log.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    (tmp_path / "run.slurm").write_text("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\nsrun python train.py\n")
+    folder = json.loads(run(str(tmp_path), "--format", "json").output)
+    paths = json.loads(run(str(tmp_path / "trainer_log.jsonl"), str(tmp_path / "run.slurm"), "--format", "json").output)
+    assert folder["runs"][0]["inferred"] == paths["runs"][0]["inferred"]
+    assert paths["runs"][0]["inferred"]["world_size"] == 16
+
+
 def test_chinese():
     result = run(str(SEED_001), "--lang", "zh")
     assert result.exit_code == 0

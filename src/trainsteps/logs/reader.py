@@ -41,7 +41,8 @@ def _useful(line: str) -> bool:
     return False
 
 
-_LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md"}
+# a run folder's launch scripts are read with its logs: their GPU counts join the run (logs/launch.py, stated.py)
+_LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md", ".slurm", ".sbatch", ".sh"}
 
 
 def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
