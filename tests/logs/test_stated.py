@@ -64,6 +64,26 @@ def test_a_failure_the_words_avoid_is_not_a_failure(sentence):
     assert _last(sentence + "\n" + BAR).stopped is None
 
 
+@pytest.mark.parametrize("sentence", ["My job hit the time limit and was cancelled by slurm at step 1.",
+                                      "the job got preempted", "任务运行到一半超时被杀了"])
+def test_a_stop_from_outside_said_in_words_reads_as_interrupted(sentence):
+    inf = _last(sentence + "\n" + BAR)
+    assert inf.stopped == inf.status == "interrupted" and inf.end_step == 1
+    assert any(f.msg_id == "explain.fact.stated_interruption" for f in inf.facts)
+
+
+@pytest.mark.parametrize("sentence", ["#SBATCH --time-limit=24:00:00", "I save every 100 steps to avoid the time limit",
+                                      "srun --partition=gpu --time=1-00:00:00 --cancel-on-limit python train.py"])
+def test_a_time_limit_that_is_a_setting_or_avoided_is_no_stop(sentence):
+    assert _last(sentence + "\n" + BAR).stopped is None
+
+
+def test_the_scheduler_s_own_cancel_line_is_the_stop_not_a_statement():
+    inf = _last(BAR + "slurmstepd: error: *** JOB 1234 ON node1 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***\n")
+    assert inf.stopped == "interrupted"
+    assert "stated_interruption" not in inf.run.wrapper
+
+
 def test_the_program_s_own_oom_line_is_the_crash_not_a_statement():
     inf = _last(BAR + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
     assert inf.stopped == "crashed"

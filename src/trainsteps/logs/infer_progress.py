@@ -221,6 +221,13 @@ def ending(inf: Inference) -> None:
         inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": f"{end:,}" if end else "?",
                                                                     "line": said.line, "text": said.text[:100]},
                                     code="LOG_CRASHED"))
+    elif "stated_interruption" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
+        said = run.wrapper["stated_interruption"]  # a time limit, a preemption or a cancel said in words
+        inf.stopped = inf.status = "interrupted"
+        inf.end_step = step
+        inf.facts.insert(0, Finding("explain.fact.stated_interruption", {"step": step or 0, "total": f"{end:,}" if end else "?",
+                                                                         "line": said.line, "text": said.text[:100]},
+                                    code="LOG_INTERRUPTED"))
     elif run.finished or (step is not None and end and step >= end):
         # finished: the log's last step (LLaMA-Factory's final line, a bar at its total), else the engine's replay
         # (a replay the log contradicts does not say where it ended)

@@ -252,5 +252,5 @@ class LogObservations:
                 if key == "transformers_version":
                     if run.transformers_version is None:
                         run.transformers_version = reading
-                elif key != "stated_failure" or run is self.runs[-1]:
+                elif key not in ("stated_failure", "stated_interruption") or run is self.runs[-1]:
                     run.wrapper.setdefault(key, reading)

@@ -60,10 +60,15 @@ _SBATCH_GPUS = re.compile(r"#SBATCH\s+(?:--gres[= ]gpu(?::[\w-]+)?:|--gpus-per-n
 # A failure named in words (a title, a sentence), not printed by the program; an identifier such as Megatron's
 # `max_tokens_to_oom` argument names none
 _FAILURE = re.compile(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|显存不足|顯存不足|(?<![A-Za-z])oom(?:错误|報錯|报错|了)", re.IGNORECASE)
+# a scheduler that stopped the job, said in words (the scheduler's own `*** ... CANCELLED ... DUE TO TIME LIMIT ***`
+# line is the log's, read by progress.py)
+_INTERRUPTION = re.compile(r"time ?limit|wall ?time|preempt|(?:was|got|been|job) cancell?ed|cancell?ed by (?:slurm|the scheduler)"
+                           r"|时间限制|超时被(?:杀|取消|终止)|被抢占|作业被取消|任务被取消", re.IGNORECASE)
 _AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
-           "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910")
+           "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910", "limit", "LIMIT", "wall", "preempt", "cancel", "CANCEL",
+           "时间限制", "超时被", "抢占", "被取消")
 
 
 # Nearly every line holds none of these, so each would be searched for in full: one alternation is about twice as
@@ -94,6 +99,10 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+    if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line:
+        match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
+        if match and not _AVOIDED.search(line):
+            ctx.out.state("stated_interruption", ctx.reading(match.group(0)), ctx.file)
     return False
 
 
