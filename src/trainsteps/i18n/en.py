@@ -1100,9 +1100,9 @@ MESSAGES = {
     # explain: progress lines, crashes, launchers, printed releases, timing
     'explain.note.lookalike': "line {line}: this banner is PaddleNLP's Trainer (it prints `Total num train samples` and float step counts), not transformers'",
     'explain.copies': 'the same banner printed {copies} more time(s) by other nodes or ranks: one run',
-    'explain.ev.printed_version': 'the log prints transformers {version} (line {line}): that release is used',
-    'explain.ev.printed_version_family': 'the log prints transformers {version} (line {line}), a release of family {family}: {releases} are used',
-    'explain.ev.printed_version_conflict': 'the log prints transformers {version} (line {line}), but the banner fits only {releases}: a patched or mixed install',
+    'explain.ev.printed_version': 'the log prints transformers {version} ({line}): that release is used',
+    'explain.ev.printed_version_family': 'the log prints transformers {version} ({line}), a release of family {family}: {releases} are used',
+    'explain.ev.printed_version_conflict': 'the log prints transformers {version} ({line}), but the banner fits only {releases}: a patched or mixed install',
     'explain.why.world_launcher': "from the launcher's own line",
     'explain.expl.repeated_printed': "each example was used {k} times per epoch ({n:,} rows): num_generations = {k} is printed at line {line}, and TRL's GRPO repeats each prompt that often; fits {family}",
     'explain.fact.paddlenlp': "this is PaddleNLP's Trainer (line {line}), whose banner looks like transformers' but counts its own way: it is named, not replayed with transformers' rules",

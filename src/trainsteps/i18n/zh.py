@@ -1095,9 +1095,9 @@ MESSAGES = {
     # explain: progress lines, crashes, launchers, printed releases, timing
     'explain.note.lookalike': '第 {line} 行：这是 PaddleNLP 的 Trainer 横幅（它打印 `Total num train samples` 和浮点步数），不是 transformers 的',
     'explain.copies': '同一横幅又被其他节点或进程打印了 {copies} 次：只是一次运行',
-    'explain.ev.printed_version': '日志打印了 transformers {version}（第 {line} 行）：采用该版本',
-    'explain.ev.printed_version_family': '日志打印了 transformers {version}（第 {line} 行），属于 {family} 系列：采用 {releases}',
-    'explain.ev.printed_version_conflict': '日志打印了 transformers {version}（第 {line} 行），但横幅只符合 {releases}：可能是修改过或混装的环境',
+    'explain.ev.printed_version': '日志打印了 transformers {version}（{line}）：采用该版本',
+    'explain.ev.printed_version_family': '日志打印了 transformers {version}（{line}），属于 {family} 系列：采用 {releases}',
+    'explain.ev.printed_version_conflict': '日志打印了 transformers {version}（{line}），但横幅只符合 {releases}：可能是修改过或混装的环境',
     'explain.why.world_launcher': '来自启动器自己的输出行',
     'explain.expl.repeated_printed': '每个样本每轮被使用 {k} 次（{n:,} 行）：第 {line} 行打印了 num_generations = {k}，TRL 的 GRPO 会把每个提示重复这么多次；符合 {family}',
     'explain.fact.paddlenlp': '这是 PaddleNLP 的 Trainer（第 {line} 行），横幅与 transformers 相似但计数方式不同：只标明来源，不按 transformers 的规则重放',

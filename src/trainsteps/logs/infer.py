@@ -395,11 +395,11 @@ def _release_evidence(inf: Inference) -> None:
     releases = _predates_the_oldest_release(inf, releases)
     printed = run.transformers_version
     if printed is not None:
-        releases = _pin(inf, releases, str(printed.value), printed.line)
+        releases = _pin(inf, releases, str(printed.value), where(printed, run))
     inf.releases = releases
 
 
-def _pin(inf: Inference, releases: list[str], printed: str, line: int) -> list[str]:
+def _pin(inf: Inference, releases: list[str], printed: str, line: Finding) -> list[str]:
     """A release printed in the log outranks every guess: keep it (or the releases of its family when the table does
     not list it), unless the banner's own evidence rules it out, which is reported."""
     try:
