@@ -11,7 +11,7 @@ def test_a_step_renders_formula_values_result_and_reason():
         "optimizer steps per epoch (planned) = max(ceil(L / GA), 1) = max(ceil(105 / 8), 1) = 14: "
         "transformers >= 4.52 rounds up (PR #37923)"
     )
-    assert render_step(d.steps[0], "zh").endswith("14: transformers >= 4.52 向上取整（PR #37923）")
+    assert render_step(d.steps[0], "zh").endswith("14：transformers >= 4.52 向上取整（PR #37923）")
 
 
 def test_the_plan_explains_the_rounding_of_its_release():

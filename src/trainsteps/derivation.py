@@ -54,7 +54,7 @@ def render_step(step: Step, lang: str = "en") -> str:
     parts.append(format_value(step.value))
     text = " = ".join(parts)
     if step.why:
-        text += ": " + message(step.why, lang, **step.params)
+        text += ("：" if lang == "zh" else ": ") + message(step.why, lang, **step.params)
     return text
 
 
