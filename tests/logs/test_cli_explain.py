@@ -56,6 +56,8 @@ def test_a_run_folder_reads_its_launch_script_as_the_paths_given_together_do(tmp
     paths = json.loads(run(str(tmp_path / "trainer_log.jsonl"), str(tmp_path / "run.slurm"), "--format", "json").output)
     assert folder["runs"][0]["inferred"] == paths["runs"][0]["inferred"]
     assert paths["runs"][0]["inferred"]["world_size"] == 16
+    # the run starts at line 1 of its own file, not at a line of the launch script that lends it a number
+    assert "trainer_log.jsonl, from line 1)" in run(str(tmp_path)).output
 
 
 def test_chinese():

@@ -602,3 +602,33 @@ def test_the_epochs_a_total_covers_allow_the_rounding_of_steps_per_epoch():
     (inf,) = explain_log(read_log(str(path)))
     (epochs,) = [f for f in inf.facts if f.msg_id == "explain.fact.progress_epochs"]
     assert float(epochs.params["low"]) <= 20 <= float(epochs.params["high"])
+
+
+def test_a_banner_run_that_ends_normally_epochs_before_its_plan_says_so():
+    # a LLaMA-Factory web-UI running_log.txt: `Training completed.` at epoch 123.48 of the banner's 1,000
+    path = CORPUS / "lf-deepseek7b-running-log.running_log.txt"
+    text = path.read_text()
+    assert "Num Epochs = 1,000" in text and "'epoch': 123.48}" in text and "Training completed." in text
+    (inf,) = explain_log(read_log(str(path)))
+    assert inf.status == "finished"
+    (early,) = [f for f in inf.facts if f.msg_id == "explain.fact.finished_early_epoch"]
+    assert (early.params["epoch"], early.params["epochs"]) == ("123.48", "1,000")
+    assert any(f.msg_id == "explain.fact.finished_at_epoch" for f in inf.facts)
+
+
+def test_a_crash_glued_to_a_bar_is_quoted_from_its_own_words_and_a_cut_quote_says_so():
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB"
+    _, (inf,) = explain_text(SEED_001 + "\n" + BAR_78 + oom + " of which 1.2 GiB is free" * 4)
+    (crash,) = [f for f in inf.facts if f.msg_id == "explain.fact.crashed"]
+    assert crash.params["text"].startswith("torch.OutOfMemoryError") and crash.params["text"].endswith("…")
+    assert len(crash.params["text"]) == 100
+
+
+def test_of_several_attempts_each_killed_the_last_kill_ends_the_run():
+    path = CORPUS / "landmark-65-killed.log"
+    lines = path.read_text().splitlines()
+    kills = [number for number, line in enumerate(lines, 1) if line.strip().endswith("Killed")]
+    assert len(kills) >= 2
+    (inf,) = explain_log(read_log(str(path)))
+    (crash,) = [f for f in inf.facts if f.msg_id == "explain.fact.crashed"]
+    assert crash.params["line"] == kills[-1]

@@ -166,8 +166,9 @@ def _setting_text(key: str, known) -> str:
 
 
 def _first_line(run: RunObservation) -> int:
-    """The first input line of a run (never 0: a run always has a line it was read from)."""
-    lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values()]
+    """The first input line of a run in its own file (never 0: a run always has a line it was read from); numbers lent
+    by another file of the run (a model card, a launch script) count lines of that file."""
+    lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values() if r.file in (None, run.file)]
     return min(lines, default=0) or run.first_line or 1
 
 

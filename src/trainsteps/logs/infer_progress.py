@@ -210,7 +210,7 @@ def ending(inf: Inference) -> None:
         inf.stopped = inf.status = status
         inf.end_step = at
         msg = "explain.fact.crashed" if status == "crashed" else "explain.fact.interrupted"
-        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": f"{end:,}" if end else "?", "line": line, "text": text[:100],
+        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": f"{end:,}" if end else "?", "line": line, "text": _clip(text),
                                           "reason": "explain.reason." + reason},
                                     code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
     elif "stated_failure" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
@@ -219,14 +219,14 @@ def ending(inf: Inference) -> None:
         inf.stopped = inf.status = "crashed"
         inf.end_step = step
         inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": f"{end:,}" if end else "?",
-                                                                    "line": said.line, "text": said.text[:100]},
+                                                                    "line": said.line, "text": _clip(said.text)},
                                     code="LOG_CRASHED"))
     elif "stated_interruption" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
         said = run.wrapper["stated_interruption"]  # a time limit, a preemption or a cancel said in words
         inf.stopped = inf.status = "interrupted"
         inf.end_step = step
         inf.facts.insert(0, Finding("explain.fact.stated_interruption", {"step": step or 0, "total": f"{end:,}" if end else "?",
-                                                                         "line": said.line, "text": said.text[:100]},
+                                                                         "line": said.line, "text": _clip(said.text)},
                                     code="LOG_INTERRUPTED"))
     elif run.finished or (step is not None and end and step >= end):
         # finished: the log's last step (LLaMA-Factory's final line, a bar at its total), else the engine's replay
@@ -236,12 +236,19 @@ def ending(inf: Inference) -> None:
     elif step is not None:
         inf.status = "running"
     if inf.status == "finished" and run.finished and run.kind in ("progress", "hf", "unsloth"):
-        inf.facts.append(Finding("explain.fact.finished", {"step": f"{step:,}" if step is not None else "?",
-                                                           "epoch": f"{run.last_epoch.value:g}" if run.last_epoch else "?"}))
+        epoch = f"{run.last_epoch.value:g}" if run.last_epoch else "?"
+        shown = step if step is not None else inf.end_step  # the replay's end when the log shows no step
+        if shown is None and run.last_epoch is not None:  # a running_log.txt's loss dicts carry the epoch, not the step
+            inf.facts.append(Finding("explain.fact.finished_at_epoch", {"epoch": epoch}))
+        else:
+            inf.facts.append(Finding("explain.fact.finished", {"step": f"{shown:,}" if shown is not None else "?", "epoch": epoch}))
         if run.kind == "progress" and step is not None and planned and step < planned:
             # the end line came before the total the progress lines counted to: something stopped the loop early
             inf.facts.append(Finding("explain.fact.finished_early", {"step": f"{step:,}", "total": f"{planned:,}",
                                                                      "share": f"{step / planned:.1%}"}))
+        elif _ended_epochs_early(inf):
+            epochs = run.value("num_epochs")
+            inf.facts.append(Finding("explain.fact.finished_early_epoch", {"epoch": f"{run.last_epoch.value:g}", "epochs": f"{epochs:,}"}))
     elif inf.status == "running" and end and run.kind in ("progress", "hf", "unsloth"):
         inf.facts.append(Finding("explain.fact.running", {"step": step, "end": end, "share": f"{step / end:.1%}"}))
     if run.kind in ("hf", "unsloth") and p.train_runtime is not None and p.train_steps_per_second:
@@ -271,3 +278,20 @@ def _second_writer(inf: Inference) -> None:
     step, before, after, line = example
     inf.facts.append(Finding("explain.fact.second_writer", {"repeats": p.jsonl_repeats, "lines": p.jsonl_losses, "step": step,
                                                              "before": before, "after": after, "line": line}))
+
+
+def _ended_epochs_early(inf: Inference) -> bool:
+    """A banner run whose end line comes a whole epoch or more before the epochs it printed, where no replay of the
+    Trainer's own count ends there (4.46-4.51 stop the 300 epochs of seed 001 at epoch 278.61 by themselves)."""
+    run = inf.run
+    epochs = run.value("num_epochs")
+    if run.kind not in ("hf", "unsloth") or run.last_epoch is None or not isinstance(epochs, int) or epochs == 2**63 - 1:
+        return False
+    logged = run.last_epoch.value
+    replayed = inf.best.schedule.run.epochs_completed if inf.best is not None and not inf.contradictions else None
+    return logged <= epochs - 1 and (replayed is None or abs(replayed - logged) > 0.01)
+
+
+def _clip(text: str, width: int = 100) -> str:
+    """A quote cut to fit a sentence says that it was cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"

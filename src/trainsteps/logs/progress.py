@@ -475,34 +475,46 @@ def _ended(line: str, ctx: ScanContext) -> bool:
         return False
     reason = None
     status = "crashed"
+    at = 0  # where the words that end the run start: the quote begins there, not at a bar drawn before them
     for needle, why in _CRASH:
         if needle in line:
-            reason = why
+            reason, at = why, line.find(needle)
             break
     if reason is None:
         stripped = line.strip()
         if stripped.endswith("Killed") or "Signals.SIGKILL" in line:
-            reason = "killed"
+            reason, at = "killed", max(line.rfind("Killed"), line.find("Signals.SIGKILL"), 0)
         elif "NCCL" in line and ("imeout" in line or "timed out" in line):
-            reason = "nccl_timeout"
+            reason, at = "nccl_timeout", line.find("NCCL")
         elif "closing signal" in line or _EXITCODE.search(line):
             reason = "child_failed"  # torchrun's elastic agent stops the other workers after one failed
+            at = line.find("closing signal") if "closing signal" in line else _EXITCODE.search(line).start()
         elif _EXCEPTION.match(line):
             reason = "traceback"
     if reason is None:
         for needle, why in _INTERRUPT:
             if needle in line:
-                reason, status = why, "interrupted"
+                reason, status, at = why, "interrupted", line.find(needle)
                 break
     if reason is None:
         return False
     run = _target(ctx)
     p = run.progress
     step = run.last_step.value if run.last_step is not None else 0
-    if p.stop is None or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
-            or (status == "interrupted" and p.stop[4] == "traceback"):
-        p.stop = (status, ctx.line_no, ctx.line[:160].strip(), step, reason)
+    resumed = p.stop is not None and run.last_step is not None and run.last_step.line > p.stop[1]
+    if p.stop is None or resumed or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
+            or (status == "interrupted" and p.stop[4] == "traceback"):  # resumed: progress after the earlier stop
+        p.stop = (status, ctx.line_no, _quote_from(ctx.line, at), step, reason)
     return True
+
+
+def _quote_from(line: str, at: int) -> str:
+    """The words that end a run: from the end of a tqdm bar drawn before them on the same line (`...it/s]`), else the
+    whole line; cut at 160 characters with an ellipsis."""
+    bar_end = line.rfind("]", 0, at)
+    start = bar_end + 1 if bar_end != -1 and "%|" in line[:bar_end] else 0
+    text = line[start:].strip()
+    return text if len(text) <= 160 else text[:159] + "…"
 
 
 # ---------------------------------------------------------------- release and settings printed in the log
