@@ -1,6 +1,7 @@
 """`trainsteps explain` on files, directories, stdin and pasted text; JSON and Chinese output."""
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -124,3 +125,10 @@ def test_a_banner_pasted_on_one_line_is_read_label_by_label(run_cli):
     banner = data["observed"]["banner"]
     assert code == 0 and banner["max_steps"]["value"] == 3900 and banner["num_epochs"]["value"] == 300
     assert data["inferred"]["world_size"] == 1
+
+
+def test_pretraining_lines_open_with_what_was_read():
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "corpus" / "megatron-lumi-mi300x-tp4pp2-timelimit.log"
+    lines = path.read_text(encoding="utf-8").count("\n")
+    first = run(str(path)).output.splitlines()[0]
+    assert first.startswith("Pretraining lines") and f"{lines:,} line(s)" in first

@@ -632,3 +632,13 @@ def test_of_several_attempts_each_killed_the_last_kill_ends_the_run():
     (inf,) = explain_log(read_log(str(path)))
     (crash,) = [f for f in inf.facts if f.msg_id == "explain.fact.crashed"]
     assert crash.params["line"] == kills[-1]
+
+
+def test_a_crash_whose_total_is_unknown_says_so_and_quotes_the_crash_not_the_bar():
+    # a NeMo bar's total also counts validation batches, so it is no planned end
+    path = next(p for p in CORPUS.glob("nemo*118369*") if p.suffix != ".json")
+    (inf,) = explain_log(read_log(str(path)))
+    (crash,) = [f for f in inf.facts if f.msg_id == "explain.fact.crashed"]
+    text = render(read_log(str(path)), [inf])
+    assert "of an unknown total" in text and "of ?" not in text
+    assert crash.params["text"].startswith("Watchdog caught collective operation timeout")

@@ -121,6 +121,11 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
         data["stated_gpus"] = stated.to_dict()
         text += f"\n{text.count(chr(10)) + 2}. " + message("explain.pt.stated_gpus", lang, gpus=stated.value, line=stated.line,
                                                               text=stated.text[:80])
+    if observations is not None:  # what was read, above what it says (the banner path opens the same way)
+        from trainsteps.logs.explain import shown_name
+
+        files = ", ".join(shown_name(f, lang) for f in observations.files) or "-"
+        text = message("explain.pt.summary", lang, lines=observations.lines_read, files=files) + "\n" + text
     progress = [inf for inf in explain_log(observations, raw_examples) if inf.run.kind in ("progress", "wrapper")] if observations is not None else []
     if progress:
         data["runs"] = [run_json(inf, lang) for inf in progress]

@@ -438,6 +438,7 @@ MESSAGES = {
     'web.error.not_a_number': '{name} must be a number, got {value!r}',
     'web.hint.not_a_number': 'enter digits only, e.g. 1047',
     # explain: reading training logs
+    "explain.pt.summary": "Pretraining lines (Megatron, GPT-NeoX, DeepSpeed, Lightning) found in {lines:,} line(s) of {files}:",
     "explain.summary": "{runs} run(s) found in {lines:,} line(s) of {files}",
     "explain.run_title": "Run {index} of {count}: {kind} ({file}, from line {line})",
     "explain.at_line": "line {line}",
@@ -1122,6 +1123,7 @@ MESSAGES = {
     'explain.fact.runtime_steps_both': 'train_runtime {runtime} x train_steps_per_second {sps} = {product} (line {line}): both figures are rounded, so the product is {low}-{high}, which holds both the planned {planned} steps and the {ran} that ran: it cannot tell which one the Trainer divided (planned before transformers 5.19, run from 5.19)',
     'explain.fact.runtime_steps_same': 'train_runtime {runtime} x train_steps_per_second {sps} = {product} (line {line}; rounded figures: {low}-{high}): the {ran} steps, planned and run alike here',
     'explain.fact.runtime_steps_neither': 'train_runtime {runtime} x train_steps_per_second {sps} = {product} (line {line}; rounded figures: {low}-{high}): neither the planned {planned} steps nor the {ran} that ran (another run\'s summary, or a resume the log does not show)',
+    'explain.total_unknown': 'an unknown total',
     'explain.fact.crashed': 'the run CRASHED at step {step:,} of {total} (line {line}: {reason}: {text!r}); it did not finish',
     'explain.fact.interrupted': 'the run was INTERRUPTED at step {step:,} of {total} (line {line}: {reason}); it did not finish on its own',
     'explain.fact.finished': 'the run finished at step {step} (epoch {epoch})',

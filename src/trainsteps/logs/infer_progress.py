@@ -210,7 +210,7 @@ def ending(inf: Inference) -> None:
         inf.stopped = inf.status = status
         inf.end_step = at
         msg = "explain.fact.crashed" if status == "crashed" else "explain.fact.interrupted"
-        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": f"{end:,}" if end else "?", "line": line, "text": _clip(text),
+        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": _total(end), "line": line, "text": _clip(text),
                                           "reason": "explain.reason." + reason},
                                     code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
     elif "stated_failure" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
@@ -218,14 +218,14 @@ def ending(inf: Inference) -> None:
         said = run.wrapper["stated_failure"]
         inf.stopped = inf.status = "crashed"
         inf.end_step = step
-        inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": f"{end:,}" if end else "?",
+        inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": _total(end),
                                                                     "line": said.line, "text": _clip(said.text)},
                                     code="LOG_CRASHED"))
     elif "stated_interruption" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
         said = run.wrapper["stated_interruption"]  # a time limit, a preemption or a cancel said in words
         inf.stopped = inf.status = "interrupted"
         inf.end_step = step
-        inf.facts.insert(0, Finding("explain.fact.stated_interruption", {"step": step or 0, "total": f"{end:,}" if end else "?",
+        inf.facts.insert(0, Finding("explain.fact.stated_interruption", {"step": step or 0, "total": _total(end),
                                                                          "line": said.line, "text": _clip(said.text)},
                                     code="LOG_INTERRUPTED"))
     elif run.finished or (step is not None and end and step >= end):
@@ -295,3 +295,8 @@ def _ended_epochs_early(inf: Inference) -> bool:
 def _clip(text: str, width: int = 100) -> str:
     """A quote cut to fit a sentence says that it was cut."""
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _total(end: int | None) -> str | Finding:
+    """A crash's total: the planned end, or said to be unknown (a NeMo bar's total also counts validation batches)."""
+    return f"{end:,}" if end else Finding("explain.total_unknown", {})
