@@ -115,12 +115,12 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
     flavor = {"neox": "neox"}.get(framework)
     explanation = explain_pretrain(observed, lang, seq_length=seq_length, global_batch_size=global_batch_size, flavor=flavor)
     data = {"framework": framework, "observed": observed, **explanation.to_dict(lang)}
-    text = "\n".join(f"{i}. {line}" for i, line in enumerate(explanation.lines(lang), 1))
+    lines = explanation.lines(lang)
     stated = observations.stated.get("stated_gpus") if observations is not None else None
     if stated is not None and "world" not in observed.get("parallel", {}):
         data["stated_gpus"] = stated.to_dict()
-        text += f"\n{text.count(chr(10)) + 2}. " + message("explain.pt.stated_gpus", lang, gpus=stated.value, line=stated.line,
-                                                              text=stated.text[:80])
+        lines.append(message("explain.pt.stated_gpus", lang, gpus=stated.value, line=stated.line, text=stated.text[:80]))
+    text = "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
     if observations is not None:  # what was read, above what it says (the banner path opens the same way)
         from trainsteps.logs.explain import shown_name
 

@@ -168,7 +168,7 @@ def _setting_text(key: str, known) -> str:
 def _first_line(run: RunObservation) -> int:
     """The first input line of a run in its own file (never 0: a run always has a line it was read from); numbers lent
     by another file of the run (a model card, a launch script) count lines of that file."""
-    lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values() if r.file in (None, run.file)]
+    lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values() if not run.elsewhere(r)]
     return min(lines, default=0) or run.first_line or 1
 
 
@@ -214,8 +214,9 @@ def _dur(value: float | None, lang: str) -> str:
 def _where(reading, run: RunObservation, lang: str) -> str:
     """`line 12`, naming the file when the number was read in another file than the run's (a model card, a script)."""
     where = message("explain.at_line", lang, line=reading.line)
-    if reading.file is not None and reading.file != run.file:
-        where = f"{shown_name(reading.file, lang)}{'：' if lang == 'zh' else ': '}{where}"
+    other = run.elsewhere(reading)
+    if other:
+        where = f"{shown_name(other, lang)}{'：' if lang == 'zh' else ': '}{where}"
     if reading.note and reading.note.startswith("explain."):
         where += ("；" if lang == "zh" else "; ") + message(reading.note, lang, **reading.note_params)
     return where

@@ -147,7 +147,7 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
         return True
     run.banner[key] = ctx.reading(value, int(src.group(1)) if src else None, note, **params)
     run.banner_order.append(key)
-    if run.header_date is None and not run.banner_order[:-1]:
+    if run.header_date is None and len(run.banner_order) == 1:
         _stamp(run, label)
     return True
 

@@ -316,8 +316,8 @@ def _source_world(inf: Inference) -> None:
                 and launcher.value == reading.value:
             continue  # the same count as the launcher's: one disagreement, said once
         inf.contradictions.append(Contradiction(
-            Finding("explain.contra.sources_differ", {"other": label_of(other), "value": reading.value, "where": where(reading, run),
-                                                     "chosen": label_of(name), "world": inf.world_size}),
+            Finding("explain.contra.sources_differ", {"other": other, "value": reading.value, "where": where(reading, run),
+                                                     "chosen": name, "world": inf.world_size}),
             [Finding("explain.expl.sources_rank")]))
     _stated_among_themselves(inf)
 
@@ -331,22 +331,17 @@ def _stated_among_themselves(inf: Inference) -> None:
                                                                       "other": also.value, "other_where": where(also, run)}))
 
 
-def label_of(key: str) -> str:
-    """A source's name as a parameter of a sentence (a label id: rendered in the reader's language)."""
-    return key
-
-
 def at(reading: Reading, run: RunObservation) -> dict:
     """Where a number was read, as parameters of its derivation step (rendered in the reader's language)."""
-    if reading.file is not None and reading.file != run.file:
-        return {"at_line": reading.line, "at_file": Path(reading.file).name}
-    return {"at_line": reading.line}
+    other = run.elsewhere(reading)
+    return {"at_line": reading.line, "at_file": Path(other).name} if other else {"at_line": reading.line}
 
 
 def where(reading: Reading, run: RunObservation) -> Finding:
     """`line 12`, or `README.md line 12` for a number read in another file than the run's, in the reader's language."""
-    if reading.file is not None and reading.file != run.file:
-        return Finding("explain.at_file_line", {"file": Path(reading.file).name, "line": reading.line})
+    other = run.elsewhere(reading)
+    if other:
+        return Finding("explain.at_file_line", {"file": Path(other).name, "line": reading.line})
     return Finding("explain.at_line", {"line": reading.line})
 
 

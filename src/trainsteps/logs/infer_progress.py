@@ -17,8 +17,9 @@ import math
 from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import ceil_div
 from trainsteps.logs import timing
-from trainsteps.logs.infer import Finding, Inference, Known, releases_known
+from trainsteps.logs.infer import MAXSIZE, Finding, Inference, Known, releases_known
 from trainsteps.logs.progress import printed_number, training_bar
+from trainsteps.logs.text import clip
 
 MAX_WORLD = 4096
 
@@ -210,24 +211,17 @@ def ending(inf: Inference) -> None:
         inf.stopped = inf.status = status
         inf.end_step = at
         msg = "explain.fact.crashed" if status == "crashed" else "explain.fact.interrupted"
-        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": _total(end), "line": line, "text": _clip(text),
+        inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": _total(end), "line": line, "text": clip(text, 100),
                                           "reason": "explain.reason." + reason},
                                     code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
-    elif "stated_failure" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
-        # the log shows no end of its own, but the words around it name a failure (a title, a sentence)
-        said = run.wrapper["stated_failure"]
-        inf.stopped = inf.status = "crashed"
+    elif (said := _stated_stop(run)) is not None and not run.finished and not (step is not None and end and step >= end):
+        # the log shows no end of its own, but the words around it name one (a title, a sentence)
+        key, reading = said
+        status, code = ("crashed", "LOG_CRASHED") if key == "stated_failure" else ("interrupted", "LOG_INTERRUPTED")
+        inf.stopped = inf.status = status
         inf.end_step = step
-        inf.facts.insert(0, Finding("explain.fact.stated_failure", {"step": step or 0, "total": _total(end),
-                                                                    "line": said.line, "text": _clip(said.text)},
-                                    code="LOG_CRASHED"))
-    elif "stated_interruption" in run.wrapper and not run.finished and not (step is not None and end and step >= end):
-        said = run.wrapper["stated_interruption"]  # a time limit, a preemption or a cancel said in words
-        inf.stopped = inf.status = "interrupted"
-        inf.end_step = step
-        inf.facts.insert(0, Finding("explain.fact.stated_interruption", {"step": step or 0, "total": _total(end),
-                                                                         "line": said.line, "text": _clip(said.text)},
-                                    code="LOG_INTERRUPTED"))
+        inf.facts.insert(0, Finding("explain.fact." + key, {"step": step or 0, "total": _total(end), "line": reading.line,
+                                                            "text": clip(reading.text, 100)}, code=code))
     elif run.finished or (step is not None and end and step >= end):
         # finished: the log's last step (LLaMA-Factory's final line, a bar at its total), else the engine's replay
         # (a replay the log contradicts does not say where it ended)
@@ -253,7 +247,7 @@ def ending(inf: Inference) -> None:
         inf.facts.append(Finding("explain.fact.running", {"step": step, "end": end, "share": f"{step / end:.1%}"}))
     if run.kind in ("hf", "unsloth") and p.train_runtime is not None and p.train_steps_per_second:
         _runtime_metrics(inf, planned, step)
-    if (run.value("num_epochs") == 2**63 - 1 or (inf.inferred.get("streaming") and inf.inferred["streaming"].exact is True)) \
+    if (run.value("num_epochs") == MAXSIZE or (inf.inferred.get("streaming") and inf.inferred["streaming"].exact is True)) \
             and p.max_epoch is not None and p.max_epoch > 1:
         inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": format_epochs(p.max_epoch), "passes": math.ceil(p.max_epoch)}))
     _second_writer(inf)
@@ -285,18 +279,22 @@ def _ended_epochs_early(inf: Inference) -> bool:
     Trainer's own count ends there (4.46-4.51 stop the 300 epochs of seed 001 at epoch 278.61 by themselves)."""
     run = inf.run
     epochs = run.value("num_epochs")
-    if run.kind not in ("hf", "unsloth") or run.last_epoch is None or not isinstance(epochs, int) or epochs == 2**63 - 1:
+    if run.kind not in ("hf", "unsloth") or run.last_epoch is None or not isinstance(epochs, int) or epochs == MAXSIZE:
         return False
     logged = run.last_epoch.value
     replayed = inf.best.schedule.run.epochs_completed if inf.best is not None and not inf.contradictions else None
     return logged <= epochs - 1 and (replayed is None or abs(replayed - logged) > 0.01)
 
 
-def _clip(text: str, width: int = 100) -> str:
-    """A quote cut to fit a sentence says that it was cut."""
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
 def _total(end: int | None) -> str | Finding:
     """A crash's total: the planned end, or said to be unknown (a NeMo bar's total also counts validation batches)."""
     return f"{end:,}" if end else Finding("explain.total_unknown", {})
+
+
+def _stated_stop(run):
+    """(key, reading) of an end the words around a log name: a failure (an OOM in a title), else a stop from outside
+    (a time limit, a preemption, a cancel)."""
+    for key in ("stated_failure", "stated_interruption"):
+        if key in run.wrapper:
+            return key, run.wrapper[key]
+    return None

@@ -106,7 +106,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
     match = _VISIBLE.search(line)
     visible = ctx.pending.get("visible_devices")
     if match:
-        visible = ctx.reading(len([d for d in match.group(1).split(",") if d]))
+        visible = ctx.reading(_devices(match))
         ctx.wrapper_value("visible_devices", visible)
     if _LF_TRAIN.search(line) and "NPROC_PER_NODE" not in line and "NNODES" not in line and visible is not None:
         ctx.wrapper_value("launcher_world", ctx.reading(visible.value, note="explain.note.lf_visible"))
@@ -115,6 +115,11 @@ def scan(line: str, ctx: ScanContext) -> bool:
         ctx.wrapper_value("launcher_world", ctx.reading(1, note="explain.note.plain_python"))
         return True
     return match is not None
+
+
+def _devices(visible: re.Match) -> int:
+    """The devices a `CUDA_VISIBLE_DEVICES=0,1,2,3` list names."""
+    return len([d for d in visible.group(1).split(",") if d])
 
 
 def _per_node_args(line: str, ctx: ScanContext) -> bool:
@@ -153,7 +158,7 @@ def _env_launch(line: str, ctx: ScanContext) -> bool:
         return False
     visible = _VISIBLE.search(line)
     if visible:
-        ctx.wrapper_value("visible_devices", ctx.reading(len([d for d in visible.group(1).split(",") if d])))
+        ctx.wrapper_value("visible_devices", ctx.reading(_devices(visible)))
     count = int(nodes.group(1)) if nodes else 1
     if per_node is not None:
         ctx.wrapper_value("launcher_world", ctx.reading(count * int(per_node.group(1))))

@@ -123,10 +123,10 @@ class RunObservation:
     header_line: int | None = None
     """Input line of `***** Running training *****`, if present."""
     header_source_line: int | None = None
+    """trainer.py line of that header, if the logger prefix shows it."""
     header_date: str | None = None
     """The date the banner's header (or first) line is stamped with (`2021-05-20`): a release published later cannot
     have printed it."""
-    """trainer.py line of that header, if the logger prefix shows it."""
     banner_order: list[str] = field(default_factory=list)
     """Banner keys in the order they were read (to tell which lines a layout has)."""
     level_of_max_steps_notice: str | None = None
@@ -146,12 +146,6 @@ class RunObservation:
     """(evidence, line) of the finish: `runtime` (train_runtime), `completed` (Training completed), `jsonl_final`
     (LLaMA-Factory's final trainer_log.jsonl line, without a loss), `at_total` (a step at the total it counts to),
     `state` (train_runtime in trainer_state.json's log_history), `lightning`."""
-
-    def finish(self, evidence: str, line: int) -> None:
-        """Mark the run finished; the first evidence read on a line names it, a later line's evidence replaces it."""
-        self.finished = True
-        if self.finished_by is None or self.finished_by[1] != line:
-            self.finished_by = (evidence, line)
     runtime_steps: float | None = None
     """train_runtime x train_steps_per_second, when both are printed (an estimate of the final step)."""
     wrapper: dict[str, Reading] = field(default_factory=dict)
@@ -172,6 +166,16 @@ class RunObservation:
     """The time model's reader of this run's timing lines (trainsteps.timing.log_rates.RateReader)."""
     settings: dict = field(default_factory=dict)
     """Settings printed as arguments (`per_device_train_batch_size=4`, ms-swift's args line), name -> Reading."""
+
+    def finish(self, evidence: str, line: int) -> None:
+        """Mark the run finished; the first evidence read on a line names it, a later line's evidence replaces it."""
+        self.finished = True
+        if self.finished_by is None or self.finished_by[1] != line:
+            self.finished_by = (evidence, line)
+
+    def elsewhere(self, reading: Reading) -> str | None:
+        """The file a number was read in when it is not this run's (a model card or launch script beside the log)."""
+        return reading.file if reading.file is not None and reading.file != self.file else None
 
     def value(self, key: str):
         reading = self.banner.get(key)

@@ -20,6 +20,7 @@ import re
 from trainsteps.logs import timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
+from trainsteps.logs.text import clip
 
 MAX_BARS = 32
 _TQDM = re.compile(r"(?<![\d/.])(\d+)/(\d+)\s?\[([^\]<]*)<([^\],]*)(?:,\s*([\d.]+)\s*(s/it|it/s))?")
@@ -333,7 +334,7 @@ def _given(pairs: dict, key: str) -> bool:
     return pairs[key] not in ("null", "None", "")
 
 
-def _second_writer(p, step: int, loss: str, elapsed: float | None, line_no: int) -> None:
+def _count_jsonl_repeat(p, step: int, loss: str, elapsed: float | None, line_no: int) -> None:
     """Counts trainer_log.jsonl loss lines that repeat a recent step: LLaMA-Factory writes one per logging step from
     the main process, so repeats with another loss come from a second training writing the same file (the two drift
     apart, so a repeat can come a few lines later)."""
@@ -382,7 +383,7 @@ def _dict(line: str, ctx: ScanContext) -> bool:
             p.stop = None
         elapsed = seconds(pairs.get("elapsed_time", "") or "")
         if "current_steps" in pairs and "loss" in pairs:
-            _second_writer(p, step, pairs["loss"], elapsed, ctx.line_no)
+            _count_jsonl_repeat(p, step, pairs["loss"], elapsed, ctx.line_no)
         if elapsed is not None:
             point = (step, elapsed, seconds(pairs.get("remaining_time", "") or ""), ctx.line_no)
             if len(p.elapsed_points) < 2:
@@ -513,8 +514,7 @@ def _quote_from(line: str, at: int) -> str:
     whole line; cut at 160 characters with an ellipsis."""
     bar_end = line.rfind("]", 0, at)
     start = bar_end + 1 if bar_end != -1 and "%|" in line[:bar_end] else 0
-    text = line[start:].strip()
-    return text if len(text) <= 160 else text[:159] + "…"
+    return clip(line[start:].strip(), 160)
 
 
 # ---------------------------------------------------------------- release and settings printed in the log

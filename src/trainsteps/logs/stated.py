@@ -86,15 +86,8 @@ def scan(line: str, ctx: ScanContext) -> bool:
     stated = ctx.out.stated
     if "stated_gpus_also" not in stated:
         count = stated_gpus(line)
-        if count is None:
-            pass
-        elif "stated_gpus" not in stated:  # the first statement: the post's own, before quoted replies
-            ctx.out.state("stated_gpus", _quoted(ctx, count), ctx.file)
-        elif count != stated["stated_gpus"].value:  # a total and a nodes x per-node sentence that disagree
-            ctx.out.state("stated_gpus_also", _quoted(ctx, count), ctx.file)
-        split = nodes_and_per_node(line) if count is not None and "stated_gpus_per_node" not in stated else None
-        if split is not None:
-            ctx.out.state("stated_gpus_per_node", _quoted(ctx, split[1]), ctx.file)
+        if count is not None:
+            _stated_count(line, count, ctx)
     if "stated_failure" not in stated and "Error" not in line and "Exception" not in line:  # not the program's own
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
@@ -104,6 +97,17 @@ def scan(line: str, ctx: ScanContext) -> bool:
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_interruption", ctx.reading(match.group(0)), ctx.file)
     return False
+
+
+def _stated_count(line: str, count: int, ctx: ScanContext) -> None:
+    stated = ctx.out.stated
+    if "stated_gpus" not in stated:  # the first statement: the post's own, before quoted replies
+        ctx.out.state("stated_gpus", _quoted(ctx, count), ctx.file)
+    elif count != stated["stated_gpus"].value:  # a total and a nodes x per-node sentence that disagree
+        ctx.out.state("stated_gpus_also", _quoted(ctx, count), ctx.file)
+    split = nodes_and_per_node(line) if "stated_gpus_per_node" not in stated else None
+    if split is not None:
+        ctx.out.state("stated_gpus_per_node", _quoted(ctx, split[1]), ctx.file)
 
 
 def _quoted(ctx: ScanContext, value: int):

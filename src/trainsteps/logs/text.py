@@ -50,6 +50,11 @@ def iter_lines(stream: BinaryIO) -> Iterator[str]:
             return
 
 
+def clip(text: str, width: int) -> str:
+    """A quote cut to fit says that it was cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def iter_text_lines(text: str) -> Iterable[str]:
     """The lines of a pasted text as written (the reader cleans each, and keeps the written form for quotes)."""
     yield from re.split(r"\r\n|\r|\n", text)
