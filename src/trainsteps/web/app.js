@@ -29,6 +29,10 @@ const T = {
     lr_caption: "{name} over {total} steps (num_training_steps = the plan's max_steps), warmup {warmup} steps.",
     cli_output: "What the command line prints", cli_line: "The same on the command line", family: "release family", release: "release", steps: "optimizer steps", epochs: "epochs",
     loading: "Computing...", failed: "The server did not answer: {detail}",
+    engine_runtime: "Loading the Python engine into this page (about 13 MB on the first visit, cached after)...",
+    engine_wheels: "Installing trainsteps into the page's Python...", engine_engine: "Starting trainsteps...",
+    engine_ready: "The engine runs in this page (ready in {seconds} s): nothing you type or open leaves your browser.",
+    engine_failed: "The engine could not start in this browser: {detail}. The same answers: pip install trainsteps, then trainsteps web",
   },
   zh: {
     tagline: "这次训练到底有多长？你的框架会打印什么、训练循环实际会做什么，以及每个数字的来历。",
@@ -55,6 +59,10 @@ const T = {
     lr_caption: "{name}，共 {total} 步（num_training_steps = 计划的 max_steps），预热 {warmup} 步。",
     cli_output: "命令行的输出", cli_line: "在命令行上", family: "版本族", release: "版本", steps: "优化步数", epochs: "轮数",
     loading: "计算中……", failed: "服务器没有回应：{detail}",
+    engine_runtime: "正在把 Python 引擎载入本页（首次约 13 MB，之后使用缓存）……",
+    engine_wheels: "正在把 trainsteps 安装到本页的 Python 中……", engine_engine: "正在启动 trainsteps……",
+    engine_ready: "引擎在本页中运行（{seconds} 秒就绪）：你输入或打开的内容都不会离开浏览器。",
+    engine_failed: "引擎无法在此浏览器中启动：{detail}。同样的结果可通过 pip install trainsteps 后运行 trainsteps web 得到",
   },
 };
 
@@ -362,21 +370,59 @@ function showFiles() {
 async function call(tab) {
   const spec = TABS[tab];
   if (!spec.post) {
-    const q = new URLSearchParams({...state.values, lang: state.lang});
-    return fetchJSON(spec.api + "?" + q);
+    return ask(spec.api, {query: new URLSearchParams({...state.values, lang: state.lang}).toString()});
   }
   const settings = {...state.values, lang: state.lang};
   const body = tab === "explain" ? {text: state.text, settings}
     : {files: [{name: state.configName || "config.yaml", text: state.configText || ""}, ...state.files.map((f) => ({...f, role: /\.(ya?ml)$/i.test(f.name) && !/dataset_info/.test(f.name) ? undefined : "data"}))], settings};
-  return fetchJSON(spec.api, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  return ask(spec.api, {body: JSON.stringify(body)});
 }
-async function fetchJSON(url, init) {
+// ---- the engine: `trainsteps web` over HTTP, or (the static site) the same Python in a Web Worker -------------------
+let engineShown = null;
+function showEngine() {  // the worker's progress line, in the page's language (also redrawn when the language changes)
+  if (!engineShown) return;
+  const status = $("engine-status");
+  status.dataset.stage = engineShown.stage;
+  status.textContent = fmt(t("engine_" + engineShown.stage), engineShown.params);
+}
+const ENGINE = document.querySelector('meta[name="trainsteps-engine"]')?.content === "worker" ? startWorker() : null;
+// [ok, answer] for a GET (query) or POST (body) of `path`: the server's JSON, whichever engine answers
+async function ask(path, {query = "", body = null} = {}) {
+  if (ENGINE) return ENGINE.ask(path, query, body);
   try {
-    const res = await fetch(url, init);
+    const res = await fetch(path + (query ? "?" + query : ""),
+      body === null ? undefined : {method: "POST", headers: {"Content-Type": "application/json"}, body});
     return [res.ok, await res.json()];
   } catch (err) {
     return [false, {error: fmt(t("failed"), {detail: String(err)})}];
   }
+}
+function startWorker() {
+  const worker = new Worker("worker.js", {type: "module"}), waiting = new Map();
+  let next = 0;
+  $("engine-status").hidden = false;
+  window.__engine = {stage: "runtime"};
+  const show = (stage, params = {}) => { engineShown = {stage, params}; showEngine(); };
+  show("runtime");
+  worker.onmessage = (e) => {
+    const m = e.data;
+    if (m.kind === "progress") {
+      window.__engine = m;
+      if (m.stage === "ready") show("ready", {seconds: (m.ms / 1000).toFixed(1)});
+      else if (m.stage === "failed") show("failed", {detail: m.detail});
+      else show(m.stage);
+      return;
+    }
+    const done = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (done) done([m.status >= 200 && m.status < 300, JSON.parse(m.text)]);
+  };
+  worker.onerror = (e) => show("failed", {detail: e.message || "worker error"});
+  return {ask: (path, query, body) => new Promise((done) => {
+    const id = ++next;
+    waiting.set(id, done);
+    worker.postMessage({id, method: body === null ? "GET" : "POST", path, query, body});
+  })};
 }
 async function compute() {
   const id = ++requestId, tab = state.tab;
@@ -384,7 +430,7 @@ async function compute() {
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
   const jobs = [call(tab)];
-  if (tab === "plan") jobs.push(fetchJSON("/api/compare?" + new URLSearchParams({...state.values, lang: state.lang})));
+  if (tab === "plan") jobs.push(ask("/api/compare", {query: new URLSearchParams({...state.values, lang: state.lang}).toString()}));
   const [[ok, body], compare] = await Promise.all(jobs);
   if (id !== requestId) return;  // a newer request is on its way
   $("result").setAttribute("aria-busy", "false");
@@ -570,6 +616,7 @@ function translate() {
   document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   $("lang").value = state.lang;
+  showEngine();
   for (const b of document.querySelectorAll("nav.tabs button")) {
     const on = b.dataset.tab === state.tab;
     b.setAttribute("aria-selected", on ? "true" : "false");
@@ -582,7 +629,9 @@ function render() {
   compute();
 }
 async function start() {
-  const [ok, meta] = await fetchJSON("/api/meta");
+  readURL();
+  translate();  // the page's language and tab while the engine starts
+  const [ok, meta] = await ask("/api/meta");
   state.meta = ok ? meta : {releases: [], schedulers: ["linear"], limits: {log_bytes: 8388608, config_bytes: 2097152}, newest: ""};
   $("releases").replaceChildren(...state.meta.releases.map((v) => el("option", {value: v})));
   readURL();
