@@ -80,3 +80,16 @@ def test_the_site_is_rebuilt_only_when_its_sources_change(tmp_path, monkeypatch)
     (tmp_path / "stamp").write_text("an older build")
     with pytest.raises(pytest.fail.Exception):
         build_site.build(tmp_path, log=said.append)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "which the page in your browser does not carry"), ("zh", "浏览器中的页面没有附带它")])
+def test_a_package_the_browser_lacks_is_named_with_the_command_that_has_it(monkeypatch, lang, words):
+    import trainsteps.web.routes as routes
+
+    def without_numpy(path, query):
+        raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+
+    monkeypatch.setattr(routes, "answer_query", without_numpy)
+    status, text = inprocess.answer("GET", "/api/plan", f"num_examples=5&lang={lang}")
+    answer = json.loads(text)
+    assert status == 400 and "numpy" in answer["error"] and words in answer["error"] and "trainsteps[data]" in answer["hint"]

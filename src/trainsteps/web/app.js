@@ -408,6 +408,7 @@ function startWorker() {
     const m = e.data;
     if (m.kind === "progress") {
       window.__engine = m;
+      (window.__stages ||= []).push([m.stage, m.at]);
       if (m.stage === "ready") show("ready", {seconds: (m.ms / 1000).toFixed(1)});
       else if (m.stage === "failed") show("failed", {detail: m.detail});
       else show(m.stage);
@@ -425,7 +426,7 @@ function startWorker() {
   })};
 }
 async function compute() {
-  const id = ++requestId, tab = state.tab;
+  const id = ++requestId, tab = state.tab, began = performance.now();
   const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
@@ -436,7 +437,9 @@ async function compute() {
   $("result").setAttribute("aria-busy", "false");
   if (!ok) return showError(body);
   renderResult(body, compare && compare[0] ? compare[1] : null);
+  window.__computed.push({tab, ms: performance.now() - began});  // request to drawn result (bench/bench_site.py reads it)
 }
+window.__computed = [];
 
 // ---- results ------------------------------------------------------------------------------------------------------
 function showError(e) {

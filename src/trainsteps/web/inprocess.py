@@ -32,10 +32,25 @@ def answer(method: str, path: str, query: str = "", body: str = "") -> list:
 
             return _encoded(*answer_post(path, body.encode("utf-8")))
         return _encoded(HTTPStatus.NOT_FOUND, {"error": f"nothing at {method} {path[:100]}", "hint": f"one of {', '.join(ROUTES)}"})
+    except ModuleNotFoundError as exc:  # numpy (LLaMA-Factory's mixing), tokenizers: not in the browser's wheels
+        from trainsteps.errors import InputError
+
+        text, hint = InputError("web.error.needs_module", "web.hint.needs_module", module=exc.name).render(_language(query, body))
+        return _encoded(HTTPStatus.BAD_REQUEST, {"error": text, "hint": hint, "id": "web.error.needs_module"})
     except Exception as exc:  # noqa: BLE001 - the page gets the server's JSON 500, never a worker that stops answering
         return _encoded(HTTPStatus.INTERNAL_SERVER_ERROR, {
             "error": f"internal error: {type(exc).__name__}",
             "hint": "this is a defect in trainsteps; the same settings on the command line with TRAINSTEPS_DEBUG=1 show where"})
+
+
+def _language(query: str, body: str) -> str:
+    from trainsteps.web.api import language, parse_query
+
+    try:
+        settings = json.loads(body).get("settings") if body else parse_query(query)
+        return language(settings if isinstance(settings, dict) else {})
+    except Exception:  # noqa: BLE001 - a body that cannot be read is answered in English
+        return "en"
 
 
 def _cached(path: str, query: str) -> list:

@@ -4,10 +4,10 @@
 import {loadPyodide} from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;
-const say = (stage, detail = {}) => postMessage({kind: "progress", stage, ...detail});
+const began = performance.now();
+const say = (stage, detail = {}) => postMessage({kind: "progress", stage, at: Math.round(performance.now() - began), ...detail});
 
 async function boot() {
-  const started = performance.now();
   say("runtime");
   const py = await loadPyodide({indexURL: here("./pyodide/")});
   const manifest = await (await fetch(here("./wheels/manifest.json"), {cache: "no-cache"})).json();
@@ -22,7 +22,7 @@ async function boot() {
   say("engine");
   const answer = py.pyimport("trainsteps.web.inprocess").answer;
   answer("GET", "/api/meta");  // imports the route modules now, not on the first request
-  say("ready", {ms: Math.round(performance.now() - started)});
+  say("ready", {ms: Math.round(performance.now() - began)});
   return answer;
 }
 
