@@ -60,7 +60,8 @@ def cache_dir() -> Path:
 def inputs_digest() -> str:
     """One hash over everything the folder is made of: the package's sources, pyproject.toml, this script."""
     digest = hashlib.sha256()
-    files = [p for p in sorted((ROOT / "src").rglob("*")) if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    files = [p for p in sorted((ROOT / "src").rglob("*")) if p.is_file() and p.suffix != ".pyc"
+             and not any(part == "__pycache__" or part.endswith(".egg-info") for part in p.parts)]  # an editable install's files
     for path in [*files, ROOT / "pyproject.toml", Path(__file__).resolve()]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
