@@ -128,9 +128,10 @@ def offline_context():
     shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def static_page(offline_context, static_url):
-    """A fresh tab on the static site; fails the test on a console or page error, or a request that left the site."""
+    """One tab on the static site for a module's tests (the engine starts once; tests move between tabs by clicking).
+    Fails on a console or page error, or a request that left the site."""
     tab = offline_context.new_page()
     problems: list[str] = []
     tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
