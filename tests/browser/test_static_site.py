@@ -69,3 +69,17 @@ def test_the_static_site_explains_seed_003_and_plans_a_config_with_its_data(stat
     shown = static_page.locator("#cli-text").text_content()
     banner = text.index("Banner, as transformers")
     assert shown.endswith(text[banner:])  # the files were read in the browser and planned by the same engine
+
+
+def test_the_static_page_fits_a_phone_with_its_progress_line(static_page, static_url):
+    if not static_page.url.startswith(static_url):  # run alone: open the site first
+        static_page.goto(static_url)
+    static_page.wait_for_function("() => window.__engine && window.__engine.stage === 'ready'", timeout=FIRST_LOAD_MS)
+    static_page.set_viewport_size({"width": 390, "height": 844})
+    static_page.click("#tab-plan")
+    static_page.wait_for_selector("#cli-text")
+    assert static_page.locator("#engine-status").is_visible()
+    assert static_page.evaluate("() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)") <= 390
+    right = static_page.evaluate("() => Math.max(...[...document.querySelectorAll('nav.tabs button')].map(b => b.getBoundingClientRect().right))")
+    assert right <= 390
+    shot(static_page, "static-plan-390")
