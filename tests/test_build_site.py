@@ -49,7 +49,7 @@ def test_the_site_is_rebuilt_only_when_its_sources_change(tmp_path, monkeypatch)
 
 def test_pyyamls_sdist_becomes_a_pure_python_wheel_with_a_true_record(tmp_path):
     build_site = load_build_site()
-    version = build_site.PYYAML[1]
+    version = build_site.PYYAML_VERSION
     sdist = tmp_path / f"pyyaml-{version}.tar.gz"
     members = {f"pyyaml-{version}/lib/yaml/__init__.py": b"__version__ = 'x'\n", f"pyyaml-{version}/lib/yaml/cyaml.py": b"from _yaml import *\n",
                f"pyyaml-{version}/yaml/_yaml.pyx": b"# C, left out\n", f"pyyaml-{version}/PKG-INFO": b"Name: PyYAML\n",

@@ -38,11 +38,11 @@ PYODIDE_VERSION = "314.0.7"  # Python 3.14.2
 PYODIDE_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
 PYODIDE_INTEGRITY = "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A=="
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-CLICK = ("click", "8.5.1", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")  # its py3-none-any wheel
-PYYAML = ("pyyaml", "6.0.4", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")  # its sdist
-# PyPI's stable addresses of a release file (they redirect to the file); the pinned sha256 is what makes them safe
-PYPI_WHEEL = "https://files.pythonhosted.org/packages/py3/{initial}/{name}/{name}-{version}-py3-none-any.whl"
-PYPI_SDIST = "https://files.pythonhosted.org/packages/source/{initial}/{name}/{name}-{version}.tar.gz"
+CLICK = ("click", "click-8.5.1-py3-none-any.whl", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")
+PYYAML = ("pyyaml", "pyyaml-6.0.4.tar.gz", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")  # the sdist
+PYYAML_VERSION = "6.0.4"
+PYPI_INDEX = os.environ.get("TRAINSTEPS_PYPI_INDEX", "https://pypi.org/simple")
+"""The simple index pip reads (PEP 691 JSON): it names each release file's address; the pinned sha256 is checked."""
 PAGE_FILES = ("app.js", "app.css", "worker.js", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css", "vendor/uPlot.LICENSE")
 ENGINE_SERVER = '<meta name="trainsteps-engine" content="server">'
 # No host sends a policy for a folder of files: the page carries its own. WebAssembly needs 'wasm-unsafe-eval'.
@@ -118,9 +118,9 @@ def write_pyodide(folder: Path, log) -> None:
 
 def write_wheels(folder: Path, log) -> list[dict]:
     folder.mkdir(parents=True)
-    click_wheel = pypi_file(PYPI_WHEEL, *CLICK, log=log)
+    click_wheel = pypi_file(*CLICK, log=log)
     shutil.copyfile(click_wheel, folder / click_wheel.name)
-    yaml_wheel = pure_yaml_wheel(pypi_file(PYPI_SDIST, *PYYAML, log=log), folder)
+    yaml_wheel = pure_yaml_wheel(pypi_file(*PYYAML, log=log), folder)
     own = trainsteps_wheel(folder, log)
     return [{"file": p.name, "sha256": sha256(p)} for p in (folder / click_wheel.name, yaml_wheel, own)]
 
@@ -144,10 +144,22 @@ def download(url: str, target: Path, algorithm: str, expected: str, log) -> Path
     return target
 
 
-def pypi_file(address: str, name: str, version: str, pinned: str, log) -> Path:
-    """A release file from PyPI (no pip: an sdist would be built just to read its metadata), checked against its sha256."""
-    url = address.format(initial=name[0], name=name, version=version)
-    return download(url, cache_dir() / "pypi" / url.rsplit("/", 1)[1], "sha256", pinned, log)
+def pypi_file(name: str, filename: str, pinned: str, log) -> Path:
+    """A release file from PyPI, found by name in the simple index as pip finds it (pip itself would build an sdist, and
+    Cython from source, just to read its metadata), and checked against its pinned sha256."""
+    target = cache_dir() / "pypi" / filename
+    if target.is_file() and sha256(target) == pinned:
+        return target
+    request = urllib.request.Request(f"{PYPI_INDEX}/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            files = json.load(answer).get("files", [])
+    except (OSError, ValueError) as exc:
+        raise BuildError(f"cannot read {PYPI_INDEX}/{name}/: {exc}") from None
+    url = next((f["url"] for f in files if f.get("filename") == filename), None)
+    if url is None:
+        raise BuildError(f"{PYPI_INDEX}/{name}/ lists no {filename}")
+    return download(url, target, "sha256", pinned, log)
 
 
 def sha256(path: Path) -> str:
@@ -159,7 +171,7 @@ def sha256(path: Path) -> str:
 def pure_yaml_wheel(sdist: Path, folder: Path) -> Path:
     """PyYAML's `yaml` package (pure Python; trainsteps falls back to its SafeLoader when libyaml is absent) as a
     py3-none-any wheel."""
-    version = PYYAML[1]
+    version = PYYAML_VERSION
     info = f"PyYAML-{version}.dist-info"
     files: dict[str, bytes] = {}
     with tarfile.open(sdist) as archive:
@@ -197,7 +209,7 @@ def trainsteps_wheel(folder: Path, log) -> Path:
         for name in ("pyproject.toml", "README.md"):
             shutil.copyfile(ROOT / name, source / name)
         done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *isolation, "-w", str(folder), str(source)],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, env={**os.environ, "SOURCE_DATE_EPOCH": "1577836800"})  # same bytes
     wheels = list(folder.glob("trainsteps-*.whl"))
     if done.returncode != 0 or len(wheels) != 1:
         raise BuildError(f"pip could not build the trainsteps wheel: {done.stderr.strip()[-400:]}")
