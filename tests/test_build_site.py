@@ -7,6 +7,7 @@ import base64
 import hashlib
 import importlib.util
 import io
+import json
 import tarfile
 import zipfile
 from pathlib import Path
@@ -91,3 +92,31 @@ def test_a_download_that_does_not_match_its_pin_is_refused(tmp_path, monkeypatch
     with pytest.raises(build_site.BuildError, match="does not match its pinned sha512"):
         build_site.download("https://registry.npmjs.org/x.tgz", tmp_path / "x.tgz", "sha512", "00" * 64, log=lambda *_: None)
     assert not (tmp_path / "x.tgz").exists()
+
+
+def test_a_pypi_file_is_found_by_its_name_in_the_simple_index_and_checked(tmp_path, monkeypatch):
+    build_site = load_build_site()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    data = b"a wheel"
+    index = {"files": [{"filename": "click-0.0-py3-none-any.whl", "url": "https://files.example/click-0.0-py3-none-any.whl"}]}
+    asked = []
+
+    class Answer(io.BytesIO):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    def urlopen(request, timeout):
+        url = getattr(request, "full_url", request)
+        asked.append(url)
+        return Answer(json.dumps(index).encode() if url.endswith("/simple/click/") else data)
+
+    monkeypatch.setattr(build_site.urllib.request, "urlopen", urlopen)
+    pinned = hashlib.sha256(data).hexdigest()
+    found = build_site.pypi_file("click", "click-0.0-py3-none-any.whl", pinned, log=lambda *_: None)
+    assert found.read_bytes() == data and asked == ["https://pypi.org/simple/click/", index["files"][0]["url"]]
+    assert build_site.pypi_file("click", "click-0.0-py3-none-any.whl", pinned, log=lambda *_: None) == found and len(asked) == 2  # cached
+    with pytest.raises(build_site.BuildError, match="lists no click-9.9-py3-none-any.whl"):
+        build_site.pypi_file("click", "click-9.9-py3-none-any.whl", pinned, log=lambda *_: None)
