@@ -50,9 +50,10 @@ def _prompts(kw: dict, files: list[str]) -> int:
 
 def _openrlhf(config, kw: dict):
     from trainsteps.frameworks import openrlhf
+    from trainsteps.frameworks.rl import check_release
 
     nested = any("." in key for key in config.values)
-    version = kw.get("framework_version") or (openrlhf.NEWEST if nested else "0.9.10")
+    version = check_release("OpenRLHF", kw.get("framework_version") or (openrlhf.NEWEST if nested else "0.9.10"), openrlhf.OLDEST)
     family = openrlhf.CLI_NAMES.at(version)
     fields = {}
     for name, (flat, dotted) in openrlhf.NAMES.items():
@@ -67,11 +68,7 @@ def _openrlhf(config, kw: dict):
             fields[name] = value
     prompt_data = config.values.get(openrlhf.NAMES["prompt_data"][1 if family == "nested" else 0])
     files = [p for p in str(prompt_data).split(",") if p] if prompt_data and _is_local(str(prompt_data)) else []
-    spec = openrlhf.OpenRLHFSpec(prompts=_prompts(kw, files), version=version, **fields)
-    for name in ("train_batch_size", "rollout_batch_size", "n_samples_per_prompt", "num_episodes", "max_epochs"):
-        if getattr(spec, name) < 1:
-            raise InputError("rl.error.positive", "rl.hint.positive", key=name, value=getattr(spec, name))
-    return openrlhf.plan_openrlhf(spec)
+    return openrlhf.plan_openrlhf(openrlhf.OpenRLHFSpec(prompts=_prompts(kw, files), version=version, **fields))
 
 
 def _easyr1(config, kw: dict):

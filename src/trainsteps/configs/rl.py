@@ -58,18 +58,31 @@ def typed(config: RLConfig, key: str, kind: type):
             return value
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
-    elif kind is int and isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
-        return int(value)
-    elif kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+    elif kind in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _number(value, kind, key, where)
     elif kind is str:
         return str(value)
-    raise InputError("rl.error.value", "rl.hint.value", key=key, value=repr(value), where=where, kind=kind.__name__)
+    shown = repr(value) if not isinstance(value, (str, list, dict)) or len(value) <= 60 else \
+        (repr(value[:60]) + "..." if isinstance(value, str) else "a " + type(value).__name__)
+    raise InputError("rl.error.value", "rl.hint.value", key=key, value=shown, where=where, kind=kind.__name__)
+
+
+def _number(value: int | float, kind: type, key: str, where: str) -> int | float:
+    """A numeric setting through the one checked conversion (NaN, infinity and fractions refused), within the cap."""
+    from trainsteps.frameworks.rl import MAX_SETTING, check_size
+    from trainsteps.numbers import to_kind
+
+    if isinstance(value, float) and kind is int and value.is_integer() and abs(value) <= MAX_SETTING:
+        return int(value)
+    number = to_kind(value, kind, key, f"{key} ({where})")
+    return check_size(number, key)
 
 
 def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered: int | None = None, gpus: int | None = None):
-    from trainsteps.frameworks.verl import VerlSpec
+    from trainsteps.frameworks.rl import check_release
+    from trainsteps.frameworks.verl import OLDEST, VerlSpec
 
+    check_release("verl", version, OLDEST)  # the caller looks up the release's defaults next
     fields = {}
     for key, (name, kind) in VERL_KEYS.items():
         value = typed(config, key, kind)
@@ -104,6 +117,15 @@ def train_files(config: RLConfig, key: str = "data.train_files") -> list[str]:
 
 def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
     """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
+    from trainsteps.numbers import to_whole
+
+    if not isinstance(settings, dict):
+        raise InputError("rl.error.settings_type", "rl.hint.settings_type", framework=framework, kind=type(settings).__name__)
+    num_examples = to_whole(num_examples, "num_examples")
+    if gpus is not None and to_whole(gpus, "gpus") < 1:
+        raise InputError("rl.error.positive", "rl.hint.positive", key="gpus", value=gpus)
+    if version is not None and not isinstance(version, str):
+        raise InputError("rl.error.release", "rl.hint.release", framework=framework, version=repr(version)[:60], oldest="0.3.0")
     config = RLConfig(framework=framework)
     for key, value in settings.items():
         config.values[key], config.origins[key] = value, "settings"
