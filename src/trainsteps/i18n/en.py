@@ -826,8 +826,8 @@ MESSAGES = {
     'trl.note.grpo': 'GRPO samples every prompt {generations} times: an epoch takes about num_generations times more steps than N / total batch',
     'trl.error.old_packing': 'TRL {version} packs with ConstantLengthDataset, whose row count depends on characters per token and a buffer: not modelled',
     'trl.hint.old_packing': 'give --num-examples with the Num examples of a run, or plan a release from 0.15',
-    'trl.error.generation_batch': 'generation_batch_size {batch} is not divisible by num_generations {generations}; TRL refuses this config',
-    'trl.hint.generation_batch': 'pick per_device_train_batch_size x processes x steps_per_generation as a multiple of num_generations',
+    'trl.error.refused': 'TRL\'s {trainer}Config refuses these settings: "{reason}"',
+    'trl.hint.refused': 'change the settings as TRL asks (generation_batch_size = per_device_train_batch_size x processes x steps_per_generation, a multiple of num_generations)',
     'trl.error.dataset_not_local': 'dataset_name {name!r} is not a local file or folder, so its rows cannot be counted offline',
     'trl.hint.dataset_not_local': 'give --num-examples N (rows; for GRPO the number of prompts)',
     # --- configs: ms-swift (swift.) ---

@@ -822,8 +822,8 @@ MESSAGES = {
     'trl.note.grpo': 'GRPO 对每个提示采样 {generations} 次：一个 epoch 的步数约为 N / 总批次 的 num_generations 倍',
     'trl.error.old_packing': 'TRL {version} 用 ConstantLengthDataset 打包，行数取决于每 token 字符数和缓冲区：未建模',
     'trl.hint.old_packing': '请用 --num-examples 给出某次运行的 Num examples，或按 0.15 及以后的版本规划',
-    'trl.error.generation_batch': 'generation_batch_size {batch} 不能被 num_generations {generations} 整除；TRL 会拒绝该配置',
-    'trl.hint.generation_batch': '使 per_device_train_batch_size x 进程数 x steps_per_generation 为 num_generations 的倍数',
+    'trl.error.refused': 'TRL 的 {trainer}Config 拒绝这些设置：“{reason}”',
+    'trl.hint.refused': '请按 TRL 的要求修改设置（generation_batch_size = per_device_train_batch_size × 进程数 × steps_per_generation，且为 num_generations 的倍数）',
     'trl.error.dataset_not_local': 'dataset_name {name!r} 不是本地文件或目录，离线无法计数',
     'trl.hint.dataset_not_local': '请给出 --num-examples N（行数；GRPO 为提示数）',
     # --- configs: ms-swift (swift.) ---
