@@ -14,6 +14,7 @@ VERL_KEYS = {
     "data.gen_batch_size": ("gen_batch_size", int),
     "data.train_max_samples": ("train_max_samples", int),
     "data.filter_overlong_prompts": ("filter_overlong_prompts", bool),
+    "data.truncation": ("truncation", str),
     "data.max_prompt_length": ("max_prompt_length", int),
     "data.max_response_length": ("max_response_length", int),
     "actor_rollout_ref.rollout.n": ("rollout_n", int),

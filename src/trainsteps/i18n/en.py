@@ -1322,7 +1322,7 @@ MESSAGES = {
     'verl.why.filter_counted': 'counted here as verl does: apply_chat_template(prompt, add_generation_prompt=True), kept when tokens <= max_prompt_length',
     'verl.warn.filter_not_counted': 'filter_overlong_prompts is on but the prompts were not tokenized: the {prompts} prompts are an upper bound (give --data and --tokenizer to count the prompts longer than {max_prompt_length} tokens)',
     'verl.why.loader': 'StatefulDataLoader(batch_size={batch_key}, drop_last=True): the last partial batch is dropped every epoch',
-    'verl.warn.empty_loader': 'fewer prompts ({prompts}) than one batch ({batch}): verl stops with "Train dataloader is empty!"',
+    'verl.warn.truncation_error': 'filter_overlong_prompts is off and data.truncation is "error" (verl\'s defaults): one prompt longer than {max_prompt_length} tokens stops the run; set data.filter_overlong_prompts=True or data.truncation=left to go on',
     'verl.why.override': 'trainer.total_training_steps replaces len(train_dataloader) x total_epochs',
     'verl.why.total': 'RayPPOTrainer._create_dataloader; printed as "Total training steps"',
     'verl.why.loop': 'fit() runs total_epochs passes over the loader and returns when global_steps reaches total_training_steps',
