@@ -24,7 +24,8 @@ EASYR1_KEYS = {
 }
 _OPENRLHF_TYPES = {"train_batch_size": int, "rollout_batch_size": int, "n_samples_per_prompt": int, "num_episodes": int,
                    "max_epochs": int, "max_samples": int, "lr_warmup_ratio": float, "freezing_actor_steps": int, "save_steps": int,
-                   "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str}
+                   "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str,
+                   "vllm_generate_batch_size": int}
 
 
 def plan_other(framework: str, config, kw: dict):
