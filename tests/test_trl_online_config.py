@@ -78,3 +78,10 @@ def test_settings_trl_refuses_are_refused_with_trls_reason(run_cli, tmp_path, bo
     config.write_text("per_device_train_batch_size: 4\nnum_train_epochs: 1\n" + body)
     code, _, err = run_cli("plan", str(config), "--num-examples", "100")
     assert code == 2 and reason in err and "Traceback" not in err, err
+
+
+def test_fewer_prompts_than_one_generation_chunk_says_so(run_cli, tmp_path):
+    config = tmp_path / "grpo.yaml"
+    config.write_text("per_device_train_batch_size: 8\nnum_train_epochs: 1\nnum_generations: 8\n")
+    code, _, err = run_cli("plan", str(config), "--num-examples", "3", "--gpus", "2", "--gradient-accumulation-steps", "4")
+    assert code == 2 and "3 prompts make no full generation batch" in err and "chunks of 8 prompts" in err, err

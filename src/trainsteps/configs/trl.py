@@ -102,6 +102,9 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
         raise InputError("trl.error.refused", "trl.hint.refused", trainer=trainer.upper(), reason=str(exc)) from None
     iterations = settings.whole("trl.num_iterations", 1)
     generation_batch, loader = trl.grpo_steps_per_epoch(prompts, generations, bs, world, spg, iterations)
+    if loader == 0:  # RepeatSampler keeps whole chunks of generation_batch / num_generations prompts: none here
+        raise InputError("trl.error.grpo_no_batch", "trl.hint.grpo_no_batch", prompts=prompts, chunk=generation_batch // generations,
+                         batch=generation_batch, generations=generations, trainer=trainer.upper())
     d.add("generation_batch_size", generation_batch, "bs x W x steps_per_generation", f"{bs} x {world} x {spg}", "trl.grpo.generation_batch")
     d.add("batches_per_epoch", loader, "floor(N x G / generation_batch) x iterations x steps_per_generation",
           f"floor({prompts} x {generations} / {generation_batch}) x {iterations} x {spg}", "trl.grpo.loader", generations=generations)

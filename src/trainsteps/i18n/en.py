@@ -828,6 +828,8 @@ MESSAGES = {
     'trl.hint.old_packing': 'give --num-examples with the Num examples of a run, or plan a release from 0.15',
     'trl.error.refused': 'TRL\'s {trainer}Config refuses these settings: "{reason}"',
     'trl.hint.refused': 'change the settings as TRL asks (generation_batch_size = per_device_train_batch_size x processes x steps_per_generation, a multiple of num_generations)',
+    'trl.error.grpo_no_batch': '{prompts:,} prompts make no full generation batch: {trainer}\'s RepeatSampler takes whole chunks of {chunk} prompts (generation_batch_size {batch} / num_generations {generations}), so the epoch has no batch',
+    'trl.hint.grpo_no_batch': 'give more prompts, or a smaller per_device_train_batch_size, steps_per_generation or number of processes',
     'trl.error.dataset_not_local': 'dataset_name {name!r} is not a local file or folder, so its rows cannot be counted offline',
     'trl.hint.dataset_not_local': 'give --num-examples N (rows; for GRPO the number of prompts)',
     # --- configs: ms-swift (swift.) ---

@@ -824,6 +824,8 @@ MESSAGES = {
     'trl.hint.old_packing': '请用 --num-examples 给出某次运行的 Num examples，或按 0.15 及以后的版本规划',
     'trl.error.refused': 'TRL 的 {trainer}Config 拒绝这些设置：“{reason}”',
     'trl.hint.refused': '请按 TRL 的要求修改设置（generation_batch_size = per_device_train_batch_size × 进程数 × steps_per_generation，且为 num_generations 的倍数）',
+    'trl.error.grpo_no_batch': '{prompts:,} 个提示词凑不满一个生成批次：{trainer} 的 RepeatSampler 只取每块 {chunk} 个提示词的完整块（generation_batch_size {batch} / num_generations {generations}），因此这一轮没有任何批次',
+    'trl.hint.grpo_no_batch': '请提供更多提示词，或减小 per_device_train_batch_size、steps_per_generation 或进程数',
     'trl.error.dataset_not_local': 'dataset_name {name!r} 不是本地文件或目录，离线无法计数',
     'trl.hint.dataset_not_local': '请给出 --num-examples N（行数；GRPO 为提示数）',
     # --- configs: ms-swift (swift.) ---
