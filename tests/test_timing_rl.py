@@ -65,3 +65,32 @@ def test_a_verl_plan_fills_the_steps_rollouts_and_critic():
 def test_a_step_that_cannot_be_modelled_is_refused(changes):
     with pytest.raises(InputError):
         rl_step_time(_setup(**changes))
+
+
+def _verl_plan():
+    import trainsteps
+
+    return trainsteps.plan_rl("verl", {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5,
+                                       "actor_rollout_ref.actor.ppo_mini_batch_size": 64, "trainer.total_epochs": 15}, num_examples=7473)
+
+
+def test_a_measured_rl_run_is_steps_times_the_step_time_with_gpu_hours_and_cost():
+    from trainsteps.timing.rl import rl_run_time
+
+    plan = _verl_plan()
+    time = rl_run_time(plan, measured_step_seconds=Interval.exact(728.3), gpus=8, price_per_gpu_hour=2.0)
+    assert time.source == "measured" and time.wall_seconds == Interval.exact(plan.run.training_steps * 728.3)
+    assert time.gpu_hours.expected == pytest.approx(plan.run.training_steps * 728.3 * 8 / 3600)
+    assert time.cost.expected == pytest.approx(2 * time.gpu_hours.expected) and "parts" not in time.to_dict()
+
+
+def test_a_modelled_rl_run_carries_its_parts_and_needs_a_rate_or_a_model():
+    from trainsteps.timing.rl import rl_run_time
+
+    plan = _verl_plan()
+    setup = setup_from_plan(plan, QWEN3_8B, find_gpu("h100"), 8, prompt_tokens=155, response_tokens=Interval.exact(1000))
+    time = rl_run_time(plan, setup=setup)
+    assert time.source == "model" and set(time.to_dict()["parts"]) >= {"generation", "actor_update"}
+    assert time.wall_seconds.expected == pytest.approx(plan.run.training_steps * time.step_seconds.expected)
+    with pytest.raises(InputError):
+        rl_run_time(plan)

@@ -1299,6 +1299,8 @@ MESSAGES = {
     'rl.hint.settings_type': 'pass a dict such as {{"data.train_batch_size": 256}}',
     'rl.error.rollout_tp': '{gpus} GPUs do not split into rollout engines of tensor-parallel size {tp}',
     'rl.hint.rollout_tp': 'give a rollout tensor-parallel size that divides the GPUs',
+    'rl.error.time_input': 'the time of an RL run needs a measured step time or the model, GPU and lengths to model one',
+    'rl.hint.time_input': 'give --step-time SECONDS, or --params/--model-config with --gpu and the response length',
     'time.error.gpu_bandwidth': 'no memory bandwidth is known for {gpu}, so its decode time cannot be modelled',
     'time.hint.gpu_bandwidth': 'pick one of: {known}; or give a measured --step-time',
     'rl.error.data_missing': 'the prompt file {path} does not exist here',

@@ -1294,6 +1294,8 @@ MESSAGES = {
     'rl.hint.settings_type': '请传入字典，例如 {{"data.train_batch_size": 256}}',
     'rl.error.rollout_tp': '{gpus} 块 GPU 无法分成张量并行大小为 {tp} 的 rollout 引擎',
     'rl.hint.rollout_tp': '请给出能整除 GPU 数的 rollout 张量并行大小',
+    'rl.error.time_input': '估算 RL 训练时间需要实测的单步时间，或用于建模的模型、GPU 和长度',
+    'rl.hint.time_input': '请给出 --step-time 秒数，或 --params/--model-config 加 --gpu 和回复长度',
     'time.error.gpu_bandwidth': '不知道 {gpu} 的显存带宽，无法建模其解码时间',
     'time.hint.gpu_bandwidth': '请从以下型号中选择：{known}；或给出实测的 --step-time',
     'rl.error.data_missing': '本机上不存在提示词文件 {path}',

@@ -244,3 +244,53 @@ def setup_from_plan(plan, shape: ModelShape, gpu: Gpu, gpus: int, *, prompt_toke
     options.setdefault("response_cap", cap)
     return RLStepSetup(shape=shape, gpu=gpu, gpus=gpus, prompts_per_step=run.prompts_per_step, samples_per_prompt=n,
                        prompt_tokens=prompt_tokens, response_tokens=response_tokens, ppo_epochs=int(epochs), **options)
+
+
+@dataclass(slots=True)
+class RLRunTime:
+    """Time of a whole RL run: training steps x the time of one step (measured, or modelled by part)."""
+
+    source: str
+    """`measured` (a step time the user gave or a log showed) or `model` (rl_step_time)."""
+    training_steps: int
+    """Training (rollout) steps of the plan: the steps whose time is counted."""
+    step_seconds: Interval
+    """Seconds per training step."""
+    wall_seconds: Interval
+    """training_steps x step_seconds."""
+    gpu_hours: Interval | None = None
+    """wall hours x GPUs, when the GPUs are known."""
+    cost: Interval | None = None
+    """gpu_hours x price per GPU-hour, when a price is given."""
+    step: RLStepTime | None = None
+    """The modelled step by part (None for a measured step time)."""
+
+    def to_dict(self) -> dict:
+        out = {"source": self.source, "training_steps": self.training_steps, "step_seconds": self.step_seconds.to_dict(),
+               "wall_seconds": self.wall_seconds.to_dict()}
+        if self.gpu_hours is not None:
+            out["gpu_hours"] = self.gpu_hours.to_dict()
+        if self.cost is not None:
+            out["cost"] = self.cost.to_dict()
+        if self.step is not None:
+            out.update(self.step.to_dict())
+        return out
+
+
+def rl_run_time(plan, *, measured_step_seconds: Interval | None = None, setup: RLStepSetup | None = None, gpus: int | None = None,
+                price_per_gpu_hour: float | None = None) -> RLRunTime:
+    """The Time section of an RL plan (frameworks.rl.RLPlan): a measured step time wins (wall = steps x step time,
+    exactly), else the modelled step of `setup`. One of the two is required."""
+    steps = plan.run.training_steps
+    modelled = None
+    if measured_step_seconds is not None:
+        source, step_seconds = "measured", measured_step_seconds
+    elif setup is not None:
+        modelled = rl_step_time(setup)
+        source, step_seconds, gpus = "model", modelled.step, gpus or setup.gpus
+    else:
+        raise InputError("rl.error.time_input", "rl.hint.time_input")
+    wall = run_seconds(steps, step_seconds)
+    gpu_hours = wall.scaled(gpus / 3600) if gpus else None
+    cost = gpu_hours.scaled(price_per_gpu_hour) if gpu_hours is not None and price_per_gpu_hour is not None else None
+    return RLRunTime(source, steps, step_seconds, wall, gpu_hours, cost, modelled)
