@@ -91,7 +91,7 @@ def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, 
     >>> p.run.training_steps, p.run.optimizer_steps, p.run.scheduler_steps
     (435, 1740, 435)
     """
-    from trainsteps.configs.rl import plan_from_settings
+    from trainsteps.planners.rl import plan_from_settings
 
     return plan_from_settings(framework, settings or {}, num_examples=num_examples, version=version, gpus=gpus)
 

@@ -33,14 +33,7 @@ def captured():
 
 
 def emit(fmt: str, data: dict, human: str) -> None:
-    context = click.get_current_context(silent=True)
-    if context is not None and context.meta.get("trainsteps.time"):  # plan/solve with a rate or a model: add the time
-        from trainsteps.cli.timing import attach_time
-
-        data, human = attach_time(context, data, human)
-    origin = context.meta.get("trainsteps.num_examples_from") if context else None
-    if origin:  # `plan --data`: num_examples was counted, not typed
-        data = {**data, "num_examples_from": origin}
+    """Print an answer (or keep it, under `captured()`): it is complete when it gets here."""
     box = _CAPTURE.get()
     if box is not None:
         box.append((data, human))

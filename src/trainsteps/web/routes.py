@@ -122,10 +122,10 @@ def _setting_text(value) -> str:
 
 def meta() -> dict:
     """What the page suggests: every transformers release modelled (newest first) and the scheduler names."""
-    from trainsteps.cli.plan_rl import RL_FRAMEWORKS
     from trainsteps.frameworks.hf.log_lines import all_releases
     from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
     from trainsteps.frameworks.hf.releases import NEWEST
+    from trainsteps.planners import RL_FRAMEWORKS
     from trainsteps.timing.gpus import GPUS
     return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
             "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},

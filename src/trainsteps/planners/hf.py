@@ -1,0 +1,115 @@
+"""The Hugging Face Trainer planned from flags (`trainsteps plan --num-examples ...`), and its release families side
+by side (`--compare-versions`)."""
+
+from __future__ import annotations
+
+from trainsteps.errors import InputError
+from trainsteps.planners import Answer
+
+SPEC_SETTINGS = ("num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "tensor_parallel_size",
+                 "context_parallel_size", "sequence_parallel_size", "max_steps", "dataloader_drop_last", "split_batches",
+                 "streaming", "dataset_tokens", "resume_from_step", "warmup_ratio", "warmup_steps", "logging_strategy",
+                 "logging_steps", "logging_first_step", "eval_strategy", "eval_steps", "eval_delay", "save_strategy",
+                 "save_steps", "metric_for_best_model", "greater_is_better", "improving_evals", "trainable_parameters",
+                 "seq_length")
+"""Settings that are RunSpec fields under the same name."""
+
+
+def plan_flags(request, counted) -> Answer:
+    """`plan --num-examples N ...`: one release, or every release family with `--compare-versions`."""
+    settings, notes = with_unsloth_defaults(request)
+    if counted is not None and counted.num_examples is not None:
+        settings["num_examples"] = counted.num_examples
+    spec = spec_from_settings(settings)
+    if request.gave("compare_versions"):
+        from trainsteps.compare import compare_families, render_comparison
+
+        rows = compare_families(spec)
+        return Answer({"comparison": [row.to_dict(request.lang) for row in rows]}, render_comparison(rows, request.lang),
+                      notes=_notes(counted, notes))
+    from trainsteps.frameworks.hf import plan
+    from trainsteps.report import render_schedule
+
+    schedule = plan(spec)
+    attach_known_tokens(schedule, spec, counted, request.lang)
+    human = answer_first(schedule, request.lang, render_schedule(schedule, request.lang, request.explain), counted)
+    return Answer(with_tokens_note(schedule.to_dict(request.lang), counted), human, notes=_notes(counted, notes))
+
+
+def _notes(counted, notes: list) -> list:
+    return ([counted.note] if counted is not None and counted.note else []) + notes
+
+
+def with_unsloth_defaults(request) -> tuple[dict, list]:
+    """The settings with Unsloth's rewritten defaults for those not given (`--unsloth RELEASE`), and a note per change."""
+    settings = dict(request.settings)
+    release = settings.get("unsloth_release")
+    if not release:
+        return settings, []
+    from trainsteps.frameworks import unsloth
+    from trainsteps.i18n import message
+
+    if not unsloth.known(release):
+        raise InputError("unsloth.error.release", "unsloth.hint.release", release=release, oldest=unsloth.NEWEST)
+    from trainsteps.frameworks.hf.releases import major_of
+
+    notes = []
+    for name, value, plain in unsloth.rewritten_defaults(release, set(request.given), major_of(settings.get("transformers_version"))):
+        if name in settings:
+            settings[name] = value
+            notes.append(message("unsloth.note.default", request.lang, release=release, key=name, value=value,
+                                 framework="transformers", plain=plain))
+    return settings, notes
+
+
+def spec_from_settings(settings: dict):
+    """A RunSpec from the plan settings (the world size from `--world-size` or `--gpus` x `--nodes`)."""
+    from trainsteps.spec import RunSpec
+    from trainsteps.world import world_size
+
+    world = world_size(settings.get("world_size"), settings.get("gpus"), settings.get("nodes"))
+    epochs = settings.get("num_train_epochs")
+    if settings.get("streaming") and (settings.get("max_steps") or -1) > 0 and settings.get("num_examples") is None \
+            and settings.get("dataset_tokens") is None:
+        raise InputError("stream.error.no_size", "stream.hint.no_size")
+    fields = {name: settings[name] for name in SPEC_SETTINGS if name in settings}
+    return RunSpec(
+        world_size=1 if world is None else world,
+        num_train_epochs=3.0 if epochs is None else epochs,
+        even_batches=not settings.get("no_even_batches"),
+        dispatch_batches=False if settings.get("no_dispatch_batches") else None,
+        transformers=settings.get("transformers_version"),
+        **fields,
+    )
+
+
+def attach_known_tokens(schedule, spec, counted, lang: str) -> None:
+    """Tokens per step / epoch / run whenever the data's tokens are known: counted with `--data` (and a tokenizer),
+    or every row `--seq-length` tokens (packed rows, `--dataset-tokens` streams)."""
+    profile = counted.token_profile if counted is not None else None
+    if profile is None and not spec.seq_length:
+        return  # tokens unknown: the token module is not loaded
+    from trainsteps import tokens
+
+    if profile is None:
+        rows = spec.num_examples or (spec.dataset_tokens // spec.seq_length if spec.dataset_tokens else None)
+        if rows:
+            profile = tokens.fixed(rows, spec.seq_length)
+    if profile is not None and schedule.run.samples_seen is not None:
+        tokens.attach(schedule, profile, lang)
+
+
+def with_tokens_note(data: dict, counted) -> dict:
+    note = counted.tokens_unknown if counted is not None else None
+    return {**data, "tokens_unknown": note} if note else data
+
+
+def answer_first(schedule, lang: str, body: str, counted, wrapper: str | None = None, extra: str | None = None) -> str:
+    """The one-line answer, then the report (and, when tokens could not be counted, why)."""
+    from trainsteps.answer import plan_line
+
+    head = plan_line(schedule, lang, packed=bool(counted is not None and counted.packed), wrapper=wrapper)
+    if extra:
+        head += " · " + extra
+    note = counted.tokens_unknown if counted is not None else None
+    return head + ("\n" + note if note else "") + "\n\n" + body
