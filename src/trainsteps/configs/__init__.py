@@ -124,6 +124,8 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
         settings.force(key, value, (flag_names or {}).get(key) or "--" + key.replace("_", "-"))
     unsloth_notes = _unsloth(main, framework, settings, unsloth)
     version = framework_version or reader.NEWEST_VERSION
+    if main is not None and hasattr(reader, "pin_transformers"):  # the one place a wrapper's default release is decided
+        reader.pin_transformers(settings, version)
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
         with blamed_on(settings):

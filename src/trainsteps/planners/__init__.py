@@ -33,13 +33,19 @@ TRAINER = frozenset({
 """The Hugging Face Trainer's settings (TrainingArguments and the loader around it)."""
 DATA = frozenset({"data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "dataset_split",
                   "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "threads", "no_cache",
-                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially",
                   "engine_tokenizer", "max_line_bytes"})
 """`--data PATH` and how to read and tokenize it (the options `trainsteps count` has)."""
+DATA_ROWS = frozenset({"data_paths", "dataset_name", "dataset_split", "max_line_bytes", "no_cache"})
+"""`--data PATH` counted for its rows only (a planner that has no use for tokens)."""
 NEOX_MEGATRON = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "seq_length", "train_iters", "eval_interval",
                            "eval_iters", "data_split", "data_prefix", "data_weight", "train_tokens", "save_interval",
                            "micro_batch_size"})
 RL_COMMON = frozenset({"num_examples", "rl_overrides"})
+FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "dtype", "mfu", "training", "eval_examples", "tokens_per_second"})
+"""Time settings that need the tokens of a step: the FLOPs model and a token rate."""
+MEASURED_TIME = TIME - FLOPS_TIME - {"samples_per_second"}
+"""Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost): an RL step
+is generation, scoring and update, which the FLOPs model of an update does not cover."""
 
 
 @record(frozen=True)
@@ -71,10 +77,10 @@ def _planners() -> dict[str, Planner]:
     return {p.name: p for p in (
         Planner("hf", hf_base | TIME | {"compare_versions"}, "trainsteps.planners.hf:plan_flags"),
         Planner("config", hf_base | TIME | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs"),
-        Planner("neox", OUTPUT | WORLD | TIME | NEOX_MEGATRON | {"train_batch_size", "gradient_accumulation_steps", "train_epochs",
+        Planner("neox", OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {"train_batch_size", "gradient_accumulation_steps", "train_epochs",
                                                                  "seed", "warmup", "neox_version"},
                 "trainsteps.planners.pretrain:plan_neox"),
-        Planner("megatron", OUTPUT | WORLD | TIME | NEOX_MEGATRON | {
+        Planner("megatron", OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {
             "global_batch_size", "context_parallel_size", "expert_parallel_size", "train_samples", "rampup_batch_size",
             "decrease_batch_size_if_needed", "eval_global_batch_size", "lr_warmup_iters", "megatron_code",
             "step_batch_size_schedule", "megatron_version"}, "trainsteps.planners.pretrain:plan_megatron"),
@@ -82,18 +88,18 @@ def _planners() -> dict[str, Planner]:
                                                "micro_batch_size", "per_device_train_batch_size", "gradient_accumulation_steps",
                                                "deepspeed_config"},
                 "trainsteps.planners.pretrain:plan_deepspeed"),
-        Planner("lightning", OUTPUT | WORLD | TIME | DATA | {"num_examples", "per_device_train_batch_size", "gradient_accumulation_steps",
+        Planner("lightning", OUTPUT | WORLD | (TIME - FLOPS_TIME - {"eval_time", "save_time"}) | DATA_ROWS | {"num_examples", "per_device_train_batch_size", "gradient_accumulation_steps",
                                                       "max_epochs", "num_train_epochs", "max_steps", "limit_train_batches",
                                                       "dataloader_drop_last"},
                 "trainsteps.planners.pretrain:plan_lightning"),
-        Planner("verl", OUTPUT | WORLD | TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths", "tokenizer_path",
+        Planner("verl", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths", "tokenizer_path",
                                                              "chat_template_path"},
                 "trainsteps.planners.rl:plan_verl"),
-        Planner("openrlhf", OUTPUT | WORLD | TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths"},
+        Planner("openrlhf", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths"},
                 "trainsteps.planners.rl:plan_openrlhf"),
-        Planner("easyr1", OUTPUT | WORLD | TIME | RL_COMMON | {"configs", "launch", "data_paths"},
+        Planner("easyr1", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "data_paths"},
                 "trainsteps.planners.rl:plan_easyr1"),
-        Planner("trl-ppo", OUTPUT | WORLD | TIME | RL_COMMON | {"configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps",
+        Planner("trl-ppo", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {"configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps",
                                                                 "num_train_epochs", "logging_steps", "save_steps", "warmup_ratio"},
                 "trainsteps.planners.rl:plan_trl_ppo"),
     )}
@@ -140,8 +146,7 @@ def refuse_unused(planner: Planner, request) -> None:
         frameworks = sorted({"hf" if user == "config" else user for user in users})
         raise InputError("cli.error.option_framework", "cli.hint.option_framework", option=option,
                          frameworks=", ".join(frameworks) or "-", framework=_framework_of(planner))
-    if TIME <= planner.accepts:
-        refuse_time_refiners(request.given, request.settings)
+    refuse_time_refiners(request.given, request.settings)
     if planner.name == "hf" and request.gave("compare_versions"):
         for name in sorted(request.given & (TIME | {"unsloth_release"})):
             raise InputError("cli.error.option_with_compare", "cli.hint.option_with_compare", option=option_name(name))
@@ -194,10 +199,11 @@ def dispatch(request) -> Answer:
     refuse_unused(planner, request)
     from trainsteps.planners.data import counted_data
 
-    counted = counted_data(request) if DATA <= planner.accepts else None  # RL planners read their prompt files themselves
+    # the Trainer's planners and Lightning count --data; the RL planners read their prompt files themselves
+    counted = counted_data(request) if DATA_ROWS <= planner.accepts and planner.name not in RL_FRAMEWORKS else None
     module, function = planner.run.split(":")
     answer = getattr(importlib.import_module(module), function)(request, counted)
-    if "time" not in answer.data and time_asked(request) and TIME <= planner.accepts:
+    if "time" not in answer.data and time_asked(request):
         from trainsteps.planners.time import attach_time
 
         answer = attach_time(answer, request, counted)
