@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import trainsteps
 from trainsteps.errors import InputError
-from trainsteps.solve import coverage, covers, layouts, solve
+from trainsteps.solver import coverage, covers, layouts, solve
 from trainsteps.spec import RunSpec
 
 RELEASES = ["4.44.2", "4.49.0", "4.52.4", "5.23.0"]

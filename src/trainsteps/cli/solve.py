@@ -44,7 +44,7 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
       trainsteps solve --streaming --num-examples 1047 --max-steps 40 --per-device-train-batch-size 10
       trainsteps solve --global-batch 128 --gpus 6
     """
-    from trainsteps import solve as engine
+    from trainsteps import solver as engine
     from trainsteps.solve_report import render_coverage, render_layouts, render_solution
 
     with user_errors(lang):
@@ -83,7 +83,7 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
 
 def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> None:
     """`--time-budget`: the max_steps that fit the wall time; with a target too, whether the target fits."""
-    from trainsteps import solve as engine
+    from trainsteps import solver as engine
     from trainsteps.timing.report import render_budget
     from trainsteps.timing.request import solve_budget
 

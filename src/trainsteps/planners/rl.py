@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners import RL_FRAMEWORKS, Answer
+from trainsteps.planners.table import RL_FRAMEWORKS, Answer
 
 
 def plan_verl(request, counted) -> Answer:
