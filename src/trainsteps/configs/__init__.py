@@ -166,7 +166,9 @@ def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, releas
     given = {key.removeprefix("trl.") for key in settings.values}
     if given & {"warmup_ratio", "warmup_steps"}:
         given.add("warmup")
-    major = int(str(settings.get("transformers") or "5").lstrip("v").split(".")[0] or 5)
+    from trainsteps.frameworks.hf.releases import major_of
+
+    major = major_of(settings.get("transformers"))
     for name, value, plain in unsloth.rewritten_defaults(release, given, major):
         settings.put(name, value, f"Unsloth {release} default")
         notes.append(("UNSLOTH_DEFAULT", "unsloth.note.default", {"release": release, "key": name, "value": value,
