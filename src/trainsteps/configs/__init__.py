@@ -12,7 +12,7 @@ import pathlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from trainsteps.configs.files import ConfigFile, read_config
+from trainsteps.configs.files import ConfigFile, find_local, read_config
 from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError, TrainstepsError
@@ -204,14 +204,13 @@ def _read_deepspeed_key(main: ConfigFile | None, files: list[ConfigFile], settin
     name = settings.get("deepspeed_file")
     if not name or not isinstance(name, str) or main is None:
         return
-    for base in (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent):
-        candidate = base / name
-        if candidate.is_file():
-            if not any(candidate.resolve() == f.path.resolve() for f in files):
-                cfg = read_config(candidate)
-                cfg.kind = "deepspeed"
-                files.append(cfg)  # read with the other auxiliary files
-            return
+    candidate = find_local(name, (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent))
+    if candidate is not None:
+        if not any(candidate.resolve() == f.path.resolve() for f in files):
+            cfg = read_config(candidate)
+            cfg.kind = "deepspeed"
+            files.append(cfg)  # read with the other auxiliary files
+        return
     settings.ignored.append(("deepspeed", settings.origin("deepspeed_file") + " (file not found)"))
 
 
