@@ -1185,6 +1185,7 @@ MESSAGES = {
     'time.note.per_gpu': 'rate per GPU: {value} x {gpus} GPUs = {total} in total',
     'time.note.total': 'rate of all GPUs together: {total} (write N/gpu for a per-GPU figure)',
     'time.note.rate_wins': 'a measured rate and a FLOPs model were both given: the measured rate ({rate}) is used; the model only gives the MFU',
+    'time.note.model_type_generic': '{source}: model_type "{model_type}" is not one trainsteps knows; read as a Llama-style decoder (hidden_size, layers, heads, intermediate_size): check the parameter count, or give --params',
     'time.note.mfu_low': 'this speed is an MFU of {mfu}, below the usual {low}-{high}: check data loading, padding, or small batches',
     'time.note.mfu_high': 'this speed is an MFU of {mfu}, above the usual {low}-{high}: check the GPU, the model and the tokens per step',
     'time.note.mfu_normal': 'this speed is an MFU of {mfu}, within the usual {low}-{high}',

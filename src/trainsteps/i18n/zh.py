@@ -1180,6 +1180,7 @@ MESSAGES = {
     'time.note.per_gpu': '每 GPU 速率：{value} x {gpus} 个 GPU = 总计 {total}',
     'time.note.total': '全部 GPU 合计速率：{total}（每 GPU 的数值请写成 N/gpu）',
     'time.note.rate_wins': '同时给出了实测速率和 FLOPs 模型：采用实测速率（{rate}）；模型只用于给出 MFU',
+    'time.note.model_type_generic': '{source}：trainsteps 不认识 model_type "{model_type}"，按 Llama 式解码器读取（hidden_size、层数、头数、intermediate_size）：请核对参数量，或用 --params 给出',
     'time.note.mfu_low': '这一速度对应 MFU {mfu}，低于常见的 {low}-{high}：请检查数据加载、填充或过小的批次',
     'time.note.mfu_high': '这一速度对应 MFU {mfu}，高于常见的 {low}-{high}：请检查 GPU、模型和每步 token 数',
     'time.note.mfu_normal': '这一速度对应 MFU {mfu}，在常见的 {low}-{high} 之内',

@@ -204,7 +204,7 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
                "params": f"{shape.matmul_params:.4g}"}),
              ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": request.get("dtype") or "bf16",
                                   "devices": devices, "source": gpu.source}),
-             mfu_note]
+             mfu_note, *shape.notes]
     rate = model_rate(shape_tokens.tokens, per_token, peak, devices, mfu,
                       f"{shape.source}, {devices} x {gpu.name} {request.get('dtype') or 'bf16'}, MFU {mfu.low:g}-{mfu.high:g}")
     return SimpleNamespace(rate=rate, shape=shape, gpu=gpu, peak=peak, mfu=mfu, per_token=per_token, notes=notes,
