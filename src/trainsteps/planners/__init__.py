@@ -17,10 +17,11 @@ from trainsteps.world import WORLD_NAMES
 OUTPUT = frozenset({"fmt", "lang", "explain"})
 """How to answer: every planner takes them."""
 TIME = frozenset({"step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
-                  "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
+                  "peak_tflops", "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
                   "price_per_gpu_hour", "currency"})
 """The time settings (`--step-time`, `--gpu`, ...): a planner whose answer has steps takes them all."""
-TIME_ASKS = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name")
+TIME_ASKS = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
+             "peak_tflops")
 """The time settings that ask for a time; the others only refine one."""
 WORLD = frozenset(WORLD_NAMES)
 TRAINER = frozenset({
@@ -165,7 +166,7 @@ def option_name(name: str) -> str:
 
 MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples")
 """Time settings that only the FLOPs model reads (`--gpu` with `--model` or `--params`)."""
-MODEL_ASKS = ("model_path", "params", "gpu_name")
+MODEL_ASKS = ("model_path", "params", "gpu_name", "peak_tflops")
 
 
 def refuse_time_refiners(given, settings: dict) -> None:

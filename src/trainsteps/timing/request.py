@@ -163,13 +163,13 @@ def _throughput(request: dict, name: str, per_step: float | None, unknown: str, 
 
 
 def _wants_model(request: dict) -> bool:
-    return any(request.get(k) for k in ("model_path", "params", "gpu_name"))
+    return any(request.get(k) for k in ("model_path", "params", "gpu_name", "peak_tflops"))
 
 
 def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict):
     """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU)."""
     from trainsteps.timing.flops import MFU_DEFAULTS, model_rate, parse_mfu, shape_from_params, train_flops_per_token
-    from trainsteps.timing.gpus import find_gpu
+    from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
 
     if request.get("mfu") is not None:
@@ -183,9 +183,11 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
     elif request.get("params"):
         shape = shape_from_params(_parse_count(request["params"]))
     gpu = find_gpu(request["gpu_name"]) if request.get("gpu_name") else None
+    if request.get("peak_tflops") is not None:
+        gpu = custom_gpu(request["peak_tflops"], request.get("dtype") or "bf16", gpu)
     if shape is None or gpu is None:
         raise InputError("time.error.model_incomplete", "time.hint.model_incomplete",
-                         missing="--gpu" if gpu is None else "--model or --params")
+                         missing="--gpu or --peak-tflops" if gpu is None else "--model or --params")
     if shape_tokens is None:
         raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
     training = request.get("training") or _training_from_config(data) or "full"
