@@ -101,13 +101,22 @@ def test_timing_from_a_notebook_bar_of_a_public_log(run_cli):
 
 # ---- the FLOPs model ----------------------------------------------------------------------------
 
-def test_the_flops_model_gives_an_interval_from_the_mfu_range(run_cli):
+def test_the_flops_model_gives_an_interval_from_the_fitted_mfu(run_cli):
     time = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100")["time"]
     assert time["source"] == "model"
-    assert time["mfu"] == {"low": 0.25, "expected": 0.35, "high": 0.45}
-    step = time["step_seconds"]
-    assert step["low"] < step["expected"] < step["high"]
-    assert step["high"] / step["low"] == pytest.approx(0.45 / 0.25, rel=1e-3)
+    mfu, step = time["mfu"], time["step_seconds"]
+    assert mfu["low"] < mfu["expected"] < mfu["high"]
+    assert step["high"] / step["low"] == pytest.approx(mfu["high"] / mfu["low"], rel=1e-3)
+    assert any("--stack" in note for note in time["notes"])  # the stack is unknown: the range covers every stack
+
+
+def test_saying_the_stack_narrows_the_mfu_and_megatron_runs_faster_than_the_trainer(run_cli):
+    unknown = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100")["time"]["mfu"]
+    megatron = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--stack", "megatron")["time"]["mfu"]
+    trainer = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--stack", "hf")["time"]["mfu"]
+    assert megatron["expected"] > trainer["expected"]
+    assert megatron["high"] / megatron["low"] < unknown["high"] / unknown["low"]
+    assert trainer["high"] / trainer["low"] < unknown["high"] / unknown["low"]
 
 
 def test_a_given_mfu_range_replaces_the_default(run_cli):
@@ -231,7 +240,12 @@ def test_megatron_plans_take_tokens_per_step_from_the_plan_and_evaluations_from_
                      "--model", QWEN, "--gpu", "h100")
     time = data["time"]
     assert time["gpus"] == 32
-    assert time["mfu"] == {"low": 0.35, "expected": 0.45, "high": 0.55}  # pretraining defaults
+    assert not any("--stack" in note for note in time["notes"])  # a Megatron plan says its stack
+    args = ["plan", "--framework", "megatron", "--micro-batch-size", "2", "--global-batch-size", "512", "--gpus", "8",
+            "--nodes", "4", "--train-iters", "1000", "--seq-length", "4096", "--tensor-parallel-size", "2",
+            "--train-tokens", "10000000000", "--eval-interval", "200", "--model", QWEN, "--gpu", "h100"]
+    assert time["mfu"] == plan_json(run_cli, *args, "--stack", "megatron")["time"]["mfu"]
+    assert time["mfu"] != plan_json(run_cli, *args, "--stack", "hf")["time"]["mfu"]
     tokens_per_step = 512 * 4096
     assert time["tokens_per_second"]["expected"] * time["step_seconds"]["expected"] == pytest.approx(tokens_per_step)
     evals = len(data["run"]["eval_steps"])
@@ -252,7 +266,8 @@ def test_a_lora_config_is_modelled_at_4n(run_cli):
     config = ROOT / "examples" / "llamafactory" / "sft_lora.yaml"  # finetuning_type: lora
     time = plan_json(run_cli, "plan", config, "--params", "8e9", "--gpu", "a100", "--seq-length", "1024")["time"]
     assert any("(lora:" in note for note in time["notes"])
-    assert time["mfu"] == {"low": 0.15, "expected": 0.25, "high": 0.4}
+    assert any("stack hf" in note for note in time["notes"])  # a Trainer-family config: the Trainer's stack
+    assert not any("--stack" in note for note in time["notes"])
 
 
 def test_counted_data_is_costed_with_its_padding_not_the_maximum_length(run_cli):

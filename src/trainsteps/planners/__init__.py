@@ -17,7 +17,7 @@ from trainsteps.world import WORLD_NAMES
 OUTPUT = frozenset({"fmt", "lang", "explain"})
 """How to answer: every planner takes them."""
 TIME = frozenset({"step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
-                  "peak_tflops", "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
+                  "peak_tflops", "stack", "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
                   "price_per_gpu_hour", "currency"})
 """The time settings (`--step-time`, `--gpu`, ...): a planner whose answer has steps takes them all."""
 TIME_ASKS = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
@@ -164,7 +164,7 @@ def option_name(name: str) -> str:
     return _OPTION_NAMES.get(name) or "--" + name.replace("_", "-")
 
 
-MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples")
+MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack")
 """Time settings that only the FLOPs model reads (`--gpu` with `--model` or `--params`)."""
 MODEL_ASKS = ("model_path", "params", "gpu_name", "peak_tflops")
 
