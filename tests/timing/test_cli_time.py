@@ -295,3 +295,20 @@ def test_the_answer_line_ends_with_the_expected_wall_time(run_cli):
     assert code == 0
     first = out.splitlines()[0]
     assert first.startswith("3,900 optimizer steps") and first.endswith(" · ~4 h 20 min")
+
+
+def test_counted_data_keeps_the_attention_term_at_the_padded_row_length(run_cli):
+    pytest.importorskip("tokenizers")
+    data_file = ROOT / "examples" / "llamafactory" / "data" / "demo_alpaca.json"
+    tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+    plan = plan_json(run_cli, "plan", "--data", data_file, "--tokenizer", tokenizer, "--per-device-train-batch-size", "4",
+                     "--model", QWEN, "--gpu", "h100", "--mfu", "0.4")
+    run = plan["run"]
+    row = run["padded_tokens_seen"] / run["samples_seen"]
+    note = next(n for n in plan["time"]["notes"] if "FLOPs per token" in n)
+    assert "with the attention term" in note
+    same = plan_json(run_cli, *PACKED_8_GPUS[:1], "--num-examples", "1000", "--per-device-train-batch-size", "4",
+                     "--seq-length", str(round(row)), "--model", QWEN, "--gpu", "h100", "--mfu", "0.4")
+    flops = float(note.split(" FLOPs")[0])
+    flops_seq = float(next(n for n in same["time"]["notes"] if "FLOPs per token" in n).split(" FLOPs")[0])
+    assert flops == pytest.approx(flops_seq, rel=2e-3)  # the same as --seq-length at the mean padded row

@@ -1196,6 +1196,7 @@ MESSAGES = {
     'time.assume.mfu_default': 'MFU {low}-{high} (expected {expected}) for {setup}, from published runs: {source}',
     'time.assume.mfu_given': 'MFU {low}-{high} (expected {expected}) as given',
     'time.assume.flops': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}, with the attention term)',
+    'time.assume.flops_no_length': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}; no attention term: the length a row attends is unknown, give --seq-length)',
     'time.assume.flops_no_attention': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}; no attention term: layers unknown, give --model for it)',
     'time.assume.gpu': '{devices} x {gpu}, {tflops} TFLOP/s dense {dtype} each ({source})',
     'time.assume.eval_flops': 'each evaluation: forward-only FLOPs over {tokens} tokens, at the same MFU',

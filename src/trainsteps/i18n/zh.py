@@ -1191,6 +1191,7 @@ MESSAGES = {
     'time.assume.mfu_default': '{setup} 的 MFU 取 {low}-{high}（期望 {expected}），来自公开的实测：{source}',
     'time.assume.mfu_given': 'MFU 取给定的 {low}-{high}（期望 {expected}）',
     'time.assume.flops': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数，含注意力项）',
+    'time.assume.flops_no_length': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数；没有注意力项：每行关注的长度未知，请给出 --seq-length）',
     'time.assume.flops_no_attention': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数；没有注意力项：层数未知，用 --model 可计入）',
     'time.assume.gpu': '{devices} x {gpu}，每块 {tflops} TFLOP/s 稠密 {dtype}（{source}）',
     'time.assume.eval_flops': '每次评估：{tokens} 个 token 的仅前向 FLOPs，MFU 相同',

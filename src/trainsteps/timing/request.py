@@ -73,13 +73,16 @@ def tokens_per_step(data: dict, request: dict, counted: dict | None) -> TokensPe
     steps = run.get("optimizer_steps") or 0
     rows = _samples_per_step(run)
     seq = request.get("seq_length") or inputs.get("seq_length")
+    samples = run.get("samples_seen") or 0
     if run.get("padded_tokens_seen") and steps:  # unpacked batches are computed at their longest row: padding costs too
         per_step = run["padded_tokens_seen"] / steps
-        return TokensPerStep(tokens=per_step, attended=seq or None,
+        # a row attends its padded length: the plan's mean padded row when no --seq-length says otherwise
+        return TokensPerStep(tokens=per_step, attended=seq or (run["padded_tokens_seen"] / samples if samples else None),
                              how=("time.tokens.plan_padded", {"tokens": f"{per_step:,.0f}",
                                                               "share": f"{run.get('padding_share') or 0:.1%}"}))
     if run.get("tokens_seen") and steps:
-        return TokensPerStep(tokens=run["tokens_seen"] / steps, attended=seq or None,
+        return TokensPerStep(tokens=run["tokens_seen"] / steps,
+                             attended=seq or (run["tokens_seen"] / samples if samples else None),
                              how=("time.tokens.plan", {"tokens": f"{run['tokens_seen'] / steps:,.0f}"}))
     if rows is None:
         return None
@@ -199,7 +202,9 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
         mfu_notes = [("time.assume.mfu_given", {"low": mfu.low, "expected": mfu.expected, "high": mfu.high})]
         peak = gpu.peak(dtype)
     per_token = train_flops_per_token(shape, shape_tokens.attended, training)
-    notes = [("time.assume.flops" if shape.layers else "time.assume.flops_no_attention",
+    kind = "time.assume.flops" if shape.layers and shape_tokens.attended else \
+        "time.assume.flops_no_length" if shape.layers else "time.assume.flops_no_attention"
+    notes = [(kind,
               {"training": training, "flops": f"{per_token.expected:.4g}", "source": shape.source,
                "params": f"{shape.matmul_params:.4g}"}),
              ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": dtype,
