@@ -146,3 +146,51 @@ def implied_mfu(step_seconds: Interval, tokens_per_step: float, flops_per_token:
     """The MFU a measured step time implies (a faster step is a higher MFU)."""
     work = tokens_per_step * flops_per_token / (peak_flops * devices)
     return Interval(work / step_seconds.high, work / step_seconds.expected, work / step_seconds.low)
+
+
+PREFERENCE_TRAINERS = {
+    # trainer: (policy rows trained per example, extra policy forward rows, reference forward rows) - TRL's passes
+    "dpo": (2, 0, 2),      # DPOTrainer: chosen + rejected through the policy; the reference scores both
+    "ipo": (2, 0, 2),      # DPOTrainer(loss_type="ipo"): the same passes
+    "kto": (1, 1, 2),      # KTOTrainer: the completion, plus a mismatched KL completion (policy no-grad + reference)
+    "orpo": (2, 0, 0),     # ORPOTrainer: odds ratio on the policy alone, no reference model
+    "simpo": (2, 0, 0),    # CPOTrainer(loss_type="simpo"): reference-free
+    "cpo": (2, 0, 0),      # CPOTrainer: reference-free
+    "reward": (2, 0, 0),   # RewardTrainer: chosen and rejected through the reward model, no reference
+}
+"""Passes per example of the preference trainers, in rows of the example's length (TRL's trainers; LLaMA-Factory's
+`stage: dpo/kto/rm` call them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreferenceCost:
+    """FLOPs of one preference example (a chosen/rejected pair, or one KTO completion)."""
+
+    train: Interval
+    """Every optimizer-step pass: policy forward + backward, and forwards that are not precomputed."""
+    prepare: float
+    """Reference forwards done once before training (`precompute_ref_log_probs`): a preparation cost, not per epoch."""
+    passes: str
+    """What was counted, e.g. `policy 2 rows x 6N, reference 2 rows x 2N`."""
+
+
+def preference_flops(shape: ModelShape, tokens_per_row: float, trainer: str, training: str = "full",
+                     precompute_reference: bool = False, attended: float | None = None) -> PreferenceCost:
+    """FLOPs of one example of a preference trainer: `tokens_per_row` is one completion's tokens with its prompt
+    (chosen and rejected are taken as equally long; give their mean). A LoRA policy's reference is the same model
+    with the adapters disabled: still a forward pass."""
+    if trainer not in PREFERENCE_TRAINERS:
+        raise InputError("time.error.training", "time.hint.training", value=trainer, known=", ".join(PREFERENCE_TRAINERS))
+    trained, policy_forward, reference = PREFERENCE_TRAINERS[trainer]
+    attended = attended or tokens_per_row
+    per_token = train_flops_per_token(shape, attended, training)
+    forward = eval_flops_per_token(shape, attended)
+    tokens = tokens_per_row
+    reference_each_step = 0 if precompute_reference else reference
+    extra = (policy_forward + reference_each_step) * tokens * forward
+    train = Interval(per_token.low * trained * tokens + extra, per_token.expected * trained * tokens + extra,
+                     per_token.high * trained * tokens + extra)
+    prepare = reference * tokens * forward if precompute_reference else 0.0
+    passes = f"policy {trained} rows trained" + (f" + {policy_forward} forward" if policy_forward else "") + \
+        (f", reference {reference} rows forward" + (" (precomputed once)" if precompute_reference else "") if reference else "")
+    return PreferenceCost(train, prepare, passes)
