@@ -17,7 +17,7 @@ $(BIN)/trainsteps: pyproject.toml
 	$(BIN)/pip install -q -e '.[test,data,ray]'
 	@touch $@
 
-.PHONY: setup plan test lint live bench golden
+.PHONY: setup plan test lint live bench golden site
 setup: $(BIN)/trainsteps
 
 plan: $(PLAN_VENV)/bin/trainsteps
@@ -33,3 +33,8 @@ bench: setup
 
 golden: setup
 	$(BIN)/python tools/golden.py
+
+# The calculator as static files (build/site/): the page, Pyodide from npm and the wheels it runs, all pinned.
+# Downloads are cached in ~/.cache/trainsteps/site; an unchanged checkout is not rebuilt.
+site:
+	$(PY) tools/build_site.py --out build/site

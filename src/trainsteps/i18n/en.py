@@ -1088,6 +1088,8 @@ MESSAGES = {
     'web.hint.launch': "paste the command (or the script's command lines); it is split like a shell would and never run",
     'web.error.text': '{name} must be one line of at most {limit} characters',
     'web.hint.text': 'shorten the value of {name}',
+    'web.error.needs_module': 'this needs the Python package {module}, which the page in your browser does not carry',
+    'web.hint.needs_module': "the command line answers it: pip install 'trainsteps[data]', then trainsteps with the same settings",
     'web.error.too_many_fields': 'the request has too many settings',
     'web.hint.too_many_fields': 'send each setting once',
     'web.error.scheduler': 'lr_scheduler_type {value!r} is not a transformers scheduler',

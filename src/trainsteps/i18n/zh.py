@@ -1083,6 +1083,8 @@ MESSAGES = {
     'web.hint.launch': '粘贴启动命令（或脚本中的命令行）；它只会像 shell 一样被拆分，不会运行',
     'web.error.text': '{name} 必须是一行，最多 {limit} 个字符',
     'web.hint.text': '请缩短 {name} 的值',
+    'web.error.needs_module': '这需要 Python 包 {module}，而浏览器中的页面没有附带它',
+    'web.hint.needs_module': "命令行可以回答：pip install 'trainsteps[data]'，然后用同样的设置运行 trainsteps",
     'web.error.too_many_fields': '请求中的设置过多',
     'web.hint.too_many_fields': '每个设置只发送一次',
     'web.error.scheduler': 'lr_scheduler_type {value!r} 不是 transformers 的调度器',
