@@ -49,10 +49,11 @@ def duration_option(text, option):
 
 
 def _devices(inputs: dict, request: dict) -> int:
+    """GPUs the run holds: the plan's world size, else the one the settings give."""
+    from trainsteps.world import world_or_one
+
     world = inputs.get("world_size") or inputs.get("global_num_gpus")
-    if not world and request.get("gpus_flag"):
-        world = request["gpus_flag"] * (request.get("nodes_flag") or 1)
-    return int(world or request.get("world_flag") or 1)
+    return int(world or world_or_one(request.get("world_flag"), request.get("gpus_flag"), request.get("nodes_flag")))
 
 
 def _samples_per_step(run: dict) -> float | None:
