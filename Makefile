@@ -17,7 +17,7 @@ $(BIN)/trainsteps: pyproject.toml
 	$(BIN)/pip install -q -e '.[test,data,ray]'
 	@touch $@
 
-.PHONY: setup plan test lint live bench
+.PHONY: setup plan test lint live bench golden
 setup: $(BIN)/trainsteps
 
 plan: $(PLAN_VENV)/bin/trainsteps
@@ -30,3 +30,6 @@ test: setup
 
 bench: setup
 	$(BIN)/python bench/bench_plan.py
+
+golden: setup
+	$(BIN)/python tools/golden.py

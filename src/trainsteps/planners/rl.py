@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners import RL_FRAMEWORKS, Answer
+from trainsteps.planners.table import RL_FRAMEWORKS, Answer
 
 
 def plan_verl(request, counted) -> Answer:
@@ -29,6 +29,10 @@ def _plan(request, framework: str) -> Answer:
     from trainsteps.report_rl import render_rl
 
     kw = request.settings
+    if request.gave("num_examples") and kw.get("data_paths"):  # one of the two would be ignored
+        raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
+    if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
+        raise InputError("rl.error.chat_template_alone", "rl.hint.chat_template_alone")
     config = RLConfig(framework=framework if request.framework in RL_FRAMEWORKS else None)
     for word in kw.get("rl_overrides") or ():
         read_launch_word(config, word)
