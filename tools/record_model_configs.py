@@ -1,6 +1,7 @@
 """Record the model configs the parameter-count tests read (tests/fixtures/timing/model_configs.json).
 
-Two kinds of entry, each with its source address and the count its publisher states:
+Three kinds of entry, each with its source address and the count its publisher states (`transcribed`: the sizes of a
+config.json typed from its address, not the whole file; kept as recorded):
 - `copied`: a checkpoint's config.json as MLC LLM ships it (python/mlc_llm/model/model_preset.py, a verbatim copy of
   the checkpoint's config.json); kept as recorded, never regenerated here.
 - `transformers`: the defaults of a transformers configuration class, which the class documents as the checkpoint
@@ -47,7 +48,7 @@ def transformers_entries() -> list[dict]:
 
 
 def main() -> None:
-    kept = [e for e in json.loads(OUT.read_text())["models"] if e["kind"] == "copied"] if OUT.exists() else []
+    kept = [e for e in json.loads(OUT.read_text())["models"] if e["kind"] != "transformers"] if OUT.exists() else []
     models = kept + transformers_entries()
     OUT.write_text(json.dumps({"about": __doc__.split("\n\n")[0] + " " + __doc__.split("\n\n")[1],
                                "models": models}, indent=1, ensure_ascii=False) + "\n")

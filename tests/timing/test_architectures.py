@@ -1,4 +1,5 @@
-"""Model configs read right: the parameter count computed from a real config.json equals its publisher's count.
+"""Model configs read right: the parameter count computed from a real config.json (copied, or its sizes transcribed)
+equals its publisher's count.
 
 The configs are recorded with their source (tests/fixtures/timing/model_configs.json, tools/record_model_configs.py);
 the published counts come with theirs. Totals must agree within 0.5%. Activated counts of MoE models are published

@@ -36,10 +36,30 @@ def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
     eval_seconds = duration_option(request.get("eval_time"), "--eval-time")
     if eval_seconds is None and model is not None and counts.eval_count:
         eval_seconds = _modelled_eval(data, request, counted, model, shape_tokens, notes)
-    return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=duration_option(request.get("save_time"), "--save-time"),
-                    prepare_seconds=duration_option(request.get("prepare_time"), "--prepare-time"), gpus=devices,
+    save_seconds = duration_option(request.get("save_time"), "--save-time")
+    prepare_seconds = duration_option(request.get("prepare_time"), "--prepare-time")
+    if model is not None:
+        save_seconds, prepare_seconds = _modelled_overheads(data, model, counts, save_seconds, prepare_seconds, notes)
+    return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=save_seconds,
+                    prepare_seconds=prepare_seconds, gpus=devices,
                     price_per_gpu_hour=request.get("price_per_gpu_hour"), currency=request.get("currency") or "USD",
                     notes=notes)
+
+
+def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list):
+    """Saves and the model load from the model's size (timing.overheads) where no measured time was given."""
+    from trainsteps.timing.overheads import checkpoint_bytes, load_seconds
+    from trainsteps.timing.overheads import save_seconds as modelled_save
+
+    if save_seconds is None and counts.save_count:
+        only_model = bool((data.get("inputs") or {}).get("save_only_model"))
+        save_seconds = modelled_save(model.shape, model.training, only_model)
+        notes.append(("time.assume.save_bytes_model_only" if only_model else "time.assume.save_bytes",
+                      {"gb": f"{checkpoint_bytes(model.shape, model.training, only_model) / 1e9:,.1f}"}))
+    if prepare_seconds is None and counts.start_step == 0:
+        prepare_seconds = load_seconds(model.shape)
+        notes.append(("time.assume.load", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+    return save_seconds, prepare_seconds
 
 
 def duration_option(text, option):
