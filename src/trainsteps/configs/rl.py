@@ -116,30 +116,30 @@ def train_files(config: RLConfig, key: str = "data.train_files") -> list[str]:
     return [os.path.expandvars(str(v)) for v in (value if isinstance(value, list) else [value])]
 
 
-def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
-    """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
-    from trainsteps.numbers import to_whole
+EASYR1_KEYS = {
+    "data.rollout_batch_size": ("rollout_batch_size", int),
+    "data.mini_rollout_batch_size": ("mini_rollout_batch_size", int),
+    "data.max_response_length": ("max_response_length", int),
+    "worker.rollout.n": ("rollout_n", int),
+    "worker.actor.global_batch_size": ("actor_global_batch_size", int),
+    "worker.actor.ppo_epochs": ("ppo_epochs", int),
+    "worker.actor.optim.lr_warmup_ratio": ("lr_warmup_ratio", float),
+    "worker.actor.optim.lr_warmup_steps": ("lr_warmup_steps", int),
+    "trainer.total_epochs": ("total_epochs", int),
+    "trainer.max_steps": ("max_steps", int),
+    "trainer.val_freq": ("val_freq", int),
+    "trainer.save_freq": ("save_freq", int),
+    "trainer.val_before_train": ("val_before_train", bool),
+    "algorithm.online_filtering": ("online_filtering", bool),
+    "algorithm.adv_estimator": ("adv_estimator", str),
+}
+OPENRLHF_TYPES = {"train_batch_size": int, "rollout_batch_size": int, "n_samples_per_prompt": int, "num_episodes": int,
+                  "max_epochs": int, "max_samples": int, "lr_warmup_ratio": float, "freezing_actor_steps": int, "save_steps": int,
+                  "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str,
+                  "vllm_generate_batch_size": int}
+"""EasyR1 keys -> EasyR1Spec field and type; OPENRLHF_TYPES: OpenRLHFSpec field -> type."""
 
-    if not isinstance(settings, dict):
-        raise InputError("rl.error.settings_type", "rl.hint.settings_type", framework=framework, kind=type(settings).__name__)
-    num_examples = to_whole(num_examples, "num_examples")
-    if gpus is not None and to_whole(gpus, "gpus") < 1:
-        raise InputError("rl.error.positive", "rl.hint.positive", key="gpus", value=gpus)
-    if version is not None and not isinstance(version, str):
-        raise InputError("rl.error.release", "rl.hint.release", framework=framework, version=repr(version)[:60], oldest="0.3.0")
-    config = RLConfig(framework=framework)
-    for key, value in settings.items():
-        config.values[key], config.origins[key] = value, "settings"
-    kw = {"num_examples": num_examples, "framework_version": version, "world_size": gpus}
-    if framework == "verl":
-        from trainsteps.frameworks import verl
-
-        spec = verl_spec(config, num_examples, version=version or verl.NEWEST, gpus=gpus)
-        try:
-            return verl.plan_verl(spec)
-        except ValueError as exc:
-            raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
-    from trainsteps.cli.plan_rl_others import plan_other
-
-    return plan_other(framework, config, kw)
-
+PPO_KEYS = {"per_device_train_batch_size": int, "gradient_accumulation_steps": int, "num_train_epochs": float,
+            "total_episodes": int, "num_mini_batches": int, "num_ppo_epochs": int, "response_length": int,
+            "logging_steps": float, "save_steps": float, "warmup_ratio": float}
+"""TRL PPOConfig keys that change a count, and their types."""
