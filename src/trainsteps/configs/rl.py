@@ -14,6 +14,7 @@ VERL_KEYS = {
     "data.gen_batch_size": ("gen_batch_size", int),
     "data.train_max_samples": ("train_max_samples", int),
     "data.filter_overlong_prompts": ("filter_overlong_prompts", bool),
+    "data.truncation": ("truncation", str),
     "data.max_prompt_length": ("max_prompt_length", int),
     "data.max_response_length": ("max_response_length", int),
     "actor_rollout_ref.rollout.n": ("rollout_n", int),
@@ -134,7 +135,8 @@ EASYR1_KEYS = {
 }
 OPENRLHF_TYPES = {"train_batch_size": int, "rollout_batch_size": int, "n_samples_per_prompt": int, "num_episodes": int,
                   "max_epochs": int, "max_samples": int, "lr_warmup_ratio": float, "freezing_actor_steps": int, "save_steps": int,
-                  "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str}
+                  "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str,
+                  "vllm_generate_batch_size": int}
 """EasyR1 keys -> EasyR1Spec field and type; OPENRLHF_TYPES: OpenRLHFSpec field -> type."""
 
 PPO_KEYS = {"per_device_train_batch_size": int, "gradient_accumulation_steps": int, "num_train_epochs": float,
