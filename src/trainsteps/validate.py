@@ -138,6 +138,13 @@ def validate_trainer_spec(spec: RunSpec) -> None:
         _PASSED[values] = None
 
 
+def check_limit(name: str, value: int | None) -> None:
+    """One setting against its upper bound (for callers that build no RunSpec, like `solve --time-budget`)."""
+    limit = _LIMITS.get(name)
+    if value is not None and limit is not None and value > limit:
+        raise InputError("input.too_large", "input.hint.too_large", name=name, value=value, limit=limit)
+
+
 def _check_settings(spec: RunSpec) -> None:
     if min(_POSITIVE_VALUES(spec)) < 1:  # whole numbers after check_fields; the loop names the first one below 1
         for name in _POSITIVE:
