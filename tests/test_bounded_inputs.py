@@ -247,3 +247,10 @@ def test_a_swift_launch_lines_json_dataset_is_data_not_a_config_file(run_cli, tm
 def test_extreme_or_malformed_settings_are_refused_in_one_line(run_cli, args, words):
     code, _, err = run_cli(*args, cwd=FIXTURES.parent.parent / "examples")
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_config_of_500000_keys_is_refused_before_it_is_composed(run_cli, tmp_path):
+    config = tmp_path / "keys.yaml"
+    config.write_text("per_device_train_batch_size: 2\n" + "".join(f"k{i}: {i}\n" for i in range(500_000)))
+    (code, _, err), cpu = _cpu_seconds(run_cli, "plan", config, "--num-examples", "100")
+    assert code == 2 and "more than 200,000 values" in err and cpu < 4
