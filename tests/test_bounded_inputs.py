@@ -254,3 +254,29 @@ def test_a_config_of_500000_keys_is_refused_before_it_is_composed(run_cli, tmp_p
     config.write_text("per_device_train_batch_size: 2\n" + "".join(f"k{i}: {i}\n" for i in range(500_000)))
     (code, _, err), cpu = _cpu_seconds(run_cli, "plan", config, "--num-examples", "100")
     assert code == 2 and "more than 200,000 values" in err and cpu < 4
+
+
+def test_long_step_lists_are_compact_and_exact_in_json_and_the_web_charts_read_them(run_cli):
+    import json
+
+    from trainsteps.schedule import expand_steps
+    from trainsteps.web.routes import answer_query
+
+    args = ["--num-examples", "1110336", "--per-device-train-batch-size", "4", "--gradient-accumulation-steps", "2",
+            "--num-train-epochs", "3", "--logging-steps", "10", "--save-steps", "7"]
+    code, out, _ = run_cli("plan", *args, "--format", "json")
+    run = json.loads(out)["run"]
+    assert len(out) < 100_000 and run["log_steps"] == {"count": 41637, "first": 10, "last": 416370, "period": [10]}
+    saves = expand_steps(run["save_steps"])
+    assert len(saves) == run["save_steps"]["count"] and saves[:3] == [7, 14, 21] and saves[-1] == run["optimizer_steps"]
+    assert run["epoch_end_steps"] == [138792, 277584, 416376]  # short lists stay arrays
+    status, data = answer_query("/api/plan", "num_examples=1110336&per_device_train_batch_size=4&gradient_accumulation_steps=2"
+                                             "&num_train_epochs=3&logging_steps=10")
+    assert status == 200 and data["web"]["charts"]["log_steps"][-1] == 416370
+
+
+def test_a_periodic_epoch_end_pattern_is_compacted_without_loss():
+    from trainsteps.schedule import compact_steps, expand_steps
+
+    ends = [(7 * j) // 3 for j in range(1, 30_000)]
+    assert compact_steps(ends)["period"] == [2, 3, 2] and expand_steps(compact_steps(ends)) == ends
