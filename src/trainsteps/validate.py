@@ -190,3 +190,5 @@ def _validate_stream_size(spec: RunSpec) -> None:
             raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=value)
     if spec.dataset_tokens is not None and spec.seq_length is None:
         raise InputError("stream.error.tokens_need_length", "stream.hint.tokens_need_length")
+    if spec.dataset_tokens is not None and spec.num_examples is not None:  # one size of a pass, or one would be ignored
+        raise InputError("stream.error.size_twice", "stream.hint.size_twice")

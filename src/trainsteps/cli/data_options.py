@@ -59,7 +59,8 @@ def plan_data_params() -> list[click.Parameter]:
     """The count options as `plan` takes them: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
 
     The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples
-    (`trainsteps.planners.data`). Three count options mean something else in `plan`: the DatasetDict split is
+    (`trainsteps.planners.data`). Axolotl's multipack options stay in `count` (plan's Trainer does not model that
+    sampler). Three count options mean something else in `plan`: the DatasetDict split is
     `--data-split` there (plan's `--split` is Megatron's train/valid/test split), Axolotl's micro batch is plan's
     per-device batch, and its ranks are plan's processes.
     """
@@ -71,5 +72,6 @@ def plan_data_params() -> list[click.Parameter]:
             click.option("--data-split", "dataset_split", default="train", show_default=True,
                          help="With --data: split of a DatasetDict saved with save_to_disk.")(
                 data_options(holder))))
-    shared = ("split", "micro_batch_size", "axolotl_world_size", "seq_length")
-    return [p for p in holder.params if p.name not in shared]
+    shared = ("split", "micro_batch_size", "axolotl_world_size")
+    axolotl_packing = ("sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially")  # plan refuses it
+    return [p for p in holder.params if p.name not in shared + axolotl_packing]

@@ -131,6 +131,8 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
     except ValueError:
         raise InputError("configs.error.framework_version", "configs.hint.framework_version", version=framework_version,
                          framework=framework) from None
+    if main is not None and hasattr(reader, "pin_transformers"):  # the one place a wrapper's default release is decided
+        reader.pin_transformers(settings, version)
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
         with blamed_on(settings):
@@ -171,7 +173,9 @@ def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, releas
     given = {key.removeprefix("trl.") for key in settings.values}
     if given & {"warmup_ratio", "warmup_steps"}:
         given.add("warmup")
-    major = int(str(settings.get("transformers") or "5").lstrip("v").split(".")[0] or 5)
+    from trainsteps.frameworks.hf.releases import major_of
+
+    major = major_of(settings.get("transformers"))
     for name, value, plain in unsloth.rewritten_defaults(release, given, major):
         settings.put(name, value, f"Unsloth {release} default")
         notes.append(("UNSLOTH_DEFAULT", "unsloth.note.default", {"release": release, "key": name, "value": value,

@@ -108,7 +108,7 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
     if path.suffix.lower() == ".py":
         from trainsteps.configs.script import read_script
 
-        return read_script(path, text)
+        return ConfigFile(path, *read_script(path, text))
     if path.suffix.lower() == ".json":
         data, lines = _parse_json(path, text)
     else:

@@ -297,7 +297,8 @@ def count_cached(options: CountOptions, no_cache: bool = False, extra_settings: 
     files, _ = sources.expand(options.paths, options.dataset, options.split)
     settings = {"format": options.data_format, "text_field": options.text_field, "template": options.template,
                 "dataset": options.dataset, "split": options.split, "special": options.add_special_tokens,
-                "eos": options.add_eos, **(extra_settings or {})}
+                "eos": options.add_eos, "max_line_bytes": options.max_line_bytes,  # a longer line is skipped: fewer rows
+                **(extra_settings or {})}
     try:
         cache_key = cache.key([s.path for s in files], options.tokenizer, settings)
     except OSError:

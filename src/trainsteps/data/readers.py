@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from trainsteps.data.rows import RowBatch
 from trainsteps.data.sources import Source
 from trainsteps.errors import InputError
 
@@ -42,24 +43,6 @@ class Problems:
     def to_dict(self) -> dict:
         return {"malformed": self.count, "blank_lines": self.blank_lines,
                 "first": [{"path": p, "line": n, "reason": r} for p, n, r in self.first]}
-
-
-@dataclass
-class RowBatch:
-    """Rows read from one file, with where they came from."""
-
-    rows: list
-    """The rows, as dicts."""
-    source: Source
-    """The file."""
-    first_line: int
-    """1-based line (JSONL/CSV/text) or row (JSON array, Parquet, Arrow) number of rows[0]."""
-    bytes_done: int
-    """Compressed bytes of this file read so far (for the progress bar)."""
-    lines: list | None = None
-    """Line number of each row when lines were skipped (JSONL)."""
-    unit: str = "line"
-    """What `first_line` counts: `line` (JSONL/CSV/text), `item` (JSON array) or `row` (Parquet, Arrow, .idx)."""
 
 
 def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS, max_line: int | None = None) -> Iterator[RowBatch]:

@@ -4,12 +4,13 @@ and its tokens; and `plan CONFIG --tokenizer T`, where the config's own data is 
 
 from __future__ import annotations
 
+import os
+
 from trainsteps.errors import InputError
 from trainsteps.record import record
 
 COUNT_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "no_special_tokens",
-              "add_eos", "cutoff_len", "packing_names", "num_proc", "threads", "no_cache", "sample_packing_bin_size",
-              "sample_packing_group_size", "sample_packing_sequentially", "engine_tokenizer", "max_line_bytes")
+              "add_eos", "cutoff_len", "packing_names", "num_proc", "threads", "no_cache", "engine_tokenizer", "max_line_bytes")
 
 
 @record
@@ -58,6 +59,8 @@ def _count(request) -> CountedData:
     settings, lang = request.settings, request.lang
     if settings.get("num_examples") is not None:
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
+    if request.gave("dataset_split") and not any(os.path.isdir(path) for path in settings["data_paths"]):
+        raise InputError("count.error.split_of_file", "count.hint.split_of_file", split=settings["dataset_split"])
     packing = settings.get("packing_names") or ()
     if len(packing) > 1:
         raise InputError("count.error.plan_one_packing", "count.hint.plan_one_packing")

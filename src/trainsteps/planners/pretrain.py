@@ -4,7 +4,7 @@ batch triple and Lightning's stepping batches (`trainsteps plan --framework neox
 from __future__ import annotations
 
 from trainsteps.errors import InputError
-from trainsteps.planners import Answer
+from trainsteps.planners.table import Answer
 
 
 def _settings_refused(plan):
@@ -96,6 +96,10 @@ def _plan_token_windows(framework: str, request) -> Answer:
     from trainsteps.report_pretrain import render_pretrain
 
     opts, lang, explain = request.settings, request.lang, request.explain
+    for name, option in (("data_split", "--split"), ("data_weight", "--data-weight")):
+        # NeoX's --train-tokens is the train split already; Megatron splits its --train-tokens corpus
+        if request.gave(name) and not opts.get("data_prefix") and (framework == "neox" or name == "data_weight"):
+            raise InputError("pt.error.split_without_data", "pt.hint.split_without_data", option=option)
     readers, weights = _dataset(opts)
     if framework == "neox":
         from trainsteps.frameworks.neox import NeoXSpec, plan_neox

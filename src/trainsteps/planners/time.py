@@ -4,7 +4,7 @@ a `time` object (`trainsteps.timing` does the arithmetic). Every planner whose a
 from __future__ import annotations
 
 from trainsteps.errors import InputError
-from trainsteps.planners import TIME, Answer
+from trainsteps.planners.table import TIME, Answer
 
 
 def time_request(request) -> dict:
@@ -24,18 +24,30 @@ def attach_time(answer: Answer, request, counted) -> Answer:
     from trainsteps.timing.request import estimate_for_plan
 
     asked = time_request(request)
-    view = data if answer.time_steps == "optimizer_steps" else _steps_view(data, answer.time_steps, asked)
+    view = data if answer.time_steps == "optimizer_steps" else _steps_view(data, answer.time_steps)
+    _refuse_times_of_no_events(request, view["run"])
     result = estimate_for_plan(view, asked, counted.report if counted is not None else None)
     lang = request.lang
     human = _answer_with_time(answer.human, result, lang) + "\n\n" + render_time(result, lang, request.explain)
     return Answer({**data, "time": result.to_dict(lang)}, human, notes=answer.notes, time_steps=answer.time_steps)
 
 
-def _steps_view(data: dict, steps: str, asked: dict) -> dict:
+def _refuse_times_of_no_events(request, run: dict) -> None:
+    """`--eval-time 60` on a plan that never evaluates would be ignored: refused instead."""
+    from trainsteps.i18n import message
+    from trainsteps.planners.table import option_name
+
+    for name, steps, event in (("eval_time", "eval_steps", "time.event.evaluation"),
+                               ("eval_examples", "eval_steps", "time.event.evaluation"),
+                               ("save_time", "save_steps", "time.event.save")):
+        if request.gave(name) and not run.get(steps):
+            raise InputError("time.error.no_events", "time.hint.no_events", option=option_name(name),
+                             event=message(event, request.lang))
+
+
+def _steps_view(data: dict, steps: str) -> dict:
     """An RL plan as the time model reads a plan: its step is a training step (generation, scoring, update), whose
-    time only a measurement gives today."""
-    if not any(asked.get(name) for name in ("step_time", "timing_from")):
-        raise InputError("time.error.rl_step_measured", "time.hint.rl_step_measured")
+    time a measurement gives (the FLOPs model covers only the update)."""
     run, inputs = data["run"], data.get("inputs") or {}
     gpus = inputs.get("world_size") or (inputs.get("n_gpus_per_node") or 0) * (inputs.get("nnodes") or 1) or None
     return {"framework": data.get("framework"), "inputs": {"world_size": gpus},

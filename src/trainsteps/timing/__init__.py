@@ -29,7 +29,8 @@ Beyond the core (import from the submodules):
   `.result() -> LogTiming` with
   `.rate`, `.per` (step/batch), `.last_step`, `.total`, `.elapsed_seconds`, `.framework_remaining_seconds`,
   `.paused_seconds`, `.resume_step`, `.samples`. `clock_seconds("4:15:03")`.
-- `timing.flops`: `shape_from_config(dict)`, `shape_from_params(n)`, `train_flops_per_token(shape, s, kind)`,
+- `timing.architectures`: `shape_from_config(dict)` (per-family rules, MoE active/total, sliding windows), `ModelShape`.
+- `timing.flops`: `shape_from_params(n)`, `train_flops_per_token(shape, s, kind)`,
   `eval_flops_per_token`, `MFU_DEFAULTS`, `parse_mfu("0.3-0.5")`, `model_rate(...)`, `implied_mfu(...)`.
 - `timing.gpus`: `GPUS`, `find_gpu(name)` (did-you-mean), `Gpu.peak(dtype)`.
 - `timing.model_files.read_model_shape(path)`: config.json or a model folder.
