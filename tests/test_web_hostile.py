@@ -89,3 +89,23 @@ def test_a_posted_config_cannot_read_a_file_outside_its_own_folder(tmp_path):
               "gradient_accumulation_steps: 1\nnum_epochs: 1\n")
     status, data = answer_post("/api/config", json.dumps({"files": [{"name": "ax.yml", "text": config}]}).encode())
     assert status == 400 and "run" not in data and "not a local file" in data["error"]
+
+
+def _lf_config(dataset_dir: str) -> str:
+    return (f"stage: sft\ndo_train: true\nmodel_name_or_path: m\ndataset: secret\ndataset_dir: {dataset_dir}\ntemplate: qwen\n"
+            "finetuning_type: lora\noutput_dir: o\nper_device_train_batch_size: 1\nnum_train_epochs: 1\n")
+
+
+def test_a_posted_llamafactory_config_cannot_point_its_dataset_dir_outside_its_folder(tmp_path):
+    (tmp_path / "dataset_info.json").write_text(json.dumps({"secret": {"file_name": "secret.json"}}))
+    (tmp_path / "secret.json").write_text(json.dumps([{"instruction": "a", "input": "", "output": "b"}] * 2))
+    status, data = answer_post("/api/config", json.dumps({"files": [{"name": "sft.yaml", "text": _lf_config(str(tmp_path))}]}).encode())
+    assert status == 400 and "run" not in data and "cannot find" in data["error"]
+
+
+def test_a_posted_swift_launch_line_cannot_count_a_server_file(tmp_path):
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text('{"messages": []}\n{"messages": []}\n')
+    launch = f"swift sft --model m --dataset {secret} --num_train_epochs 1"
+    status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {"launch": launch}}).encode())
+    assert status == 400 and "run" not in data

@@ -212,6 +212,9 @@ def without_tokens(data: dict) -> dict:
     """A count made without a tokenizer: rows are exact, every token figure is unknown (None), not 0."""
     out = {key: value for key, value in data.items() if key not in ("lengths", "histogram")}
     out.update(tokens=None, supervised_tokens=None)
+    rows_only = Derivation()  # the token steps summed zeros: they are not shown
+    rows_only.steps = [step for step in data["derivation"].steps if step.key not in ("count.tokens", "count.supervised_tokens")]
+    out["derivation"] = rows_only
     return out
 
 
