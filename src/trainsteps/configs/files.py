@@ -244,8 +244,8 @@ def _prescan(path: pathlib.Path, text: str) -> bool:
                     raise _too_deep(path)
             elif isinstance(event, ends):
                 depth -= 1
-            if values > MAX_NODES:
-                raise InputError("configs.error.too_many_values", "configs.hint.too_many_values", path=str(path), limit=MAX_NODES)
+            if values > MAX_NODES:  # no alias seen: the values are written out
+                raise InputError("configs.error.too_many_written", "configs.hint.too_many_written", path=str(path), limit=MAX_NODES)
     finally:
         parser.dispose()
     return False

@@ -1495,6 +1495,8 @@ MESSAGES = {
     'configs.hint.too_big': 'give the training config itself, not a data file',
     'configs.error.too_deep': '{path} is nested more than {limit} levels deep',
     'configs.hint.too_deep': 'no training config nests that deep; check that this is the file you meant',
+    'configs.error.too_many_written': '{path} holds more than {limit:,} values; a training config holds a few hundred',
+    'configs.hint.too_many_written': 'check that this is the config file you meant, not a data file',
     'configs.error.too_many_values': '{path} expands to more than {limit:,} values (YAML aliases repeat their target each time they are used)',
     'configs.hint.too_many_values': 'write the values out instead of nesting aliases',
     'configs.hint.yaml_tag': 'tags such as !!python/object are never loaded (they could run code); write plain values',

@@ -1490,6 +1490,8 @@ MESSAGES = {
     'configs.hint.too_big': '请给出训练配置文件本身，而不是数据文件',
     'configs.error.too_deep': '{path} 的嵌套超过 {limit} 层',
     'configs.hint.too_deep': '训练配置不会嵌套这么深；请确认文件是否正确',
+    'configs.error.too_many_written': '{path} 含有超过 {limit:,} 个值；训练配置通常只有几百个',
+    'configs.hint.too_many_written': '请确认这是你要的配置文件，而不是数据文件',
     'configs.error.too_many_values': '{path} 展开后超过 {limit:,} 个值（YAML 别名每次引用都会重复其目标）',
     'configs.hint.too_many_values': '请直接写出取值，不要嵌套使用别名',
     'configs.hint.yaml_tag': '!!python/object 等标签一律不加载（它们可能执行代码）；请写普通取值',
