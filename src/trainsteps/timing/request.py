@@ -461,9 +461,12 @@ def solve_budget(request: dict, opts: dict, world: int, step_limit: int | None):
     """`solve --time-budget 12h`: the max_steps that fit, fitted at the slow end of the rate."""
     from trainsteps.timing import RunCounts, parse_duration
     from trainsteps.timing.budget import fit_budget
+    from trainsteps.validate import check_limit
 
     budget = parse_duration(request["time_budget"], "--time-budget")
     micro, ga = opts.get("per_device_train_batch_size") or 1, opts.get("gradient_accumulation_steps") or 1
+    for name, value in (("per_device_train_batch_size", micro), ("gradient_accumulation_steps", ga), ("world_size", world)):
+        check_limit(name, value)  # the plan path's bounds: no plan is built here to check them
     request = {**request, "seq_length": request.get("seq_length") or opts.get("seq_length")}
     data = pseudo_plan(1, micro * ga * world, request["seq_length"], world, micro)
     shape_tokens = tokens_per_step(data, request, None)
