@@ -2,11 +2,14 @@
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from .conftest import TINY_TOKENIZER, alpaca_rows, text_rows, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args):
@@ -133,7 +136,8 @@ def test_unreadable_paths_are_one_clear_line_and_exit_2(tmp_path, monkeypatch, a
 
 def test_tokenizer_and_cutoff_are_asked_for_when_needed(tmp_path):
     path = write_jsonl(tmp_path / "t.jsonl", text_rows(3))
-    assert run("count", path)[0] == 2
+    assert run("count", path, "--cutoff-len", "512")[0] == 2  # without --cutoff-len, rows alone are counted
+    assert run("count", path, "--packing", "trl-bfd", "--cutoff-len", "512")[0] == 2
     code, _, err = run("count", path, "--tokenizer", TINY_TOKENIZER, "--packing", "trl-bfd")
     assert code == 2 and "--cutoff-len" in err
     code, _, err = run("count", path, "--tokenizer", tmp_path, "--lang", "zh")
@@ -295,3 +299,14 @@ def test_plan_data_json_says_where_num_examples_came_from(tmp_path):
     data = json.loads(out)
     assert code == 0 and data["num_examples_from"]["counted"] == "examples"
     assert data["num_examples_from"]["num_examples"] == 120 and data["banner"]["Num examples"] == "120"
+
+
+def test_a_cached_count_is_not_reused_under_another_line_cap(run_cli):
+    """--max-line-bytes skips longer lines, so a count under one cap says nothing of a count under another."""
+    data = str(ROOT / "examples" / "llamafactory" / "data" / "demo_chat.jsonl")
+    args = ("plan", "--data", data, "--tokenizer", TINY_TOKENIZER, "--format", "json")
+    _, first, _ = run_cli(*args)
+    _, capped, _ = run_cli(*args, "--max-line-bytes", "600")
+    _, fresh, _ = run_cli(*args, "--max-line-bytes", "600", "--no-cache")
+    assert json.loads(capped)["inputs"]["num_examples"] == json.loads(fresh)["inputs"]["num_examples"]
+    assert json.loads(capped)["inputs"]["num_examples"] < json.loads(first)["inputs"]["num_examples"]

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import click
 
-from trainsteps.cli.output import user_errors
-
 FORMAT_CHOICES = ("auto", "text", "alpaca", "sharegpt", "openai", "prompt_completion")
 TEMPLATE_CHOICES = ("chatml", "llama3", "plain", "tokenizer")
 
@@ -28,7 +26,7 @@ def data_options(func):
         click.option("--split", default="train", show_default=True, help="Split of a DatasetDict saved with save_to_disk."),
         click.option("--no-special-tokens", is_flag=True, help="Do not add the tokenizer's BOS/EOS to plain-text rows."),
         click.option("--add-eos", is_flag=True, help="Count one EOS token per example (LLaMA-Factory pt, TRL)."),
-        click.option("--cutoff-len", type=click.IntRange(min=1), help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
+        click.option("--cutoff-len", type=click.IntRange(min=1, max=10**9), help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
         click.option("--packing", "packing_names", multiple=True, metavar="NAME[@VERSION]",
                      help="Packed count under: llamafactory, llamafactory-pt, trl-bfd, trl-bfd_split, trl-wrapped, "
                      "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable in `count`; `plan` takes one."),
@@ -46,7 +44,8 @@ def data_options(func):
         click.option("--engine-tokenizer", type=click.Choice(["auto", "tokenizers", "fast-bpe"]), default="auto",
                      show_default=True, help="Token counter: fast-bpe (tiktoken, for byte-level BPE proven equal to "
                      "tokenizers on a check sample), tokenizers, or auto (fast-bpe where proven)."),
-        click.option("--max-line-bytes", type=click.IntRange(min=1), default=64 * 1024 * 1024, show_default=True,
+        # the default is data/readers.MAX_LINE_BYTES (not imported: plan's start-up); tokenizing a line costs ~40x its bytes
+        click.option("--max-line-bytes", type=click.IntRange(min=1, max=1 << 30), default=16 * 1024 * 1024, show_default=True,
                      help="Longest line read; a longer one is reported as malformed, with its position, and skipped."),
         click.option("--no-cache", is_flag=True, help="Count the files again instead of reusing a cached count of the same "
                      "files, tokenizer and settings ($XDG_CACHE_HOME/trainsteps)."),
@@ -56,19 +55,14 @@ def data_options(func):
     return func
 
 
-PLAN_DATA_KEYS = ("data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "split",
-                  "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "micro_batch_size", "threads", "no_cache",
-                  "sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially", "axolotl_world_size",
-                  "engine_tokenizer", "max_line_bytes")
+def plan_data_params() -> list[click.Parameter]:
+    """The count options as `plan` takes them: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
 
-
-def plan_data_options(command: click.Command) -> click.Command:
-    """Give `plan` the count options: `--data PATH` (repeatable) plus the tokenizer/packing options of `count`.
-
-    The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples.
-    Three count options mean something else in `plan`: the DatasetDict split is `--data-split` there (plan's
-    `--split` is Megatron's train/valid/test split), Axolotl's micro batch is plan's per-device batch, and its ranks
-    are plan's processes.
+    The counted examples, or with `--packing NAME` that framework's packed sequences, become --num-examples
+    (`trainsteps.planners.data`). Axolotl's multipack options stay in `count` (plan's Trainer does not model that
+    sampler). Three count options mean something else in `plan`: the DatasetDict split is
+    `--data-split` there (plan's `--split` is Megatron's train/valid/test split), Axolotl's micro batch is plan's
+    per-device batch, and its ranks are plan's processes.
     """
     def holder(**kwargs):
         return None
@@ -78,36 +72,6 @@ def plan_data_options(command: click.Command) -> click.Command:
             click.option("--data-split", "dataset_split", default="train", show_default=True,
                          help="With --data: split of a DatasetDict saved with save_to_disk.")(
                 data_options(holder))))
-    taken = {q.name for q in command.params}
-    added = [p for p in holder.params if p.name not in taken and p.name not in ("split", "micro_batch_size", "axolotl_world_size")]
-    command.params += added
-    added_names = {p.name for p in added}
-    callback = command.callback
-
-    def with_counted_data(**kwargs):
-        data = {key: kwargs.pop(key, None) for key in PLAN_DATA_KEYS if key in added_names}
-        data["split"] = kwargs.pop("dataset_split", "train")  # not `data_split`: that is Megatron's --split
-        data["micro_batch_size"] = kwargs.get("per_device_train_batch_size") or 1
-        data["axolotl_world_size"] = kwargs.get("world_size") or ((kwargs.get("gpus") or 1) * (kwargs.get("nodes") or 1))
-        context = click.get_current_context()
-        has_configs = bool(kwargs.get("configs") or kwargs.get("launch"))
-        if has_configs and not data["data_paths"]:
-            # `plan CONFIG --tokenizer T`: the config's own data is encoded with its framework's template
-            context.meta["trainsteps.config_data"] = {"tokenizer": data.get("tokenizer_path"), "no_cache": bool(data.get("no_cache")),
-                                                      "threads": data.get("threads")}
-        if not data["data_paths"] and data.get("packing_names") or (not data["data_paths"] and not has_configs
-                                                                     and data.get("tokenizer_path")):
-            with user_errors(kwargs.get("lang", "en")):  # these only mean something for the data being counted
-                from trainsteps.errors import InputError
-
-                raise InputError("count.error.data_options_alone", "count.hint.data_options_alone")
-        if data["data_paths"]:
-            with user_errors(kwargs.get("lang", "en")):
-                from trainsteps.cli.count import num_examples_from_data
-
-                kwargs["num_examples"] = num_examples_from_data(data, kwargs.get("num_examples"), kwargs.get("fmt", "human"),
-                                                                kwargs.get("lang", "en"))
-        return callback(**kwargs)
-
-    command.callback = with_counted_data
-    return command
+    shared = ("split", "micro_batch_size", "axolotl_world_size")
+    axolotl_packing = ("sample_packing_bin_size", "sample_packing_group_size", "sample_packing_sequentially")  # plan refuses it
+    return [p for p in holder.params if p.name not in shared + axolotl_packing]

@@ -33,14 +33,7 @@ def captured():
 
 
 def emit(fmt: str, data: dict, human: str) -> None:
-    context = click.get_current_context(silent=True)
-    if context is not None and context.meta.get("trainsteps.time"):  # plan/solve with a rate or a model: add the time
-        from trainsteps.cli.timing import attach_time
-
-        data, human = attach_time(context, data, human)
-    origin = context.meta.get("trainsteps.num_examples_from") if context else None
-    if origin:  # `plan --data`: num_examples was counted, not typed
-        data = {**data, "num_examples_from": origin}
+    """Print an answer (or keep it, under `captured()`): it is complete when it gets here."""
     box = _CAPTURE.get()
     if box is not None:
         box.append((data, human))
@@ -49,9 +42,10 @@ def emit(fmt: str, data: dict, human: str) -> None:
         import json
 
         try:
-            text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+            # default=str: a YAML value with no JSON form echoed from a file (`!!set`, a date, `!!binary`) is written as text
+            text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False, default=str)
         except ValueError:  # a NaN echoed from a file's unused key: strict JSON has no NaN, so it is written as text
-            text = json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False)
+            text = json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False, default=str)
         click.echo(text)
     else:
         click.echo(human)

@@ -12,11 +12,12 @@ import pathlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from trainsteps.configs.files import ConfigFile, read_config
+from trainsteps.configs.files import ConfigFile, find_local, read_config
 from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError, TrainstepsError
 from trainsteps.spec import RunSpec
+from trainsteps.versions import Version
 
 MAIN_KINDS = ("llamafactory", "axolotl", "trl", "swift", "hf_args")
 FRAMEWORK_OF = {"llamafactory": "llamafactory", "axolotl": "axolotl", "trl": "trl", "swift": "swift", "hf_args": "hf"}
@@ -124,6 +125,14 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
         settings.force(key, value, (flag_names or {}).get(key) or "--" + key.replace("_", "-"))
     unsloth_notes = _unsloth(main, framework, settings, unsloth)
     version = framework_version or reader.NEWEST_VERSION
+    try:
+        if framework_version is not None:
+            Version.parse(framework_version)
+    except ValueError:
+        raise InputError("configs.error.framework_version", "configs.hint.framework_version", version=framework_version,
+                         framework=framework) from None
+    if main is not None and hasattr(reader, "pin_transformers"):  # the one place a wrapper's default release is decided
+        reader.pin_transformers(settings, version)
     outcome = None
     if main is not None and ("num_examples" not in flags or framework in ("trl", "swift", "axolotl")):
         with blamed_on(settings):
@@ -164,7 +173,9 @@ def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, releas
     given = {key.removeprefix("trl.") for key in settings.values}
     if given & {"warmup_ratio", "warmup_steps"}:
         given.add("warmup")
-    major = int(str(settings.get("transformers") or "5").lstrip("v").split(".")[0] or 5)
+    from trainsteps.frameworks.hf.releases import major_of
+
+    major = major_of(settings.get("transformers"))
     for name, value, plain in unsloth.rewritten_defaults(release, given, major):
         settings.put(name, value, f"Unsloth {release} default")
         notes.append(("UNSLOTH_DEFAULT", "unsloth.note.default", {"release": release, "key": name, "value": value,
@@ -200,14 +211,13 @@ def _read_deepspeed_key(main: ConfigFile | None, files: list[ConfigFile], settin
     name = settings.get("deepspeed_file")
     if not name or not isinstance(name, str) or main is None:
         return
-    for base in (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent):
-        candidate = base / name
-        if candidate.is_file():
-            if not any(candidate.resolve() == f.path.resolve() for f in files):
-                cfg = read_config(candidate)
-                cfg.kind = "deepspeed"
-                files.append(cfg)  # read with the other auxiliary files
-            return
+    candidate = find_local(name, (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent))
+    if candidate is not None:
+        if not any(candidate.resolve() == f.path.resolve() for f in files):
+            cfg = read_config(candidate)
+            cfg.kind = "deepspeed"
+            files.append(cfg)  # read with the other auxiliary files
+        return
     settings.ignored.append(("deepspeed", settings.origin("deepspeed_file") + " (file not found)"))
 
 

@@ -41,14 +41,19 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
         settings.put("streaming", True, cfg.where("streaming"))
 
 
+def pin_transformers(settings: Settings, version: str) -> None:
+    """The transformers release modelled when none is named: the newest one LLaMA-Factory `version` installs (its
+    Requires-Dist ceiling). Read once per import, before any flag or count, so no other setting moves it."""
+    ceiling = lf.TRANSFORMERS_CEILING.at(version)
+    if ceiling and "transformers" not in settings:
+        settings.put("transformers", ceiling, f"default: newest transformers LLaMA-Factory {version} installs")
+
+
 def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
     d = Derivation()
     d.given("llamafactory", version, "llamafactory.version")
     notes: list[tuple[str, str, dict]] = []
     g = lambda key, default=None: settings.get(f"lf.{key}", default)  # noqa: E731
-    ceiling = lf.TRANSFORMERS_CEILING.at(version)
-    if ceiling and "transformers" not in settings:
-        settings.put("transformers", ceiling, f"default: newest transformers LLaMA-Factory {version} installs")
     if settings.text("lf.tokenized_path") and _has_tokenized(cfg, g("tokenized_path")):
         notes.append(("LF_TOKENIZED_PATH", "llamafactory.note.tokenized_path", {"path": g("tokenized_path")}))
     stage = settings.text("lf.stage", "sft")

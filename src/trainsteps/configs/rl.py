@@ -14,6 +14,7 @@ VERL_KEYS = {
     "data.gen_batch_size": ("gen_batch_size", int),
     "data.train_max_samples": ("train_max_samples", int),
     "data.filter_overlong_prompts": ("filter_overlong_prompts", bool),
+    "data.truncation": ("truncation", str),
     "data.max_prompt_length": ("max_prompt_length", int),
     "data.max_response_length": ("max_response_length", int),
     "actor_rollout_ref.rollout.n": ("rollout_n", int),
@@ -58,18 +59,31 @@ def typed(config: RLConfig, key: str, kind: type):
             return value
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
-    elif kind is int and isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
-        return int(value)
-    elif kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+    elif kind in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _number(value, kind, key, where)
     elif kind is str:
         return str(value)
-    raise InputError("rl.error.value", "rl.hint.value", key=key, value=repr(value), where=where, kind=kind.__name__)
+    shown = repr(value) if not isinstance(value, (str, list, dict)) or len(value) <= 60 else \
+        (repr(value[:60]) + "..." if isinstance(value, str) else "a " + type(value).__name__)
+    raise InputError("rl.error.value", "rl.hint.value", key=key, value=shown, where=where, kind=kind.__name__)
+
+
+def _number(value: int | float, kind: type, key: str, where: str) -> int | float:
+    """A numeric setting through the one checked conversion (NaN, infinity and fractions refused), within the cap."""
+    from trainsteps.frameworks.rl import MAX_SETTING, check_size
+    from trainsteps.numbers import to_kind
+
+    if isinstance(value, float) and kind is int and value.is_integer() and abs(value) <= MAX_SETTING:
+        return int(value)
+    number = to_kind(value, kind, key, f"{key} ({where})")
+    return check_size(number, key)
 
 
 def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered: int | None = None, gpus: int | None = None):
-    from trainsteps.frameworks.verl import VerlSpec
+    from trainsteps.frameworks.rl import check_release
+    from trainsteps.frameworks.verl import OLDEST, VerlSpec
 
+    check_release("verl", version, OLDEST)  # the caller looks up the release's defaults next
     fields = {}
     for key, (name, kind) in VERL_KEYS.items():
         value = typed(config, key, kind)
@@ -102,21 +116,30 @@ def train_files(config: RLConfig, key: str = "data.train_files") -> list[str]:
     return [os.path.expandvars(str(v)) for v in (value if isinstance(value, list) else [value])]
 
 
-def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
-    """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
-    config = RLConfig(framework=framework)
-    for key, value in settings.items():
-        config.values[key], config.origins[key] = value, "settings"
-    kw = {"num_examples": num_examples, "framework_version": version, "world_size": gpus}
-    if framework == "verl":
-        from trainsteps.frameworks import verl
+EASYR1_KEYS = {
+    "data.rollout_batch_size": ("rollout_batch_size", int),
+    "data.mini_rollout_batch_size": ("mini_rollout_batch_size", int),
+    "data.max_response_length": ("max_response_length", int),
+    "worker.rollout.n": ("rollout_n", int),
+    "worker.actor.global_batch_size": ("actor_global_batch_size", int),
+    "worker.actor.ppo_epochs": ("ppo_epochs", int),
+    "worker.actor.optim.lr_warmup_ratio": ("lr_warmup_ratio", float),
+    "worker.actor.optim.lr_warmup_steps": ("lr_warmup_steps", int),
+    "trainer.total_epochs": ("total_epochs", int),
+    "trainer.max_steps": ("max_steps", int),
+    "trainer.val_freq": ("val_freq", int),
+    "trainer.save_freq": ("save_freq", int),
+    "trainer.val_before_train": ("val_before_train", bool),
+    "algorithm.online_filtering": ("online_filtering", bool),
+    "algorithm.adv_estimator": ("adv_estimator", str),
+}
+OPENRLHF_TYPES = {"train_batch_size": int, "rollout_batch_size": int, "n_samples_per_prompt": int, "num_episodes": int,
+                  "max_epochs": int, "max_samples": int, "lr_warmup_ratio": float, "freezing_actor_steps": int, "save_steps": int,
+                  "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str,
+                  "vllm_generate_batch_size": int}
+"""EasyR1 keys -> EasyR1Spec field and type; OPENRLHF_TYPES: OpenRLHFSpec field -> type."""
 
-        spec = verl_spec(config, num_examples, version=version or verl.NEWEST, gpus=gpus)
-        try:
-            return verl.plan_verl(spec)
-        except ValueError as exc:
-            raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
-    from trainsteps.cli.plan_rl_others import plan_other
-
-    return plan_other(framework, config, kw)
-
+PPO_KEYS = {"per_device_train_batch_size": int, "gradient_accumulation_steps": int, "num_train_epochs": float,
+            "total_episodes": int, "num_mini_batches": int, "num_ppo_epochs": int, "response_length": int,
+            "logging_steps": float, "save_steps": float, "warmup_ratio": float}
+"""TRL PPOConfig keys that change a count, and their types."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
-from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.files import ConfigFile, find_local
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings, to_number
@@ -19,7 +19,10 @@ RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dat
              "completion_only_loss", "assistant_only_loss", "padding_free", "truncation_mode", "shuffle_dataset", "eos_token",
              "pad_to_multiple_of")
 KTO_KEYS = ("desirable_weight", "undesirable_weight")
-GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "beta", "use_vllm")
+GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "use_vllm")
+"""Keys only the online trainers (GRPO, RLOO) have; `beta` is not one: DPO, KTO, ORPO and CPO have it too."""
+PREFERENCE_TRAINERS = ("dpo", "kto", "orpo", "cpo")
+"""Offline preference trainers: one row per pair (KTO: per completion), no generation."""
 KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
          "lora_target_modules", "load_in_4bit", "load_in_8bit", "trust_remote_code", "dataset_config", "dataset_test_split",
          "completion_only_loss", "assistant_only_loss", "padding_free", "max_prompt_length", "max_completion_length", "temperature",
@@ -33,11 +36,13 @@ def looks_like_trl(data: dict) -> bool:
 
 def read(cfg: ConfigFile, settings: Settings) -> None:
     trainer = (cfg.script or {}).get("trainer")
-    if trainer in ("grpo", "kto"):  # a script's GRPOConfig(...) / KTOConfig(...) call says which trainer
+    if trainer in ("grpo", "kto", "rloo"):  # a script's GRPOConfig(...) / KTOConfig(...) / RLOOConfig(...) says which trainer
         settings.put(f"trl.{trainer}", True, f"{cfg.path.name}:{cfg.script['line']}")
+        if trainer == "rloo":
+            settings.put("trl.grpo", True, f"{cfg.path.name}:{cfg.script['line']}")  # RLOOTrainer samples as GRPOTrainer does
     for key in read_training_arguments(cfg, settings):
         settings.file_key(key, cfg.data[key], cfg.where(key), "trl", RULE_KEYS, KNOWN)
-        if key in GRPO_KEYS:
+        if key in GRPO_KEYS and trainer not in PREFERENCE_TRAINERS:
             settings.put("trl.grpo", True, cfg.where(key))
         if key in KTO_KEYS:
             settings.put("trl.kto", True, cfg.where(key))
@@ -85,18 +90,21 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     bs = settings.whole("per_device_train_batch_size", 8)
     ga = settings.whole("gradient_accumulation_steps", 1)
     world = settings.whole("world_size", 1)
-    generations = settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULT)
+    trainer = "rloo" if g("rloo") else "grpo"
+    generations = settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULTS[trainer])
     notes = [("TRL_GRPO_GENERATIONS", "trl.note.grpo", {"generations": generations})]
     if settings.get("unsloth.release"):
         bs = _unsloth_grpo_batch(settings, d, notes, bs, ga, world, generations)
-    spg = settings.whole("trl.steps_per_generation")
-    if spg is None and g("generation_batch_size"):
-        spg = settings.whole("trl.generation_batch_size") // (bs * world)
-    spg = spg or ga
+    try:
+        spg, _ = trl.generation_layout(trainer, bs, world, ga, settings.whole("trl.steps_per_generation"),
+                                       settings.whole("trl.generation_batch_size"), generations)
+    except trl.RefusedConfig as exc:
+        raise InputError("trl.error.refused", "trl.hint.refused", trainer=trainer.upper(), reason=str(exc)) from None
     iterations = settings.whole("trl.num_iterations", 1)
     generation_batch, loader = trl.grpo_steps_per_epoch(prompts, generations, bs, world, spg, iterations)
-    if generation_batch % generations:
-        raise InputError("trl.error.generation_batch", "trl.hint.generation_batch", batch=generation_batch, generations=generations)
+    if loader == 0:  # RepeatSampler keeps whole chunks of generation_batch / num_generations prompts: none here
+        raise InputError("trl.error.grpo_no_batch", "trl.hint.grpo_no_batch", prompts=prompts, chunk=generation_batch // generations,
+                         batch=generation_batch, generations=generations, trainer=trainer.upper())
     d.add("generation_batch_size", generation_batch, "bs x W x steps_per_generation", f"{bs} x {world} x {spg}", "trl.grpo.generation_batch")
     d.add("batches_per_epoch", loader, "floor(N x G / generation_batch) x iterations x steps_per_generation",
           f"floor({prompts} x {generations} / {generation_batch}) x {iterations} x {spg}", "trl.grpo.loader", generations=generations)
@@ -138,7 +146,7 @@ def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
 
 def _files(cfg: ConfigFile, settings: Settings) -> list[str]:
     name = settings.text("trl.dataset_name")
-    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    path = find_local(name, (pathlib.Path.cwd(), cfg.path.parent), directory_too=True)
     if path is None:
         return []
     return [str(p) for p in sorted(p for p in path.rglob("*") if p.is_file())] if path.is_dir() else [str(path)]
@@ -151,7 +159,7 @@ def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
     if settings.get("num_examples") is not None:
         return settings.whole("num_examples")
     name = settings.text("trl.dataset_name")
-    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    path = find_local(name, (pathlib.Path.cwd(), cfg.path.parent), directory_too=True)
     if path is None:
         raise InputError("trl.error.dataset_not_local", "trl.hint.dataset_not_local", name=name)
     files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]

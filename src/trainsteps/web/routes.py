@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from trainsteps.configs.files import confined
 from trainsteps.errors import TrainstepsError
 from trainsteps.web import api
 from trainsteps.web.charts import compare_chart, schedule_charts, time_figures
@@ -71,7 +72,8 @@ def _config(command: click.Command, body: dict, settings: dict, lang: str, folde
         argv += ["--deepspeed-config", str(paths[0])]
     else:
         argv = [str(p) for p in paths] + argv
-    status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
+    with confined(folder):  # data files a posted config names are read only from the posted files
+        status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
     return status, api.without_folder(answer, folder)
 
 
@@ -122,10 +124,10 @@ def _setting_text(value) -> str:
 
 def meta() -> dict:
     """What the page suggests: every transformers release modelled (newest first) and the scheduler names."""
-    from trainsteps.cli.plan_rl import RL_FRAMEWORKS
     from trainsteps.frameworks.hf.log_lines import all_releases
     from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
     from trainsteps.frameworks.hf.releases import NEWEST
+    from trainsteps.planners import RL_FRAMEWORKS
     from trainsteps.timing.gpus import GPUS
     return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
             "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},

@@ -240,3 +240,14 @@ def representative_releases() -> list[Version]:
         "4.57+": str(NEWEST),
     }
     return [Version.parse(v) for v in reps.values()]
+
+
+def major_of(version: str | Version | None) -> int:
+    """The major release number of the transformers release modelled (the newest known when None); an unparsable
+    release is refused as the plan refuses it."""
+    try:
+        return (NEWEST if version is None else as_version(version)).major
+    except ValueError as exc:
+        from trainsteps.errors import InputError
+
+        raise InputError("hf.error.version", "hf.hint.version", version=version, detail=str(exc)) from None

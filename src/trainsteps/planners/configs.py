@@ -1,76 +1,69 @@
-"""`trainsteps plan CONFIG...`: read the user's files, let flags they typed override them, plan, report."""
+"""`trainsteps plan CONFIG...`: read the user's files, let the settings they gave override them, plan, report."""
 
 from __future__ import annotations
 
-import click
-from click.core import ParameterSource
+from trainsteps.planners.hf import _RENAMED, answer_first, attach_known_tokens, spec_fields, with_tokens_note
+from trainsteps.planners.table import Answer, option_name
 
-from trainsteps.cli.output import emit
-
-# CLI option name -> RunSpec field, where they differ
-_RENAMED = {"transformers_version": "transformers"}
+_NOT_SPEC = frozenset({"configs", "launch", "framework_version", "unsloth_release", "fmt", "lang", "explain"})
+"""Given settings that are not RunSpec values (the request's shape, how to answer, the data options)."""
 
 
-def typed_flags(ctx: click.Context, opts: dict) -> tuple[dict, dict]:
-    """RunSpec values of the options the user actually typed (not click defaults), and the option each came from."""
-    typed = {name for name in opts if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)}
-    flags, names = {}, {}
-    for name in typed:
-        value = opts[name]
-        if name == "gpus":
-            flags["world_size"] = value * (opts.get("nodes") or 1)
-            names["world_size"] = "--gpus" + (" --nodes" if opts.get("nodes") else "")
-        elif name == "nodes":
-            continue
-        elif name == "no_dispatch_batches":
-            flags["dispatch_batches"] = False if value else None
-            names["dispatch_batches"] = "--no-dispatch-batches"
-        elif name == "no_even_batches":
-            flags["even_batches"] = not value
-            names["even_batches"] = "--no-even-batches"
-        else:
-            flags[_RENAMED.get(name, name)] = value
-            names[_RENAMED.get(name, name)] = "--" + name.replace("_version", "").replace("_", "-")
+def given_flags(request, counted) -> tuple[dict, dict]:
+    """RunSpec values of the settings the user gave (not defaults), and the option each came from."""
+    from trainsteps.planners.table import DATA, TIME
+
+    settings = request.settings
+    given = sorted(request.given - _NOT_SPEC - DATA - TIME - {"gpus", "world_size", "nodes"})
+    flags = spec_fields(settings, given)
+    names = {(_RENAMED[name][0] if name in _RENAMED else name): option_name(name) for name in given}
+    if request.given & {"gpus", "world_size", "nodes"}:
+        from trainsteps.world import world_size
+
+        flags["world_size"] = world_size(settings.get("world_size"), settings.get("gpus"), settings.get("nodes"))
+        names["world_size"] = "--world-size" if "world_size" in request.given else \
+            "--gpus" + (" --nodes" if settings.get("nodes") else "")
+    if counted is not None and counted.num_examples is not None:
+        flags["num_examples"], names["num_examples"] = counted.num_examples, "--data"
     return flags, names
 
 
-def plan_from_configs(ctx, fmt, lang, explain, configs, launch, framework_version, opts) -> None:
-    from trainsteps import plan
+def plan_configs(request, counted) -> Answer:
     from trainsteps.configs import TOKENIZED, blamed_on, import_run
-    from trainsteps.configs.report import imported_to_dict, range_schedules, render_imported, state_check
+    from trainsteps.configs.adjust import adjust_schedule
+    from trainsteps.configs.report import imported_to_dict, range_schedules, render_imported, state_check, unknown_key_warnings
+    from trainsteps.configs.unknown_keys import REFUSES, find
+    from trainsteps.frameworks.hf import plan
+    from trainsteps.i18n import message
     from trainsteps.report import render_schedule
 
-    flags, names = typed_flags(ctx, opts)
-    imported = import_run(configs, launch=launch, flags=flags, flag_names=names, framework_version=framework_version,
-                          lengths_provider=_lengths_provider(ctx, configs), unsloth=ctx.meta.get("trainsteps.unsloth"))
-    if ctx.meta.get("trainsteps.config_data", {}).get("tokenizer") and imported.framework not in TOKENIZED:
+    lang, explain = request.lang, request.explain
+    flags, names = given_flags(request, counted)
+    imported = import_run(list(request.configs), launch=request.launch, flags=flags, flag_names=names,
+                          framework_version=request.settings.get("framework_version"),
+                          lengths_provider=_lengths_provider(counted, request.configs),
+                          unsloth=request.settings.get("unsloth_release"))
+    if counted is not None and counted.tokenizer and imported.framework not in TOKENIZED:
         imported.notes.append(("TOKENIZER_NOT_USED", "configs.note.tokenizer_not_used", {"framework": imported.framework}))
     if imported.token_profile is not None:
-        ctx.meta["trainsteps.token_profile"] = imported.token_profile
-        ctx.meta["trainsteps.packed"] = _packs(imported)
+        from trainsteps.planners.data import CountedData
+
+        counted = CountedData(token_profile=imported.token_profile, packed=_packs(imported))
     with blamed_on(imported.settings):
         schedule = plan(imported.spec)
-    from trainsteps.configs.adjust import adjust_schedule
-
     schedule = adjust_schedule(imported, schedule)
     ranges = range_schedules(imported, plan, adjust_schedule)
     check = state_check(imported, schedule)
-    from trainsteps.cli.plan import answer_first, attach_known_tokens, with_tokens_note
-    from trainsteps.configs.report import unknown_key_warnings
-
-    attach_known_tokens(schedule, imported.spec, lang)
-    data = with_tokens_note(schedule.to_dict(lang))
+    attach_known_tokens(schedule, imported.spec, counted, lang)
+    data = with_tokens_note(schedule.to_dict(lang), counted)
     data["config"] = imported_to_dict(imported, lang, ranges, check)
     warnings = unknown_key_warnings(imported, lang)
     body = render_imported(imported, lang, ranges, check, explain) + "\n\n" + render_schedule(schedule, lang, explain)
-    from trainsteps.configs.unknown_keys import REFUSES, find
-    from trainsteps.i18n import message
-
     stops = [u.key for u in find(imported)] if imported.framework in REFUSES else []
-    human = answer_first(schedule, lang, ("\n".join(warnings) + "\n\n" if warnings else "") + body,
+    human = answer_first(schedule, lang, ("\n".join(warnings) + "\n\n" if warnings else "") + body, counted,
                          wrapper=_wrapper_label(imported),
                          extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None)
-    emit(fmt, data, human)
+    return Answer(data, human, notes=[counted.note] if counted is not None and counted.note else [])
 
 
 def _wrapper_label(imported) -> str | None:
@@ -80,10 +73,10 @@ def _wrapper_label(imported) -> str | None:
     return f"{names[imported.framework]} {imported.framework_version}" if imported.framework_version else names[imported.framework]
 
 
-def _lengths_provider(ctx, configs):
+def _lengths_provider(counted, configs):
     """Exact token lengths through the config's own template when a tokenizer is known: `--tokenizer`, or a local
     `model_name_or_path` folder holding a tokenizer.json; otherwise None (lengths are estimated from characters)."""
-    given = ctx.meta.get("trainsteps.config_data") or {}
+    given = (counted.tokenizer if counted is not None else None) or {}
     path = given.get("tokenizer") or _local_model_tokenizer(configs)
     if not path:
         return None

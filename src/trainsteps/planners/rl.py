@@ -1,0 +1,258 @@
+"""RL trainers planned from their own launch lines, YAML and settings: verl, OpenRLHF, EasyR1 and TRL PPO
+(`trainsteps plan --framework NAME`, a launch line that starts one, or `trainsteps.plan_rl`)."""
+
+from __future__ import annotations
+
+from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
+from trainsteps.errors import InputError
+from trainsteps.planners.table import RL_FRAMEWORKS, Answer
+
+
+def plan_verl(request, counted) -> Answer:
+    return _plan(request, "verl")
+
+
+def plan_openrlhf(request, counted) -> Answer:
+    return _plan(request, "openrlhf")
+
+
+def plan_easyr1(request, counted) -> Answer:
+    return _plan(request, "easyr1")
+
+
+def plan_trl_ppo(request, counted) -> Answer:
+    return _plan(request, "trl-ppo")
+
+
+def _plan(request, framework: str) -> Answer:
+    from trainsteps.configs.rl_launch import RLConfig, read_launch, read_yaml
+    from trainsteps.report_rl import render_rl
+
+    kw = request.settings
+    if request.gave("num_examples") and kw.get("data_paths"):  # one of the two would be ignored
+        raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
+    if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
+        raise InputError("rl.error.chat_template_alone", "rl.hint.chat_template_alone")
+    config = RLConfig(framework=framework if request.framework in RL_FRAMEWORKS else None)
+    for word in kw.get("rl_overrides") or ():
+        read_launch_word(config, word)
+    if request.launch:
+        config = read_launch(request.launch, config)
+    for path in request.configs:
+        config = read_yaml(path, config)
+    for name in _config_names(request.launch or ""):
+        config = read_yaml(name, config)
+    framework = config.framework or framework
+    gpus = _gpus(kw)
+    plan = plan_rl_config(framework, config, kw, request.given, gpus)
+    if gpus is not None:
+        plan.inputs = {**plan.inputs, "world_size": gpus}
+    data = plan.to_dict(request.lang)
+    data["config"] = {"framework": plan.framework, "entry": config.entry, "files": list(request.configs),
+                      "settings": {k: {"value": v, "from": config.origins.get(k)} for k, v in config.values.items()}}
+    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps")
+
+
+def plan_rl_config(framework: str, config, kw: dict, given=frozenset(), gpus: int | None = None):
+    """The RLPlan of a read config under one framework's rules."""
+    if framework == "verl":
+        return _verl(config, kw, gpus)
+    if framework == "openrlhf":
+        return _openrlhf(config, kw)
+    if framework == "easyr1":
+        return _easyr1(config, kw)
+    if framework == "trl-ppo":
+        return _trl_ppo(config, kw, given, gpus)
+    raise InputError("rl.error.framework", "rl.hint.framework", framework=framework)
+
+
+def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
+    """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
+    from trainsteps.configs.rl_launch import RLConfig
+    from trainsteps.numbers import to_whole
+
+    if not isinstance(settings, dict):
+        raise InputError("rl.error.settings_type", "rl.hint.settings_type", framework=framework, kind=type(settings).__name__)
+    num_examples = to_whole(num_examples, "num_examples")
+    if gpus is not None and to_whole(gpus, "gpus") < 1:
+        raise InputError("rl.error.positive", "rl.hint.positive", key="gpus", value=gpus)
+    if version is not None and not isinstance(version, str):
+        raise InputError("rl.error.release", "rl.hint.release", framework=framework, version=repr(version)[:60], oldest="0.3.0")
+    config = RLConfig(framework=framework)
+    for key, value in settings.items():
+        config.values[key], config.origins[key] = value, "settings"
+    kw = {"num_examples": num_examples, "framework_version": version, "world_size": gpus}
+    return plan_rl_config(framework, config, kw, gpus=gpus)
+
+
+def read_launch_word(config, word: str) -> None:
+    from trainsteps.configs.rl_launch import _put
+
+    if "=" not in word:
+        raise InputError("rl.error.set", "rl.hint.set", value=word)
+    key, value = word.split("=", 1)
+    _put(config, key.strip().lstrip("+"), value, "--set")
+
+
+def _config_names(line: str) -> list[str]:
+    """Hydra's `--config-path DIR --config-name NAME` on the line: the user's YAML, when it is a local file."""
+    import os
+    import shlex
+
+    from trainsteps.configs.launch import join_continued_lines
+
+    try:
+        words = shlex.split(join_continued_lines(line), comments=True)
+    except ValueError:
+        return []
+    opts = {}
+    for i, word in enumerate(words):
+        for name in ("--config-path", "--config-name", "--config_path", "--config_name", "config"):
+            if word.startswith(name + "="):
+                opts[name.replace("_", "-")] = word.split("=", 1)[1]
+            elif word == name and i + 1 < len(words):
+                opts[name.replace("_", "-")] = words[i + 1]
+    if "config" in opts:  # EasyR1: config=examples/config.yaml
+        return [opts["config"]] if os.path.isfile(opts["config"]) else []
+    if "--config-name" not in opts:
+        return []
+    name = opts["--config-name"]
+    name = name if name.endswith((".yaml", ".yml")) else name + ".yaml"
+    path = os.path.join(opts.get("--config-path", "."), name)
+    return [path] if os.path.isfile(path) else []
+
+
+def _verl(config, kw: dict, gpus: int | None):
+    from trainsteps.configs import rl_data
+    from trainsteps.configs.rl import train_files, typed, verl_spec
+    from trainsteps.frameworks import verl
+
+    version = kw.get("framework_version") or verl.NEWEST
+    files = list(kw.get("data_paths") or ()) or train_files(config)
+    if config.entry in ("verl.trainer.sft_trainer", "verl.trainer.fsdp_sft_trainer"):  # one optimizer step per batch
+        rows = kw.get("num_examples") if kw.get("num_examples") is not None else (rl_data.count_rows(files) if files else None)
+        if rows is None:
+            raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")
+        fsdp = config.entry.endswith("fsdp_sft_trainer")
+        freqs = {k: config.values.get(f"trainer.{k}", -1) for k in ("save_freq", "test_freq")}
+        ratio = typed(config, "optim.lr_warmup_steps_ratio", float)
+        if ratio is None:
+            ratio = typed(config, "optim.warmup_steps_ratio", float)  # the name before 0.6
+        torchrun = (typed(config, "nproc_per_node", int) or 0) * (typed(config, "nnodes", int) or 1)
+        spec = verl.VerlSFTSpec(rows=rows, train_batch_size=typed(config, "data.train_batch_size", int) or 256,
+                                total_epochs=typed(config, "trainer.total_epochs", int) or 4,
+                                total_training_steps=typed(config, "trainer.total_training_steps", int),
+                                n_gpus=gpus or torchrun or (typed(config, "trainer.n_gpus_per_node", int) or 8) * (typed(config, "trainer.nnodes", int) or 1),
+                                lr_warmup_steps_ratio=ratio if ratio is not None else (0.1 if fsdp else 0.0), version=version,
+                                trainer="fsdp_sft_trainer" if fsdp else "sft_trainer",
+                                **{k: v if v == "after_each_epoch" else int(v) for k, v in freqs.items()})
+        try:
+            return verl.plan_verl_sft(spec)
+        except ValueError as exc:
+            raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
+    prompts = kw.get("num_examples")
+    filtered = None
+    spec = verl_spec(config, prompts or 0, version=version, gpus=gpus)
+    filtering = verl.FILTER_DEFAULT.at(version) if spec.filter_overlong_prompts is None else spec.filter_overlong_prompts
+    if prompts is None:
+        if not files:
+            raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")
+        if kw.get("tokenizer_path") and filtering:
+            rows = rl_data.prompt_rows(files)
+            prompts = len(rows)
+            kept_rows = rows[: verl.prompts_after_max_samples(len(rows), spec.train_max_samples, version)]
+            prompt_key = typed(config, "data.prompt_key", str) or "prompt"
+            lengths = rl_data.prompt_lengths(kept_rows, kw["tokenizer_path"], kw.get("chat_template_path"), prompt_key)
+            filtered = rl_data.kept_after_filter(lengths, spec.max_prompt_length)
+        else:
+            prompts = rl_data.count_rows(files)
+    elif kw.get("tokenizer_path"):
+        raise InputError("rl.error.tokenizer_without_data", "rl.hint.tokenizer_without_data")
+    spec.prompts, spec.prompts_filtered = prompts, filtered
+    try:
+        return verl.plan_verl(spec)
+    except ValueError as exc:
+        raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
+
+
+def _gpus(kw: dict) -> int | None:
+    from trainsteps.world import world_size
+
+    return world_size(kw.get("world_size"), kw.get("gpus"), kw.get("nodes"))
+
+
+def _prompts(kw: dict, files: list[str]) -> int:
+    from trainsteps.configs import rl_data
+
+    if kw.get("num_examples") is not None:
+        return kw["num_examples"]
+    files = list(kw.get("data_paths") or ()) or files
+    if not files:
+        raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")
+    return rl_data.count_rows(files)
+
+
+def _openrlhf(config, kw: dict):
+    from trainsteps.frameworks import openrlhf
+    from trainsteps.frameworks.rl import check_release
+
+    nested = any("." in key for key in config.values)
+    version = check_release("OpenRLHF", kw.get("framework_version") or (openrlhf.NEWEST if nested else "0.9.10"), openrlhf.OLDEST)
+    family = openrlhf.CLI_NAMES.at(version)
+    fields = {}
+    for name, (flat, dotted) in openrlhf.NAMES.items():
+        key = dotted if family == "nested" else flat
+        other = flat if family == "nested" else dotted
+        if other in config.values and key not in config.values:
+            raise InputError("orl.error.names", "orl.hint.names", key=f"--{other}", version=version, expected=f"--{key}")
+        if name == "prompt_data" or key not in config.values:
+            continue
+        value = typed(config, key, OPENRLHF_TYPES[name])
+        if value is not None:
+            fields[name] = value
+    prompt_data = config.values.get(openrlhf.NAMES["prompt_data"][1 if family == "nested" else 0])
+    files = [p for p in str(prompt_data).split(",") if p] if prompt_data and _is_local(str(prompt_data)) else []
+    return openrlhf.plan_openrlhf(openrlhf.OpenRLHFSpec(prompts=_prompts(kw, files), version=version, **fields))
+
+
+def _easyr1(config, kw: dict):
+    from trainsteps.configs.rl import train_files
+    from trainsteps.frameworks import easyr1
+
+    fields = {}
+    for key, (name, kind) in EASYR1_KEYS.items():
+        value = typed(config, key, kind)
+        if value is not None:
+            fields[name] = value
+    files = [f for f in train_files(config) if _is_local(f)]
+    spec = easyr1.EasyR1Spec(prompts=_prompts(kw, files), **fields)
+    try:
+        return easyr1.plan_easyr1(spec)
+    except ValueError as exc:
+        raise InputError("rl.error.settings", "rl.hint.settings_easyr1", detail=str(exc)) from None
+
+
+def _is_local(path: str) -> bool:
+    import os
+
+    return os.path.isfile(os.path.expanduser(path.split("@")[0]))
+
+
+def _trl_ppo(config, kw: dict, given, gpus: int | None):
+    """A TRL PPOConfig YAML (flat keys) and the plan command's own options (given ones win)."""
+    from trainsteps.frameworks.trl_rl import PPOSpec, plan_trl_ppo
+
+    fields = {}
+    for key, kind in PPO_KEYS.items():
+        value = typed(config, key, kind)
+        if value is not None:
+            fields[key] = value
+        if key in given:
+            fields[key] = kind(kw[key])
+    if kw.get("num_examples") is None:
+        raise InputError("rl.error.trl_ppo_rows", "rl.hint.trl_ppo_rows")
+    world = gpus or 1
+    try:
+        return plan_trl_ppo(PPOSpec(num_examples=kw["num_examples"], world_size=world, **fields))
+    except ValueError as exc:
+        raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
