@@ -261,6 +261,8 @@ LABELS = {
     'explain.reason.child_failed': 'a worker process failed (torch.distributed ChildFailedError)',
     'explain.reason.segfault': 'a segmentation fault',
     'explain.reason.keyboard': 'Ctrl-C (KeyboardInterrupt)',
+    'explain.reason.launcher_exit': 'a worker exited with an error code and the DeepSpeed launcher killed the others',
+    'explain.reason.sigint': 'SIGINT (Ctrl-C sent to the launcher or the process)',
     'explain.reason.sigterm': 'SIGTERM (a scheduler or a user stopped it)',
     'explain.reason.time_limit': "the job's wall-time limit",
     'explain.reason.cancelled': 'the job was cancelled',

@@ -261,6 +261,8 @@ LABELS = {
     'explain.reason.child_failed': '某个工作进程失败（torch.distributed ChildFailedError）',
     'explain.reason.segfault': '段错误',
     'explain.reason.keyboard': 'Ctrl-C（KeyboardInterrupt）',
+    'explain.reason.launcher_exit': '某个工作进程以错误码退出，DeepSpeed 启动器随后杀死了其他进程',
+    'explain.reason.sigint': 'SIGINT（向启动器或进程发送了 Ctrl-C）',
     'explain.reason.sigterm': 'SIGTERM（调度器或用户停止了它）',
     'explain.reason.time_limit': '作业的运行时间上限',
     'explain.reason.cancelled': '作业被取消',

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from trainsteps.logs import timing
+from trainsteps.logs import step_lines, timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
@@ -50,7 +50,7 @@ _CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught 
 _EXITCODE = re.compile(r"exitcode\s*:?\s*-?[1-9]")
 # (an issue's title that is the error itself reads `# ValueError: ...`)
 _EXCEPTION = re.compile(r"^\s*(?:#\s+)?(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
-_INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
+_INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGINT", "sigint"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
               ("CANCELLED AT", "cancelled"))
 
 
@@ -187,6 +187,8 @@ def observe(line: str, ctx: ScanContext) -> None:
         return
     if ctx.metrics_block and "=" in line and _metric(line, ctx):
         return
+    if _step_line(line, ctx):
+        return
     if _ended(line, ctx):
         return
     if "ransformers" in line or "Version:" in line:
@@ -194,6 +196,7 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "num_rows" in line or "train_dataset" in line or "raw training samples" in line:
         _rows(line, ctx)
     if "=" in line or ":" in line or "--" in line:
+        step_lines.declared_total(line, ctx)
         for match in _SETTING.finditer(line):
             name, value = match.group(1), match.group(2)
             parsed: int | float | bool
@@ -202,6 +205,31 @@ def observe(line: str, ctx: ScanContext) -> None:
             else:
                 parsed = float(value) if "." in value else int(value)
             ctx.settings[name] = ctx.reading(parsed)
+
+
+def _step_line(line: str, ctx: ScanContext) -> bool:
+    """A loop's own step line (logs/step_lines.py): the step reached, the total, and the time of a step."""
+    found = step_lines.read(line)
+    if found is None:
+        return False
+    step, total, unit = found
+    total = total or ctx.declared_totals.get(unit)
+    if total is not None and (total <= 0 or step > total):
+        total = None
+    run = _target(ctx)
+    run.progress.step_lines += 1
+    run.last_step = ctx.reading(step)
+    per_step = step_lines.seconds_per_step(line)
+    if total is not None:
+        run.progress.step_total = (step, total, ctx.line_no)
+        bar = _track(ctx, total, labelled=True)
+        if bar is not None:
+            bar.kind = "iteration"
+            _draw(ctx, bar, step, None, None, per_step)
+    if run.progress.stop is not None and step > run.progress.stop[3]:
+        run.progress.stop = None  # the run went on after what looked like a crash
+    _ended(line, ctx)  # an error glued to the last step line
+    return True
 
 
 def printed_number(text: str) -> tuple[float, float]:
@@ -465,7 +493,11 @@ def _metric(line: str, ctx: ScanContext) -> bool:
 # Every line _ended can take holds one of these (_EXCEPTION needs "Error:" or "Exception:"): one pass of plain
 # substring tests turns away a bar redraw before the crash and interrupt tests below.
 _MAY_END = tuple(needle for needle, _ in _CRASH + _INTERRUPT) + ("Killed", "SIGKILL", "NCCL", "closing signal", "exitcode",
-                                                                  "Error", "Exception")
+                                                                  "Error", "Exception", "Killing subprocess", "return code")
+# DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): it kills every worker once one exits, then says
+# with which code; -2 is the SIGINT of a Ctrl-C, any other non-zero code a failure.
+_DS_RETURN = re.compile(r"exits with return code\s*=\s*(-?\d+)")
+_SIGINT_CODES = (-2, 130)
 
 
 def _ended(line: str, ctx: ScanContext) -> bool:
@@ -487,6 +519,15 @@ def _ended(line: str, ctx: ScanContext) -> bool:
             reason, at = "killed", max(line.rfind("Killed"), line.find("Signals.SIGKILL"), 0)
         elif "NCCL" in line and ("imeout" in line or "timed out" in line):
             reason, at = "nccl_timeout", line.find("NCCL")
+        elif "return code" in line and _DS_RETURN.search(line):
+            code = int(_DS_RETURN.search(line).group(1))
+            if code == 0:
+                return False
+            reason = "sigint" if code in _SIGINT_CODES else "launcher_exit"
+            status = "interrupted" if code in _SIGINT_CODES else "crashed"
+            at = line.find("exits with return code")
+        elif "Killing subprocess" in line:
+            reason, at = "launcher_exit", line.find("Killing subprocess")
         elif "closing signal" in line or _EXITCODE.search(line):
             reason = "child_failed"  # torchrun's elastic agent stops the other workers after one failed
             at = line.find("closing signal") if "closing signal" in line else _EXITCODE.search(line).start()
@@ -504,7 +545,7 @@ def _ended(line: str, ctx: ScanContext) -> bool:
     step = run.last_step.value if run.last_step is not None else 0
     resumed = p.stop is not None and run.last_step is not None and run.last_step.line > p.stop[1]
     if p.stop is None or resumed or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
-            or (status == "interrupted" and p.stop[4] == "traceback"):  # resumed: progress after the earlier stop
+            or (status == "interrupted" and p.stop[4] in ("traceback", "launcher_exit")):  # resumed: progress after the earlier stop
         p.stop = (status, ctx.line_no, _quote_from(ctx.line, at), step, reason)
     return True
 
