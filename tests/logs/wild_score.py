@@ -16,10 +16,12 @@ WILD = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "wild"
 CHECKED = ("world", "stopped", "step_reached", "max_steps")
 
 
-def items(half: str | None = None) -> list[dict]:
+def items(half: str | None = None, batch: int | None = None) -> list[dict]:
+    """The items of one half (`tune`, `held_out`; both when None), of one gathering batch when given."""
     split = json.loads((WILD / "split.json").read_text(encoding="utf-8"))
     wanted = set(split[half]) if half else set(split["tune"]) | set(split["held_out"])
-    return [json.loads((WILD / f"{item_id}.json").read_text(encoding="utf-8")) for item_id in sorted(wanted)]
+    metas = [json.loads((WILD / f"{item_id}.json").read_text(encoding="utf-8")) for item_id in sorted(wanted)]
+    return [meta for meta in metas if batch is None or meta["batch"] == batch]
 
 
 @dataclass
@@ -93,8 +95,8 @@ def score(metas: list[dict]) -> Score:
     return out
 
 
-def main(half: str | None = None) -> None:
-    s = score(items(half))
+def main(half: str | None = None, batch: int | None = None) -> None:
+    s = score(items(half, batch))
     for label, only in (("checks", False), ("in-text facts", True)):
         right, total = s.rate(only)
         print(f"{label:14s} {right}/{total} = {right / total:.1%}")
@@ -103,4 +105,4 @@ def main(half: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else None)
+    main(sys.argv[1] if len(sys.argv) > 1 else None, int(sys.argv[2]) if len(sys.argv) > 2 else None)
