@@ -201,12 +201,13 @@ def ending(inf: Inference) -> None:
     p = run.progress
     bar = training_bar(run)
     best = inf.best
-    planned = run.value("max_steps") if run.kind != "progress" else _where(run, bar)[1]
+    planned = run.value("max_steps") if run.kind != "progress" else (_where(run, bar)[1] or _declared_max_steps(run))
     end = best.schedule.run.optimizer_steps if best is not None else planned
     step = run.last_step.value if run.last_step is not None else (bar.n if bar is not None else None)
     inf.planned_end_step = end
-    if p.stop is not None:
-        status, line, text, at, reason = p.stop
+    stop = _before_the_end(inf, p.stop)
+    if stop is not None:
+        status, line, text, at, reason = stop
         at = step if step is not None else at
         inf.stopped = inf.status = status
         inf.end_step = at
@@ -257,6 +258,32 @@ def ending(inf: Inference) -> None:
         if inf.stopped and measured.framework_eta is not None:
             measured.verdict = ("explain.eta.stopped", {"step": step or 0})
     inf.timing = measured
+
+
+def _declared_max_steps(run) -> int | None:
+    """A loop with no bar that printed its step limit (`Starting training loop (max_steps=100)`, `--max_steps 500`)."""
+    reading = run.settings.get("max_steps")
+    value = reading.value if reading is not None else None
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+# Ends the Trainer itself writes (train metrics, train_runtime, LLaMA-Factory's final line, Lightning's `Trainer.fit
+# stopped`, trainer_state.json): training was over when they were written. A bar at its total is not one of them (the
+# final evaluation and save still run inside train()).
+_OWN_ENDS = ("runtime", "completed", "jsonl_final", "lightning", "state")
+
+
+def _before_the_end(inf: Inference, stop: tuple | None) -> tuple | None:
+    """The stop that ended training; a crash after the run had finished (a web UI's traceback, an export script) is
+    said as such and ends nothing."""
+    run = inf.run
+    if stop is None or stop[0] != "crashed" or run.finished_by is None or run.finished_by[0] not in _OWN_ENDS:
+        return stop
+    if stop[1] <= run.finished_by[1]:
+        return stop
+    inf.facts.append(Finding("explain.fact.error_after_end", {"line": stop[1], "text": clip(stop[2], 100), "end_line": run.finished_by[1],
+                                                              "reason": "explain.reason." + stop[4]}))
+    return None
 
 
 def _second_writer(inf: Inference) -> None:

@@ -493,11 +493,20 @@ def _metric(line: str, ctx: ScanContext) -> bool:
 # Every line _ended can take holds one of these (_EXCEPTION needs "Error:" or "Exception:"): one pass of plain
 # substring tests turns away a bar redraw before the crash and interrupt tests below.
 _MAY_END = tuple(needle for needle, _ in _CRASH + _INTERRUPT) + ("Killed", "SIGKILL", "NCCL", "closing signal", "exitcode",
-                                                                  "Error", "Exception", "Killing subprocess", "return code")
+                                                                  "Error", "Exception", "Killing subprocess", "return code",
+                                                                  "death signal")
 # DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): it kills every worker once one exits, then says
 # with which code; -2 is the SIGINT of a Ctrl-C, any other non-zero code a failure.
 _DS_RETURN = re.compile(r"exits with return code\s*=\s*(-?\d+)")
 _SIGINT_CODES = (-2, 130)
+# A cause named after a bare SIGTERM is what the SIGTERM followed (NCCL's watchdog and the OOM handler stop the job)
+_CAUSES = ("nccl_timeout", "oom")
+# torchrun's elastic agent: `Received 2 death signal, shutting down workers` (the launcher itself got the signal: a
+# Ctrl-C, a scheduler, a closed terminal), then `Sending process N closing signal SIGINT` (it forwards that signal).
+# A SIGTERM sent to the other workers without a death signal is the agent stopping them after one failed.
+_DEATH = re.compile(r"Received (\d+) death signal")
+_SIGNALS = {1: "sighup", 2: "sigint", 15: "sigterm"}
+_FORWARDED = re.compile(r"closing signal (SIGINT|SIGHUP)")
 
 
 def _ended(line: str, ctx: ScanContext) -> bool:
@@ -506,6 +515,8 @@ def _ended(line: str, ctx: ScanContext) -> bool:
             break
     else:
         return False
+    if line.startswith("# ") and not _EXCEPTION.match(line):
+        return False  # an issue's title is prose (stated.py reads a failure it names), unless it is the error itself
     reason = None
     status = "crashed"
     at = 0  # where the words that end the run start: the quote begins there, not at a bar drawn before them
@@ -528,6 +539,12 @@ def _ended(line: str, ctx: ScanContext) -> bool:
             at = line.find("exits with return code")
         elif "Killing subprocess" in line:
             reason, at = "launcher_exit", line.find("Killing subprocess")
+        elif "death signal" in line and _DEATH.search(line):
+            reason, status = _SIGNALS.get(int(_DEATH.search(line).group(1)), "signal"), "interrupted"
+            at = line.find("Received")
+        elif "closing signal" in line and _FORWARDED.search(line):
+            reason, status = _SIGNALS[1 if _FORWARDED.search(line).group(1) == "SIGHUP" else 2], "interrupted"
+            at = line.find("closing signal")
         elif "closing signal" in line or _EXITCODE.search(line):
             reason = "child_failed"  # torchrun's elastic agent stops the other workers after one failed
             at = line.find("closing signal") if "closing signal" in line else _EXITCODE.search(line).start()
@@ -545,7 +562,8 @@ def _ended(line: str, ctx: ScanContext) -> bool:
     step = run.last_step.value if run.last_step is not None else 0
     resumed = p.stop is not None and run.last_step is not None and run.last_step.line > p.stop[1]
     if p.stop is None or resumed or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
-            or (status == "interrupted" and p.stop[4] in ("traceback", "launcher_exit")):  # resumed: progress after the earlier stop
+            or (status == "interrupted" and p.stop[4] in ("traceback", "launcher_exit")) \
+            or (p.stop[4] == "sigterm" and reason in _CAUSES):  # resumed: progress after the earlier stop
         p.stop = (status, ctx.line_no, _quote_from(ctx.line, at), step, reason)
     return True
 
