@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import re
 
+from trainsteps import bars
 from trainsteps.logs import step_lines, timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
 
 MAX_BARS = 32
-_TQDM = re.compile(r"(?<![\d/.])(\d+)/(\d+)\s?\[([^\]<]*)<([^\],]*)(?:,\s*([\d.]+)\s*(s/it|it/s))?")
-_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\s+([\d:]+)\s*<\s*([\d:]+|\?)?\s*,\s*([\d.]+)\s*(it/s|s/it)(?:,\s*Epoch\s+([\d.]+)/(\d+))?")
+_TQDM = bars.TQDM
+_NOTEBOOK = bars.NOTEBOOK
 _PAIR = re.compile(r"""['"]([A-Za-z_][\w/()]*)['"]\s*:\s*(?:'([^']*)'|"([^"]*)"|([-+\w.]+))""")
 _METRIC = re.compile(r"^\s*([a-z_]+)\s*=\s*(\S+)\s*$")
 _VERSIONS = (
