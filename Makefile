@@ -17,7 +17,7 @@ $(BIN)/trainsteps: pyproject.toml
 	$(BIN)/pip install -q -e '.[test,data,ray]'
 	@touch $@
 
-.PHONY: setup plan test lint live bench
+.PHONY: setup plan test lint live bench golden site
 setup: $(BIN)/trainsteps
 
 plan: $(PLAN_VENV)/bin/trainsteps
@@ -30,3 +30,11 @@ test: setup
 
 bench: setup
 	$(BIN)/python bench/bench_plan.py
+
+golden: setup
+	$(BIN)/python tools/golden.py
+
+# The calculator as static files (build/site/): the page, Pyodide from npm and the wheels it runs, all pinned.
+# Downloads are cached in ~/.cache/trainsteps/site; an unchanged checkout is not rebuilt.
+site:
+	$(PY) tools/build_site.py --out build/site

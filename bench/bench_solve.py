@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from trainsteps.solve import solve
+from trainsteps.solver import solve
 from trainsteps.spec import RunSpec
 
 CASES = [

@@ -363,7 +363,7 @@ def test_python_api(kwargs):
     try:
         schedule = trainsteps.plan(**kwargs)
         out = json.dumps(schedule.to_dict(), allow_nan=False)
-        str(schedule)
+        trainsteps.render(schedule)
     except trainsteps.TrainstepsError as exc:
         code, err = 2, "error: " + exc.render()[0]
     check("Python API: trainsteps.plan", code, out, err, time.process_time() - started, json_out=True)

@@ -91,7 +91,7 @@ def test_the_python_api_takes_the_command_lines_names_and_reads_numbers_the_same
     b = trainsteps.plan(num_examples=1047, per_device_train_batch_size=10, gradient_accumulation_steps=8, num_train_epochs=300,
                         world_size=4, transformers="4.49.0")
     assert a.banner == b.banner and a.run == b.run
-    assert "Total optimization steps" in str(a) and repr(a).startswith("<Schedule hf 4.49.0:")
+    assert "Total optimization steps" in trainsteps.render(a) and repr(a).startswith("<Schedule hf 4.49.0:")
     for name in ("num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "max_steps",
                  "warmup_ratio", "eval_strategy", "save_steps", "transformers", "dataset_tokens"):
         assert name in trainsteps.plan.__doc__

@@ -9,7 +9,7 @@ HEAVY = ("torch", "transformers", "lightning", "pytorch_lightning", "accelerate"
 
 
 def test_importing_the_integrations_stays_light():
-    code = ("import sys, trainsteps, trainsteps.solve, trainsteps.integrations.hf, trainsteps.integrations.lightning; "
+    code = ("import sys, trainsteps, trainsteps.solver, trainsteps.integrations.hf, trainsteps.integrations.lightning; "
             f"print([m for m in {HEAVY!r} if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import trainsteps
 from trainsteps.errors import InputError
-from trainsteps.solve import coverage, covers, layouts, solve
+from trainsteps.solver import coverage, covers, layouts, solve
 from trainsteps.spec import RunSpec
 
 RELEASES = ["4.44.2", "4.49.0", "4.52.4", "5.23.0"]
@@ -149,3 +149,21 @@ def test_cli_inverse_and_layouts(run_cli):
         streaming=True, num_examples=300, per_device_train_batch_size=4, gradient_accumulation_steps=2, world_size=2, max_steps=20).run.samples_seen
     code, out, _ = run_cli("solve", "--global-batch", "128", "--gpus", "6", "--format", "json")
     assert code == 0 and json.loads(out)["exact"] == []
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--global-batch", "128", "--gpus", "4", "--transformers", "4.49.0"], "--transformers is not used when listing batch layouts"),
+    (["--global-batch", "128", "--step-time", "4"], "--step-time is not used when listing batch layouts"),
+    (["--num-examples", "1047", "--epochs", "3", "--max-per-device-batch", "8"], "--max-per-device-batch caps the batch layouts"),
+    (["--num-examples", "1047", "--epochs", "3", "--safety-margin", "0.2"], "--safety-margin refines --time-budget"),
+    (["--num-examples", "1047", "--epochs", "3", "--mfu", "0.3"], "--mfu refines the FLOPs model"),
+])
+def test_solve_refuses_what_its_question_does_not_use(run_cli, args, words):
+    code, out, err = run_cli("solve", *args)
+    assert code == 2 and out == "" and words in err
+
+
+def test_solve_gives_the_time_of_a_max_steps_it_covers(run_cli):
+    code, out, _ = run_cli("solve", "--streaming", "--num-examples", "1047", "--max-steps", "40",
+                           "--per-device-train-batch-size", "10", "--step-time", "4", "--format", "json")
+    assert code == 0 and json.loads(out)["time"]["wall_seconds"]["expected"] == 160

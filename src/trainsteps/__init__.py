@@ -14,7 +14,18 @@ from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.spec import RunSpec
 
 __version__ = "0.1.0"
-__all__ = ["plan", "plan_rl", "RunSpec", "Schedule", "RunFacts", "Trap", "TrainstepsError", "InputError", "__version__"]
+__all__ = ["plan", "plan_rl", "plan_config", "estimate_time", "solve", "explain", "count", "render", "RunSpec", "Schedule",
+           "RunFacts", "Trap", "TrainstepsError", "InputError", "__version__"]
+_API = ("plan_config", "estimate_time", "solve", "explain", "count", "render")
+"""Functions of `trainsteps.api`, loaded on first use (`import trainsteps` stays light)."""
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from trainsteps import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'trainsteps' has no attribute {name!r}")
 
 
 def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", gpus: int | None = None, nodes: int | None = None,
@@ -46,11 +57,11 @@ def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", gpus: int | N
       transformers                 release to model, e.g. "4.49.0" [newest known]
       dataset_tokens, seq_length, dispatch_batches                          streams: size of one pass, packing, rank split
 
-    framework: "hf" (the Trainer and the wrappers built on it). GPT-NeoX, Megatron, DeepSpeed and Lightning are
-    planned by `trainsteps plan --framework ...` on the command line.
+    framework: "hf" (the Trainer and the wrappers built on it). Config files, and GPT-NeoX, Megatron, DeepSpeed,
+    Lightning and the RL trainers, are planned by `trainsteps.plan_config(...)` (the command line's JSON).
 
-    Returns a `Schedule`: `.banner`, `.run` (RunFacts), `.warnings`, `.derivation`; `print(schedule)` shows the
-    report the command line prints.
+    Returns a `Schedule`: `.banner`, `.run` (RunFacts), `.warnings`, `.derivation`; `trainsteps.render(schedule)` is
+    the report the command line prints.
     """
     if framework != "hf":
         from trainsteps.names import closest
@@ -60,7 +71,9 @@ def plan(spec: RunSpec | None = None, /, *, framework: str = "hf", gpus: int | N
     if spec is None:
         _check_keywords(settings)
         if gpus is not None or nodes is not None:
-            settings["world_size"] = _world(settings.get("world_size"), gpus, nodes)
+            from trainsteps.world import world_size
+
+            settings["world_size"] = world_size(settings.get("world_size"), gpus, nodes)
         spec = RunSpec(**settings)
     elif settings or gpus is not None or nodes is not None:
         raise InputError("api.error.spec_and_settings", "api.hint.spec_and_settings")
@@ -105,13 +118,3 @@ def _check_keywords(settings: dict) -> None:
             guess = closest(str(key), [*names, "gpus", "nodes"])
             raise InputError("api.error.unknown_setting", "api.hint.unknown_setting" if guess else "api.hint.no_effect",
                              name=str(key)[:60], guess=guess)
-
-
-def _world(world, gpus, nodes) -> int:
-    from trainsteps.numbers import to_whole
-
-    if world is not None and gpus is not None:
-        raise InputError("cli.error.world_twice", "cli.hint.world_twice")
-    if gpus is None:
-        raise InputError("cli.error.nodes_without_gpus", "cli.hint.world_twice")
-    return to_whole(gpus, "gpus") * (1 if nodes is None else to_whole(nodes, "nodes"))

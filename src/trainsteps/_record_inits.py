@@ -100,13 +100,48 @@ class RunSpec_4:
         self.seq_length = seq_length
         self.dispatch_batches = dispatch_batches
 
-class Version_5:
+class Planner_5:
+    def __init__(self, name, accepts, run):
+        _setattr(self, 'name', name)
+        _setattr(self, 'accepts', accepts)
+        _setattr(self, 'run', run)
+
+class Answer_6:
+    def __init__(self, data, human, notes=None, time_steps=None):
+        self.data = data
+        self.human = human
+        self.notes = _d_notes() if notes is _MISSING else notes
+        self.time_steps = time_steps
+
+class PlanRequest_7:
+    def __init__(self, settings=None, given=None, configs=None, launch=None, framework=None, fmt=None, lang=None, explain=None):
+        self.settings = _d_settings() if settings is _MISSING else settings
+        self.given = given
+        self.configs = configs
+        self.launch = launch
+        self.framework = framework
+        self.fmt = fmt
+        self.lang = lang
+        self.explain = explain
+
+class CountedData_8:
+    def __init__(self, num_examples=None, token_profile=None, packed=None, tokens_unknown=None, report=None, origin=None, note=None, tokenizer=None):
+        self.num_examples = num_examples
+        self.token_profile = token_profile
+        self.packed = packed
+        self.tokens_unknown = tokens_unknown
+        self.report = report
+        self.origin = origin
+        self.note = note
+        self.tokenizer = tokenizer
+
+class Version_9:
     def __init__(self, major, minor=None, patch=None):
         _setattr(self, 'major', major)
         _setattr(self, 'minor', minor)
         _setattr(self, 'patch', patch)
 
-class Family_6:
+class Family_10:
     def __init__(self, name, reason, loader, rounding, counter, chunk_bug, resume_realigns, extra_sync_updates=None):
         _setattr(self, 'name', name)
         _setattr(self, 'reason', reason)
@@ -117,7 +152,7 @@ class Family_6:
         _setattr(self, 'resume_realigns', resume_realigns)
         _setattr(self, 'extra_sync_updates', extra_sync_updates)
 
-class Rules_7:
+class Rules_11:
     def __init__(self, version, release, family, family_start, banner_layout, final_step_save, final_step_eval, warmup, warmup_steps_check, batch_divisor, no_length_error, empty_loader, newer_than_known, published, save_best, split_batches_settable, log_same_step, resume_intervals):
         _setattr(self, 'version', version)
         _setattr(self, 'release', release)
@@ -138,14 +173,14 @@ class Rules_7:
         _setattr(self, 'log_same_step', log_same_step)
         _setattr(self, 'resume_intervals', resume_intervals)
 
-class LoaderShape_8:
+class LoaderShape_12:
     def __init__(self, batches, full_rows, last_rows, data_parallel):
         _setattr(self, 'batches', batches)
         _setattr(self, 'full_rows', full_rows)
         _setattr(self, 'last_rows', last_rows)
         _setattr(self, 'data_parallel', data_parallel)
 
-class LoopResult_9:
+class LoopResult_13:
     def __init__(self, global_step, epoch_end_steps=None, epoch_end_states=None, state_epoch=None, batches_consumed=None, last_batches_consumed=None, batches_never_read=None, real_updates=None, reached_max_steps=None, never_ends=None):
         self.global_step = global_step
         self.epoch_end_steps = _d_epoch_end_steps() if epoch_end_steps is _MISSING else epoch_end_steps
@@ -158,7 +193,7 @@ class LoopResult_9:
         self.reached_max_steps = reached_max_steps
         self.never_ends = never_ends
 
-class LoopInput_10:
+class LoopInput_14:
     def __init__(self, family, batches_per_epoch, steps_in_epoch, grad_accum, max_steps, epochs, num_examples, resume_step=None, nupe=None, track_epoch_states=None):
         _setattr(self, 'family', family)
         _setattr(self, 'batches_per_epoch', batches_per_epoch)
@@ -171,7 +206,7 @@ class LoopInput_10:
         _setattr(self, 'nupe', nupe)
         _setattr(self, 'track_epoch_states', track_epoch_states)
 
-class BannerValues_11:
+class BannerValues_15:
     def __init__(self, num_examples, num_epochs, update_steps_per_epoch, per_device_batch, loader_batch, total_batch, grad_accum, max_steps, trainable_parameters):
         _setattr(self, 'num_examples', num_examples)
         _setattr(self, 'num_epochs', num_epochs)
@@ -189,6 +224,10 @@ SOURCES = (
     'def __init__(self, optimizer_steps, max_steps, epoch_end_steps, epochs_completed, epochs_planned, samples_seen, warmup_steps, log_steps=_MISSING, eval_steps=_MISSING, save_steps=_MISSING, real_optimizer_updates=_d_real_optimizer_updates, batches_per_epoch=_d_batches_per_epoch, samples_per_epoch=_d_samples_per_epoch, rank_split=_d_rank_split, passes_completed=_d_passes_completed, pass_end_steps=_d_pass_end_steps, equivalent_epochs=_d_equivalent_epochs, tokens_seen=_d_tokens_seen, supervised_tokens_seen=_d_supervised_tokens_seen, padded_tokens_seen=_d_padded_tokens_seen, padding_share=_d_padding_share, tokens_per_step=_d_tokens_per_step, tokens_per_epoch=_d_tokens_per_epoch, tokens_exact=_d_tokens_exact):\n    self.optimizer_steps = optimizer_steps\n    self.max_steps = max_steps\n    self.epoch_end_steps = epoch_end_steps\n    self.epochs_completed = epochs_completed\n    self.epochs_planned = epochs_planned\n    self.samples_seen = samples_seen\n    self.warmup_steps = warmup_steps\n    self.log_steps = _d_log_steps() if log_steps is _MISSING else log_steps\n    self.eval_steps = _d_eval_steps() if eval_steps is _MISSING else eval_steps\n    self.save_steps = _d_save_steps() if save_steps is _MISSING else save_steps\n    self.real_optimizer_updates = real_optimizer_updates\n    self.batches_per_epoch = batches_per_epoch\n    self.samples_per_epoch = samples_per_epoch\n    self.rank_split = rank_split\n    self.passes_completed = passes_completed\n    self.pass_end_steps = pass_end_steps\n    self.equivalent_epochs = equivalent_epochs\n    self.tokens_seen = tokens_seen\n    self.supervised_tokens_seen = supervised_tokens_seen\n    self.padded_tokens_seen = padded_tokens_seen\n    self.padding_share = padding_share\n    self.tokens_per_step = tokens_per_step\n    self.tokens_per_epoch = tokens_per_epoch\n    self.tokens_exact = tokens_exact',
     'def __init__(self, framework, version, family, family_reason, banner, banner_lines, run, warnings, derivation, inputs=_MISSING, family_params=_MISSING):\n    self.framework = framework\n    self.version = version\n    self.family = family\n    self.family_reason = family_reason\n    self.banner = banner\n    self.banner_lines = banner_lines\n    self.run = run\n    self.warnings = warnings\n    self.derivation = derivation\n    self.inputs = _d_inputs() if inputs is _MISSING else inputs\n    self.family_params = _d_family_params() if family_params is _MISSING else family_params',
     'def __init__(self, num_examples=_d_num_examples, per_device_train_batch_size=_d_per_device_train_batch_size, gradient_accumulation_steps=_d_gradient_accumulation_steps, world_size=_d_world_size, tensor_parallel_size=_d_tensor_parallel_size, context_parallel_size=_d_context_parallel_size, sequence_parallel_size=_d_sequence_parallel_size, num_train_epochs=_d_num_train_epochs, max_steps=_d_max_steps, dataloader_drop_last=_d_dataloader_drop_last, split_batches=_d_split_batches, even_batches=_d_even_batches, streaming=_d_streaming, resume_from_step=_d_resume_from_step, warmup_ratio=_d_warmup_ratio, warmup_steps=_d_warmup_steps, logging_strategy=_d_logging_strategy, logging_steps=_d_logging_steps, logging_first_step=_d_logging_first_step, eval_strategy=_d_eval_strategy, eval_steps=_d_eval_steps, eval_delay=_d_eval_delay, save_strategy=_d_save_strategy, save_steps=_d_save_steps, checkpoint_logging_steps=_d_checkpoint_logging_steps, checkpoint_eval_steps=_d_checkpoint_eval_steps, checkpoint_save_steps=_d_checkpoint_save_steps, metric_for_best_model=_d_metric_for_best_model, greater_is_better=_d_greater_is_better, improving_evals=_d_improving_evals, trainable_parameters=_d_trainable_parameters, transformers=_d_transformers, dataset_tokens=_d_dataset_tokens, seq_length=_d_seq_length, dispatch_batches=_d_dispatch_batches):\n    self.num_examples = num_examples\n    self.per_device_train_batch_size = per_device_train_batch_size\n    self.gradient_accumulation_steps = gradient_accumulation_steps\n    self.world_size = world_size\n    self.tensor_parallel_size = tensor_parallel_size\n    self.context_parallel_size = context_parallel_size\n    self.sequence_parallel_size = sequence_parallel_size\n    self.num_train_epochs = num_train_epochs\n    self.max_steps = max_steps\n    self.dataloader_drop_last = dataloader_drop_last\n    self.split_batches = split_batches\n    self.even_batches = even_batches\n    self.streaming = streaming\n    self.resume_from_step = resume_from_step\n    self.warmup_ratio = warmup_ratio\n    self.warmup_steps = warmup_steps\n    self.logging_strategy = logging_strategy\n    self.logging_steps = logging_steps\n    self.logging_first_step = logging_first_step\n    self.eval_strategy = eval_strategy\n    self.eval_steps = eval_steps\n    self.eval_delay = eval_delay\n    self.save_strategy = save_strategy\n    self.save_steps = save_steps\n    self.checkpoint_logging_steps = checkpoint_logging_steps\n    self.checkpoint_eval_steps = checkpoint_eval_steps\n    self.checkpoint_save_steps = checkpoint_save_steps\n    self.metric_for_best_model = metric_for_best_model\n    self.greater_is_better = greater_is_better\n    self.improving_evals = improving_evals\n    self.trainable_parameters = trainable_parameters\n    self.transformers = transformers\n    self.dataset_tokens = dataset_tokens\n    self.seq_length = seq_length\n    self.dispatch_batches = dispatch_batches',
+    "def __init__(self, name, accepts, run):\n    _setattr(self, 'name', name)\n    _setattr(self, 'accepts', accepts)\n    _setattr(self, 'run', run)",
+    'def __init__(self, data, human, notes=_MISSING, time_steps=_d_time_steps):\n    self.data = data\n    self.human = human\n    self.notes = _d_notes() if notes is _MISSING else notes\n    self.time_steps = time_steps',
+    'def __init__(self, settings=_MISSING, given=_d_given, configs=_d_configs, launch=_d_launch, framework=_d_framework, fmt=_d_fmt, lang=_d_lang, explain=_d_explain):\n    self.settings = _d_settings() if settings is _MISSING else settings\n    self.given = given\n    self.configs = configs\n    self.launch = launch\n    self.framework = framework\n    self.fmt = fmt\n    self.lang = lang\n    self.explain = explain',
+    'def __init__(self, num_examples=_d_num_examples, token_profile=_d_token_profile, packed=_d_packed, tokens_unknown=_d_tokens_unknown, report=_d_report, origin=_d_origin, note=_d_note, tokenizer=_d_tokenizer):\n    self.num_examples = num_examples\n    self.token_profile = token_profile\n    self.packed = packed\n    self.tokens_unknown = tokens_unknown\n    self.report = report\n    self.origin = origin\n    self.note = note\n    self.tokenizer = tokenizer',
     "def __init__(self, major, minor=_d_minor, patch=_d_patch):\n    _setattr(self, 'major', major)\n    _setattr(self, 'minor', minor)\n    _setattr(self, 'patch', patch)",
     "def __init__(self, name, reason, loader, rounding, counter, chunk_bug, resume_realigns, extra_sync_updates=_d_extra_sync_updates):\n    _setattr(self, 'name', name)\n    _setattr(self, 'reason', reason)\n    _setattr(self, 'loader', loader)\n    _setattr(self, 'rounding', rounding)\n    _setattr(self, 'counter', counter)\n    _setattr(self, 'chunk_bug', chunk_bug)\n    _setattr(self, 'resume_realigns', resume_realigns)\n    _setattr(self, 'extra_sync_updates', extra_sync_updates)",
     "def __init__(self, version, release, family, family_start, banner_layout, final_step_save, final_step_eval, warmup, warmup_steps_check, batch_divisor, no_length_error, empty_loader, newer_than_known, published, save_best, split_batches_settable, log_same_step, resume_intervals):\n    _setattr(self, 'version', version)\n    _setattr(self, 'release', release)\n    _setattr(self, 'family', family)\n    _setattr(self, 'family_start', family_start)\n    _setattr(self, 'banner_layout', banner_layout)\n    _setattr(self, 'final_step_save', final_step_save)\n    _setattr(self, 'final_step_eval', final_step_eval)\n    _setattr(self, 'warmup', warmup)\n    _setattr(self, 'warmup_steps_check', warmup_steps_check)\n    _setattr(self, 'batch_divisor', batch_divisor)\n    _setattr(self, 'no_length_error', no_length_error)\n    _setattr(self, 'empty_loader', empty_loader)\n    _setattr(self, 'newer_than_known', newer_than_known)\n    _setattr(self, 'published', published)\n    _setattr(self, 'save_best', save_best)\n    _setattr(self, 'split_batches_settable', split_batches_settable)\n    _setattr(self, 'log_same_step', log_same_step)\n    _setattr(self, 'resume_intervals', resume_intervals)",
@@ -197,4 +236,4 @@ SOURCES = (
     "def __init__(self, family, batches_per_epoch, steps_in_epoch, grad_accum, max_steps, epochs, num_examples, resume_step=_d_resume_step, nupe=_d_nupe, track_epoch_states=_d_track_epoch_states):\n    _setattr(self, 'family', family)\n    _setattr(self, 'batches_per_epoch', batches_per_epoch)\n    _setattr(self, 'steps_in_epoch', steps_in_epoch)\n    _setattr(self, 'grad_accum', grad_accum)\n    _setattr(self, 'max_steps', max_steps)\n    _setattr(self, 'epochs', epochs)\n    _setattr(self, 'num_examples', num_examples)\n    _setattr(self, 'resume_step', resume_step)\n    _setattr(self, 'nupe', nupe)\n    _setattr(self, 'track_epoch_states', track_epoch_states)",
     "def __init__(self, num_examples, num_epochs, update_steps_per_epoch, per_device_batch, loader_batch, total_batch, grad_accum, max_steps, trainable_parameters):\n    _setattr(self, 'num_examples', num_examples)\n    _setattr(self, 'num_epochs', num_epochs)\n    _setattr(self, 'update_steps_per_epoch', update_steps_per_epoch)\n    _setattr(self, 'per_device_batch', per_device_batch)\n    _setattr(self, 'loader_batch', loader_batch)\n    _setattr(self, 'total_batch', total_batch)\n    _setattr(self, 'grad_accum', grad_accum)\n    _setattr(self, 'max_steps', max_steps)\n    _setattr(self, 'trainable_parameters', trainable_parameters)",
 )
-INITS = dict(zip(SOURCES, (Step_0.__init__.__code__, Trap_1.__init__.__code__, RunFacts_2.__init__.__code__, Schedule_3.__init__.__code__, RunSpec_4.__init__.__code__, Version_5.__init__.__code__, Family_6.__init__.__code__, Rules_7.__init__.__code__, LoaderShape_8.__init__.__code__, LoopResult_9.__init__.__code__, LoopInput_10.__init__.__code__, BannerValues_11.__init__.__code__), strict=True))
+INITS = dict(zip(SOURCES, (Step_0.__init__.__code__, Trap_1.__init__.__code__, RunFacts_2.__init__.__code__, Schedule_3.__init__.__code__, RunSpec_4.__init__.__code__, Planner_5.__init__.__code__, Answer_6.__init__.__code__, PlanRequest_7.__init__.__code__, CountedData_8.__init__.__code__, Version_9.__init__.__code__, Family_10.__init__.__code__, Rules_11.__init__.__code__, LoaderShape_12.__init__.__code__, LoopResult_13.__init__.__code__, LoopInput_14.__init__.__code__, BannerValues_15.__init__.__code__), strict=True))

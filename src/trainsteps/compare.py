@@ -28,7 +28,7 @@ class FamilyRow:
 
 
 def compare_families(spec: RunSpec) -> list[FamilyRow]:
-    from trainsteps import plan
+    from trainsteps.frameworks.hf import plan
     from trainsteps.frameworks.hf.releases import representative_releases, rules_for
 
     rows = []

@@ -106,18 +106,10 @@ class Schedule:
     """The settings the schedule was computed from (built when first read)."""
     family_params: dict = field(default_factory=dict)
 
-    def __str__(self) -> str:
-        """The report the command line prints (`print(schedule)`)."""
-        if self.framework != "hf":
-            return self.__repr__()
-        from trainsteps.report import render_schedule
-
-        return render_schedule(self, "en", False)
-
     def __repr__(self) -> str:
         steps, done, planned = self.run.optimizer_steps, self.run.epochs_completed, self.run.epochs_planned
         return (f"<Schedule {self.framework} {self.version}: {steps:,} optimizer steps, {done:g} of {planned:g} epochs, "
-                f"{len(self.warnings)} warning(s); print() it for the report>")
+                f"{len(self.warnings)} warning(s); trainsteps.render() gives the report>")
 
     def to_dict(self, lang: str = "en") -> dict:
         from trainsteps.i18n import message

@@ -5,7 +5,7 @@ from __future__ import annotations
 from trainsteps.i18n import label, message
 from trainsteps.report import display_width, pad, render_schedule, short_list, warnings_section
 from trainsteps.schedule import Schedule
-from trainsteps.solve import Coverage, Layouts, Solution, _num
+from trainsteps.solver import Coverage, Layouts, Solution, _num
 from trainsteps.spec import RunSpec
 
 

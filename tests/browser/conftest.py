@@ -77,3 +77,67 @@ def page(browser_context):
 def shot(page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+# ---- the static site (make site): build/site served by a plain static file server, Chromium with no network -----------
+NO_NETWORK = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+"""Every host name fails to resolve except 127.0.0.1: the static page can only reach the folder it is served from."""
+
+
+@pytest.fixture(scope="session")
+def static_url():
+    """build/site, built by tools/build_site.py unless it is up to date (its downloads are cached), served from 127.0.0.1."""
+    import functools
+    import importlib.util
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    spec = importlib.util.spec_from_file_location("build_site", Path(__file__).resolve().parents[2] / "tools" / "build_site.py")
+    build_site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_site)
+    try:
+        folder = build_site.build(build_site.DEFAULT_OUT, log=lambda *_: None)
+    except build_site.BuildError as exc:
+        pytest.skip(f"the static site cannot be built here: {exc}")
+
+    class Files(SimpleHTTPRequestHandler):
+        served: list[str] = []
+
+        def log_message(self, format, *args):  # noqa: A002 - quiet; the paths are kept for the tests instead
+            self.served.append(self.path)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Files, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def offline_context():
+    """A Chromium of its own for the static site: no host but 127.0.0.1 resolves; every request it makes is recorded."""
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="trainsteps-chromium-static-")
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=[*ARGS, NO_NETWORK], headless=True,
+                                                       viewport={"width": 1280, "height": 1000})
+        context.requested = []
+        context.on("request", lambda r: context.requested.append(r.url))
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def static_page(offline_context, static_url):
+    """A fresh tab on the static site; fails the test on a console or page error, or a request that left the site."""
+    tab = offline_context.new_page()
+    problems: list[str] = []
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: problems.append(str(e)))
+    before = len(offline_context.requested)
+    yield tab
+    tab.close()
+    outside = [url for url in offline_context.requested[before:] if not url.startswith(static_url)]
+    assert not outside, outside
+    assert not problems, problems

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.live
 needs("torch", "transformers", "accelerate")
 
 import trainsteps  # noqa: E402
-from trainsteps.solve import solve  # noqa: E402
+from trainsteps.solver import solve  # noqa: E402
 from trainsteps.spec import RunSpec  # noqa: E402
 
 from .tiny import tokens_of  # noqa: E402

@@ -137,6 +137,8 @@ SAMPLES = {
     "model_path": (["--gpu", "h100-sxm", "--seq-length", "2048"], ["--model", QWEN]),
     "params": (["--gpu", "h100-sxm", "--seq-length", "2048"], ["--params", "7e9"]),
     "gpu_name": (["--params", "7e9", "--seq-length", "2048"], ["--gpu", "h100-sxm"]),
+    "peak_tflops": (["--params", "7e9", "--seq-length", "2048"], ["--peak-tflops", "500"]),
+    "stack": (FLOPS, ["--stack", "fsdp"]),
     "dtype": (FLOPS, ["--dtype", "fp8"]),
     "mfu": (FLOPS, ["--mfu", "0.2"]),
     "training": (FLOPS, ["--training", "lora"]),

@@ -125,3 +125,11 @@ def test_a_deepspeed_config_with_a_word_for_a_batch_size_is_an_input_error(tmp_p
     config.write_text("[1, 2]")
     result = run("--framework", "deepspeed", "--deepspeed-config", str(config), "--world-size", "4")
     assert result.exit_code == 2 and "must hold a mapping" in result.output
+
+
+@pytest.mark.parametrize("split", ["0,0,0", "...", "a,b"])
+def test_a_split_megatron_cannot_read_is_one_line_in_chinese_too(run_cli, split):
+    args = ["plan", "--framework", "megatron", "--micro-batch-size", "1", "--train-iters", "100", "--train-tokens", "100000000",
+            "--split", split, "--lang", "zh"]
+    code, out, err = run_cli(*args)
+    assert code == 2 and out == "" and err.startswith("错误：划分") and err.count("\n") == 1

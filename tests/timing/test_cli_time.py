@@ -101,13 +101,22 @@ def test_timing_from_a_notebook_bar_of_a_public_log(run_cli):
 
 # ---- the FLOPs model ----------------------------------------------------------------------------
 
-def test_the_flops_model_gives_an_interval_from_the_mfu_range(run_cli):
+def test_the_flops_model_gives_an_interval_from_the_fitted_mfu(run_cli):
     time = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100")["time"]
     assert time["source"] == "model"
-    assert time["mfu"] == {"low": 0.25, "expected": 0.35, "high": 0.45}
-    step = time["step_seconds"]
-    assert step["low"] < step["expected"] < step["high"]
-    assert step["high"] / step["low"] == pytest.approx(0.45 / 0.25, rel=1e-3)
+    mfu, step = time["mfu"], time["step_seconds"]
+    assert mfu["low"] < mfu["expected"] < mfu["high"]
+    assert step["high"] / step["low"] == pytest.approx(mfu["high"] / mfu["low"], rel=1e-3)
+    assert any("--stack" in note for note in time["notes"])  # the stack is unknown: the range covers every stack
+
+
+def test_saying_the_stack_narrows_the_mfu_and_megatron_runs_faster_than_the_trainer(run_cli):
+    unknown = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100")["time"]["mfu"]
+    megatron = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--stack", "megatron")["time"]["mfu"]
+    trainer = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--stack", "hf")["time"]["mfu"]
+    assert megatron["expected"] > trainer["expected"]
+    assert megatron["high"] / megatron["low"] < unknown["high"] / unknown["low"]
+    assert trainer["high"] / trainer["low"] < unknown["high"] / unknown["low"]
 
 
 def test_a_given_mfu_range_replaces_the_default(run_cli):
@@ -231,7 +240,12 @@ def test_megatron_plans_take_tokens_per_step_from_the_plan_and_evaluations_from_
                      "--model", QWEN, "--gpu", "h100")
     time = data["time"]
     assert time["gpus"] == 32
-    assert time["mfu"] == {"low": 0.35, "expected": 0.45, "high": 0.55}  # pretraining defaults
+    assert not any("--stack" in note for note in time["notes"])  # a Megatron plan says its stack
+    args = ["plan", "--framework", "megatron", "--micro-batch-size", "2", "--global-batch-size", "512", "--gpus", "8",
+            "--nodes", "4", "--train-iters", "1000", "--seq-length", "4096", "--tensor-parallel-size", "2",
+            "--train-tokens", "10000000000", "--eval-interval", "200", "--model", QWEN, "--gpu", "h100"]
+    assert time["mfu"] == plan_json(run_cli, *args, "--stack", "megatron")["time"]["mfu"]
+    assert time["mfu"] != plan_json(run_cli, *args, "--stack", "hf")["time"]["mfu"]
     tokens_per_step = 512 * 4096
     assert time["tokens_per_second"]["expected"] * time["step_seconds"]["expected"] == pytest.approx(tokens_per_step)
     evals = len(data["run"]["eval_steps"])
@@ -252,7 +266,8 @@ def test_a_lora_config_is_modelled_at_4n(run_cli):
     config = ROOT / "examples" / "llamafactory" / "sft_lora.yaml"  # finetuning_type: lora
     time = plan_json(run_cli, "plan", config, "--params", "8e9", "--gpu", "a100", "--seq-length", "1024")["time"]
     assert any("(lora:" in note for note in time["notes"])
-    assert time["mfu"] == {"low": 0.15, "expected": 0.25, "high": 0.4}
+    assert any("stack hf" in note for note in time["notes"])  # a Trainer-family config: the Trainer's stack
+    assert not any("--stack" in note for note in time["notes"])
 
 
 def test_counted_data_is_costed_with_its_padding_not_the_maximum_length(run_cli):
@@ -280,3 +295,20 @@ def test_the_answer_line_ends_with_the_expected_wall_time(run_cli):
     assert code == 0
     first = out.splitlines()[0]
     assert first.startswith("3,900 optimizer steps") and first.endswith(" · ~4 h 20 min")
+
+
+def test_counted_data_keeps_the_attention_term_at_the_padded_row_length(run_cli):
+    pytest.importorskip("tokenizers")
+    data_file = ROOT / "examples" / "llamafactory" / "data" / "demo_alpaca.json"
+    tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+    plan = plan_json(run_cli, "plan", "--data", data_file, "--tokenizer", tokenizer, "--per-device-train-batch-size", "4",
+                     "--model", QWEN, "--gpu", "h100", "--mfu", "0.4")
+    run = plan["run"]
+    row = run["padded_tokens_seen"] / run["samples_seen"]
+    note = next(n for n in plan["time"]["notes"] if "FLOPs per token" in n)
+    assert "with the attention term" in note
+    same = plan_json(run_cli, *PACKED_8_GPUS[:1], "--num-examples", "1000", "--per-device-train-batch-size", "4",
+                     "--seq-length", str(round(row)), "--model", QWEN, "--gpu", "h100", "--mfu", "0.4")
+    flops = float(note.split(" FLOPs")[0])
+    flops_seq = float(next(n for n in same["time"]["notes"] if "FLOPs per token" in n).split(" FLOPs")[0])
+    assert flops == pytest.approx(flops_seq, rel=2e-3)  # the same as --seq-length at the mean padded row

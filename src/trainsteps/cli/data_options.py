@@ -26,7 +26,7 @@ def data_options(func):
         click.option("--split", default="train", show_default=True, help="Split of a DatasetDict saved with save_to_disk."),
         click.option("--no-special-tokens", is_flag=True, help="Do not add the tokenizer's BOS/EOS to plain-text rows."),
         click.option("--add-eos", is_flag=True, help="Count one EOS token per example (LLaMA-Factory pt, TRL)."),
-        click.option("--cutoff-len", type=click.IntRange(min=1), help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
+        click.option("--cutoff-len", type=click.IntRange(min=1, max=10**9), help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
         click.option("--packing", "packing_names", multiple=True, metavar="NAME[@VERSION]",
                      help="Packed count under: llamafactory, llamafactory-pt, trl-bfd, trl-bfd_split, trl-wrapped, "
                      "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable in `count`; `plan` takes one."),
@@ -44,7 +44,8 @@ def data_options(func):
         click.option("--engine-tokenizer", type=click.Choice(["auto", "tokenizers", "fast-bpe"]), default="auto",
                      show_default=True, help="Token counter: fast-bpe (tiktoken, for byte-level BPE proven equal to "
                      "tokenizers on a check sample), tokenizers, or auto (fast-bpe where proven)."),
-        click.option("--max-line-bytes", type=click.IntRange(min=1), default=64 * 1024 * 1024, show_default=True,
+        # the default is data/readers.MAX_LINE_BYTES (not imported: plan's start-up); tokenizing a line costs ~40x its bytes
+        click.option("--max-line-bytes", type=click.IntRange(min=1, max=1 << 30), default=16 * 1024 * 1024, show_default=True,
                      help="Longest line read; a longer one is reported as malformed, with its position, and skipped."),
         click.option("--no-cache", is_flag=True, help="Count the files again instead of reusing a cached count of the same "
                      "files, tokenizer and settings ($XDG_CACHE_HOME/trainsteps)."),

@@ -42,9 +42,10 @@ def emit(fmt: str, data: dict, human: str) -> None:
         import json
 
         try:
-            text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+            # default=str: a YAML value with no JSON form echoed from a file (`!!set`, a date, `!!binary`) is written as text
+            text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False, default=str)
         except ValueError:  # a NaN echoed from a file's unused key: strict JSON has no NaN, so it is written as text
-            text = json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False)
+            text = json.dumps(_finite(data), ensure_ascii=False, indent=2, allow_nan=False, default=str)
         click.echo(text)
     else:
         click.echo(human)

@@ -44,7 +44,7 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
       trainsteps solve --streaming --num-examples 1047 --max-steps 40 --per-device-train-batch-size 10
       trainsteps solve --global-batch 128 --gpus 6
     """
-    from trainsteps import solve as engine
+    from trainsteps import solver as engine
     from trainsteps.solve_report import render_coverage, render_layouts, render_solution
 
     with user_errors(lang):
@@ -58,9 +58,12 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
         if global_batch is not None:
             if given:
                 raise InputError("solve.error.one_question", "solve.hint.target")
+            _refuse_unused_by_layouts(time_request)
             result = engine.layouts(global_batch, world, cap)
             emit(fmt, result.to_dict(), render_layouts(result, lang))
             return
+        if cap is not None:  # the memory cap of a layout, with no layout asked for
+            raise InputError("solve.error.cap_without_layouts", "solve.hint.cap_without_layouts")
         if len(given) != 1:
             raise InputError("solve.error.one_question", "solve.hint.target")
         if opts.get("num_examples") is None and opts.get("dataset_tokens") is None:
@@ -69,7 +72,13 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
         if given[0] == "max_steps":
             cov, schedule = engine.covers(spec, targets["max_steps"])
             data = {"max_steps": targets["max_steps"], "covers": cov.to_dict(lang), "derivation": schedule.derivation.to_list(lang)}
-            emit(fmt, data, render_coverage(cov, spec, schedule, lang, explain))
+            human = render_coverage(cov, spec, schedule, lang, explain)
+            if time_request:  # the time of the max_steps given
+                from trainsteps.planners.time import solve_time
+
+                time_json, time_text = solve_time(time_request, targets["max_steps"], opts, world)
+                data, human = {**data, "time": time_json}, human + "\n\n" + time_text
+            emit(fmt, data, human)
             return
         solution = engine.solve(spec, given[0], targets[given[0]])
         data, human = solution.to_dict(lang), render_solution(solution, spec, lang, explain)
@@ -83,7 +92,7 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
 
 def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> None:
     """`--time-budget`: the max_steps that fit the wall time; with a target too, whether the target fits."""
-    from trainsteps import solve as engine
+    from trainsteps import solver as engine
     from trainsteps.timing.report import render_budget
     from trainsteps.timing.request import solve_budget
 
@@ -111,13 +120,27 @@ def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> N
     emit(fmt, data, render_budget(fit, lang, explain, covered, fits))
 
 
+_LAYOUT_SETTINGS = {"global_batch", "max_per_device_batch", "world_size", "gpus", "nodes", "fmt", "lang"}
+"""What `solve --global-batch N` reads: every per-device batch x accumulation that reaches N on these ranks."""
+
+
+def _refuse_unused_by_layouts(time_request) -> None:
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        if param.name not in _LAYOUT_SETTINGS and ctx.get_parameter_source(param.name) in _GIVEN:
+            raise InputError("solve.error.layout_option", "solve.hint.layout_option", option=param.opts[0])
+
+
+_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
 def _time_request(opts: dict, lang: str, explain: bool) -> dict | None:
     """The time and budget options, taken out of `opts`; None when none asks for a time."""
     from trainsteps.planners import TIME, TIME_ASKS, refuse_time_refiners
 
     names = [*TIME, "time_budget", "safety_margin", "save_every"]
     ctx = click.get_current_context()
-    given = {name for name in names if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)}
+    given = {name for name in names if ctx.get_parameter_source(name) in _GIVEN}
     request = {name: opts.pop(name, None) for name in names}
     refuse_time_refiners(given, request)
     for name in ("safety_margin", "save_every"):

@@ -18,6 +18,11 @@ _OPTIONS = [
     click.option("--model", "model_path", metavar="PATH", help="Time (FLOPs model): config.json or a model folder holding one."),
     click.option("--params", help="Time (FLOPs model): parameters, e.g. 7.6e9 or 7.6B (no attention term)."),
     click.option("--gpu", "gpu_name", help="Time (FLOPs model): accelerator, e.g. h100-sxm, a100-80g, rtx4090, ascend-910b."),
+    click.option("--peak-tflops", type=float, help="Time (FLOPs model): peak dense TFLOP/s of one accelerator, for a card "
+                 "--gpu does not list (or to replace its figure)."),
+    click.option("--stack", type=click.Choice(["megatron", "nemo", "fsdp", "torchtitan", "hf", "trainer", "deepspeed", "peft",
+                                               "unsloth"], case_sensitive=False),
+                 help="Time (FLOPs model): the training stack, for the fitted MFU (default: from the config, else a range)."),
     click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help="Time (FLOPs model): compute type."),
     click.option("--mfu", help="Time (FLOPs model): model FLOPs utilisation, 0.35 or a range 0.3-0.5 (default by setup)."),
     click.option("--training", type=click.Choice(["full", "lora", "qlora", "frozen"]), default=None,

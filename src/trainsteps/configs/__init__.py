@@ -12,7 +12,7 @@ import pathlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from trainsteps.configs.files import ConfigFile, read_config
+from trainsteps.configs.files import ConfigFile, find_local, read_config
 from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError, TrainstepsError
@@ -166,7 +166,9 @@ def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, releas
     given = {key.removeprefix("trl.") for key in settings.values}
     if given & {"warmup_ratio", "warmup_steps"}:
         given.add("warmup")
-    major = int(str(settings.get("transformers") or "5").lstrip("v").split(".")[0] or 5)
+    from trainsteps.frameworks.hf.releases import major_of
+
+    major = major_of(settings.get("transformers"))
     for name, value, plain in unsloth.rewritten_defaults(release, given, major):
         settings.put(name, value, f"Unsloth {release} default")
         notes.append(("UNSLOTH_DEFAULT", "unsloth.note.default", {"release": release, "key": name, "value": value,
@@ -202,14 +204,13 @@ def _read_deepspeed_key(main: ConfigFile | None, files: list[ConfigFile], settin
     name = settings.get("deepspeed_file")
     if not name or not isinstance(name, str) or main is None:
         return
-    for base in (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent):
-        candidate = base / name
-        if candidate.is_file():
-            if not any(candidate.resolve() == f.path.resolve() for f in files):
-                cfg = read_config(candidate)
-                cfg.kind = "deepspeed"
-                files.append(cfg)  # read with the other auxiliary files
-            return
+    candidate = find_local(name, (pathlib.Path.cwd(), main.path.parent, main.path.parent.parent))
+    if candidate is not None:
+        if not any(candidate.resolve() == f.path.resolve() for f in files):
+            cfg = read_config(candidate)
+            cfg.kind = "deepspeed"
+            files.append(cfg)  # read with the other auxiliary files
+        return
     settings.ignored.append(("deepspeed", settings.origin("deepspeed_file") + " (file not found)"))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
-from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.files import ConfigFile, find_local
 from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings
 from trainsteps.derivation import Derivation
@@ -190,7 +190,7 @@ def _rows(cfg: ConfigFile, datasets: list) -> tuple[list, list[int] | None, list
     rows, lows, highs = [], [], []
     for entry in datasets:
         path = entry.get("path") if isinstance(entry, dict) else None
-        local = next((base / path for base in (pathlib.Path.cwd(), cfg.path.parent) if path and (base / path).exists()), None)
+        local = find_local(path, (pathlib.Path.cwd(), cfg.path.parent), directory_too=True)
         if local is None:
             raise InputError("axolotl.error.dataset_not_local", "axolotl.hint.dataset_not_local", path=path)
         files = sorted(p for p in local.rglob("*") if p.is_file()) if local.is_dir() else [local]

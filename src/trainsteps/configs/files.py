@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from trainsteps.errors import InputError
@@ -46,10 +49,52 @@ class ConfigFile:
         return f"{self.path.name}:{line}" if line else self.path.name
 
 
+_ROOT: ContextVar[pathlib.Path | None] = ContextVar("trainsteps_files_root", default=None)
+"""While set (the web calculator, per request), files named by configs are read only inside this folder."""
+
+
+@contextmanager
+def confined(folder: str | pathlib.Path):
+    """Within this block (this thread only), a file a config names is found only inside `folder`: a posted config
+    cannot make the server read or probe any other path (absolute paths, `..`, links out, the server's own folder)."""
+    token = _ROOT.set(pathlib.Path(folder).resolve())
+    try:
+        yield
+    finally:
+        _ROOT.reset(token)
+
+
+def reachable(path: pathlib.Path) -> bool:
+    root = _ROOT.get()
+    if root is None:
+        return True
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return resolved == root or root in resolved.parents
+
+
+def find_local(name, bases, directory_too: bool = False) -> pathlib.Path | None:
+    """The first `base / name` that is a file (or a folder, with `directory_too`) and may be read; None for anything
+    else: a name that is no text, a name too long for the system, a path outside the confined folder."""
+    if not isinstance(name, str) or not name or "\x00" in name:
+        return None
+    for base in bases:
+        candidate = pathlib.Path(base) / name
+        try:
+            found = candidate.exists() if directory_too else candidate.is_file()
+        except (OSError, ValueError):  # ENAMETOOLONG and the like: no such file
+            found = False
+        if found and reachable(candidate):
+            return candidate
+    return None
+
+
 def read_config(path: str | pathlib.Path) -> ConfigFile:
     """Parse a YAML or JSON file into a `ConfigFile`; bad input raises `InputError` with the line and column."""
     path = pathlib.Path(path)
-    if not path.is_file():
+    if find_local(str(path), [pathlib.Path()]) is None:
         raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(path))
     size = path.stat().st_size
     if size > MAX_BYTES:
@@ -63,7 +108,7 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
     if path.suffix.lower() == ".py":
         from trainsteps.configs.script import read_script
 
-        return read_script(path, text)
+        return ConfigFile(path, *read_script(path, text))
     if path.suffix.lower() == ".json":
         data, lines = _parse_json(path, text)
     else:
@@ -88,14 +133,24 @@ def _parse_json(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
         raise InputError("configs.error.json", "configs.hint.json", path=str(path), line=exc.lineno, column=exc.colno, detail=exc.msg) from None
     except RecursionError:
         raise _too_deep(path) from None
-    except ValueError as exc:  # NaN / Infinity
+    except _Constant as exc:  # NaN / Infinity
         raise InputError("configs.error.json_constant", "configs.hint.json_constant", path=str(path), name=str(exc)) from None
+    except ValueError:  # Python reads whole numbers of at most 4,300 digits
+        raise _long_number(path) from None
     _check_depth(path, data)
     return data, _json_key_lines(text, data)
 
 
+class _Constant(ValueError):
+    """NaN, Infinity, -Infinity: Python's json reads them, strict JSON has none."""
+
+
 def _no_constant(name: str):
-    raise ValueError(name)  # NaN, Infinity, -Infinity: Python's json reads them, strict JSON has none
+    raise _Constant(name)
+
+
+def _long_number(path: pathlib.Path) -> InputError:
+    return InputError("configs.error.long_number", "configs.hint.long_number", path=str(path), limit=sys.get_int_max_str_digits())
 
 
 def _too_deep(path: pathlib.Path) -> InputError:
@@ -151,6 +206,10 @@ def _parse_yaml(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
         raise InputError("configs.error.yaml", "configs.hint.yaml", path=str(path), line=0, column=0, detail=str(exc)) from None
     except RecursionError:
         raise _too_deep(path) from None
+    except ValueError as exc:  # a whole number past Python's 4,300 digits, a date like 2024-13-45
+        if "digits" in str(exc):
+            raise _long_number(path) from None
+        raise InputError("configs.error.yaml", "configs.hint.yaml", path=str(path), line=0, column=0, detail=str(exc)) from None
     finally:
         loader.dispose()
     lines = {}

@@ -12,7 +12,7 @@ import json
 import pathlib
 from dataclasses import dataclass
 
-from trainsteps.configs.files import read_config
+from trainsteps.configs.files import find_local, reachable, read_config
 from trainsteps.errors import InputError
 
 DATA_CONFIG = "dataset_info.json"
@@ -39,7 +39,7 @@ class RowFacts:
 
 def load_dataset_info(dataset_dir: pathlib.Path) -> tuple[dict, pathlib.Path]:
     path = dataset_dir / DATA_CONFIG
-    if not path.is_file():
+    if find_local(str(path), [pathlib.Path()]) is None:
         raise InputError("configs.error.lf_no_dataset_info", "configs.hint.lf_no_dataset_info", path=str(path))
     return read_config(path).data, path
 
@@ -64,7 +64,9 @@ def entry_source(entry: dict) -> str:
 
 
 def data_files(dataset_dir: pathlib.Path, entry: dict, name: str) -> list[pathlib.Path]:
-    path = dataset_dir / entry["file_name"]
+    path = find_local(entry["file_name"], [dataset_dir], directory_too=True)
+    if path is None:
+        raise InputError("configs.error.lf_missing_file", "configs.hint.lf_missing_file", name=name, path=str(dataset_dir / str(entry["file_name"])))
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _TEXT_SUFFIXES + _ARROW_SUFFIXES)
         if not files:
@@ -76,7 +78,30 @@ def data_files(dataset_dir: pathlib.Path, entry: dict, name: str) -> list[pathli
 
 
 def read_rows(path: pathlib.Path) -> list:
-    """Rows of a JSON (array or lines), JSONL, CSV or text file; Parquet/Arrow need pyarrow (the `data` extra)."""
+    """Rows of a JSON (array or lines), JSONL, CSV or text file; Parquet/Arrow need pyarrow (the `data` extra).
+    A file that cannot be read (not UTF-8, damaged, a name too long for the system) is one InputError naming it."""
+    try:
+        return _rows(path)
+    except InputError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise InputError("configs.error.not_text", "configs.hint.data_unreadable", path=str(path), offset=exc.start) from None
+    except (OSError, ValueError, EOFError, RecursionError, MemoryError) as exc:
+        raise InputError("configs.error.data_unreadable", "configs.hint.data_unreadable", path=str(path), detail=_short(exc)) from None
+    except Exception as exc:  # pyarrow raises its own types for damaged files
+        if type(exc).__module__.split(".")[0] != "pyarrow":
+            raise
+        raise InputError("configs.error.data_unreadable", "configs.hint.data_unreadable", path=str(path), detail=_short(exc)) from None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
+
+
+def _rows(path: pathlib.Path) -> list:
+    if not reachable(path):
+        raise InputError("configs.error.data_unreadable", "configs.hint.data_unreadable", path=str(path), detail="outside the posted files")
     suffix = path.suffix.lower()
     if suffix in _ARROW_SUFFIXES:
         return _read_arrow(path)
@@ -118,9 +143,11 @@ def _read_arrow(path: pathlib.Path) -> list:
 
     with pa.memory_map(str(path)) as source:
         try:
-            return pa.ipc.open_stream(source).read_all().to_pylist()
+            table = pa.ipc.open_stream(source).read_all()
         except pa.ArrowInvalid:
-            return pa.ipc.open_file(source).read_all().to_pylist()
+            table = pa.ipc.open_file(source).read_all()
+        table.validate(full=True)  # offsets checked against the buffers before a value is read (a damaged file: SIGBUS)
+        return table.to_pylist()
 
 
 def row_facts(rows: list, entry: dict, stage: str) -> RowFacts:

@@ -58,18 +58,31 @@ def typed(config: RLConfig, key: str, kind: type):
             return value
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
-    elif kind is int and isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
-        return int(value)
-    elif kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+    elif kind in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _number(value, kind, key, where)
     elif kind is str:
         return str(value)
-    raise InputError("rl.error.value", "rl.hint.value", key=key, value=repr(value), where=where, kind=kind.__name__)
+    shown = repr(value) if not isinstance(value, (str, list, dict)) or len(value) <= 60 else \
+        (repr(value[:60]) + "..." if isinstance(value, str) else "a " + type(value).__name__)
+    raise InputError("rl.error.value", "rl.hint.value", key=key, value=shown, where=where, kind=kind.__name__)
+
+
+def _number(value: int | float, kind: type, key: str, where: str) -> int | float:
+    """A numeric setting through the one checked conversion (NaN, infinity and fractions refused), within the cap."""
+    from trainsteps.frameworks.rl import MAX_SETTING, check_size
+    from trainsteps.numbers import to_kind
+
+    if isinstance(value, float) and kind is int and value.is_integer() and abs(value) <= MAX_SETTING:
+        return int(value)
+    number = to_kind(value, kind, key, f"{key} ({where})")
+    return check_size(number, key)
 
 
 def verl_spec(config: RLConfig, prompts: int, *, version: str, prompts_filtered: int | None = None, gpus: int | None = None):
-    from trainsteps.frameworks.verl import VerlSpec
+    from trainsteps.frameworks.rl import check_release
+    from trainsteps.frameworks.verl import OLDEST, VerlSpec
 
+    check_release("verl", version, OLDEST)  # the caller looks up the release's defaults next
     fields = {}
     for key, (name, kind) in VERL_KEYS.items():
         value = typed(config, key, kind)

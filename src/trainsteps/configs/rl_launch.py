@@ -8,7 +8,6 @@ The line is split like a shell would and never run.
 
 from __future__ import annotations
 
-import pathlib
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -60,7 +59,7 @@ def scalar(text: str):
     """A Hydra override value as OmegaConf reads it: null, true/false, numbers, [lists], quoted strings."""
     try:
         value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: an int past Python's 4,300 digits; checked where it is read
         return text
     return value if isinstance(value, (int, float, bool, list, str)) or value is None else text
 
@@ -99,25 +98,19 @@ def read_launch(line: str, config: RLConfig | None = None) -> RLConfig:
 
 def read_yaml(path: str, config: RLConfig | None = None) -> RLConfig:
     """A verl/EasyR1 YAML (nested keys become dotted) or an OpenRLHF args YAML; earlier values are kept if the line
-    set them (the command line wins over the file, as in Hydra)."""
+    set them (the command line wins over the file, as in Hydra). The file goes through the guarded reader of every
+    config (size cap, alias bombs, nesting depth, UTF-8)."""
+    from trainsteps.configs.files import read_config
+
     config = config or RLConfig()
-    file = pathlib.Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
-    except OSError as exc:
-        raise InputError("rl.error.config_read", "rl.hint.config_read", path=path, detail=exc.strerror or str(exc)) from None
-    except yaml.YAMLError as exc:
-        raise InputError("rl.error.config_read", "rl.hint.config_read", path=path, detail=str(exc).splitlines()[0]) from None
-    if not isinstance(data, dict):
-        raise InputError("rl.error.config_read", "rl.hint.config_read", path=path, detail="the file holds no mapping")
-    lines = _key_lines(text)
-    for key, value in _flatten(data):
+    parsed = read_config(path)
+    lines = _key_lines(parsed.path.read_text(encoding="utf-8-sig"))
+    for key, value in _flatten(parsed.data):
         if key.startswith(("hydra.", "defaults")) or key in config.deleted:
             continue
         if key not in config.values:
             config.values[key] = value
-            config.origins[key] = f"{file.name}:{lines.get(key.rsplit('.', 1)[-1], '?')}"
+            config.origins[key] = f"{parsed.path.name}:{lines.get(key.rsplit('.', 1)[-1], '?')}"
     if config.framework is None:
         config.framework = "easyr1" if any(k.startswith("worker.") for k in config.values) else "verl"
     return config

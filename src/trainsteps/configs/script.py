@@ -26,10 +26,8 @@ HF_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "UnslothTrainingArg
 """transformers' arguments (Unsloth does not rewrite their defaults)."""
 
 
-def read_script(path: pathlib.Path, text: str):
-    """A `ConfigFile` of the script's config call: `data` holds the literal keywords, `script` what else was seen."""
-    from trainsteps.configs.files import ConfigFile
-
+def read_script(path: pathlib.Path, text: str) -> tuple[dict, dict, str, dict]:
+    """The script's config call as (literal keywords, their lines, the config kind, what else was seen)."""
     try:
         tree = ast.parse(text, filename=str(path))
     except (SyntaxError, ValueError) as exc:
@@ -57,7 +55,7 @@ def read_script(path: pathlib.Path, text: str):
     patched = name in TRL_CALLS and unsloth_line is not None and (bound is None or bound > unsloth_line)
     script = {"call": name, "line": call.lineno, "trainer": TRL_CALLS.get(name, "hf"), "unsloth": unsloth_line is not None,
               "unsloth_line": unsloth_line, "trl_import_line": bound, "unsloth_patched": patched, "not_read": skipped}
-    return ConfigFile(path, data, lines, "trl" if name in TRL_CALLS else "hf_args", script)
+    return data, lines, "trl" if name in TRL_CALLS else "hf_args", script
 
 
 def _call_name(node) -> str | None:

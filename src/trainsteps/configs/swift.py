@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 import shlex
 
-from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.files import ConfigFile, find_local
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.launch import join_continued_lines
 from trainsteps.configs.outcome import Outcome
@@ -86,7 +86,8 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
     if g("truncation_strategy", "delete") == "delete" and not g("packing") and profile is None:
         notes.append(("SWIFT_DELETE_LONG", "swift.note.delete", {"max_length": g("max_length", "max_model_len")}))
     if g("max_epochs") is not None:
-        notes.append(("SWIFT_MAX_EPOCHS", "swift.note.max_epochs", {"max_epochs": g("max_epochs")}))
+        max_epochs = settings.whole("swift.max_epochs")  # refuses `--max_epochs 1 2` and 0 by the setting's name
+        notes.append(("SWIFT_MAX_EPOCHS", "swift.note.max_epochs", {"max_epochs": max_epochs}))
     loader = swift.loader_rows(d, n.value, world) if swift.OWN_SAMPLER.at(version) else None
     return Outcome(n, d, notes, loader_rows=loader if loader != n.value else None, token_profile=profile)
 
@@ -114,7 +115,7 @@ def _exact_rows(cfg: ConfigFile, d: Derivation, g, version: str, settings: Setti
     max_length = settings.whole("swift.max_length")
     pairs = []
     for name in datasets:
-        path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if (base / name).is_file()), None)
+        path = find_local(name, (pathlib.Path.cwd(), cfg.path.parent))
         pairs += provider(lf_data.read_rows(path), template, settings.text("swift.system"), [str(path)])
     d.add("tokens_raw", sum(a for a, _ in pairs), "sum of tokens per row", f"{len(pairs):,} rows", "swift.tok.encode",
           template=template, release=version, tokenizer=provider.tokenizer_path)
@@ -141,7 +142,7 @@ def _dataset_rows(cfg: ConfigFile, d: Derivation, g, version: str, settings: Set
     total = 0
     for spec in datasets:
         name, _, sample = str(spec).partition("#")
-        path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if (base / name).is_file()), None)
+        path = find_local(name, (pathlib.Path.cwd(), cfg.path.parent))
         if path is None:
             raise InputError("swift.error.dataset_not_local", "swift.hint.dataset_not_local", name=name)
         rows = len(lf_data.read_rows(path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
-from trainsteps.configs.files import ConfigFile
+from trainsteps.configs.files import ConfigFile, find_local
 from trainsteps.configs.hf_args import read_training_arguments
 from trainsteps.configs.outcome import Outcome
 from trainsteps.configs.settings import Settings, to_number
@@ -138,7 +138,7 @@ def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
 
 def _files(cfg: ConfigFile, settings: Settings) -> list[str]:
     name = settings.text("trl.dataset_name")
-    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    path = find_local(name, (pathlib.Path.cwd(), cfg.path.parent), directory_too=True)
     if path is None:
         return []
     return [str(p) for p in sorted(p for p in path.rglob("*") if p.is_file())] if path.is_dir() else [str(path)]
@@ -151,7 +151,7 @@ def _rows(cfg: ConfigFile, settings: Settings, g, keep_rows: bool = False):
     if settings.get("num_examples") is not None:
         return settings.whole("num_examples")
     name = settings.text("trl.dataset_name")
-    path = next((base / name for base in (pathlib.Path.cwd(), cfg.path.parent) if name and (base / name).exists()), None)
+    path = find_local(name, (pathlib.Path.cwd(), cfg.path.parent), directory_too=True)
     if path is None:
         raise InputError("trl.error.dataset_not_local", "trl.hint.dataset_not_local", name=name)
     files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]

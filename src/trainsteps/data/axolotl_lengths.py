@@ -126,7 +126,7 @@ def _diff(full: str, dummy: str) -> tuple[int, int]:
 
 
 def _turns(row, field: str, role_key: str, content_key: str) -> list[dict]:
-    from trainsteps.data.formats import RowError
+    from trainsteps.data.rows import RowError
 
     value = row.get(field, row.get("conversations")) if isinstance(row, dict) else None
     if not isinstance(value, list):

@@ -78,7 +78,7 @@ class ChatTemplate:
         try:
             return _compiled(self.source).render(messages=messages, add_generation_prompt=add_generation_prompt, **self.special)
         except TemplateError as exc:
-            from trainsteps.data.formats import RowError
+            from trainsteps.data.rows import RowError
 
             raise RowError(f"the chat template refuses the row: {exc}") from exc
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from trainsteps.data.rows import RowError
 from trainsteps.data.sources import FormatHint
 from trainsteps.errors import InputError
 
@@ -79,10 +80,6 @@ class RowFormat:
         usual = OPENAI_TAGS if self.kind == "openai" else LF_SHAREGPT_TAGS if self.kind == "sharegpt" else {}
         tags = ", ".join(f"{k}={v}" for k, v in (self.tags or {}).items() if usual.get(k) != v)  # only what differs from the usual
         return f"{self.kind} ({used})" + (f" tags ({tags})" if tags else "")
-
-
-class RowError(Exception):
-    """A row that a framework would drop or reject; the reason is shown with file and line."""
 
 
 def resolve(hint: FormatHint, requested: str, first_row: dict, text_field: str | None) -> RowFormat:

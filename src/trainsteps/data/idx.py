@@ -388,7 +388,7 @@ def read_rows(source, batch_rows: int):
     The documents are already tokenized, so rows hold only `_num_tokens` (see data.formats.TOKEN_COUNT) and the
     count never tokenizes them again. The file is checked first (truncation, .bin size) by its summary."""
     from trainsteps.data.formats import TOKEN_COUNT
-    from trainsteps.data.readers import RowBatch
+    from trainsteps.data.rows import RowBatch
 
     reader = IdxReader(source.path)
     reader.summary()

@@ -9,14 +9,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from trainsteps.data.rows import RowBatch
 from trainsteps.data.sources import Source
 from trainsteps.errors import InputError
 
 BATCH_ROWS = 1000
 SHOWN_PROBLEMS = 5
-MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line read (`count --max-line-bytes`): a longer one is reported as malformed and skipped without being
-held in memory, so one hostile line or a compressed file with no newline cannot exhaust memory."""
+held in memory, so one hostile line or a compressed file with no newline cannot exhaust memory. Tokenizing a row
+costs about 40 bytes of memory per byte: 16 MiB keeps one row under a second and 1 GB."""
 JSON_ARRAY_LINES = 4
 """A JSON array file is parsed whole, as `datasets` does: at most this many times the line limit."""
 _ZSTD_CHUNK = 8192  # compressed bytes fed at a time: zstd expands up to ~32,000x, so this bounds one step's output
@@ -41,24 +43,6 @@ class Problems:
     def to_dict(self) -> dict:
         return {"malformed": self.count, "blank_lines": self.blank_lines,
                 "first": [{"path": p, "line": n, "reason": r} for p, n, r in self.first]}
-
-
-@dataclass
-class RowBatch:
-    """Rows read from one file, with where they came from."""
-
-    rows: list
-    """The rows, as dicts."""
-    source: Source
-    """The file."""
-    first_line: int
-    """1-based line (JSONL/CSV/text) or row (JSON array, Parquet, Arrow) number of rows[0]."""
-    bytes_done: int
-    """Compressed bytes of this file read so far (for the progress bar)."""
-    lines: list | None = None
-    """Line number of each row when lines were skipped (JSONL)."""
-    unit: str = "line"
-    """What `first_line` counts: `line` (JSONL/CSV/text), `item` (JSON array) or `row` (Parquet, Arrow, .idx)."""
 
 
 def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS, max_line: int | None = None) -> Iterator[RowBatch]:
@@ -86,7 +70,7 @@ def read(source: Source, problems: Problems, batch_rows: int = BATCH_ROWS, max_l
     except MemoryError as exc:
         raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path, detail="too large to hold in memory") from exc
     except Exception as exc:  # pyarrow and zstandard raise their own types for corrupt files
-        if type(exc).__module__.split(".")[0] in ("pyarrow", "zstandard", "zstd", "_csv"):
+        if type(exc).__module__.split(".")[0] in ("pyarrow", "zstandard", "zstd", "_csv", "zlib"):  # zlib: a corrupt deflate stream
             raise InputError("count.error.unreadable", "count.hint.unreadable", path=source.path, detail=_short(exc)) from exc
         raise
 
@@ -361,6 +345,9 @@ def _read_arrow(source: Source, batch_rows: int) -> Iterator[RowBatch]:
             batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
         row = 1
         for batch in batches:
+            # The file's offsets and lengths are checked against its buffers before any value is read: a damaged
+            # file would otherwise make pyarrow read outside the mapping (SIGSEGV, SIGBUS) or build negative sizes.
+            batch.validate(full=True)
             for start in range(0, batch.num_rows, batch_rows):
                 rows = batch.slice(start, batch_rows).to_pylist()
                 yield RowBatch(rows, source, row, min(size, mapped.tell()), unit="row")

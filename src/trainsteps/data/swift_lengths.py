@@ -120,7 +120,7 @@ def _dynamic_eos(ids: list[int], labels: list[bool], suffix: list[int]) -> None:
 def _messages(row) -> list[dict]:
     value = row.get("messages", row.get("conversations")) if isinstance(row, dict) else None
     if not isinstance(value, list):
-        from trainsteps.data.formats import RowError
+        from trainsteps.data.rows import RowError
 
         raise RowError("no messages list in the row")
     roles = {"human": "user", "gpt": "assistant"}

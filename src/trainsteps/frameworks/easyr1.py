@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
-from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, event_steps
+from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_rows, check_settings, event_steps
 from trainsteps.schedule import Trap
 
 VERSION = "b44b311 (2026-07-30)"
@@ -65,7 +65,19 @@ class EasyR1Spec:
     """algorithm.adv_estimator."""
 
 
+KEYS = {"prompts": "num_examples", "rollout_batch_size": "data.rollout_batch_size",
+        "mini_rollout_batch_size": "data.mini_rollout_batch_size", "rollout_n": "worker.rollout.n",
+        "actor_global_batch_size": "worker.actor.global_batch_size", "ppo_epochs": "worker.actor.ppo_epochs",
+        "total_epochs": "trainer.total_epochs", "max_steps": "trainer.max_steps", "lr_warmup_ratio": "worker.actor.optim.lr_warmup_ratio",
+        "lr_warmup_steps": "worker.actor.optim.lr_warmup_steps", "max_response_length": "data.max_response_length"}
+"""Spec field -> EasyR1's own key, for the refusals."""
+
+
 def plan_easyr1(spec: EasyR1Spec) -> RLPlan:
+    check_rows(spec.prompts)
+    check_settings(spec, KEYS, positive=("rollout_batch_size", "mini_rollout_batch_size", "rollout_n", "actor_global_batch_size",
+                                         "ppo_epochs", "total_epochs", "max_steps", "max_response_length"),
+                   non_negative=("lr_warmup_ratio", "lr_warmup_steps"))
     d = Derivation()
     warnings: list[Trap] = []
     if spec.rollout_batch_size % spec.actor_global_batch_size:
@@ -93,13 +105,13 @@ def plan_easyr1(spec: EasyR1Spec) -> RLPlan:
     if spec.online_filtering:
         warnings.append(Trap("EASYR1_ONLINE_FILTERING", "easyr1.warn.online_filtering", {"steps": f"{steps:,}"}))
     rollouts_per_step = spec.rollout_batch_size * spec.rollout_n
-    tests = event_steps(spec.val_freq, steps)
+    tests = event_steps(spec.val_freq, steps, name="trainer.val_freq")
     run = RLRun(
         training_steps=steps, optimizer_steps=optimizer, scheduler_steps=steps, scheduler_steps_taken=steps, warmup_steps=warmup,
         rollouts=rollouts_per_step * steps, rollouts_per_step=rollouts_per_step, prompts_per_step=spec.rollout_batch_size,
         prompts=prompts, steps_per_epoch=per_epoch, epochs_planned=float(spec.total_epochs), epochs_completed=round(epochs, 4),
         updates_per_step=per_step, test_steps=([0] if spec.val_before_train else []) + tests,
-        save_steps=event_steps(spec.save_freq, steps), upper_bound=spec.online_filtering,
+        save_steps=event_steps(spec.save_freq, steps, name="trainer.save_freq"), upper_bound=spec.online_filtering,
         response_tokens_max=rollouts_per_step * steps * spec.max_response_length if spec.max_response_length else None,
     )
     notions = [Notion("verl.what.total_line", "training", steps), Notion("easyr1.what.running_step", "training", steps),

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from trainsteps.errors import InputError
+
 
 class SequenceTokens(Protocol):
     """What the planners need to know about a tokenized dataset (a `.bin/.idx` pair or a list of lengths)."""
@@ -46,7 +48,7 @@ def epochs_needed(tokens_per_epoch: int, seq_length: int, num_samples: int | Non
     if num_samples is None:
         return 1
     if tokens_per_epoch <= 0:
-        raise ValueError("a split without tokens cannot hold any sample")
+        raise InputError("gpt.error.empty_split", "gpt.hint.empty_split")
     need = num_samples * seq_length + extra
     return max(1, -(-need // tokens_per_epoch))
 
@@ -83,11 +85,11 @@ def parse_split(split: str) -> list[float]:
     try:
         weights = [float(p) for p in parts]
     except ValueError:
-        raise ValueError(f"split {split!r} is not a list of numbers") from None
+        raise InputError("gpt.error.split_words", "gpt.hint.split", split=split) from None
     weights = (weights + [0.0, 0.0, 0.0])[:3]
     total = sum(weights)
     if total <= 0 or any(w < 0 for w in weights):
-        raise ValueError(f"split {split!r} must have non-negative parts with a positive sum")
+        raise InputError("gpt.error.split_sum", "gpt.hint.split", split=split)
     return [w / total for w in weights]
 
 
@@ -103,12 +105,7 @@ def split_neox(split: str, size: int) -> list[int]:
 
 def split_mcore(split: str, size: int) -> list[tuple[int, int] | None]:
     """megatron-core split matrix: each split rounds its own bookends; a zero-width split is not built (None)."""
-    numbers = [float(x) for x in re.findall(r"[.0-9]+", split)]
-    numbers = (numbers + [0.0, 0.0, 0.0])[:3]
-    total = sum(numbers)
-    if total <= 0:
-        raise ValueError(f"split {split!r} must have a positive sum")
-    weights = [n / total for n in numbers]
+    weights = _mcore_weights(split)
     out: list[tuple[int, int] | None] = []
     start = 0.0
     for w in weights:
@@ -121,12 +118,22 @@ def split_mcore(split: str, size: int) -> list[tuple[int, int] | None]:
     return out
 
 
-def split_matrix(split: str) -> list[tuple[float, float] | None]:
-    """The `Let split_matrix = [...]` bookends megatron-core logs."""
-    numbers = [float(x) for x in re.findall(r"[.0-9]+", split)]
+def _mcore_weights(split: str) -> list[float]:
+    """megatron-core's reading of a split string: the numbers in it, normalized (at least one must be positive)."""
+    try:
+        numbers = [float(x) for x in re.findall(r"[.0-9]+", split)]
+    except ValueError:
+        raise InputError("gpt.error.split_words", "gpt.hint.split", split=split) from None
     numbers = (numbers + [0.0, 0.0, 0.0])[:3]
     total = sum(numbers)
-    weights = [n / total for n in numbers]
+    if total <= 0:
+        raise InputError("gpt.error.split_sum", "gpt.hint.split", split=split)
+    return [n / total for n in numbers]
+
+
+def split_matrix(split: str) -> list[tuple[float, float] | None]:
+    """The `Let split_matrix = [...]` bookends megatron-core logs."""
+    weights = _mcore_weights(split)
     out: list[tuple[float, float] | None] = []
     start = 0.0
     for w in weights:
@@ -138,7 +145,7 @@ def split_matrix(split: str) -> list[tuple[float, float] | None]:
 def normalize_weights(weights: Sequence[float]) -> list[float]:
     total = sum(weights)
     if total <= 0 or any(w < 0 for w in weights):
-        raise ValueError("blend weights must be non-negative with a positive sum")
+        raise InputError("gpt.error.weights", "gpt.hint.weights")
     return [w / total for w in weights]
 
 

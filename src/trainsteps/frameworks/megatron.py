@@ -19,6 +19,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks import gptdata, megatron_step
 from trainsteps.frameworks.framework_error import FrameworkRuleError
+from trainsteps.frameworks.hf.intervals import multiples
 from trainsteps.frameworks.windows import SplitFacts, build_split
 from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.versions import Timeline
@@ -449,9 +450,10 @@ def plan_megatron(spec: MegatronSpec) -> Schedule:
     facts = RunFacts(
         optimizer_steps=it, max_steps=it, epoch_end_steps=[], epochs_completed=epochs, epochs_planned=epochs_built,
         samples_seen=consumed, warmup_steps=math.ceil(warm),
-        log_steps=list(range(spec.log_interval, it + 1, spec.log_interval)) if spec.log_interval else [],
-        eval_steps=list(range(spec.eval_interval, it + 1, spec.eval_interval)) if spec.eval_interval and spec.eval_iters else [],
-        save_steps=list(range(spec.save_interval, it + 1, spec.save_interval)) if spec.save_interval else [],
+        # multiples() refuses more than MAX_EVENTS steps, as on the Trainer path
+        log_steps=multiples(spec.log_interval, it, name="log_interval") if spec.log_interval else [],
+        eval_steps=multiples(spec.eval_interval, it, name="eval_interval") if spec.eval_interval and spec.eval_iters else [],
+        save_steps=multiples(spec.save_interval, it, name="save_interval") if spec.save_interval else [],
         samples_per_epoch=per_epoch, tokens_seen=tokens_seen,
     )
     if step_run is not None:

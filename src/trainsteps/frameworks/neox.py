@@ -19,6 +19,7 @@ from trainsteps.errors import InputError
 from trainsteps.frameworks import gptdata
 from trainsteps.frameworks.deepspeed import DeepSpeedSpec, derive_batch
 from trainsteps.frameworks.framework_error import FrameworkRuleError
+from trainsteps.frameworks.hf.intervals import multiples
 from trainsteps.frameworks.windows import SplitFacts, build_split
 from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.versions import Timeline
@@ -258,11 +259,12 @@ def _run_facts(spec: NeoXSpec, d: Derivation, iters: int, B: int, S: int, train:
         math.floor(iters * spec.lr_decay_fraction) if spec.lr_decay_fraction is not None else iters)
     decay = max(1, decay)
     warm = d.add("warmup_iter", spec.warmup * decay, "warmup * decay_iters", f"{spec.warmup} * {decay:,}", "neox.why.warmup")
-    evals = [s for s in range(spec.eval_interval, iters + 1, spec.eval_interval)] if spec.eval_interval and spec.eval_iters else []
-    saves = [s for s in range(spec.checkpoint_factor, iters + 1, spec.checkpoint_factor)] if spec.checkpoint_factor else []
-    if spec.checkpoint_factor and iters not in saves and iters:
+    # multiples() refuses more than MAX_EVENTS steps, as on the Trainer path
+    evals = multiples(spec.eval_interval, iters, name="eval_interval") if spec.eval_interval and spec.eval_iters else []
+    saves = multiples(spec.checkpoint_factor, iters, name="checkpoint_factor") if spec.checkpoint_factor else []
+    if spec.checkpoint_factor and iters and (not saves or saves[-1] != iters):
         saves.append(iters)  # pretrain() saves once more at the end
-    logs = list(range(spec.log_interval, iters + 1, spec.log_interval)) if spec.log_interval else []
+    logs = multiples(spec.log_interval, iters, name="log_interval") if spec.log_interval else []
     return RunFacts(
         optimizer_steps=iters, max_steps=iters, epoch_end_steps=[], epochs_completed=epochs, epochs_planned=train.epochs_built,
         samples_seen=samples, warmup_steps=math.ceil(warm), log_steps=logs, eval_steps=evals, save_steps=saves,

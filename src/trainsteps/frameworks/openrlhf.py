@@ -24,14 +24,16 @@ import math
 from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
-from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, event_steps
+from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_release, check_rows, check_settings, event_steps
 from trainsteps.schedule import Trap
 from trainsteps.versions import Timeline, as_version
 
 NEWEST = "0.11.2"
 READ_FROM_SOURCE = ("0.9.10", "0.10.4", "0.11.0", "0.11.2")
 
-CLI_NAMES = Timeline("openrlhf.cli_names", [("0.4.0", "flat"), ("0.10.0", "nested")])
+OLDEST = "0.4.0"
+"""The oldest release whose rules are modelled (its ppo_trainer drew prompts as 0.9 does, with a warning)."""
+CLI_NAMES = Timeline("openrlhf.cli_names", [(OLDEST, "flat"), ("0.10.0", "nested")])
 """`--train_batch_size` style up to 0.9.x, `--train.batch_size` from 0.10.0."""
 
 NAMES = {  # spec field: (flat name up to 0.9, nested name from 0.10)
@@ -92,9 +94,14 @@ ALGORITHMS = {"gae": "PPO", "reinforce": "REINFORCE++", "rloo": "RLOO", "reinfor
 
 
 def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
+    version = check_release("OpenRLHF", spec.version, OLDEST)
+    check_rows(spec.prompts)
+    family = 1 if CLI_NAMES.at(version) == "nested" else 0
+    check_settings(spec, {name: names[family] for name, names in NAMES.items()},
+                   positive=("train_batch_size", "rollout_batch_size", "n_samples_per_prompt", "num_episodes", "max_epochs",
+                             "max_samples", "generate_max_len"), non_negative=("lr_warmup_ratio",))
     d = Derivation()
     warnings: list[Trap] = []
-    version = spec.version
     if as_version(version) < as_version("0.9.10"):
         warnings.append(Trap("OPENRLHF_OLD_RELEASE", "orl.warn.old", {"version": version}))
     if as_version(version) > as_version(NEWEST):
@@ -134,8 +141,8 @@ def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
         training_steps=batches, optimizer_steps=updates, scheduler_steps=max_steps, scheduler_steps_taken=min(updates, max_steps),
         warmup_steps=warmup, rollouts=rollouts, rollouts_per_step=rb * n, prompts_per_step=rb, prompts=prompts,
         steps_per_epoch=per_episode, epochs_planned=float(spec.num_episodes), epochs_completed=float(spec.num_episodes),
-        updates_per_step=max(int(per_batch), 1) if per_batch >= 1 else 0, test_steps=event_steps(spec.eval_steps, batches, at_end=False),
-        save_steps=event_steps(spec.save_steps, batches, at_end=False), upper_bound=spec.dynamic_filtering,
+        updates_per_step=max(int(per_batch), 1) if per_batch >= 1 else 0, test_steps=event_steps(spec.eval_steps, batches, name="eval_steps", at_end=False),
+        save_steps=event_steps(spec.save_steps, batches, name="save_steps", at_end=False), upper_bound=spec.dynamic_filtering,
         response_tokens_max=rollouts * spec.generate_max_len if spec.generate_max_len else None,
     )
     notions = [

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks.hf.intervals import MAX_EVENTS
 from trainsteps.schedule import Trap
 
 
@@ -113,12 +115,71 @@ class RLPlan:
         }
 
 
-def event_steps(every: int, last: int, *, at_end: bool = True) -> list[int]:
+MAX_ROWS = 10**13
+"""Most prompts (rows) a plan takes: the Trainer path's cap. More is a typo, and every count grows with it."""
+MAX_SETTING = 10**13
+"""Largest value of any numeric setting (batch sizes, epochs, steps, episodes): far beyond any real run."""
+
+
+def event_steps(every: int, last: int, *, name: str, at_end: bool = True) -> list[int]:
     """Steps 1..last that are multiples of `every`, plus the last step when the framework also acts there; none if
-    every <= 0."""
+    every <= 0. A list longer than the Trainer path's cap is refused, naming the setting `name`."""
     if every is None or every <= 0 or last <= 0:
         return []
+    count = last // every
+    if count > MAX_EVENTS:
+        raise InputError("hf.error.too_many_events", "hf.hint.too_many_events", name=name, every=every, count=count, steps=last)
     steps = list(range(every, last + 1, every))
     if at_end and (not steps or steps[-1] != last):
         steps.append(last)
     return steps
+
+
+def check_rows(rows: int, name: str = "num_examples") -> int:
+    """The prompts (rows) a plan starts from: at least one, at most `MAX_ROWS`."""
+    if rows < 1:
+        raise InputError("input.positive_int", "input.hint.positive_int", name=name, value=rows)
+    if rows > MAX_ROWS:
+        raise InputError("rl.error.too_large", "input.hint.too_large", name=name, value=_shown(rows), limit=MAX_ROWS)
+    return rows
+
+
+def check_settings(spec, names: dict[str, str], *, positive: tuple = (), above_zero: tuple = (), non_negative: tuple = ()) -> None:
+    """Refuse count settings the framework cannot run with, by the name the user typed (`names`: spec field -> key):
+    `positive` whole numbers >= 1, `above_zero` reals > 0, `non_negative` values >= 0; unset (None) fields pass."""
+    for rule, fields in (("positive", positive), ("above_zero", above_zero), ("non_negative", non_negative)):
+        for field_name in fields:
+            value = getattr(spec, field_name)
+            if value is None:
+                continue
+            key = names.get(field_name, field_name)
+            check_size(value, key)
+            if rule == "positive" and value < 1 or rule == "above_zero" and value <= 0 or rule == "non_negative" and value < 0:
+                raise InputError(f"rl.error.{rule}", f"rl.hint.{rule}", key=key, value=_shown(value))
+
+
+def check_size(value: int | float, name: str) -> int | float:
+    """`value` of the setting `name`, refused past `MAX_SETTING` (the counts it feeds would fill memory)."""
+    if abs(value) > MAX_SETTING:
+        raise InputError("rl.error.too_large", "input.hint.too_large", name=name, value=_shown(value), limit=MAX_SETTING)
+    return value
+
+
+def check_release(framework: str, version: str, oldest: str) -> str:
+    """A release string the rules can answer for: a release number, not older than the first modelled release."""
+    from trainsteps.versions import Version
+
+    try:
+        parsed = Version.parse(version)
+    except ValueError:
+        raise InputError("rl.error.release", "rl.hint.release", framework=framework, version=str(version)[:60], oldest=oldest) from None
+    if parsed < Version.parse(oldest):
+        raise InputError("rl.error.release_old", "rl.hint.release", framework=framework, version=version, oldest=oldest)
+    return version
+
+
+def _shown(value) -> str:
+    """A number as an error line shows it: a huge one by its size (Python refuses str() past 4,300 digits)."""
+    if isinstance(value, int) and value.bit_length() > 100:
+        return f"a {value.bit_length()}-bit number"
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"

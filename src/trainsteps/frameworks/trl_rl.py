@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
-from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, event_steps
+from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_rows, check_settings, event_steps
 from trainsteps.schedule import Trap
 
 PPO_VERSION = "1.0.0"
@@ -55,19 +55,26 @@ def kto_rows(pairs: int) -> int:
 
 
 def ppo_optimizer_steps(batches: int, pass_length: int, micro_per_batch: int, ga: int) -> int:
-    """Updates accelerate applies: every GA micro-batches across batches, every micro-batch on a pass's last batch."""
-    updates, counter = 0, 0
-    for batch in range(1, batches + 1):
-        if pass_length and batch % pass_length == 0:  # end_of_dataloader: sync each micro-batch, counter reset
-            updates += micro_per_batch
-            counter = 0
-        else:
-            updates += (counter + micro_per_batch) // ga - counter // ga
-            counter = (counter + micro_per_batch) % ga
-    return updates
+    """Updates accelerate applies: every GA micro-batches across batches, every micro-batch on a pass's last batch.
+
+    In closed form: the counter restarts after each pass's last batch (`end_of_dataloader` syncs every micro-batch), so
+    a full pass makes floor((pass_length - 1) x micro / GA) + micro updates and the batches after the last full pass
+    floor(rest x micro / GA); with no full pass (pass_length 0) the counter runs over all batches."""
+    if not pass_length:
+        return batches * micro_per_batch // ga
+    passes, rest = divmod(batches, pass_length)
+    per_pass = (pass_length - 1) * micro_per_batch // ga + micro_per_batch
+    return passes * per_pass + rest * micro_per_batch // ga
+
+
+PPO_POSITIVE = ("num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "world_size", "total_episodes",
+                "num_mini_batches", "num_ppo_epochs", "response_length")
 
 
 def plan_trl_ppo(spec: PPOSpec) -> RLPlan:
+    check_rows(spec.num_examples)
+    check_settings(spec, {}, positive=PPO_POSITIVE, above_zero=("num_train_epochs",),
+                   non_negative=("logging_steps", "save_steps", "warmup_ratio"))
     d = Derivation()
     warnings: list[Trap] = []
     n, bs, ga, w = spec.num_examples, spec.per_device_train_batch_size, spec.gradient_accumulation_steps, spec.world_size
@@ -99,7 +106,7 @@ def plan_trl_ppo(spec: PPOSpec) -> RLPlan:
         rollouts=total * batch, rollouts_per_step=batch, prompts_per_step=batch, prompts=n, steps_per_epoch=pass_length,
         epochs_planned=episodes / n if n else 0.0, epochs_completed=round(total * batch / n, 4) if n else 0.0,
         updates_per_step=micro // ga if ga <= micro else 0,
-        save_steps=event_steps(_steps(spec.save_steps, total), total, at_end=False),
+        save_steps=event_steps(_steps(spec.save_steps, total), total, name="save_steps", at_end=False),
         response_tokens_max=total * batch * spec.response_length,
     )
     notions = [Notion("trlppo.what.max_steps", "training", total), Notion("trlppo.what.global_step", "training", total),

@@ -44,11 +44,13 @@ import math
 from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
-from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, event_steps
+from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_release, check_rows, event_steps
 from trainsteps.schedule import Trap
 from trainsteps.versions import Timeline, as_version
 
 NEWEST = "0.9.1"
+OLDEST = "0.3.0"
+"""The oldest release whose rules are modelled."""
 RECORDED = ("0.3.0.post1", "0.4.1", "0.5.0", "0.6.1", "0.7.1", "0.8.0", "0.9.1")
 """Releases whose code was run for the fixtures in tests/fixtures/rl/."""
 
@@ -174,8 +176,9 @@ def prompts_after_max_samples(rows: int, max_samples: int, version: str) -> int:
 
 
 def plan_verl(spec: VerlSpec) -> RLPlan:
+    version = check_release("verl", spec.version, OLDEST)
+    check_rows(spec.prompts)
     d = Derivation()
-    version = spec.version
     warnings: list[Trap] = []
     if as_version(version) > as_version(NEWEST):
         warnings.append(Trap("VERL_NEWER_THAN_KNOWN", "verl.warn.newer", {"version": version, "newest": NEWEST}))
@@ -278,11 +281,11 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
     rollouts_per_step = spec.train_batch_size * n
     rollouts = d.add("rollouts", rollouts_per_step * ran, "train_batch_size x n x training steps",
                      f"{spec.train_batch_size} x {n} x {ran}")
-    test_steps = event_steps(spec.test_freq, ran)
+    test_steps = event_steps(spec.test_freq, ran, name="trainer.test_freq")
     if spec.val_before_train:
         test_steps = [0, *test_steps]
     first_actor_step = skipped + 1
-    save_steps = [s for s in event_steps(spec.save_freq, ran) if s >= first_actor_step]
+    save_steps = [s for s in event_steps(spec.save_freq, ran, name="trainer.save_freq") if s >= first_actor_step]
     epochs_done = ran / steps_per_epoch if steps_per_epoch else 0.0
     run = RLRun(
         training_steps=ran, optimizer_steps=optimizer_steps, scheduler_steps=total, scheduler_steps_taken=taken,
@@ -358,6 +361,8 @@ def plan_verl_fsdp_sft(spec: VerlSFTSpec) -> RLPlan:
     drop_last; run for the fixtures), but `_build_model_optimizer` builds the cosine (or wsd) schedule over
     `len(loader) x total_epochs` with warmup `int(that x warmup ratio)` (default 0.1) before `fit` reads
     `trainer.total_training_steps`: an override changes where the loop stops, not the schedule (read from source)."""
+    check_release("verl", spec.version, OLDEST)
+    check_rows(spec.rows)
     events = FSDP_SFT.at(spec.version)
     if events is None:
         raise ValueError(f"verl {spec.version} has no verl.trainer.fsdp_sft_trainer (removed in 0.7): use verl.trainer.sft_trainer")
@@ -381,12 +386,12 @@ def plan_verl_fsdp_sft(spec: VerlSFTSpec) -> RLPlan:
         warnings.append(Trap("VERL_SCHEDULE_NOT_FINISHED", "verl.warn.schedule_longer", {"taken": f"{ran:,}", "total": f"{horizon:,}", "kind": "cosine"}))
     ends = ran >= total  # fit() validates and saves when global_step reaches total_training_steps
     if events == "epoch_end":
-        marks = sorted({*(length * e for e in range(1, ran // length + 1) if length), *([ran] if ends else [])}) if ran else []
+        marks = sorted({*event_steps(length, ran, name="trainer.total_epochs", at_end=False), *([ran] if ends else [])}) if ran else []
         test_steps = save_steps = marks
     else:
         freq = {name: int(value) for name, value in (("save", spec.save_freq), ("test", spec.test_freq))}
-        test_steps = sorted({*event_steps(freq["test"], ran, at_end=False), *([ran] if ends and ran else [])})
-        save_steps = sorted({*event_steps(freq["save"], ran, at_end=False), *([ran] if ends and ran else [])})
+        test_steps = sorted({*event_steps(freq["test"], ran, name="trainer.test_freq", at_end=False), *([ran] if ends and ran else [])})
+        save_steps = sorted({*event_steps(freq["save"], ran, name="trainer.save_freq", at_end=False), *([ran] if ends and ran else [])})
     if not ends:
         warnings.append(Trap("VERL_FSDP_SFT_NO_FINAL", "verl.warn.fsdp_sft_no_final", {"steps": f"{ran:,}", "total": f"{total:,}"}))
     samples = ran * per_dp_batch * dp
@@ -408,6 +413,8 @@ def plan_verl_sft(spec: VerlSFTSpec) -> RLPlan:
     optimizer and one LR step per global step; "after_each_epoch" frequencies become len(loader)."""
     if spec.trainer == "fsdp_sft_trainer":
         return plan_verl_fsdp_sft(spec)
+    check_release("verl", spec.version, OLDEST)
+    check_rows(spec.rows)
     d = Derivation()
     dp = max(spec.n_gpus, 1)
     per_rank = spec.rows // dp
@@ -429,7 +436,8 @@ def plan_verl_sft(spec: VerlSFTSpec) -> RLPlan:
     run = RLRun(training_steps=ran, optimizer_steps=ran, scheduler_steps=total, scheduler_steps_taken=ran, warmup_steps=warmup,
                 rollouts=0, rollouts_per_step=0, prompts_per_step=per_dp_batch * dp, prompts=spec.rows, steps_per_epoch=length,
                 epochs_planned=float(spec.total_epochs), epochs_completed=round(ran / length, 4) if length else 0.0, updates_per_step=1,
-                test_steps=event_steps(freq["test"], ran), save_steps=event_steps(freq["save"], ran))
+                test_steps=event_steps(freq["test"], ran, name="trainer.test_freq"),
+                save_steps=event_steps(freq["save"], ran, name="trainer.save_freq"))
     d.add("samples", samples, "training steps x (train_batch_size // dp) x dp", f"{ran} x {per_dp_batch} x {dp}")
     notions = [Notion("verl.what.total_line", "training", total), Notion("verl.what.logged_step", "optimizer", ran),
                Notion("verl.what.decay", "scheduler", total)]

@@ -27,9 +27,17 @@ class _Blank(dict):
         return "{" + key + "}"
 
 
+class _AsIs(str):
+    def __format__(self, spec: str) -> str:
+        return str(self)
+
+
 def message(msg_id: str, lang: str = "en", **params) -> str:
     template = _catalog(lang).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
-    text = template.format_map(_Blank(params))
+    try:
+        text = template.format_map(_Blank(params))
+    except ValueError:  # a word where a number goes (`{total:,}` of an unknown "?"): the word is shown as it is
+        text = template.format_map(_Blank({k: _AsIs(v) if isinstance(v, str) else v for k, v in params.items()}))
     return _singular(text) if lang != "zh" and "1 " in text and _may_have_one_noun(text) else text
 
 

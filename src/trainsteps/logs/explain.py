@@ -51,11 +51,12 @@ def without_quotes(runs: list) -> list:
     quoting "Total optimization steps = 3,900" in its prose), and note them on the banner they quote."""
     kept, quoted = [], {}
     fullest = max(runs, key=lambda r: len(r.banner), default=None)
+    banners = _BannerIndex(runs)
     for run in runs:
         if run.kind == "hf" and not run.banner and fullest is not None and fullest.banner:
             source = fullest  # a label with no number (prose): nothing of its own to explain
         else:
-            source = next((other for other in runs if other is not run and _quotes(run, other)), None)
+            source = banners.quoted(run)
         if source is None:
             kept.append(run)
         else:
@@ -67,11 +68,42 @@ def without_quotes(runs: list) -> list:
     return kept
 
 
-def _quotes(run, other) -> bool:
-    """`run` has no header, fewer banner values than `other`, and each of them equals `other`'s."""
-    if run.header_line or not run.banner or len(run.banner) >= len(other.banner) or run.kind != other.kind:
-        return False
-    return all(key in other.banner and other.banner[key].value == reading.value for key, reading in run.banner.items())
+class _BannerIndex:
+    """The runs' banners by their values, so that finding the banner a fragment quotes costs the banners sharing one of
+    its values, not every run: a text repeating one fragment 10,000 times is read in linear time."""
+
+    def __init__(self, runs: list):
+        self.first: dict[tuple, object] = {}  # a banner (kind and values) -> its first run
+        self.holding: dict[tuple, list[tuple]] = {}  # (kind, key, value) -> the banners holding it, in run order
+        for run in runs:
+            banner = _banner_of(run)
+            if banner is not None and banner not in self.first:
+                self.first[banner] = run
+                for key, value in banner[1]:
+                    self.holding.setdefault((run.kind, key, value), []).append(banner)
+        self.answers: dict[tuple, object] = {}
+
+    def quoted(self, run):
+        """The first run whose banner holds more values than `run`'s, each of `run`'s among them; None if `run` has a
+        header or no banner."""
+        if run.header_line or not run.banner:
+            return None
+        banner = _banner_of(run)
+        if banner is None:
+            return None
+        if banner not in self.answers:
+            wanted = banner[1]
+            postings = min((self.holding.get((run.kind, key, value), ()) for key, value in wanted), key=len)
+            # the postings are in the order of the runs, so the first fuller banner is the one the fragment quotes
+            self.answers[banner] = next((self.first[other] for other in postings if len(other[1]) > len(wanted) and wanted <= other[1]), None)
+        return self.answers[banner]
+
+
+def _banner_of(run) -> tuple | None:
+    try:
+        return run.kind, frozenset((key, reading.value) for key, reading in run.banner.items())
+    except TypeError:  # an unhashable value: never quoted, never quotes
+        return None
 
 
 def say(f: Finding, lang: str) -> str:

@@ -530,7 +530,7 @@ def _newest_of(family: Family) -> str:
 
 
 def _plan(spec: RunSpec) -> Schedule | None:
-    from trainsteps import plan
+    from trainsteps.frameworks.hf import plan
 
     try:
         return plan(spec)

@@ -15,6 +15,7 @@ of its own (kind `progress`) when the input has no banner at all.
 
 from __future__ import annotations
 
+import math
 import re
 
 from trainsteps import bars
@@ -23,6 +24,8 @@ from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
 
+MAX_COUNT = 10**15
+"""Steps, totals and samples read from a log are below this (a run of 1e15 steps is none): larger numbers are not read."""
 MAX_BARS = 32
 _TQDM = bars.TQDM
 _NOTEBOOK = bars.NOTEBOOK
@@ -240,7 +243,9 @@ def printed_number(text: str) -> tuple[float, float]:
     if "e" not in text:
         return value, 0.0
     exponent = int(text.split("e")[1])
-    return value, 0.5 * 10 ** (exponent - 2)
+    if exponent > 300:  # `1.63e+1000` is no count (float says inf); 10 ** exponent of a 31-digit exponent never ends
+        return value, math.inf
+    return value, 0.5 * 10.0 ** max(exponent - 2, -300)
 
 
 def _nemo(line: str, ctx: ScanContext) -> bool:
@@ -249,11 +254,13 @@ def _nemo(line: str, ctx: ScanContext) -> bool:
     match = _NEMO.search(line)
     if match is None:
         return False
+    step, _ = printed_number(match.group(1))
+    if not (step < MAX_COUNT and printed_number(match.group(2))[0] < MAX_COUNT):
+        return True  # a count no run reaches is not read (the line is still a NeMo bar)
     run = _target(ctx)
     run.progress.step_lines += 1
     run.wrapper["nemo_global_step"] = ctx.reading(match.group(1))
     run.wrapper["nemo_consumed_samples"] = ctx.reading(match.group(2))
-    step, _ = printed_number(match.group(1))
     run.last_step = ctx.reading(int(step))  # `3.2e+4` is within 50 of it; the finding gives the range
     _ended(line, ctx)  # a crash message glued to the last bar draw
     return True
@@ -611,9 +618,10 @@ def _rows(line: str, ctx: ScanContext) -> None:
 
 def _int(text) -> int | None:
     try:
-        return int(float(text))
+        value = int(float(text))
     except (TypeError, ValueError, OverflowError):
         return None
+    return value if abs(value) < MAX_COUNT else None
 
 
 def _float(text) -> float | None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from trainsteps.planners import Answer, option_name
 from trainsteps.planners.hf import answer_first, attach_known_tokens, with_tokens_note
+from trainsteps.planners.table import Answer, option_name
 
 _RENAMED = {"transformers_version": "transformers"}
 """Setting name -> RunSpec field, where they differ."""
@@ -13,7 +13,7 @@ _NOT_SPEC = frozenset({"configs", "launch", "framework_version", "unsloth_releas
 
 def given_flags(request, counted) -> tuple[dict, dict]:
     """RunSpec values of the settings the user gave (not defaults), and the option each came from."""
-    from trainsteps.planners import DATA, TIME
+    from trainsteps.planners.table import DATA, TIME
 
     settings, flags, names = request.settings, {}, {}
     for name in request.given - _NOT_SPEC - DATA - TIME:

@@ -4,7 +4,7 @@ by side (`--compare-versions`)."""
 from __future__ import annotations
 
 from trainsteps.errors import InputError
-from trainsteps.planners import Answer
+from trainsteps.planners.table import Answer
 
 SPEC_SETTINGS = ("num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "tensor_parallel_size",
                  "context_parallel_size", "sequence_parallel_size", "max_steps", "dataloader_drop_last", "split_batches",

@@ -4,7 +4,7 @@ batch triple and Lightning's stepping batches (`trainsteps plan --framework neox
 from __future__ import annotations
 
 from trainsteps.errors import InputError
-from trainsteps.planners import Answer
+from trainsteps.planners.table import Answer
 
 
 def _settings_refused(plan):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners import RL_FRAMEWORKS, Answer
+from trainsteps.planners.table import RL_FRAMEWORKS, Answer
 
 
 def plan_verl(request, counted) -> Answer:
@@ -69,7 +69,15 @@ def plan_rl_config(framework: str, config, kw: dict, given=frozenset(), gpus: in
 def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
     """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
     from trainsteps.configs.rl_launch import RLConfig
+    from trainsteps.numbers import to_whole
 
+    if not isinstance(settings, dict):
+        raise InputError("rl.error.settings_type", "rl.hint.settings_type", framework=framework, kind=type(settings).__name__)
+    num_examples = to_whole(num_examples, "num_examples")
+    if gpus is not None and to_whole(gpus, "gpus") < 1:
+        raise InputError("rl.error.positive", "rl.hint.positive", key="gpus", value=gpus)
+    if version is not None and not isinstance(version, str):
+        raise InputError("rl.error.release", "rl.hint.release", framework=framework, version=repr(version)[:60], oldest="0.3.0")
     config = RLConfig(framework=framework)
     for key, value in settings.items():
         config.values[key], config.origins[key] = value, "settings"
@@ -186,9 +194,10 @@ def _prompts(kw: dict, files: list[str]) -> int:
 
 def _openrlhf(config, kw: dict):
     from trainsteps.frameworks import openrlhf
+    from trainsteps.frameworks.rl import check_release
 
     nested = any("." in key for key in config.values)
-    version = kw.get("framework_version") or (openrlhf.NEWEST if nested else "0.9.10")
+    version = check_release("OpenRLHF", kw.get("framework_version") or (openrlhf.NEWEST if nested else "0.9.10"), openrlhf.OLDEST)
     family = openrlhf.CLI_NAMES.at(version)
     fields = {}
     for name, (flat, dotted) in openrlhf.NAMES.items():
@@ -203,11 +212,7 @@ def _openrlhf(config, kw: dict):
             fields[name] = value
     prompt_data = config.values.get(openrlhf.NAMES["prompt_data"][1 if family == "nested" else 0])
     files = [p for p in str(prompt_data).split(",") if p] if prompt_data and _is_local(str(prompt_data)) else []
-    spec = openrlhf.OpenRLHFSpec(prompts=_prompts(kw, files), version=version, **fields)
-    for name in ("train_batch_size", "rollout_batch_size", "n_samples_per_prompt", "num_episodes", "max_epochs"):
-        if getattr(spec, name) < 1:
-            raise InputError("rl.error.positive", "rl.hint.positive", key=name, value=getattr(spec, name))
-    return openrlhf.plan_openrlhf(spec)
+    return openrlhf.plan_openrlhf(openrlhf.OpenRLHFSpec(prompts=_prompts(kw, files), version=version, **fields))
 
 
 def _easyr1(config, kw: dict):

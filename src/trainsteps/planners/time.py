@@ -4,7 +4,7 @@ a `time` object (`trainsteps.timing` does the arithmetic). Every planner whose a
 from __future__ import annotations
 
 from trainsteps.errors import InputError
-from trainsteps.planners import TIME, Answer
+from trainsteps.planners.table import TIME, Answer
 
 
 def time_request(request) -> dict:
@@ -35,7 +35,7 @@ def attach_time(answer: Answer, request, counted) -> Answer:
 def _refuse_times_of_no_events(request, run: dict) -> None:
     """`--eval-time 60` on a plan that never evaluates would be ignored: refused instead."""
     from trainsteps.i18n import message
-    from trainsteps.planners import option_name
+    from trainsteps.planners.table import option_name
 
     for name, steps, event in (("eval_time", "eval_steps", "time.event.evaluation"),
                                ("eval_examples", "eval_steps", "time.event.evaluation"),

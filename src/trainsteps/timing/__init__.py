@@ -29,9 +29,14 @@ Beyond the core (import from the submodules):
   `.result() -> LogTiming` with
   `.rate`, `.per` (step/batch), `.last_step`, `.total`, `.elapsed_seconds`, `.framework_remaining_seconds`,
   `.paused_seconds`, `.resume_step`, `.samples`. `clock_seconds("4:15:03")`.
-- `timing.flops`: `shape_from_config(dict)`, `shape_from_params(n)`, `train_flops_per_token(shape, s, kind)`,
+- `timing.architectures`: `shape_from_config(dict)` (per-family rules, MoE active/total, sliding windows), `ModelShape`.
+- `timing.flops`: `shape_from_params(n)`, `train_flops_per_token(shape, s, kind)`,
   `eval_flops_per_token`, `MFU_DEFAULTS`, `parse_mfu("0.3-0.5")`, `model_rate(...)`, `implied_mfu(...)`.
-- `timing.gpus`: `GPUS`, `find_gpu(name)` (did-you-mean), `Gpu.peak(dtype)`.
+- `timing.gpus`: `GPUS`, `find_gpu(name)` (did-you-mean), `Gpu.peak(dtype)`, `custom_gpu(tflops)` (`--peak-tflops`).
+- `timing.efficiency`: `SetupFacts(method, stack, checkpointing, dtype, tokens_per_micro_batch, active_params, moe, gpu,
+  gpus)`, `estimate_mfu(facts) -> MfuEstimate(mfu, unknown, similar, stack_spread)`, `stack_of(framework, config)`.
+- `timing.flops.preference_flops(shape, tokens_per_row, trainer, training, precompute_reference) -> PreferenceCost`.
+- `timing.overheads`: `checkpoint_bytes`, `save_seconds`, `load_seconds` (stated parts when nothing was measured).
 - `timing.model_files.read_model_shape(path)`: config.json or a model folder.
 - `timing.request.estimate_for_plan(plan_json, request)`: what `plan --step-time ...` computes, from a plan's JSON and
   the option values (the web page's entry point); `timing.report.render_time(estimate, lang)`: the "Time" section.

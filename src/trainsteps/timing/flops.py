@@ -22,25 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trainsteps.errors import InputError
+from trainsteps.timing.architectures import ModelShape, shape_from_config
 from trainsteps.timing.estimate import Interval
 
+__all__ = ["ModelShape", "shape_from_config"]  # read here by older callers; architectures.py owns them
+
 TRAINING_KINDS = ("full", "lora", "qlora", "frozen")
-
-
-@dataclass(frozen=True, slots=True)
-class ModelShape:
-    """What the FLOPs model needs to know about a model."""
-
-    matmul_params: float
-    """Parameters doing matrix multiplies per token: all layers' weights (MoE: active experts) + the LM head."""
-    total_params: float
-    """All parameters (MoE: every expert), embeddings included; for the report."""
-    layers: int | None = None
-    """Transformer layers (None: the attention term is left out)."""
-    attention_width: int | None = None
-    """num_attention_heads x head_dim (the query width; grouped K/V heads do not shrink QKᵀ or AV)."""
-    source: str = ""
-    """`config.json (qwen2)` or `--params 7.6e9`."""
 
 
 def shape_from_params(params: float) -> ModelShape:
@@ -50,68 +37,19 @@ def shape_from_params(params: float) -> ModelShape:
     return ModelShape(float(params), float(params), source=f"--params {params:.4g}")
 
 
-_UNGATED = {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "starcoder2", "bert", "roberta"}
-
-
-def shape_from_config(config: dict, source: str = "config.json") -> ModelShape:
-    """Parameter counts of a decoder from a Hugging Face config.json (dense, MoE, gated or plain MLP).
-
-    Raises InputError when the config lacks the sizes (hidden_size, num_hidden_layers, vocab_size) or a size is not a
-    positive whole number."""
-    if isinstance(config.get("text_config"), dict) and "hidden_size" not in config:  # multimodal: the language model
-        config = {**config["text_config"], **{k: v for k, v in config.items() if k != "text_config"}}
-
-    def size(*keys: str, default: int | None = None, zero: bool = False) -> int | None:
-        for key in keys:
-            value = config.get(key)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-                raise InputError("time.error.config_value", "time.hint.config_sizes", source=source, key=key,
-                                 value=str(value)[:40])
-            return value
-        return default
-
-    d = size("hidden_size", "n_embd", "d_model")
-    layers = size("num_hidden_layers", "n_layer", "num_layers")
-    vocab = size("vocab_size")
-    if not (d and layers and vocab):
-        raise InputError("time.error.config_sizes", "time.hint.config_sizes", source=source)
-    heads = size("num_attention_heads", "n_head", default=1)
-    kv_heads = size("num_key_value_heads", default=heads)
-    head_dim = size("head_dim", default=max(1, d // heads))
-    q_width, kv_width = heads * head_dim, kv_heads * head_dim
-    attention = d * q_width + 2 * d * kv_width + q_width * d
-    ffn = size("intermediate_size", "n_inner", "ffn_dim", default=4 * d)
-    model_type = str(config.get("model_type", ""))
-    mats = 2 if model_type in _UNGATED else 3
-    experts = size("num_experts", "num_local_experts", "n_routed_experts", default=0, zero=True)
-    top_k = size("num_experts_per_tok", "moe_topk", default=0, zero=True)
-    if experts and top_k:
-        expert_ffn = size("moe_intermediate_size", default=ffn)
-        shared = size("n_shared_experts", default=0, zero=True) * expert_ffn + \
-            size("shared_expert_intermediate_size", default=0, zero=True)
-        dense_layers = min(layers, size("first_k_dense_replace", default=0, zero=True))
-        moe_layers = layers - dense_layers
-        active_mlp = moe_layers * mats * d * (min(top_k, experts) * expert_ffn + shared) + dense_layers * mats * d * ffn
-        total_mlp = moe_layers * mats * d * (experts * expert_ffn + shared) + dense_layers * mats * d * ffn
-        router = moe_layers * d * experts
-    else:
-        active_mlp = total_mlp = layers * mats * d * ffn
-        router = 0
-    body = layers * attention + router
-    lm_head = d * vocab
-    tied = config.get("tie_word_embeddings", model_type not in ("llama", "mistral", "qwen2", "qwen3", "mixtral"))
-    total = body + total_mlp + vocab * d + (0 if tied is True else lm_head)
-    return ModelShape(float(body + active_mlp + lm_head), float(total), int(layers), int(q_width),
-                      f"{source} ({model_type or 'decoder'})")
-
-
 def attention_flops(shape: ModelShape, attended: float, causal: bool = True, forward_only: bool = False) -> float:
-    """Attention-score FLOPs per token: 4·L·d_attn·s forward (x3 with backward), halved under a causal mask."""
+    """Attention-score FLOPs per token: 4·d_attn·(mean length a token attends) per layer forward (x3 with backward).
+
+    Causal, a token at position i of a row of s attends i tokens: s/2 on average. A sliding-window layer (window w <
+    s) attends min(i, w): w - w²/(2s) on average. Without a causal mask every token attends s."""
     if not shape.layers or not shape.attention_width or not attended:
         return 0.0
-    forward = 4 * shape.layers * shape.attention_width * attended * (0.5 if causal else 1.0)
+    full = attended * (0.5 if causal else 1.0)
+    window = shape.sliding_window
+    sliding = shape.sliding_layers if window else 0
+    windowed = full if not sliding or attended <= window else (window - window * window / (2 * attended) if causal
+                                                               else min(window, attended))
+    forward = 4 * shape.attention_width * ((shape.layers - sliding) * full + sliding * windowed)
     return forward if forward_only else 3 * forward
 
 
@@ -208,3 +146,51 @@ def implied_mfu(step_seconds: Interval, tokens_per_step: float, flops_per_token:
     """The MFU a measured step time implies (a faster step is a higher MFU)."""
     work = tokens_per_step * flops_per_token / (peak_flops * devices)
     return Interval(work / step_seconds.high, work / step_seconds.expected, work / step_seconds.low)
+
+
+PREFERENCE_TRAINERS = {
+    # trainer: (policy rows trained per example, extra policy forward rows, reference forward rows) - TRL's passes
+    "dpo": (2, 0, 2),      # DPOTrainer: chosen + rejected through the policy; the reference scores both
+    "ipo": (2, 0, 2),      # DPOTrainer(loss_type="ipo"): the same passes
+    "kto": (1, 1, 2),      # KTOTrainer: the completion, plus a mismatched KL completion (policy no-grad + reference)
+    "orpo": (2, 0, 0),     # ORPOTrainer: odds ratio on the policy alone, no reference model
+    "simpo": (2, 0, 0),    # CPOTrainer(loss_type="simpo"): reference-free
+    "cpo": (2, 0, 0),      # CPOTrainer: reference-free
+    "reward": (2, 0, 0),   # RewardTrainer: chosen and rejected through the reward model, no reference
+}
+"""Passes per example of the preference trainers, in rows of the example's length (TRL's trainers; LLaMA-Factory's
+`stage: dpo/kto/rm` call them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreferenceCost:
+    """FLOPs of one preference example (a chosen/rejected pair, or one KTO completion)."""
+
+    train: Interval
+    """Every optimizer-step pass: policy forward + backward, and forwards that are not precomputed."""
+    prepare: float
+    """Reference forwards done once before training (`precompute_ref_log_probs`): a preparation cost, not per epoch."""
+    passes: str
+    """What was counted, e.g. `policy 2 rows x 6N, reference 2 rows x 2N`."""
+
+
+def preference_flops(shape: ModelShape, tokens_per_row: float, trainer: str, training: str = "full",
+                     precompute_reference: bool = False, attended: float | None = None) -> PreferenceCost:
+    """FLOPs of one example of a preference trainer: `tokens_per_row` is one completion's tokens with its prompt
+    (chosen and rejected are taken as equally long; give their mean). A LoRA policy's reference is the same model
+    with the adapters disabled: still a forward pass."""
+    if trainer not in PREFERENCE_TRAINERS:
+        raise InputError("time.error.training", "time.hint.training", value=trainer, known=", ".join(PREFERENCE_TRAINERS))
+    trained, policy_forward, reference = PREFERENCE_TRAINERS[trainer]
+    attended = attended or tokens_per_row
+    per_token = train_flops_per_token(shape, attended, training)
+    forward = eval_flops_per_token(shape, attended)
+    tokens = tokens_per_row
+    reference_each_step = 0 if precompute_reference else reference
+    extra = (policy_forward + reference_each_step) * tokens * forward
+    train = Interval(per_token.low * trained * tokens + extra, per_token.expected * trained * tokens + extra,
+                     per_token.high * trained * tokens + extra)
+    prepare = reference * tokens * forward if precompute_reference else 0.0
+    passes = f"policy {trained} rows trained" + (f" + {policy_forward} forward" if policy_forward else "") + \
+        (f", reference {reference} rows forward" + (" (precomputed once)" if precompute_reference else "") if reference else "")
+    return PreferenceCost(train, prepare, passes)

@@ -66,6 +66,55 @@ GPUS: dict[str, Gpu] = {gpu.name: gpu for gpu in (
         24, "NVIDIA Ada Lovelace GPU architecture whitepaper v1.1 (2023), appendix: FP16/BF16 tensor with FP32 accumulate 165.2 dense"),
     Gpu("rtx3090", "NVIDIA GeForce RTX 3090 24GB", {"bf16": 35.6, "fp16": 35.6, "tf32": 17.8, "fp32": 35.6},
         24, "NVIDIA Ampere GA102 GPU architecture whitepaper v2.0 (2021), table 9: FP16/BF16 tensor with FP32 accumulate 35.6 dense"),
+    Gpu("l4", "NVIDIA L4 24GB", {"fp8": 242.5, "bf16": 121.0, "fp16": 121.0, "tf32": 60.0, "fp32": 30.3},
+        24, "NVIDIA L4 Tensor Core GPU datasheet (2023): 242 TFLOPS BF16/FP16 and 485 FP8 with sparsity; dense = half"),
+    Gpu("a10", "NVIDIA A10 24GB", {"bf16": 125.0, "fp16": 125.0, "tf32": 62.5, "fp32": 31.2},
+        24, "NVIDIA A10 Tensor Core GPU datasheet (2021): 125 TFLOPS BF16/FP16 dense (250 sparse)"),
+    Gpu("a10g", "NVIDIA A10G 24GB (AWS G5)", {"bf16": 70.0, "fp16": 70.0, "tf32": 35.0, "fp32": 31.2},
+        24, "NVIDIA publishes no A10G datasheet (an AWS-only A10 variant at lower tensor clocks); 70 TFLOPS BF16 dense is "
+        "the figure third-party benchmarks (and torchtitan-style peak tables) use; measure and pass --peak-tflops if in doubt"),
+    Gpu("rtx-a6000", "NVIDIA RTX A6000 48GB", {"bf16": 154.8, "fp16": 154.8, "tf32": 77.4, "fp32": 38.7},
+        48, "NVIDIA Ampere GA102 GPU architecture whitepaper v2.0 (2021): RTX A6000 FP16/BF16 tensor with FP32 accumulate "
+        "154.8 dense (309.7 sparse)"),
+    Gpu("rtx-6000-ada", "NVIDIA RTX 6000 Ada Generation 48GB", {"fp8": 728.5, "bf16": 364.2, "fp16": 364.2, "tf32": 182.1,
+                                                                 "fp32": 91.1},
+        48, "NVIDIA Ada Lovelace GPU architecture whitepaper v1.1 (2023), appendix: RTX 6000 Ada FP16/BF16 tensor with FP32 "
+        "accumulate 364.2 dense (728.5 sparse)"),
+    Gpu("rtx5090", "NVIDIA GeForce RTX 5090 32GB", {"fp8": 419.0, "bf16": 209.5, "fp16": 209.5, "tf32": 104.8, "fp32": 104.8},
+        32, "NVIDIA RTX Blackwell GPU architecture whitepaper v1.0 (2025), appendix: FP16/BF16 tensor with FP32 accumulate "
+        "209.5 dense (419 sparse)"),
+    Gpu("l20", "NVIDIA L20 48GB", {"fp8": 239.0, "bf16": 119.5, "fp16": 119.5, "tf32": 59.8, "fp32": 59.8},
+        48, "NVIDIA L20 product brief (2023): 239 TFLOPS FP16/BF16 with sparsity, 119.5 dense"),
+    Gpu("gh200", "NVIDIA GH200 Grace Hopper (H100 96GB)", {"fp8": 1978.9, "bf16": 989.4, "fp16": 989.4, "tf32": 494.7,
+                                                           "fp32": 66.9},
+        96, "NVIDIA GH200 Grace Hopper Superchip datasheet (2023): the H100 SXM's tensor cores; dense = half the sparse figures"),
+    Gpu("gb200", "NVIDIA GB200 (one Blackwell GPU of the superchip)", {"fp8": 5000.0, "bf16": 2500.0, "fp16": 2500.0,
+                                                                       "tf32": 1250.0, "fp32": 80.0},
+        186, "NVIDIA GB200 NVL72 datasheet (2024): 10 PFLOPS FP16/BF16 sparse per superchip of 2 GPUs; dense per GPU = 2.5"),
+    Gpu("b300", "NVIDIA B300 (HGX, Blackwell Ultra)", {"fp8": 4500.0, "bf16": 2250.0, "fp16": 2250.0, "tf32": 1100.0,
+                                                       "fp32": 75.0},
+        288, "NVIDIA HGX B300 datasheet (2025): FP16/BF16 and FP8 as the B200 (Blackwell Ultra adds FP4); dense = half the "
+        "sparse figures"),
+    Gpu("mi250x", "AMD Instinct MI250X 128GB (one OAM, two dies)", {"bf16": 383.0, "fp16": 383.0, "fp32": 47.9},
+        128, "AMD Instinct MI250X data sheet (2021): 383 TFLOPS FP16/BF16 dense (no sparse figure); PyTorch sees each of its two "
+        "dies as a device of 191.5: count devices as OAMs here, or pass --peak-tflops 191.5 per die"),
+    Gpu("mi325x", "AMD Instinct MI325X 256GB", {"fp8": 2614.9, "bf16": 1307.4, "fp16": 1307.4, "tf32": 653.7, "fp32": 163.4},
+        256, "AMD Instinct MI325X data sheet (2024): 1,307.4 TFLOPS FP16/BF16 dense (2,614.9 with sparsity)"),
+    Gpu("mi355x", "AMD Instinct MI355X 288GB", {"fp8": 5033.2, "bf16": 2516.6, "fp16": 2516.6, "tf32": 1258.3, "fp32": 157.3},
+        288, "AMD Instinct MI355X data sheet (2025): 2.5 PFLOPS FP16/BF16 dense (5.0 with sparsity), FP8 5.0 dense"),
+    Gpu("ascend-910c", "Huawei Ascend 910C", {"bf16": 780.0, "fp16": 780.0},
+        128, "Huawei publishes no figure; third-party reports (two 910B-class dies per package) give ~780-800 TFLOPS FP16"),
+    Gpu("gaudi2", "Intel Gaudi 2 96GB", {"fp8": 865.0, "bf16": 432.0},
+        96, "Intel Gaudi 2 white paper (2022) and Gaudi 3 white paper (2024), comparison table: Gaudi 2 432 TFLOPS BF16 "
+        "matrix, 865 FP8"),
+    Gpu("gaudi3", "Intel Gaudi 3 128GB", {"fp8": 1835.0, "bf16": 1835.0},
+        128, "Intel Gaudi 3 AI accelerator white paper (2024): 1,835 TFLOPS BF16 and FP8 matrix"),
+    Gpu("tpu-v5e", "Google Cloud TPU v5e (one chip)", {"bf16": 197.0},
+        16, "Google Cloud TPU v5e documentation: 197 TFLOPS BF16 per chip"),
+    Gpu("tpu-v5p", "Google Cloud TPU v5p (one chip)", {"bf16": 459.0},
+        95, "Google Cloud TPU v5p documentation: 459 TFLOPS BF16 per chip"),
+    Gpu("tpu-v6e", "Google Cloud TPU v6e Trillium (one chip)", {"bf16": 918.0},
+        32, "Google Cloud TPU v6e documentation: 918 TFLOPS BF16 per chip"),
     Gpu("v100", "NVIDIA V100 SXM2 32GB", {"fp16": 125.0, "fp32": 15.7},
         32, "NVIDIA V100 Tensor Core GPU datasheet (2020): 125 TFLOPS FP16 tensor (SXM2); no bf16 (fp16 is used)"),
     Gpu("mi300x", "AMD Instinct MI300X 192GB", {"fp8": 2614.9, "bf16": 1307.4, "fp16": 1307.4, "tf32": 653.7, "fp32": 163.4},
@@ -79,7 +128,23 @@ ALIASES = {
     "a100": "a100-80g", "a100-80gb": "a100-80g", "a100-40gb": "a100-40g", "4090": "rtx4090", "rtx-4090": "rtx4090",
     "3090": "rtx3090", "rtx-3090": "rtx3090", "910b": "ascend-910b", "ascend910b": "ascend-910b", "mi300": "mi300x",
     "h200-sxm": "h200", "b200-sxm": "b200", "l40": "l40s", "v100-sxm2": "v100",
+    "a6000": "rtx-a6000", "rtxa6000": "rtx-a6000", "6000-ada": "rtx-6000-ada", "rtx6000ada": "rtx-6000-ada",
+    "rtx-6000": "rtx-6000-ada", "5090": "rtx5090", "rtx-5090": "rtx5090", "910c": "ascend-910c",
+    "ascend910c": "ascend-910c", "gaudi-2": "gaudi2", "gaudi-3": "gaudi3", "hl-225": "gaudi2", "v5e": "tpu-v5e",
+    "v5p": "tpu-v5p", "v6e": "tpu-v6e", "trillium": "tpu-v6e", "tpuv5e": "tpu-v5e", "tpuv5p": "tpu-v5p",
+    "tpuv6e": "tpu-v6e", "mi250": "mi250x", "mi325": "mi325x", "mi355": "mi355x", "a10-24g": "a10", "a10g-24g": "a10g",
 }
+
+
+def custom_gpu(tflops: float, dtype: str = "bf16", named: Gpu | None = None) -> Gpu:
+    """`--peak-tflops 312`: a peak dense TFLOP/s given by hand (for `dtype`), for any accelerator; with `--gpu` too, it
+    replaces that card's figure (a card run at other clocks)."""
+    from trainsteps.timing.estimate import check_positive
+
+    check_positive(tflops, "--peak-tflops")
+    title = f"{named.title} at {tflops:g} TFLOP/s" if named else f"an accelerator of {tflops:g} TFLOP/s"
+    return Gpu(named.name if named else "custom", title, {dtype: float(tflops)}, named.memory_gb if named else 0.0,
+               f"--peak-tflops {tflops:g}")
 
 
 def find_gpu(name: str) -> Gpu:

@@ -36,10 +36,30 @@ def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
     eval_seconds = duration_option(request.get("eval_time"), "--eval-time")
     if eval_seconds is None and model is not None and counts.eval_count:
         eval_seconds = _modelled_eval(data, request, counted, model, shape_tokens, notes)
-    return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=duration_option(request.get("save_time"), "--save-time"),
-                    prepare_seconds=duration_option(request.get("prepare_time"), "--prepare-time"), gpus=devices,
+    save_seconds = duration_option(request.get("save_time"), "--save-time")
+    prepare_seconds = duration_option(request.get("prepare_time"), "--prepare-time")
+    if model is not None:
+        save_seconds, prepare_seconds = _modelled_overheads(data, model, counts, save_seconds, prepare_seconds, notes)
+    return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=save_seconds,
+                    prepare_seconds=prepare_seconds, gpus=devices,
                     price_per_gpu_hour=request.get("price_per_gpu_hour"), currency=request.get("currency") or "USD",
                     notes=notes)
+
+
+def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list):
+    """Saves and the model load from the model's size (timing.overheads) where no measured time was given."""
+    from trainsteps.timing.overheads import checkpoint_bytes, load_seconds
+    from trainsteps.timing.overheads import save_seconds as modelled_save
+
+    if save_seconds is None and counts.save_count:
+        only_model = bool((data.get("inputs") or {}).get("save_only_model"))
+        save_seconds = modelled_save(model.shape, model.training, only_model)
+        notes.append(("time.assume.save_bytes_model_only" if only_model else "time.assume.save_bytes",
+                      {"gb": f"{checkpoint_bytes(model.shape, model.training, only_model) / 1e9:,.1f}"}))
+    if prepare_seconds is None and counts.start_step == 0:
+        prepare_seconds = load_seconds(model.shape)
+        notes.append(("time.assume.load", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+    return save_seconds, prepare_seconds
 
 
 def duration_option(text, option):
@@ -49,10 +69,11 @@ def duration_option(text, option):
 
 
 def _devices(inputs: dict, request: dict) -> int:
+    """GPUs the run holds: the plan's world size, else the one the settings give."""
+    from trainsteps.world import world_or_one
+
     world = inputs.get("world_size") or inputs.get("global_num_gpus")
-    if not world and request.get("gpus_flag"):
-        world = request["gpus_flag"] * (request.get("nodes_flag") or 1)
-    return int(world or request.get("world_flag") or 1)
+    return int(world or world_or_one(request.get("world_flag"), request.get("gpus_flag"), request.get("nodes_flag")))
 
 
 def _samples_per_step(run: dict) -> float | None:
@@ -73,13 +94,16 @@ def tokens_per_step(data: dict, request: dict, counted: dict | None) -> TokensPe
     steps = run.get("optimizer_steps") or 0
     rows = _samples_per_step(run)
     seq = request.get("seq_length") or inputs.get("seq_length")
+    samples = run.get("samples_seen") or 0
     if run.get("padded_tokens_seen") and steps:  # unpacked batches are computed at their longest row: padding costs too
         per_step = run["padded_tokens_seen"] / steps
-        return TokensPerStep(tokens=per_step, attended=seq or None,
+        # a row attends its padded length: the plan's mean padded row when no --seq-length says otherwise
+        return TokensPerStep(tokens=per_step, attended=seq or (run["padded_tokens_seen"] / samples if samples else None),
                              how=("time.tokens.plan_padded", {"tokens": f"{per_step:,.0f}",
                                                               "share": f"{run.get('padding_share') or 0:.1%}"}))
     if run.get("tokens_seen") and steps:
-        return TokensPerStep(tokens=run["tokens_seen"] / steps, attended=seq or None,
+        return TokensPerStep(tokens=run["tokens_seen"] / steps,
+                             attended=seq or (run["tokens_seen"] / samples if samples else None),
                              how=("time.tokens.plan", {"tokens": f"{run['tokens_seen'] / steps:,.0f}"}))
     if rows is None:
         return None
@@ -163,13 +187,13 @@ def _throughput(request: dict, name: str, per_step: float | None, unknown: str, 
 
 
 def _wants_model(request: dict) -> bool:
-    return any(request.get(k) for k in ("model_path", "params", "gpu_name"))
+    return any(request.get(k) for k in ("model_path", "params", "gpu_name", "peak_tflops"))
 
 
 def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict):
     """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU)."""
-    from trainsteps.timing.flops import MFU_DEFAULTS, model_rate, parse_mfu, shape_from_params, train_flops_per_token
-    from trainsteps.timing.gpus import find_gpu
+    from trainsteps.timing.flops import model_rate, parse_mfu, shape_from_params, train_flops_per_token
+    from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
 
     if request.get("mfu") is not None:
@@ -183,32 +207,64 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
     elif request.get("params"):
         shape = shape_from_params(_parse_count(request["params"]))
     gpu = find_gpu(request["gpu_name"]) if request.get("gpu_name") else None
+    if request.get("peak_tflops") is not None:
+        gpu = custom_gpu(request["peak_tflops"], request.get("dtype") or "bf16", gpu)
     if shape is None or gpu is None:
         raise InputError("time.error.model_incomplete", "time.hint.model_incomplete",
-                         missing="--gpu" if gpu is None else "--model or --params")
+                         missing="--gpu or --peak-tflops" if gpu is None else "--model or --params")
     if shape_tokens is None:
         raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
     training = request.get("training") or _training_from_config(data) or "full"
-    setup = "pretrain" if data.get("framework") in ("megatron", "neox") and training == "full" else training
-    default = MFU_DEFAULTS[setup]
+    dtype = request.get("dtype") or "bf16"
     if request.get("mfu") is None:
-        mfu = default.mfu
-        mfu_note = ("time.assume.mfu_default", {"setup": setup, "low": mfu.low, "expected": mfu.expected, "high": mfu.high,
-                                                "source": default.source})
+        mfu, mfu_notes = _fitted_mfu(request, data, shape, shape_tokens, gpu, devices, training)
+        peak = gpu.peak("bf16") if dtype == "fp8" and "fp8" in gpu.tflops else gpu.peak(dtype)  # the fit holds fp8's gain
     else:
-        mfu_note = ("time.assume.mfu_given", {"low": mfu.low, "expected": mfu.expected, "high": mfu.high})
+        mfu_notes = [("time.assume.mfu_given", {"low": mfu.low, "expected": mfu.expected, "high": mfu.high})]
+        peak = gpu.peak(dtype)
     per_token = train_flops_per_token(shape, shape_tokens.attended, training)
-    peak = gpu.peak(request.get("dtype") or "bf16")
-    notes = [("time.assume.flops" if shape.layers else "time.assume.flops_no_attention",
+    kind = "time.assume.flops" if shape.layers and shape_tokens.attended else \
+        "time.assume.flops_no_length" if shape.layers else "time.assume.flops_no_attention"
+    notes = [(kind,
               {"training": training, "flops": f"{per_token.expected:.4g}", "source": shape.source,
                "params": f"{shape.matmul_params:.4g}"}),
-             ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": request.get("dtype") or "bf16",
+             ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": dtype,
                                   "devices": devices, "source": gpu.source}),
-             mfu_note]
+             *mfu_notes, *shape.notes]
     rate = model_rate(shape_tokens.tokens, per_token, peak, devices, mfu,
-                      f"{shape.source}, {devices} x {gpu.name} {request.get('dtype') or 'bf16'}, MFU {mfu.low:g}-{mfu.high:g}")
+                      f"{shape.source}, {devices} x {gpu.name} {dtype}, MFU {mfu.low:.2g}-{mfu.high:.2g}")
     return SimpleNamespace(rate=rate, shape=shape, gpu=gpu, peak=peak, mfu=mfu, per_token=per_token, notes=notes,
                            training=training)
+
+
+STACKS_NAMED = {"megatron": "megatron", "nemo": "megatron", "megatron-bridge": "megatron", "fsdp": "fsdp",
+                "torchtitan": "fsdp", "hf": "hf", "trainer": "hf", "deepspeed": "hf", "peft": "hf", "unsloth": "hf"}
+"""`--stack` values -> the stacks the efficiency fit tells apart."""
+
+
+def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: int, training: str):
+    """The MFU interval of timing.efficiency for this setup, and the notes that say what it rests on and which fact
+    would narrow it."""
+    from trainsteps.timing.efficiency import SetupFacts, estimate_mfu, stack_of
+
+    config = raw_config(data) if data.get("config") else {}
+    stack = STACKS_NAMED.get(str(request.get("stack") or "").lower()) or stack_of(data.get("framework"), config)
+    ckpt = config.get("gradient_checkpointing")
+    checkpointing = None if ckpt is None else ("full" if ckpt in (True, "true", "True", 1) else "none")
+    inputs = data.get("inputs") or {}
+    micro = inputs.get("per_device_train_batch_size") or inputs.get("micro_batch_size") or 1
+    facts = SetupFacts(method=training, stack=stack, checkpointing=checkpointing, dtype=request.get("dtype") or "bf16",
+                       tokens_per_micro_batch=(shape_tokens.attended or 0) * micro or None,
+                       active_params=shape.matmul_params, moe=shape.experts_active < 0.9, gpu=gpu.name, gpus=devices)
+    est = estimate_mfu(facts)
+    m = est.mfu
+    notes = [("time.assume.mfu_fitted", {"low": f"{m.low:.2f}", "expected": f"{m.expected:.2f}", "high": f"{m.high:.2f}",
+                                         "stack": stack or "?", "similar": est.similar})]
+    if "stack" in est.unknown:
+        notes.append(("time.note.say_stack", {"spread": f"{est.stack_spread:.1f}"}))
+    if "checkpointing" in est.unknown and "stack" not in est.unknown:
+        notes.append(("time.note.say_checkpointing", {}))
+    return m, notes
 
 
 def raw_config(data: dict) -> dict:

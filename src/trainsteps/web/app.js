@@ -29,6 +29,12 @@ const T = {
     lr_caption: "{name} over {total} steps (num_training_steps = the plan's max_steps), warmup {warmup} steps.",
     cli_output: "What the command line prints", cli_line: "The same on the command line", family: "release family", release: "release", steps: "optimizer steps", epochs: "epochs",
     loading: "Computing...", failed: "The server did not answer: {detail}",
+    too_large_config: "{name} is {size}: the page takes at most {limit} of files in all, so it was left out and the other files kept. With every file: trainsteps plan {config}",
+    needs_files: "This link was made with {files}. Add them above (they are read in this browser, never uploaded) to plan the same run: without them the page would compute other numbers. Or press Compute to plan what is here.",
+    engine_runtime: "Loading the Python engine into this page (about 13 MB on the first visit, cached after)...",
+    engine_wheels: "Installing trainsteps into the page's Python...", engine_engine: "Starting trainsteps...",
+    engine_ready: "The engine runs in this page (ready in {seconds} s): nothing you type or open leaves your browser.",
+    engine_failed: "The engine could not start in this browser: {detail}. The same answers: pip install trainsteps, then trainsteps web",
   },
   zh: {
     tagline: "这次训练到底有多长？你的框架会打印什么、训练循环实际会做什么，以及每个数字的来历。",
@@ -55,6 +61,12 @@ const T = {
     lr_caption: "{name}，共 {total} 步（num_training_steps = 计划的 max_steps），预热 {warmup} 步。",
     cli_output: "命令行的输出", cli_line: "在命令行上", family: "版本族", release: "版本", steps: "优化步数", epochs: "轮数",
     loading: "计算中……", failed: "服务器没有回应：{detail}",
+    too_large_config: "{name} 大小为 {size}：网页最多接受共 {limit} 的文件，因此未载入它，其他文件已保留。使用全部文件：trainsteps plan {config}",
+    needs_files: "此链接创建时使用了 {files}。请在上方添加这些文件（只在本浏览器中读取，不会上传）以规划同一次训练：没有它们，页面算出的将是另一组数字。也可以点击“计算”，按现有内容规划。",
+    engine_runtime: "正在把 Python 引擎载入本页（首次约 13 MB，之后使用缓存）……",
+    engine_wheels: "正在把 trainsteps 安装到本页的 Python 中……", engine_engine: "正在启动 trainsteps……",
+    engine_ready: "引擎在本页中运行（{seconds} 秒就绪）：你输入或打开的内容都不会离开浏览器。",
+    engine_failed: "引擎无法在此浏览器中启动：{detail}。同样的结果可通过 pip install trainsteps 后运行 trainsteps web 得到",
   },
 };
 
@@ -180,17 +192,23 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 const fmt = (s, params) => s.replace(/\{(\w+)\}/g, (_, k) => (params[k] ?? `{${k}}`));
-const state = {tab: "plan", lang: "en", values: {}, text: "", configName: "config.yaml", files: [], meta: null, wrapper: "hf"};
+const state = {tab: "plan", lang: "en", values: {}, text: "", configName: "config.yaml", files: [], linkFiles: [], meta: null, wrapper: "hf"};
 const t = (k) => T[state.lang][k] ?? T.en[k] ?? k;
 let requestId = 0, timer = null;
 
 // ---- URL state ----------------------------------------------------------------------------------------------------
+// URL parameters that are the page's state, not settings of the command
+const PAGE_PARAMS = ["tab", "lang", "files"];
+// the browser's first language decides on a first visit; a link carries `lang` only when it differs from it
+const browserLang = () => (((navigator.languages && navigator.languages[0]) || navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en");
+const loadedFiles = () => [...((state.configText || "").trim() ? [state.configName || "config.yaml"] : []), ...state.files.map((f) => f.name)];
 function readURL() {
   const q = new URLSearchParams(location.search);
   state.tab = TABS[q.get("tab")] ? q.get("tab") : "plan";
-  state.lang = q.get("lang") === "zh" ? "zh" : "en";
+  state.lang = ["en", "zh"].includes(q.get("lang")) ? q.get("lang") : browserLang();
+  state.linkFiles = (q.get("files") || "").split(",").filter(Boolean);
   const values = {};
-  for (const [k, v] of q) if (k !== "tab" && k !== "lang") values[k] = v;
+  for (const [k, v] of q) if (!PAGE_PARAMS.includes(k)) values[k] = v;
   const usable = Object.keys(values).length > 0;
   state.values = usable ? values : {...TABS[state.tab].example};
   state.fromExample = !usable;
@@ -199,7 +217,9 @@ function urlFor() {
   const q = new URLSearchParams();
   if (state.tab !== "plan") q.set("tab", state.tab);
   for (const [k, v] of Object.entries(state.values)) q.set(k, v);
-  if (state.lang !== "en") q.set("lang", state.lang);
+  const files = state.tab === "config" ? loadedFiles() : [];
+  if (files.length) q.set("files", files.join(","));  // a link cannot carry the files, but it says which ones it needs
+  if (state.lang !== browserLang()) q.set("lang", state.lang);
   const s = q.toString();
   return location.pathname + (s ? "?" + s : "");
 }
@@ -225,8 +245,10 @@ function fieldInput(f) {
   if (f.kind === "release") { attrs.list = "releases"; attrs.placeholder = state.meta?.newest || ""; }
   return el("input", attrs);
 }
+// a setting's name may wrap after an underscore, never inside a word (gradient_accumulation_steps, not ..._step / s)
+const breakable = (name) => name.split("_").flatMap((part, i, parts) => (i < parts.length - 1 ? [part + "_", el("wbr")] : [part]));
 function fieldRow(f) {
-  const row = [el("label", {for: "f-" + f.name, text: f.name, "data-fw": f.fw}), fieldInput(f)];
+  const row = [el("label", {for: "f-" + f.name, "data-fw": f.fw}, breakable(f.name)), fieldInput(f)];
   row[1].dataset.kind = f.kind;
   if (f.fw) row[1].dataset.fw = f.fw;
   return row;
@@ -253,7 +275,7 @@ function buildForm() {
       el("label", {class: "visually-hidden", for: "config-text", text: t("g_files")}),
       el("textarea", {id: "config-text", class: "wide", placeholder: t("config_placeholder"), spellcheck: "false"}),
       el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
-      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}));
+      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}), el("div", {class: "wide", id: "file-notes"}));
   }
   for (const g of tab.groups) {
     const rows = g.fields.filter((f) => !f.needsRL || (state.meta?.rl_frameworks || []).length).map(fieldRow).flat();
@@ -299,14 +321,14 @@ function wireForm() {
     if (e.target.id === "f-framework") showFrameworkFields();
     if (e.target.id === "wrapper" || e.target.type === "file") return;
     if (e.target.id === "log-text") { state.text = e.target.value; return; }
-    if (e.target.id === "config-text") { state.configText = e.target.value; return; }
-    if (e.target.id === "config-name") { state.configName = e.target.value; return; }
+    if (e.target.id === "config-text") { state.configText = e.target.value; writeURL(false); return; }
+    if (e.target.id === "config-name") { state.configName = e.target.value; writeURL(false); return; }
     state.values = collect();
     if (TABS[state.tab].post) { writeURL(false); return; }  // posted tabs compute on "Compute" (a log can be large)
     clearTimeout(timer);
     timer = setTimeout(() => { writeURL(true); compute(); }, 300);
   });
-  form.addEventListener("submit", (e) => { e.preventDefault(); state.values = collect(); writeURL(true); compute(); });
+  form.addEventListener("submit", (e) => { e.preventDefault(); state.values = collect(); writeURL(true); compute(true); });
   const wrapper = $("wrapper");
   if (wrapper) wrapper.addEventListener("change", () => {
     const note = $("wrapper-note");
@@ -328,18 +350,20 @@ function wireForm() {
 function openTemplate(name) {
   if (RL[name]) {
     state.tab = "config"; state.values = {framework: NEEDS_RL[name] || name, launch: RL[name], ...(TEMPLATE_VALUES[name] || {})};
-    state.configText = ""; state.files = [];
+    state.configText = ""; state.files = []; state.linkFiles = [];
     writeURL(true); render(); return;
   }
   const [file, text] = TEMPLATES[name];
-  state.tab = "config"; state.values = {...(TEMPLATE_VALUES[name] || {})}; state.configName = file; state.configText = text; state.files = [];
+  state.tab = "config"; state.values = {...(TEMPLATE_VALUES[name] || {})}; state.configName = file; state.configText = text; state.files = []; state.linkFiles = [];
   writeURL(true); render();
 }
-function readFiles(files) {
-  const limit = state.tab === "explain" ? state.meta.limits.log_bytes : state.meta.limits.config_bytes;
-  for (const f of files) {
-    if (f.size > limit) { showError({error: fmt(t("too_large"), {size: mb(f.size), limit: mb(limit)})}); return; }
-  }
+function readFiles(chosen) {
+  let files = chosen;
+  if (state.tab === "explain") {
+    const limit = state.meta.limits.log_bytes;
+    const large = files.find((f) => f.size > limit);
+    if (large) { showError({error: fmt(t("too_large"), {size: mb(large.size), limit: mb(limit)})}); return; }
+  } else files = withinConfigLimit(files);
   Promise.all(files.map((f) => f.text().then((text) => ({name: f.name, text})))).then((read) => {
     if (state.tab === "explain") { state.text = read.map((r) => r.text).join("\n"); $("log-text").value = state.text; compute(); return; }
     for (const r of read) {
@@ -347,50 +371,111 @@ function readFiles(files) {
         state.configText = r.text; state.configName = r.name; $("config-text").value = r.text; $("config-name").value = r.name;
       } else state.files = [...state.files.filter((x) => x.name !== r.name), r];
     }
-    showFiles(); compute();
+    showFiles(); writeURL(false); compute();
   });
 }
 const mb = (n) => (n / 1048576).toFixed(1) + " MB";
+// the server takes config and data files up to a total size: the files that fit are kept, each one left out is named
+// with the command that reads it
+function withinConfigLimit(files) {
+  const limit = state.meta.limits.config_bytes, bytes = (text) => new Blob([text]).size;
+  const replaced = new Set(files.map((f) => f.name));
+  let total = bytes(state.configText || "") + state.files.filter((f) => !replaced.has(f.name)).reduce((n, f) => n + bytes(f.text), 0);
+  const kept = [], notes = [];
+  for (const f of files) {
+    if (total + f.size <= limit) { kept.push(f); total += f.size; continue; }
+    const config = (state.configText || "").trim() ? state.configName : (files.find((x) => /\.(ya?ml|sh|py)$/i.test(x.name)) || {name: "CONFIG"}).name;
+    notes.push(el("p", {class: "warn", "data-left-out": f.name}, fmt(t("too_large_config"), {name: f.name, size: mb(f.size), limit: mb(limit), config})));
+  }
+  $("file-notes").replaceChildren(...notes);
+  return kept;
+}
 function showFiles() {
   const list = $("file-list");
   if (!list) return;
   list.replaceChildren(...state.files.map((f) => el("span", {}, f.name, el("button", {type: "button", "aria-label": t("remove") + " " + f.name, text: "×",
-    onclick: () => { state.files = state.files.filter((x) => x !== f); showFiles(); }}))));
+    onclick: () => { state.files = state.files.filter((x) => x !== f); showFiles(); writeURL(false); }}))));
 }
 
 // ---- requests -----------------------------------------------------------------------------------------------------
 async function call(tab) {
   const spec = TABS[tab];
   if (!spec.post) {
-    const q = new URLSearchParams({...state.values, lang: state.lang});
-    return fetchJSON(spec.api + "?" + q);
+    return ask(spec.api, {query: new URLSearchParams({...state.values, lang: state.lang}).toString()});
   }
   const settings = {...state.values, lang: state.lang};
   const body = tab === "explain" ? {text: state.text, settings}
     : {files: [{name: state.configName || "config.yaml", text: state.configText || ""}, ...state.files.map((f) => ({...f, role: /\.(ya?ml)$/i.test(f.name) && !/dataset_info/.test(f.name) ? undefined : "data"}))], settings};
-  return fetchJSON(spec.api, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  return ask(spec.api, {body: JSON.stringify(body)});
 }
-async function fetchJSON(url, init) {
+// ---- the engine: `trainsteps web` over HTTP, or (the static site) the same Python in a Web Worker -------------------
+let engineShown = null;
+function showEngine() {  // the worker's progress line, in the page's language (also redrawn when the language changes)
+  if (!engineShown) return;
+  const status = $("engine-status");
+  status.dataset.stage = engineShown.stage;
+  status.textContent = fmt(t("engine_" + engineShown.stage), engineShown.params);
+}
+const ENGINE = document.querySelector('meta[name="trainsteps-engine"]')?.content === "worker" ? startWorker() : null;
+// [ok, answer] for a GET (query) or POST (body) of `path`: the server's JSON, whichever engine answers
+async function ask(path, {query = "", body = null} = {}) {
+  if (ENGINE) return ENGINE.ask(path, query, body);
   try {
-    const res = await fetch(url, init);
+    const res = await fetch(path + (query ? "?" + query : ""),
+      body === null ? undefined : {method: "POST", headers: {"Content-Type": "application/json"}, body});
     return [res.ok, await res.json()];
   } catch (err) {
     return [false, {error: fmt(t("failed"), {detail: String(err)})}];
   }
 }
-async function compute() {
-  const id = ++requestId, tab = state.tab;
+function startWorker() {
+  const worker = new Worker("worker.js", {type: "module"}), waiting = new Map();
+  let next = 0;
+  $("engine-status").hidden = false;
+  window.__engine = {stage: "runtime"};
+  const show = (stage, params = {}) => { engineShown = {stage, params}; showEngine(); };
+  show("runtime");
+  worker.onmessage = (e) => {
+    const m = e.data;
+    if (m.kind === "progress") {
+      window.__engine = m;
+      (window.__stages ||= []).push([m.stage, m.at]);
+      if (m.stage === "ready") show("ready", {seconds: (m.ms / 1000).toFixed(1)});
+      else if (m.stage === "failed") show("failed", {detail: m.detail});
+      else show(m.stage);
+      return;
+    }
+    const done = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (done) done([m.status >= 200 && m.status < 300, JSON.parse(m.text)]);
+  };
+  worker.onerror = (e) => show("failed", {detail: e.message || "worker error"});
+  return {ask: (path, query, body) => new Promise((done) => {
+    const id = ++next;
+    waiting.set(id, done);
+    worker.postMessage({id, method: body === null ? "GET" : "POST", path, query, body});
+  })};
+}
+async function compute(asked = false) {
+  const id = ++requestId, tab = state.tab, began = performance.now();
+  const missing = tab === "config" ? state.linkFiles.filter((name) => !loadedFiles().includes(name)) : [];
+  if (missing.length && !asked) {
+    $("result").replaceChildren(el("p", {class: "warn", id: "needs-files", role: "status"}, fmt(t("needs_files"), {files: missing.join(", ")})));
+    return;
+  }
   const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
   const jobs = [call(tab)];
-  if (tab === "plan") jobs.push(fetchJSON("/api/compare?" + new URLSearchParams({...state.values, lang: state.lang})));
+  if (tab === "plan") jobs.push(ask("/api/compare", {query: new URLSearchParams({...state.values, lang: state.lang}).toString()}));
   const [[ok, body], compare] = await Promise.all(jobs);
   if (id !== requestId) return;  // a newer request is on its way
   $("result").setAttribute("aria-busy", "false");
   if (!ok) return showError(body);
   renderResult(body, compare && compare[0] ? compare[1] : null);
+  window.__computed.push({tab, ms: performance.now() - began});  // request to drawn result (bench/bench_site.py reads it)
 }
+window.__computed = [];
 
 // ---- results ------------------------------------------------------------------------------------------------------
 function showError(e) {
@@ -570,6 +655,7 @@ function translate() {
   document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   $("lang").value = state.lang;
+  showEngine();
   for (const b of document.querySelectorAll("nav.tabs button")) {
     const on = b.dataset.tab === state.tab;
     b.setAttribute("aria-selected", on ? "true" : "false");
@@ -582,7 +668,9 @@ function render() {
   compute();
 }
 async function start() {
-  const [ok, meta] = await fetchJSON("/api/meta");
+  readURL();
+  translate();  // the page's language and tab while the engine starts
+  const [ok, meta] = await ask("/api/meta");
   state.meta = ok ? meta : {releases: [], schedulers: ["linear"], limits: {log_bytes: 8388608, config_bytes: 2097152}, newest: ""};
   $("releases").replaceChildren(...state.meta.releases.map((v) => el("option", {value: v})));
   readURL();
@@ -592,7 +680,7 @@ async function start() {
 document.querySelector("nav.tabs").addEventListener("click", (e) => {
   const b = e.target.closest("button[data-tab]");
   if (!b || b.dataset.tab === state.tab) return;
-  state.tab = b.dataset.tab; state.values = {...TABS[state.tab].example};
+  state.tab = b.dataset.tab; state.values = {...TABS[state.tab].example}; state.linkFiles = [];
   writeURL(true); render();
 });
 document.querySelector("nav.tabs").addEventListener("keydown", (e) => {

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from trainsteps.configs.files import confined
 from trainsteps.errors import TrainstepsError
 from trainsteps.web import api
 from trainsteps.web.charts import compare_chart, schedule_charts, time_figures
@@ -71,7 +72,8 @@ def _config(command: click.Command, body: dict, settings: dict, lang: str, folde
         argv += ["--deepspeed-config", str(paths[0])]
     else:
         argv = [str(p) for p in paths] + argv
-    status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
+    with confined(folder):  # data files a posted config names are read only from the posted files
+        status, answer = _answer(command, argv, lang, lr=lr, shown_args=[p.name for p in paths] + argv[len(paths):])
     return status, api.without_folder(answer, folder)
 
 

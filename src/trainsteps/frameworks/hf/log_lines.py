@@ -90,8 +90,14 @@ def layout_of(version: str) -> str:
 
 
 def all_releases() -> list[str]:
-    """Every release in the table, oldest first."""
-    return sorted((r for _, _, rels in BANNER_LINES for r in rels), key=Version.parse)
+    """Every release in the table, oldest first (sorted once: explain asks for each run it reads)."""
+    global _ALL_RELEASES
+    if _ALL_RELEASES is None:
+        _ALL_RELEASES = tuple(sorted((r for _, _, rels in BANNER_LINES for r in rels), key=Version.parse))
+    return list(_ALL_RELEASES)
+
+
+_ALL_RELEASES: tuple[str, ...] | None = None
 
 
 def releases_for_lines(lines: dict[str, int]) -> list[str]:

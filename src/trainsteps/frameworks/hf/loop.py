@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from itertools import accumulate, cycle, islice
 
+from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.releases import Family
 from trainsteps.record import field, record
 
@@ -56,6 +57,16 @@ class LoopInput:
     nupe: int = 1
     track_epoch_states: bool = False
     """Record `state.epoch` at every epoch end (epoch-strategy evaluation with eval_delay compares with it)."""
+
+
+MAX_EPOCH_ENDS = 1_000_000
+"""Most epoch ends a plan lists, as many as the largest num_train_epochs accepted: a run that ends more epochs (a
+handful of rows and a huge max_steps) is refused before its list is built, like MAX_EVENTS for log/eval/save steps."""
+
+
+def _room_for(out: LoopResult, inp: LoopInput, more: int) -> None:
+    if len(out.epoch_end_steps) + more > MAX_EPOCH_ENDS:
+        raise InputError("hf.error.too_many_epochs", "hf.hint.too_many_epochs", limit=MAX_EPOCH_ENDS, max_steps=inp.max_steps)
 
 
 def run_loop(inp: LoopInput) -> LoopResult:
@@ -117,6 +128,7 @@ def run_loop(inp: LoopInput) -> LoopResult:
         out.batches_consumed += pulled
         out.last_batches_consumed += 1 if first + pulled == inp.batches_per_epoch else 0
         counter += pulled
+        _room_for(out, inp, 1)
         out.epoch_end_steps.append(out.global_step)
         if inp.track_epoch_states:
             out.epoch_end_states.append(out.state_epoch)
@@ -147,6 +159,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         k = min(remaining - 1, (inp.max_steps - gs0 - 1) // per_epoch)
         if k <= 0:
             return 0
+        _room_for(out, inp, k)
         out.epoch_end_steps.extend(range(gs0 + per_epoch, gs0 + k * per_epoch + 1, per_epoch))
         out.global_step = gs0 + k * per_epoch
         out.real_updates += k * (per_epoch if fam.extra_sync_updates else multiples)
@@ -161,6 +174,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         k = min(remaining - 1, (target * ga - counter - 1) // pulled)
         if k <= 0:
             return 0
+        _room_for(out, inp, k)
         base = counter // ga
         # gs0 + floor((counter + j x pulled) / GA) - base for j = 1..k: shift by whole windows, then divide
         out.epoch_end_steps.extend(_floors(counter + (gs0 - base) * ga, pulled, ga, k))
@@ -218,6 +232,7 @@ def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: in
     k = min(inp.epochs - epoch - 1, whole * period + r)
     if k <= 0:
         return 0
+    _room_for(out, inp, k)
     whole, r = divmod(k, period)
     gs0 = out.global_step
     ends = [0] * k

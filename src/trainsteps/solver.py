@@ -122,7 +122,7 @@ def _coverage_of(spec: RunSpec, s: Schedule, max_steps: int) -> Coverage:
 
 
 def _plan(spec: RunSpec) -> Schedule:
-    from trainsteps import plan
+    from trainsteps.frameworks.hf import plan
 
     return plan(spec)
 

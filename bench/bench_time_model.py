@@ -1,0 +1,128 @@
+"""The time model against published throughputs it was not fitted on, by category, next to the napkin rule.
+
+For every row of tests/fixtures/timing/time_corpus.json the model predicts tokens/s per GPU from the setup facts the
+source states (timing.efficiency, fitted on the calibration half by tools/fit_efficiency.py); the napkin rule is
+6·N·D / (peak x GPUs x 0.4) with N the active parameters and the BF16 peak; "before" is the previous fixed MFU ranges
+(timing.flops.MFU_DEFAULTS). Errors are of the expected value (predicted / measured - 1); "in" is how many measured
+figures the interval holds; "width" the median high / low.
+
+    python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
+    python bench/bench_time_model.py --calibration   # the half the fit saw
+    python bench/bench_time_model.py --loso          # leave one source out: refit without each source, score it
+                                                     # (sources that are their stack's only one are skipped)
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from trainsteps.timing import efficiency  # noqa: E402
+from trainsteps.timing.calibration import napkin_tokens_per_second  # noqa: E402
+from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
+from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
+
+CATEGORIES = ("pretraining", "full", "lora", "qlora")
+
+
+def as_user_states(m) -> SetupFacts:
+    """What the model is told: the facts the source states (an unstated checkpointing stays unknown)."""
+    return m.facts
+
+
+def score(rows) -> dict[str, dict]:
+    table = defaultdict(lambda: defaultdict(list))
+    for m in rows:
+        est = estimate_mfu(as_user_states(m)).mfu  # against the BF16 peak: the fit's fp8 coefficient is inside
+
+        def tps(mfu: float, m=m) -> float:
+            return mfu * m.peak / m.flops_per_token
+
+        measured = m.tokens_per_second_per_gpu
+        old = MFU_DEFAULTS["pretrain" if m.category == "pretraining" else m.facts.method].mfu
+        for cat in (m.category, "all"):
+            t = table[cat]
+            t["model"].append(tps(est.expected) / measured - 1)
+            t["inside"].append(tps(est.low) <= measured <= tps(est.high))
+            t["width"].append(est.high / est.low)
+            t["napkin"].append(napkin_tokens_per_second(m) / measured - 1)
+            t["before"].append(tps(old.expected) / measured - 1)
+            t["before_inside"].append(tps(old.low) <= measured <= tps(old.high))
+            t["sources"].append(m.group)
+    return table
+
+
+def summary(table) -> list[dict]:
+    out = []
+    for cat in (*CATEGORIES, "all"):
+        t = table.get(cat)
+        if not t:
+            continue
+        med = lambda xs: statistics.median(abs(x) for x in xs)  # noqa: E731
+        out.append({"category": cat, "n": len(t["model"]), "sources": len(set(t["sources"])),
+                    "napkin_error": med(t["napkin"]), "before_error": med(t["before"]),
+                    "before_inside": sum(t["before_inside"]) / len(t["model"]), "model_error": med(t["model"]),
+                    "model_inside": sum(t["inside"]) / len(t["model"]), "model_width": statistics.median(t["width"])})
+    return out
+
+
+def loso(rows_all):
+    import fit_efficiency
+
+    scored = []
+    for group in sorted({m.group for m in rows_all}):
+        train = [m for m in rows_all if m.group != group]
+        if {m.facts.stack for m in rows_all if m.group == group} - {m.facts.stack for m in train}:
+            continue  # the only source of its stack: nothing left to fit that stack on (ms-swift, the Trainer)
+        coefficients = fit_efficiency.fit(train)
+        efficiency.COEFFICIENTS.clear()
+        efficiency.COEFFICIENTS.update(coefficients)
+        res = fit_efficiency.residuals(train, coefficients)
+        efficiency.RESIDUALS.clear()
+        efficiency.RESIDUALS.update(res)
+        scored.append(score([m for m in rows_all if m.group == group]))
+    merged = defaultdict(lambda: defaultdict(list))
+    for table in scored:
+        for cat, t in table.items():
+            for k, v in t.items():
+                merged[cat][k].extend(v)
+    return merged
+
+
+def markdown(rows) -> str:
+    lines = ["| category | measurements (sources) | napkin 6ND/(peak x GPUs x 0.4): median error | before (fixed MFU ranges): "
+             "median error, interval holds | model: median error | interval holds | median width (high/low) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['category']} | {r['n']} ({r['sources']}) | {r['napkin_error']:.0%} | {r['before_error']:.0%}, "
+                     f"{r['before_inside']:.0%} | {r['model_error']:.0%} | {r['model_inside']:.0%} | {r['model_width']:.2f}x |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    import fit_efficiency
+
+    if "--loso" in sys.argv:
+        table = loso(fit_efficiency.load())
+        title = "leave one source out (all sources)"
+    else:
+        split = "calibration" if "--calibration" in sys.argv else "held_out"
+        table = score(fit_efficiency.load(split))
+        title = f"{split} half"
+    rows = summary(table)
+    if "--json" in sys.argv:
+        print(json.dumps(rows, indent=1))
+        return
+    print(f"Time model against published throughputs: {title}\n")
+    print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()

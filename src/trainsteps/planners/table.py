@@ -1,0 +1,189 @@
+"""The table of planners: each planner, the settings it uses, and the rules that refuse a setting nobody would use.
+
+`tests/planners/test_options_used_or_refused.py` walks every (planner x option) pair and checks that each option is
+either used (it changes the answer) or refused.
+"""
+
+from __future__ import annotations
+
+from trainsteps.errors import InputError
+from trainsteps.record import field, record
+from trainsteps.world import WORLD_NAMES
+
+OUTPUT = frozenset({"fmt", "lang", "explain"})
+"""How to answer: every planner takes them."""
+TIME = frozenset({"step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
+                  "peak_tflops", "stack", "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
+                  "price_per_gpu_hour", "currency"})
+"""The time settings (`--step-time`, `--gpu`, ...): a planner whose answer has steps takes them all."""
+TIME_ASKS = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
+             "peak_tflops")
+"""The time settings that ask for a time; the others only refine one."""
+WORLD = frozenset(WORLD_NAMES)
+TRAINER = frozenset({
+    "num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "tensor_parallel_size",
+    "context_parallel_size", "sequence_parallel_size", "num_train_epochs", "max_steps", "dataloader_drop_last",
+    "split_batches", "no_even_batches", "streaming", "dataset_tokens", "no_dispatch_batches", "transformers_version",
+    "resume_from_step", "warmup_ratio", "warmup_steps", "logging_strategy", "logging_steps", "logging_first_step",
+    "eval_strategy", "eval_steps", "eval_delay", "save_strategy", "save_steps", "metric_for_best_model",
+    "greater_is_better", "improving_evals", "trainable_parameters", "seq_length"})
+"""The Hugging Face Trainer's settings (TrainingArguments and the loader around it)."""
+DATA = frozenset({"data_paths", "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "dataset_split",
+                  "no_special_tokens", "add_eos", "cutoff_len", "packing_names", "num_proc", "threads", "no_cache",
+                  "engine_tokenizer", "max_line_bytes"})
+"""`--data PATH` and how to read and tokenize it (the options `trainsteps count` has)."""
+DATA_ROWS = frozenset({"data_paths", "dataset_name", "dataset_split", "max_line_bytes", "no_cache"})
+"""`--data PATH` counted for its rows only (a planner that has no use for tokens)."""
+NEOX_MEGATRON = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "seq_length", "train_iters", "eval_interval",
+                           "eval_iters", "data_split", "data_prefix", "data_weight", "train_tokens", "save_interval",
+                           "micro_batch_size"})
+RL_COMMON = frozenset({"num_examples", "rl_overrides"})
+FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "stack", "dtype", "mfu", "training", "eval_examples",
+                        "tokens_per_second"})
+"""Time settings that need the tokens of a step: the FLOPs model and a token rate."""
+MEASURED_TIME = TIME - FLOPS_TIME - {"samples_per_second"}
+"""Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost): an RL step
+is generation, scoring and update, which the FLOPs model of an update does not cover."""
+
+
+@record(frozen=True)
+class Planner:
+    """One planner: the runs it plans and the settings it uses."""
+
+    name: str
+    """What `--framework` (or the request's shape) names: hf, config, neox, verl, ..."""
+    accepts: frozenset
+    """Settings it uses; any other setting the user gives is refused."""
+    run: str
+    """`module:function` that plans a request: `function(request, counted) -> Answer`."""
+
+
+@record
+class Answer:
+    """A planner's answer: the JSON data and the human text, ready to print."""
+
+    data: dict
+    human: str
+    notes: list = field(default_factory=list)
+    """Lines for stderr before the answer (what `--data` counted, Unsloth's rewritten defaults)."""
+    time_steps: str = "optimizer_steps"
+    """The `run` field the time model multiplies by a step's time (RL: training steps)."""
+
+
+def _planners() -> dict[str, Planner]:
+    hf_base = OUTPUT | WORLD | TRAINER | DATA | {"unsloth_release"}
+    return {p.name: p for p in (
+        Planner("hf", hf_base | TIME | {"compare_versions"}, "trainsteps.planners.hf:plan_flags"),
+        Planner("config", hf_base | TIME | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs"),
+        Planner("neox", OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {"train_batch_size", "gradient_accumulation_steps", "train_epochs",
+                                                                 "seed", "warmup", "neox_version"},
+                "trainsteps.planners.pretrain:plan_neox"),
+        Planner("megatron", OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {
+            "global_batch_size", "context_parallel_size", "expert_parallel_size", "train_samples", "rampup_batch_size",
+            "decrease_batch_size_if_needed", "eval_global_batch_size", "lr_warmup_iters", "megatron_code",
+            "step_batch_size_schedule", "megatron_version"}, "trainsteps.planners.pretrain:plan_megatron"),
+        Planner("deepspeed", OUTPUT | WORLD | {"tensor_parallel_size", "pipeline_parallel_size", "train_batch_size",
+                                               "micro_batch_size", "per_device_train_batch_size", "gradient_accumulation_steps",
+                                               "deepspeed_config"},
+                "trainsteps.planners.pretrain:plan_deepspeed"),
+        Planner("lightning", OUTPUT | WORLD | (TIME - FLOPS_TIME - {"eval_time", "save_time"}) | DATA_ROWS | {"num_examples", "per_device_train_batch_size", "gradient_accumulation_steps",
+                                                      "max_epochs", "num_train_epochs", "max_steps", "limit_train_batches",
+                                                      "dataloader_drop_last"},
+                "trainsteps.planners.pretrain:plan_lightning"),
+        Planner("verl", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths", "tokenizer_path",
+                                                             "chat_template_path"},
+                "trainsteps.planners.rl:plan_verl"),
+        Planner("openrlhf", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths"},
+                "trainsteps.planners.rl:plan_openrlhf"),
+        Planner("easyr1", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "data_paths"},
+                "trainsteps.planners.rl:plan_easyr1"),
+        Planner("trl-ppo", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {"configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps",
+                                                                "num_train_epochs", "logging_steps", "save_steps", "warmup_ratio"},
+                "trainsteps.planners.rl:plan_trl_ppo"),
+    )}
+
+
+PLANNERS = _planners()
+PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
+RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
+FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS)
+RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
+"""Words of a launch line that starts an RL trainer (`python3 -m verl.trainer.main_ppo ...`)."""
+"""What `--framework` takes."""
+
+
+def choose(request) -> Planner:
+    """The planner of a request: `--framework`, else an RL launch line, else config files or a launch line, else the
+    Trainer from flags."""
+    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS:
+        return PLANNERS[request.framework]
+    if request.framework != "hf":
+        raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
+    if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
+        from trainsteps.configs.rl_launch import read_launch
+
+        launched = read_launch(request.launch).framework
+        if launched in RL_FRAMEWORKS:
+            return PLANNERS[launched]
+    if request.configs or request.launch:
+        return PLANNERS["config"]
+    return PLANNERS["hf"]
+
+
+def refuse_unused(planner: Planner, request) -> None:
+    """Every setting the user gave is used by this planner, or refused in one line that names who would use it."""
+    for name in sorted(request.given):
+        if name in planner.accepts:
+            continue
+        if name == "configs" and planner.name in PRETRAIN_FRAMEWORKS:  # positional files: the pretraining stacks' own words
+            raise InputError("pt.error.configs", "pt.hint.configs", framework=planner.name)
+        users = {p.name for p in PLANNERS.values() if name in p.accepts}
+        option = option_name(name)
+        if planner.name == "hf" and "config" in users:
+            raise InputError("cli.error.option_needs_config", "cli.hint.option_needs_config", option=option)
+        frameworks = sorted({"hf" if user == "config" else user for user in users})
+        raise InputError("cli.error.option_framework", "cli.hint.option_framework", option=option,
+                         frameworks=", ".join(frameworks) or "-", framework=_framework_of(planner))
+    refuse_time_refiners(request.given, request.settings)
+    if planner.name == "hf" and request.gave("compare_versions"):
+        for name in sorted(request.given & (TIME | {"unsloth_release"})):
+            raise InputError("cli.error.option_with_compare", "cli.hint.option_with_compare", option=option_name(name))
+
+
+def _framework_of(planner: Planner) -> str:
+    return "hf" if planner.name == "config" else planner.name
+
+
+_OPTION_NAMES = {"transformers_version": "--transformers", "data_paths": "--data", "tokenizer_path": "--tokenizer",
+                 "dataset_name": "--dataset", "dataset_split": "--data-split", "packing_names": "--packing",
+                 "data_split": "--split", "rl_overrides": "--set", "chat_template_path": "--chat-template",
+                 "unsloth_release": "--unsloth", "model_path": "--model", "gpu_name": "--gpu", "fmt": "--format",
+                 "greater_is_better": "--greater-is-better/--lower-is-better", "configs": "CONFIG"}
+
+
+def option_name(name: str) -> str:
+    """The command-line spelling of a setting (`transformers_version` -> `--transformers`)."""
+    return _OPTION_NAMES.get(name) or "--" + name.replace("_", "-")
+
+
+MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack")
+"""Time settings that only the FLOPs model reads (`--gpu` with `--model` or `--params`)."""
+MODEL_ASKS = ("model_path", "params", "gpu_name", "peak_tflops")
+
+
+def refuse_time_refiners(given, settings: dict) -> None:
+    """A setting that refines a time (`--mfu`, `--save-time`, `--currency`) without the time it refines is refused."""
+    if "currency" in given and settings.get("price_per_gpu_hour") is None:
+        raise InputError("time.error.currency_alone", "time.hint.currency_alone")
+    wants_model = any(settings.get(name) is not None for name in MODEL_ASKS)
+    for name in MODEL_REFINERS:
+        if name in given and not wants_model:
+            raise InputError("time.error.refines_model", "time.hint.refines_model", option=option_name(name))
+    asked = any(settings.get(name) is not None for name in TIME_ASKS) or settings.get("time_budget")
+    for name in sorted(TIME - set(TIME_ASKS)):
+        if name in given and not asked:
+            raise InputError("time.error.refines_time", "time.hint.refines_time", option=option_name(name))
+
+
+def time_asked(request) -> bool:
+    return any(request.settings.get(name) is not None for name in TIME_ASKS)

@@ -1,0 +1,64 @@
+"""The calibration corpus read as the time model sees it: a published measurement -> its setup facts, FLOPs per
+token and the MFU it implies (against the BF16 dense peak). Pure: the caller parses the JSON
+(tests/fixtures/timing/time_corpus.json); tools/fit_efficiency.py and bench/bench_time_model.py share these rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainsteps.timing.architectures import ModelShape, shape_from_config
+from trainsteps.timing.efficiency import SetupFacts
+from trainsteps.timing.flops import train_flops_per_token
+from trainsteps.timing.gpus import find_gpu
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One corpus row, ready to fit or score."""
+
+    row_id: int
+    category: str
+    group: str
+    split: str
+    facts: SetupFacts
+    flops_per_token: float
+    """Model FLOPs per token (timing.flops, with the attention term)."""
+    peak: float
+    """BF16 dense peak FLOP/s of one GPU."""
+    tokens_per_second_per_gpu: float
+    shape: ModelShape
+
+    @property
+    def mfu(self) -> float:
+        return self.tokens_per_second_per_gpu * self.flops_per_token / self.peak
+
+
+def measurement(row: dict, models: dict) -> Measurement:
+    """A corpus row as a Measurement."""
+    shape = _shape(row, models)
+    method = row["method"]
+    per_token = train_flops_per_token(shape, row["seq"], "full" if method == "full" else "lora").expected
+    peak = find_gpu(row["gpu"]).peak("bf16")
+    measured = row["measured"]
+    tps = measured.get("tokens_per_second_per_gpu") or measured["tflops_per_gpu"] * 1e12 / per_token
+    tokens = row["micro_batch"] * (row.get("tokens_per_row") or row["seq"])
+    checkpointing = None if row["checkpointing"] == "not stated" else row["checkpointing"]
+    stack = "megatron" if row["stack"].startswith("megatron") else row["stack"]
+    facts = SetupFacts(method=method, stack=stack, checkpointing=checkpointing, dtype=row["dtype"],
+                       tokens_per_micro_batch=tokens, active_params=shape.matmul_params, moe=shape.experts_active < 0.9,
+                       gpu=row["gpu"], gpus=row["gpus"])
+    return Measurement(row["id"], row["category"], row["group"], row["split"], facts, per_token, peak, float(tps), shape)
+
+
+def _shape(row: dict, models: dict) -> ModelShape:
+    if "shape" in row:  # MPT rows: NumParams as published, less the learned positions (a lookup, not a multiply)
+        s = row["shape"]
+        return ModelShape(float(s["matmul_params"]), float(s["total_params"]), s["layers"], s["attention_width"], row["model"])
+    config = row.get("shape_config") or models[row["model"]]["config"]
+    return shape_from_config(config, row["model"])
+
+
+def napkin_tokens_per_second(m: Measurement) -> float:
+    """The rule users apply: 6·N·D / (peak x GPUs x 0.4), N the active parameters, per GPU."""
+    return m.peak * 0.4 / (6 * m.shape.matmul_params)

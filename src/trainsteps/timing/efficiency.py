@@ -1,0 +1,131 @@
+"""Efficiency from measurements: the MFU a setup reaches, fitted on published throughputs, with an interval from the
+residuals of similar setups and the fact that would narrow it most.
+
+    log MFU = Σ coefficient x feature        (MFU against the BF16 dense peak; FLOPs = timing.flops' model FLOPs)
+
+Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
+checkpointing, fp8 (so its coefficient is the measured fp8 gain over the BF16 peak), tokens per micro-batch and model
+size (logs), MoE, the GPU generation and the GPU count. The coefficients and residual quantiles are data written by
+tools/fit_efficiency.py from the calibration half of tests/fixtures/timing/time_corpus.json (efficiency_fit.py);
+bench/bench_time_model.py scores the held-out half. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from trainsteps.timing.efficiency_fit import COEFFICIENTS, RESIDUALS
+from trainsteps.timing.estimate import Interval
+
+STACKS = ("megatron", "fsdp", "hf")
+"""Training stacks the fit tells apart (Megatron-FSDP counts as megatron; DeepSpeed ZeRO as hf: the Trainer drives it)."""
+
+GENERATIONS = {"a100-80g": "ampere", "a100-40g": "ampere", "a800": "ampere", "a10": "ampere", "a10g": "ampere",
+               "rtx3090": "ampere", "rtx-a6000": "ampere", "h100-sxm": "hopper", "h100-pcie": "hopper",
+               "h100-nvl": "hopper", "h200": "hopper", "h800": "hopper", "h20": "hopper", "gh200": "hopper",
+               "b200": "blackwell", "gb200": "blackwell", "b300": "blackwell", "rtx5090": "blackwell"}
+"""GPU generation by `--gpu` key; other accelerators are read as hopper-class (the interval says the fact is missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetupFacts:
+    """What a run's setup says about its efficiency; None is unknown (the interval widens over it)."""
+
+    method: str = "full"
+    """full, lora, qlora (frozen counts as full)."""
+    stack: str | None = None
+    """megatron, fsdp or hf; None: unknown."""
+    checkpointing: str | None = None
+    """none, selective or full; None: unknown."""
+    dtype: str = "bf16"
+    """bf16 / fp16 / fp8."""
+    tokens_per_micro_batch: float | None = None
+    """Tokens one forward pass of one GPU computes (micro-batch x padded or packed row)."""
+    active_params: float | None = None
+    """Multiplying parameters a token uses (MoE: the active experts)."""
+    moe: bool = False
+    gpu: str | None = None
+    """The `--gpu` key."""
+    gpus: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class MfuEstimate:
+    """An MFU interval and what it rests on."""
+
+    mfu: Interval
+    """Against the BF16 dense peak (fp8's gain is inside)."""
+    unknown: tuple[str, ...]
+    """Facts the estimate had to range over (stack, checkpointing), most informative first."""
+    similar: int
+    """Calibration measurements of the same stack and method the interval's residuals come from."""
+    stack_spread: float
+    """Slowest / fastest stack's expected MFU for this setup (1.0 when the stack is given)."""
+
+
+def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, float]:
+    """The fit's features of one setup, with the stack and checkpointing chosen."""
+    method = "full" if facts.method in ("full", "frozen") else facts.method
+    generation = GENERATIONS.get(facts.gpu or "", "hopper")
+    # clamped to what the corpus spans: a log-linear trend is not extrapolated past the measurements
+    tokens = min(max(facts.tokens_per_micro_batch or 4096, 512), 65536)
+    params = min(max(facts.active_params or 7e9, 1e8), 1e11)
+    return {
+        f"stack_{stack}": 1.0, f"method_{method}": 1.0 if method != "full" else 0.0,
+        "checkpointing_full": 1.0 if checkpointing == "full" else 0.0,
+        "checkpointing_selective": 1.0 if checkpointing == "selective" else 0.0,
+        "fp8": 1.0 if facts.dtype == "fp8" else 0.0,
+        "log_tokens": math.log(tokens / 4096), "log_params": math.log(params / 7e9),
+        "moe": 1.0 if facts.moe else 0.0,
+        "ampere": 1.0 if generation == "ampere" else 0.0, "blackwell": 1.0 if generation == "blackwell" else 0.0,
+        "log_gpus": math.log(max(1, facts.gpus) / 8),
+    }
+
+
+def predict_log_mfu(facts: SetupFacts, stack: str, checkpointing: str) -> float:
+    return sum(COEFFICIENTS.get(name, 0.0) * value for name, value in features(facts, stack, checkpointing).items())
+
+
+def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
+    """The expected MFU of a setup and an interval: the residual quantiles of similar calibration setups around the
+    prediction, widened over every stack (and checkpointing) the facts leave open."""
+    stacks = (facts.stack,) if facts.stack else STACKS
+    checkpointings = (facts.checkpointing,) if facts.checkpointing else ("none", "full")
+    predictions = {(s, c): predict_log_mfu(facts, s, c) for s in stacks for c in checkpointings}
+    method = "full" if facts.method in ("full", "frozen") else facts.method
+    expected_stack = facts.stack or "hf"  # what a Trainer-based run uses unless its config says otherwise
+    expected_ckpt = facts.checkpointing or "none"
+    expected = predictions.get((expected_stack, expected_ckpt), max(predictions.values()))
+    residuals = {stack: _residuals(stack, method) for stack in stacks}
+    low = min(value + residuals[stack][0] for (stack, _), value in predictions.items())
+    high = max(value + residuals[stack][1] for (stack, _), value in predictions.items())
+    similar = sum(residuals[stack][2] for stack in stacks)
+    by_stack = [max(v for (s, _), v in predictions.items() if s == stack) for stack in stacks]
+    unknown = tuple(name for name, open_ in (("stack", not facts.stack), ("checkpointing", not facts.checkpointing)) if open_)
+    return MfuEstimate(Interval(_mfu(low), _mfu(expected), _mfu(high)), unknown, similar,
+                       math.exp(max(by_stack) - min(by_stack)))
+
+
+def _residuals(stack: str | None, method: str) -> tuple[float, float, int]:
+    """(10th, 90th percentile of log residuals, measurements) of the same stack and method, else of the method, else all."""
+    for key in (f"{stack}/{method}" if stack else None, f"*/{method}", "*/*"):
+        if key and key in RESIDUALS and RESIDUALS[key][2] >= 5:
+            return RESIDUALS[key]
+    return RESIDUALS["*/*"]
+
+
+def _mfu(log_value: float) -> float:
+    return min(1.0, math.exp(log_value))
+
+
+def stack_of(framework: str | None, config: dict | None = None) -> str | None:
+    """The stack a plan's framework and config imply: Megatron/NeoX configs are megatron; a Trainer-family config
+    with FSDP settings is fsdp, with DeepSpeed or none is hf (the Trainer drives the step); None when unknown."""
+    if framework in ("megatron", "neox"):
+        return "megatron"
+    if not config:
+        return None
+    if config.get("fsdp") or config.get("fsdp_config"):
+        return "fsdp"
+    return "hf"

@@ -1,0 +1,163 @@
+"""Hostile inputs (tests/fixtures/hostile/) end in an answer or one clear line with exit 2, quickly and in bounded memory."""
+
+import time
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+HOSTILE = FIXTURES / "hostile"
+
+
+def _cpu_seconds(fn, *args):
+    started = time.process_time()
+    result = fn(*args)
+    return result, time.process_time() - started
+
+
+@pytest.mark.parametrize("name", ["explain_bar_float.log", "explain_bar_4301_digits.log", "explain_megatron_target_line.log",
+                                  "explain_lf_jsonl_1e308.trainer_log.jsonl", "explain_nemo_exponent.log"])
+def test_explain_reads_malformed_numbers_in_a_log_without_an_internal_error(run_cli, name):
+    (code, out, err), cpu = _cpu_seconds(run_cli, "explain", HOSTILE / name)
+    assert "internal error" not in err and code in (0, 2) and cpu < 5
+    assert code == 0 or len(err.strip().splitlines()) == 1
+
+
+def test_a_nemo_count_with_a_huge_exponent_is_not_read(run_cli, tmp_path):
+    log = tmp_path / "nemo.log"
+    log.write_text("Epoch 0:   3%|#    | 795/77225 [05:29<171:40:09,  1.73it/s, loss=2.52, global_step=794.0, "
+                   "consumed_samples=1.63e+1000]\n")
+    code, out, err = run_cli("explain", log)
+    assert code == 0 and "internal error" not in err and "consumed_samples" not in out
+
+
+def test_a_megatron_target_line_alone_shows_its_unknown_sizes_as_question_marks(run_cli):
+    code, out, _ = run_cli("explain", HOSTILE / "explain_megatron_target_line.log")
+    assert code == 0 and "train 32,000,000, validation ?, test ?" in out
+
+
+def test_a_bar_with_a_malformed_rate_is_still_read_as_a_bar_without_a_rate():
+    from trainsteps.logs.reader import read_log
+
+    run = read_log(text=" 2%|###   | 20/1000 [00:10<01:00, 1.2.3it/s]\n").runs[0]
+    assert run.progress.bars[1000].n == 20
+
+
+def test_banner_fragments_repeated_thousands_of_times_are_compared_in_linear_time(run_cli, tmp_path):
+    banner = "***** Running training *****\n  Num examples = 1,000\n  Num Epochs = 3\n  Total optimization steps = 375\n"
+    timings = []
+    for repeats in (1000, 4000):
+        log = tmp_path / f"fragments{repeats}.log"
+        log.write_text(banner + "  Num examples = 2,048\n" * repeats)
+        (code, _, err), cpu = _cpu_seconds(run_cli, "explain", log)
+        assert code == 0, err
+        timings.append(cpu)
+    assert timings[1] < 2.0 and timings[1] < 8 * max(timings[0], 0.05)
+
+
+TOKENIZER = FIXTURES.parent / "assets" / "tiny_tokenizer.json"
+
+
+@pytest.mark.parametrize("name", ["crash_sigbus.arrow", "crash_sigsegv.arrow", "pyunicode_negative.arrow", "corrupt_deflate.jsonl.gz"])
+def test_a_damaged_data_file_is_one_cannot_read_line_in_its_own_process(name):
+    import subprocess
+    import sys
+
+    pytest.importorskip("pyarrow")
+    done = subprocess.run([sys.executable, "-c", "import sys; from trainsteps.cli.main import main; sys.exit(main(sys.argv[1:]))",
+                           "count", str(HOSTILE / name), "--tokenizer", str(TOKENIZER), "--no-cache"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, (done.returncode, done.stderr)  # a crash would be -11 (SIGSEGV) or -7 (SIGBUS)
+    assert done.stderr.startswith(f"error: cannot read {HOSTILE / name}") and len(done.stderr.strip().splitlines()) == 1
+
+
+def _axolotl_config(folder, data_path) -> str:
+    config = folder / "ax.yml"
+    config.write_text(f"base_model: m\ndatasets:\n  - path: {data_path}\n    type: alpaca\nsequence_len: 512\nmicro_batch_size: 1\n"
+                      "gradient_accumulation_steps: 1\nnum_epochs: 1\n")
+    return config
+
+
+@pytest.mark.parametrize("name", ["crash_sigbus.arrow", "pyunicode_negative.arrow"])
+def test_a_damaged_arrow_file_named_by_a_config_is_refused_naming_it(run_cli, tmp_path, name):
+    pytest.importorskip("pyarrow")
+    (tmp_path / "rows.arrow").write_bytes((HOSTILE / name).read_bytes())
+    code, _, err = run_cli("plan", _axolotl_config(tmp_path, "rows.arrow"))
+    assert code == 2 and "cannot read the data file" in err and "rows.arrow" in err
+
+
+def test_a_config_whose_data_file_is_not_parquet_is_refused_naming_it(run_cli, tmp_path):
+    pytest.importorskip("pyarrow")
+    (tmp_path / "rows.parquet").write_text("not a parquet file\n")
+    code, _, err = run_cli("plan", _axolotl_config(tmp_path, "rows.parquet"))
+    assert code == 2 and err.startswith("error: cannot read the data file") and "rows.parquet" in err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["yaml_4301_digits.yaml", "--num-examples", "100"], "more than 4,300 digits"),
+    (["axolotl_set/axolotl_set_tag.yml", "--format", "json"], None),
+    (["--num-examples", "100", "--launch", "swift sft --model m --dataset one.jsonl --max_epochs 1 2"], "max_epochs must be a number"),
+])
+def test_config_values_python_cannot_hold_are_refused_or_written_as_text(run_cli, args, words):
+    code, out, err = run_cli("plan", *[HOSTILE / a if a.endswith((".yaml", ".yml")) else a for a in args], cwd=HOSTILE)
+    assert "internal error" not in err
+    if words is None:
+        import json
+
+        assert code == 0 and json.loads(out)["run"]["optimizer_steps"] > 0
+    else:
+        assert code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_json_config_with_a_10000_digit_number_is_refused_in_our_words(run_cli, tmp_path):
+    config = tmp_path / "big.json"
+    config.write_text('{"per_device_train_batch_size": ' + "9" * 10000 + "}")
+    code, _, err = run_cli("plan", config, "--num-examples", "100")
+    assert code == 2 and "more than 4,300 digits" in err and "Exceeds" not in err
+
+
+def test_a_llamafactory_data_file_that_is_not_utf8_is_refused_naming_it(run_cli):
+    code, _, err = run_cli("plan", "sft.yaml", cwd=HOSTILE / "lf_bad_utf8")
+    assert code == 2 and "demo_alpaca.json is not UTF-8 text" in err
+
+
+def test_a_deepspeed_file_name_too_long_for_the_system_is_a_file_not_found(run_cli, tmp_path):
+    config = tmp_path / "ds_long_name.yaml"
+    config.write_text(f"output_dir: o\nper_device_train_batch_size: 2\ndeepspeed: {'x' * 5000}\n")
+    code, out, err = run_cli("plan", config, "--num-examples", "100", cwd=tmp_path)
+    assert code == 0 and "internal error" not in err and "150 optimizer steps" in out
+
+
+def _peak_and_cpu(run_cli, *args):
+    import resource
+
+    (code, out, err), cpu = _cpu_seconds(run_cli, *args)
+    return code, out, err, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+@pytest.mark.parametrize("args", [
+    ["--num-examples", "1", "--per-device-train-batch-size", "1", "--max-steps", "100000000"],
+    ["--num-examples", "1", "--per-device-train-batch-size", "1", "--max-steps", "100000000", "--format", "json"],
+    ["--num-examples", "1000", "--max-steps", "10000000000"],
+    ["--streaming", "--num-examples", "1", "--per-device-train-batch-size", "1", "--max-steps", "10000000000"],
+    ["--framework", "lightning", "--num-examples", "100", "--max-epochs", "1000000000", "--per-device-train-batch-size", "1"],
+    ["--framework", "neox", "--train-tokens", "100000000000000", "--seq-length", "1", "--train-epochs", "1000", "--train-batch-size", "1"],
+    ["--framework", "megatron", "--train-tokens", "100000000000000", "--seq-length", "1", "--train-samples", "100000000000000",
+     "--global-batch-size", "1024", "--micro-batch-size", "1", "--rampup-batch-size", "1", "1", "10000000000000"],
+])
+def test_a_run_of_more_epoch_ends_or_events_than_the_caps_is_refused_before_its_lists_are_built(run_cli, args):
+    code, _, err, cpu, _ = _peak_and_cpu(run_cli, "plan", *args)
+    assert code == 2 and cpu < 3 and len(err.strip().splitlines()) == 1
+    assert "epochs" in err or "events" in err
+
+
+def test_the_largest_accepted_epoch_count_still_plans(run_cli):
+    code, out, err = run_cli("plan", "--num-examples", "1", "--per-device-train-batch-size", "1", "--num-train-epochs", "1000000")
+    assert code == 0 and out.startswith("1,000,000 optimizer steps")
+
+
+@pytest.mark.parametrize("option", ["--max-line-bytes", "--cutoff-len"])
+def test_count_options_past_their_upper_bound_are_refused_in_one_line(run_cli, tmp_path, option):
+    rows = tmp_path / "one.jsonl"
+    rows.write_text('{"text": "a"}\n')
+    code, _, err = run_cli("count", rows, "--tokenizer", TOKENIZER, "--no-cache", option, "9" * 30)
+    assert code == 2 and "is not in the range" in err and "internal" not in err

@@ -1,0 +1,95 @@
+"""The static site's engine answers as `trainsteps web` does: trainsteps.web.inprocess (what the Web Worker calls in
+Pyodide) against the server's route functions, and the static page against the served page."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from trainsteps.web import inprocess
+from trainsteps.web.routes import answer_post, answer_query, meta
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED_001 = "num_examples=1047&per_device_train_batch_size=10&gradient_accumulation_steps=8&num_train_epochs=300&transformers=4.49.0"
+
+
+def load_build_site():
+    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path, query", [("/api/plan", SEED_001), ("/api/compare", SEED_001), ("/api/solve", "global_batch=128&world_size=6"),
+                                         ("/api/plan", "num_examples=abc"), ("/api/plan", SEED_001 + "&lang=zh")])
+def test_a_query_gets_the_servers_status_and_json(path, query):
+    status, text = inprocess.answer("GET", path, query)
+    assert [status, json.loads(text)] == [int(answer_query(path, query)[0]), json.loads(json.dumps(answer_query(path, query)[1]))]
+
+
+def test_a_repeated_query_is_answered_from_the_cache_with_the_same_text():
+    first = inprocess.answer("GET", "/api/plan", SEED_001 + "&logging_steps=7")
+    assert inprocess.answer("GET", "/api/plan", SEED_001 + "&logging_steps=7") is first
+
+
+def test_a_posted_log_and_the_meta_are_the_servers():
+    log = (ROOT / "tests" / "fixtures" / "logs" / "seed_003_4gpu.log").read_text(encoding="utf-8")
+    body = json.dumps({"text": log, "settings": {"lang": "en"}})
+    status, text = inprocess.answer("POST", "/api/explain", body=body)
+    expected_status, expected = answer_post("/api/explain", body.encode())
+    assert status == expected_status == 200 and json.loads(text) == json.loads(json.dumps(expected))
+    assert json.loads(inprocess.answer("GET", "/api/meta")[1]) == meta()
+
+
+@pytest.mark.parametrize("method, path", [("GET", "/api/explain"), ("POST", "/api/plan"), ("GET", "/etc/passwd")])
+def test_a_request_no_route_takes_is_a_json_404(method, path):
+    status, text = inprocess.answer(method, path)
+    assert status == 404 and json.loads(text)["error"].startswith("nothing at")
+
+
+def test_an_unexpected_failure_is_a_json_500_not_a_worker_that_stops(monkeypatch):
+    import trainsteps.web.routes as routes
+
+    monkeypatch.setattr(routes, "meta", lambda: 1 / 0)
+    status, text = inprocess.answer("GET", "/api/meta")
+    assert status == 500 and json.loads(text)["error"] == "internal error: ZeroDivisionError"
+
+
+def test_the_static_page_is_the_served_page_with_the_worker_engine_and_its_own_policy(tmp_path):
+    build_site = load_build_site()
+    build_site.write_page(tmp_path)
+    served = (ROOT / "src" / "trainsteps" / "web" / "page.html").read_text(encoding="utf-8").splitlines()
+    static = (tmp_path / "index.html").read_text(encoding="utf-8").splitlines()
+    added = [line for line in static if line not in served]
+    assert [line for line in served if line not in static] == [build_site.ENGINE_SERVER]
+    assert added == [build_site.ENGINE_SERVER.replace("server", "worker"), build_site.STATIC_POLICY]
+    assert "connect-src 'self';" in build_site.STATIC_POLICY and "://" not in build_site.STATIC_POLICY  # no other origin
+    for name in build_site.PAGE_FILES:
+        assert (tmp_path / name).read_bytes() == (ROOT / "src" / "trainsteps" / "web" / name).read_bytes()
+
+
+def test_the_site_is_rebuilt_only_when_its_sources_change(tmp_path, monkeypatch):
+    build_site = load_build_site()
+    (tmp_path / "stamp").write_text(build_site.inputs_digest())
+    monkeypatch.setattr(build_site, "write_page", lambda folder: pytest.fail("an up-to-date site was rebuilt"))
+    said = []
+    assert build_site.build(tmp_path, log=said.append) == tmp_path and said == [f"{tmp_path} is up to date"]
+    (tmp_path / "stamp").write_text("an older build")
+    with pytest.raises(pytest.fail.Exception):
+        build_site.build(tmp_path, log=said.append)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "which the page in your browser does not carry"), ("zh", "浏览器中的页面没有附带它")])
+def test_a_package_the_browser_lacks_is_named_with_the_command_that_has_it(monkeypatch, lang, words):
+    import trainsteps.web.routes as routes
+
+    def without_numpy(path, query):
+        raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+
+    monkeypatch.setattr(routes, "answer_query", without_numpy)
+    status, text = inprocess.answer("GET", "/api/plan", f"num_examples=5&lang={lang}")
+    answer = json.loads(text)
+    assert status == 400 and "numpy" in answer["error"] and words in answer["error"] and "trainsteps[data]" in answer["hint"]

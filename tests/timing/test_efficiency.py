@@ -1,0 +1,67 @@
+"""The fitted efficiency: fitted on one half of the published corpus by source, scored on the other half."""
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainsteps.timing import efficiency_fit
+from trainsteps.timing.efficiency import SetupFacts, estimate_mfu
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json").read_text())
+
+
+def _module(path: Path, name: str):
+    sys.path.insert(0, str(ROOT / "tools"))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_source_has_rows_in_both_halves():
+    halves = {}
+    for row in CORPUS["rows"]:
+        halves.setdefault(row["group"], set()).add(row["split"])
+    assert all(len(sides) == 1 for sides in halves.values())
+    assert len(CORPUS["rows"]) >= 80
+    assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
+
+
+def test_the_shipped_fit_is_what_the_calibration_half_gives():
+    fit = _module(ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
+    rows = fit.load("calibration")
+    coefficients = fit.fit(rows)
+    assert coefficients == pytest.approx(efficiency_fit.COEFFICIENTS, abs=1e-3)
+    assert {m.group for m in rows}.isdisjoint({m.group for m in fit.load("held_out")})
+
+
+def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_it_has():
+    bench = _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
+    fit = sys.modules["fit_efficiency"] if "fit_efficiency" in sys.modules else _module(
+        ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
+    rows = bench.summary(bench.score(fit.load("held_out")))
+    for row in rows:
+        assert row["model_error"] < row["napkin_error"], row
+    overall = next(r for r in rows if r["category"] == "all")
+    assert overall["model_error"] <= 0.25
+    assert overall["model_width"] <= 2.2
+
+
+def test_an_unknown_stack_widens_the_interval_over_every_stack():
+    known = estimate_mfu(SetupFacts(method="lora", stack="hf", checkpointing="full", gpu="a100-80g", active_params=7e9))
+    unknown = estimate_mfu(SetupFacts(method="lora", checkpointing="full", gpu="a100-80g", active_params=7e9))
+    assert unknown.unknown == ("stack",)
+    assert unknown.mfu.low <= known.mfu.low and unknown.mfu.high >= known.mfu.high
+    assert unknown.stack_spread > 1.2
+
+
+def test_gradient_checkpointing_lowers_the_expected_mfu():
+    on = estimate_mfu(SetupFacts(stack="fsdp", checkpointing="full", gpu="h100-sxm"))
+    off = estimate_mfu(SetupFacts(stack="fsdp", checkpointing="none", gpu="h100-sxm"))
+    assert on.mfu.expected < off.mfu.expected
+    assert math.log(off.mfu.expected / on.mfu.expected) == pytest.approx(-efficiency_fit.COEFFICIENTS["checkpointing_full"])

