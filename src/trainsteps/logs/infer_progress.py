@@ -17,7 +17,8 @@ import math
 from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import ceil_div
 from trainsteps.logs import timing
-from trainsteps.logs.infer import MAXSIZE, Finding, Inference, Known, releases_known
+from trainsteps.logs.infer_release import releases_known
+from trainsteps.logs.inference import MAXSIZE, Finding, Inference, Known
 from trainsteps.logs.progress import printed_number, training_bar
 from trainsteps.logs.text import clip
 
