@@ -94,3 +94,12 @@ def test_accelerates_defaults_notice_gives_the_processes_and_its_advice_line_doe
 
 def test_a_loop_that_prints_its_step_limit_but_no_bar_gets_that_limit_as_its_total():
     assert explained("primerl-1360-signal-15-at-step-0").planned_end_step == 100
+
+
+def test_a_bar_first_drawn_after_running_evaluation_is_the_evaluations_and_a_stop_inside_it_is_said():
+    inf = explained("lf-6590-eval-crash")
+    bars = inf.run.progress.bars
+    assert bars[17].kind == "evaluation" and bars[760].kind == "bar"
+    assert inf.status == "crashed" and inf.end_step == 500
+    said = [f for f in inf.facts if f.msg_id == "explain.fact.stopped_in_evaluation"]
+    assert said and said[0].params["n"] == 2 and said[0].params["total"] == 17

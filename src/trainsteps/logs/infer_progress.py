@@ -216,6 +216,7 @@ def ending(inf: Inference) -> None:
         inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": _total(end), "line": line, "text": clip(text, 100),
                                           "reason": "explain.reason." + reason},
                                     code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
+        _stopped_in_evaluation(inf, bar, line)
     elif (said := _stated_stop(run)) is not None and not run.finished and not (step is not None and end and step >= end):
         # the log shows no end of its own, but the words around it name one (a title, a sentence)
         key, reading = said
@@ -259,6 +260,17 @@ def ending(inf: Inference) -> None:
         if inf.stopped and measured.framework_eta is not None:
             measured.verdict = ("explain.eta.stopped", {"step": step or 0})
     inf.timing = measured
+
+
+def _stopped_in_evaluation(inf: Inference, training, stop_line: int) -> None:
+    """The stop came while an evaluation bar was the last one drawn: say so (an OOM in validation is not a training
+    step's)."""
+    evaluations = [b for b in inf.run.progress.bars.values() if b.kind == "evaluation" and b.line <= stop_line]
+    last = max(evaluations, key=lambda b: b.line, default=None)
+    if last is None or (training is not None and training.line > last.line):
+        return
+    inf.facts.insert(1, Finding("explain.fact.stopped_in_evaluation", {"n": last.n, "total": last.total, "line": last.line,
+                                                                        "step": inf.end_step or 0}))
 
 
 def _declared_max_steps(run) -> int | None:

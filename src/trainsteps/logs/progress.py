@@ -186,6 +186,8 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "{" in line and ":" in line:
         if _dict(line, ctx):
             return
+    if "Running Evaluation" in line or "Running Prediction" in line:
+        ctx.evaluation_next = True
     if "metrics *****" in line:
         ctx.metrics_block = "eval" if "eval" in line else "train"
         return
@@ -324,6 +326,10 @@ def _track(ctx: ScanContext, total: int, labelled: bool) -> BarTrack | None:
         if len(bars) >= MAX_BARS:
             return None
         bar = bars[total] = BarTrack(total=total, labelled=labelled)
+        if ctx.evaluation_next and len(bars) > 1:  # first drawn inside an evaluation, beside the training bar
+            bar.kind = "evaluation"
+    elif bar.kind != "evaluation":
+        ctx.evaluation_next = False  # the training bar moves again: the evaluation is over
     return bar
 
 
@@ -351,7 +357,7 @@ def _draw(ctx: ScanContext, bar: BarTrack, n: int, elapsed, remaining, per_step)
 def _training_bar(run: RunObservation) -> BarTrack | None:
     """The training loop's bar: the one drawn most often (evaluation bars restart at 0 every time); ties go to the
     larger total."""
-    bars = list(run.progress.bars.values())
+    bars = [bar for bar in run.progress.bars.values() if bar.kind != "evaluation"] or list(run.progress.bars.values())
     if not bars:
         return None
     m = run.value("max_steps")
