@@ -13,7 +13,7 @@ ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 LAYERS = (
     ("values", ("record", "_record_inits", "errors", "numbers", "names", "versions", "derivation", "spec", "schedule", "i18n",
-                "validate", "world", "request")),
+                "validate", "world", "request", "bars")),
     ("frameworks", ("frameworks", "mixing")),
     ("readers", ("configs", "logs", "data", "tokens")),
     ("time and reports", ("timing", "report", "report_pretrain", "report_rl", "solve_report", "answer", "compare", "solver",
