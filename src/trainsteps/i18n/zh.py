@@ -1494,7 +1494,7 @@ MESSAGES = {
     'api.error.usage': 'trainsteps.{command}()：{detail}',
     'api.hint.usage': '设置即 `trainsteps {command}` 的选项，用 Python 名称书写（num_examples=、gpus=）',
     'api.error.no_paths': 'trainsteps.{command}() 至少需要一个路径',
-    'api.hint.no_paths': '例如 trainsteps.{command}("data/train.jsonl", tokenizer="./model")',
+    'api.hint.no_paths': '例如 `trainsteps.{command}("data/train.jsonl", tokenizer="./model")`',
     'api.error.framework': 'trainsteps.plan() 规划的是 Hugging Face Trainer（framework="hf"），不支持 {framework}',
     'api.hint.framework': 'GPT-NeoX、Megatron、DeepSpeed、Lightning 和 RL 训练器请用 trainsteps.plan_config(framework=...) 规划，与 `trainsteps plan --framework ...` 相同',
     'api.error.spec_and_settings': '请传入 RunSpec 或关键字设置，不要同时传入',
