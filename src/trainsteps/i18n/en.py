@@ -1209,6 +1209,8 @@ MESSAGES = {
     'time.assume.save_bytes': 'each checkpoint save writes {gb} GB (bf16 weights and AdamW states) at an assumed 0.5-4 GB/s: give --save-time when you know it',
     'time.assume.save_bytes_model_only': 'each checkpoint save writes {gb} GB (bf16 weights; save_only_model) at an assumed 0.5-4 GB/s: give --save-time when you know it',
     'time.assume.load': 'preparation is the model load only ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up); tokenization is not in it: give --prepare-time',
+    'time.assume.load_and_reference': 'preparation is the model load ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up) and the reference model scoring every training example once (precompute_ref_log_probs: {low}-{high} s at the training MFU); tokenization is not in it: give --prepare-time',
+    'time.assume.preference': 'preference training ({trainer}, from {origin}): {passes} per example, {flops} FLOPs per row token, {times}x one row trained',
     'time.assume.flops': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}, with the attention term)',
     'time.assume.flops_no_length': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}; no attention term: the length a row attends is unknown, give --seq-length)',
     'time.assume.flops_no_attention': '{flops} FLOPs per token ({training}: {params} multiply parameters from {source}; no attention term: layers unknown, give --model for it)',

@@ -1204,6 +1204,8 @@ MESSAGES = {
     'time.assume.save_bytes': '每次保存检查点写入 {gb} GB（bf16 权重和 AdamW 状态），按假设的 0.5-4 GB/s 计：知道实际耗时请用 --save-time',
     'time.assume.save_bytes_model_only': '每次保存检查点写入 {gb} GB（bf16 权重；save_only_model），按假设的 0.5-4 GB/s 计：知道实际耗时请用 --save-time',
     'time.assume.load': '准备时间只含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）；不含分词：请用 --prepare-time',
+    'time.assume.load_and_reference': '准备时间含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）和参考模型对每个训练样本打分一次（precompute_ref_log_probs：按训练 MFU 计 {low}-{high} 秒）；不含分词：请用 --prepare-time',
+    'time.assume.preference': '偏好训练（{trainer}，依据 {origin}）：每个样本 {passes}，每个行 token {flops} FLOPs，是单行训练的 {times} 倍',
     'time.assume.flops': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数，含注意力项）',
     'time.assume.flops_no_length': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数；没有注意力项：每行关注的长度未知，请给出 --seq-length）',
     'time.assume.flops_no_attention': '每个 token {flops} FLOPs（{training}：来自 {source} 的 {params} 个矩阵乘参数；没有注意力项：层数未知，用 --model 可计入）',
