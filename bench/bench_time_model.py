@@ -29,7 +29,7 @@ from trainsteps.timing.calibration import napkin_tokens_per_second  # noqa: E402
 from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
 from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
 
-CATEGORIES = ("pretraining", "full", "lora", "qlora")
+CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 
 
 def as_user_states(m) -> SetupFacts:
