@@ -79,7 +79,7 @@ def test_a_trl_dpo_yaml_with_beta_is_planned_as_dpo_not_grpo(run_cli, tmp_path):
     assert code == 0, err
     data = json.loads(out)
     assert not any("grpo" in key for key in data["config"]["settings"])
-    assert any("from TRL DPO keys" in note for note in data["time"]["notes"])
+    assert any("from TRL DPO (dpo.yaml:" in note for note in data["time"]["notes"])
 
 
 def test_precomputed_reference_log_probs_move_the_reference_forwards_into_preparation(run_cli, tmp_path):

@@ -260,9 +260,7 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
                                   "devices": devices, "source": gpu.source}),
              *mfu_notes, *shape.notes]
     if pairs is not None:
-        notes.insert(1, ("time.assume.preference", {"trainer": preference.trainer, "origin": preference.origin,
-                                                   "passes": pairs.passes, "flops": f"{per_token.expected:.4g}",
-                                                   "times": f"{per_token.expected / one_row:.2f}"}))
+        notes.insert(1, _preference_note(preference, pairs, per_token.expected / one_row))
     rate = model_rate(shape_tokens.tokens, per_token, peak, devices, mfu,
                       f"{shape.source}, {devices} x {gpu.name} {dtype}, MFU {mfu.low:.2g}-{mfu.high:.2g}")
     return SimpleNamespace(rate=rate, shape=shape, gpu=gpu, peak=peak, mfu=mfu, per_token=per_token, notes=notes,
@@ -328,6 +326,17 @@ def raw_config(data: dict) -> dict:
     return merged
 
 
+def _preference_note(preference, pairs, times: float) -> tuple[str, dict]:
+    """The Time section's line saying which passes a preference example was costed with."""
+    from trainsteps.timing.flops import PREFERENCE_TRAINERS
+
+    trained, kl, reference = PREFERENCE_TRAINERS[preference.trainer]
+    kind = "time.assume.preference" + ("_kto" if kl else "" if reference else "_free") + \
+        ("_precomputed" if preference.precompute and reference else "")
+    return kind, {"trainer": preference.trainer, "origin": preference.origin, "trained": trained, "kl": kl,
+                  "reference": reference, "flops": f"{pairs.train.expected:.4g}", "times": f"{times:.2f}"}
+
+
 def preference_of(data: dict) -> SimpleNamespace | None:
     """The preference trainer a config runs (trainer: a key of timing.flops.PREFERENCE_TRAINERS, precompute: the
     reference log-probs computed once before training, origin: the setting that says so), or None. LLaMA-Factory:
@@ -345,7 +354,10 @@ def preference_of(data: dict) -> SimpleNamespace | None:
     if trainer is None:
         return None
     raw = raw_config(data)
-    origin = f"TRL {trainer.upper()}Config" if settings.get("trl.trainer") else f"TRL {trainer.upper()} keys"
+    said_by = next(key for key in ("trl.trainer", "trl.kto", "trl.dpo", "trl.precompute_ref") if settings.get(key))
+    where = ((config.get("settings") or {}).get(said_by) or {}).get("from")
+    origin = (f"TRL {trainer.upper()}Config" if said_by == "trl.trainer" else f"TRL {trainer.upper()}") + \
+        (f" ({where})" if where else "")
     if trainer == "dpo" and settings.get("trl.reference_free"):
         return SimpleNamespace(trainer="dpo_reference_free", precompute=False, origin=origin + ", reference_free")
     if trainer == "cpo" and raw.get("loss_type") == "simpo":
