@@ -42,8 +42,7 @@ def test_the_shipped_fit_is_what_the_calibration_half_gives():
     assert {m.group for m in rows}.isdisjoint({m.group for m in fit.load("held_out")})
 
 
-BEHIND_THE_NAPKIN = {"qlora": "held-out Q-LoRA is Qwen's GPTQ int4 on A100, 1.4-3.3x slower than its LoRA; the fit's QLoRA "
-                               "factor rests on 3 calibration rows of one source, pulled toward LoRA's by the ridge"}
+BEHIND_THE_NAPKIN: dict[str, str] = {}
 """Held-out categories where the napkin rule is still closer (docs/time.md says so); a fix moves the category out."""
 
 
@@ -59,7 +58,7 @@ def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_b
     assert {"pretraining", "full", "lora", "qlora", "preference"} <= set(rows)
     for category, row in rows.items():
         assert (row["model_error"] < row["napkin_error"]) == (category not in BEHIND_THE_NAPKIN), row
-    assert rows["all"]["model_error"] <= 0.36
+    assert rows["all"]["model_error"] <= 0.33
 
 
 def test_the_interval_holds_three_quarters_of_held_out_figures():
