@@ -108,3 +108,12 @@ def test_the_preference_note_is_in_chinese_too(run_cli, tmp_path):
 def test_an_sft_config_gets_no_preference_note(run_cli, tmp_path):
     _, time = step_seconds(run_cli, lf_config(tmp_path, "sft", stage="sft"))
     assert not any("preference" in note for note in time["notes"])
+
+
+def test_an_evaluation_of_a_dpo_plan_scores_both_rows_with_the_policy_and_the_reference(run_cli, tmp_path):
+    evaluated = {"val_size": 0.1, "eval_strategy": "steps", "eval_steps": 5}
+    _, sft = step_seconds(run_cli, lf_config(tmp_path, "sft", stage="sft", **evaluated))
+    _, dpo = step_seconds(run_cli, lf_config(tmp_path, "pref", stage="dpo", **evaluated))
+    assert sft["parts"]["eval"]["expected"] > 0
+    # forward only: chosen and rejected through the policy and through the reference, against one row's forward
+    assert dpo["parts"]["eval"]["expected"] / sft["parts"]["eval"]["expected"] == pytest.approx(4, rel=1e-3)
