@@ -23,11 +23,14 @@ GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "gener
 """Keys only the online trainers (GRPO, RLOO) have; `beta` is not one: DPO, KTO, ORPO and CPO have it too."""
 PREFERENCE_TRAINERS = ("dpo", "kto", "orpo", "cpo")
 """Offline preference trainers: one row per pair (KTO: per completion), no generation."""
+DPO_KEYS = ("reference_free", "rpo_alpha", "ref_model_sync_steps", "ref_model_mixup_alpha", "sync_ref_model", "ld_alpha",
+            "use_weighting")
+"""DPOConfig's own keys: a YAML holding one is a DPO run (`trl dpo --config`), costed per pair by the time model."""
 KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
          "lora_target_modules", "load_in_4bit", "load_in_8bit", "trust_remote_code", "dataset_config", "dataset_test_split",
          "completion_only_loss", "assistant_only_loss", "padding_free", "max_prompt_length", "max_completion_length", "temperature",
          "reward_funcs", "beta", "use_vllm", "vllm_mode", "loss_type", "scale_rewards", "chat_template_path", "eos_token", "pad_token",
-         "desirable_weight", "undesirable_weight", "precompute_ref_log_probs")
+         "desirable_weight", "undesirable_weight", "precompute_ref_log_probs") + DPO_KEYS
 
 
 def looks_like_trl(data: dict) -> bool:
@@ -40,10 +43,16 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
         settings.put(f"trl.{trainer}", True, f"{cfg.path.name}:{cfg.script['line']}")
         if trainer == "rloo":
             settings.put("trl.grpo", True, f"{cfg.path.name}:{cfg.script['line']}")  # RLOOTrainer samples as GRPOTrainer does
+    if trainer in (*PREFERENCE_TRAINERS, "reward"):  # the time model costs these per example (timing.flops)
+        settings.put("trl.trainer", trainer, f"{cfg.path.name}:{cfg.script['line']}")
     for key in read_training_arguments(cfg, settings):
         settings.file_key(key, cfg.data[key], cfg.where(key), "trl", RULE_KEYS, KNOWN)
         if key in GRPO_KEYS and trainer not in PREFERENCE_TRAINERS:
             settings.put("trl.grpo", True, cfg.where(key))
+        if key in DPO_KEYS and cfg.data[key] not in (None, False):
+            settings.put("trl.dpo", True, cfg.where(key))
+        if key == "reference_free" and cfg.data[key] is True:
+            settings.put("trl.reference_free", True, cfg.where(key))
         if key in KTO_KEYS:
             settings.put("trl.kto", True, cfg.where(key))
         if key == "precompute_ref_log_probs" and cfg.data[key] is True:
