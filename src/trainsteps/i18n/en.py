@@ -1383,6 +1383,8 @@ MESSAGES = {
     'rl.hint.set': 'write it as on the launch line, e.g. --set data.train_batch_size=256',
     'rl.error.no_prompts': 'the number of prompts is unknown',
     'rl.hint.no_prompts': 'give --num-examples N (rows of data.train_files), or the file with --data PATH (or data.train_files=PATH on the line)',
+    'rl.error.tokenizer_filter_off': "--tokenizer counts the prompts filter_overlong_prompts drops, and the filter is off (verl {version}'s default)",
+    'rl.hint.tokenizer_filter_off': 'add --set data.filter_overlong_prompts=true if the run filters, or drop --tokenizer',
     'rl.error.tokenizer_without_data': '--tokenizer counts prompts over max_prompt_length, which needs the prompt file, not --num-examples',
     'rl.hint.tokenizer_without_data': 'drop --num-examples and give the file with --data PATH (or data.train_files=PATH)',
     'rl.error.settings': 'these settings would stop the run: {detail}',

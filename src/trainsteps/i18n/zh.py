@@ -1378,6 +1378,8 @@ MESSAGES = {
     'rl.hint.set': '按启动命令的写法给出，例如 --set data.train_batch_size=256',
     'rl.error.no_prompts': '不知道提示词数量',
     'rl.hint.no_prompts': '请给出 --num-examples N（data.train_files 的行数），或用 --data PATH（或命令行中的 data.train_files=PATH）给出文件',
+    'rl.error.tokenizer_filter_off': '--tokenizer 用于统计 filter_overlong_prompts 会丢弃的提示，但该过滤未开启（verl {version} 的默认值）',
+    'rl.hint.tokenizer_filter_off': '若训练开启了过滤，请加上 --set data.filter_overlong_prompts=true，否则去掉 --tokenizer',
     'rl.error.tokenizer_without_data': '--tokenizer 用于统计超过 max_prompt_length 的提示词，需要提示词文件，而不是 --num-examples',
     'rl.hint.tokenizer_without_data': '去掉 --num-examples，用 --data PATH（或 data.train_files=PATH）给出文件',
     'rl.error.settings': '这些设置会使训练中止：{detail}',

@@ -154,6 +154,8 @@ def _verl(config, kw: dict, gpus: int | None):
     filtered = None
     spec = verl_spec(config, prompts or 0, version=version, gpus=gpus)
     filtering = verl.FILTER_DEFAULT.at(version) if spec.filter_overlong_prompts is None else spec.filter_overlong_prompts
+    if kw.get("tokenizer_path") and not filtering:  # the tokenizer only counts the prompts that filter drops
+        raise InputError("rl.error.tokenizer_filter_off", "rl.hint.tokenizer_filter_off", version=version)
     if prompts is None:
         if not files:
             raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")
