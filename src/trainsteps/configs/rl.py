@@ -143,3 +143,19 @@ PPO_KEYS = {"per_device_train_batch_size": int, "gradient_accumulation_steps": i
             "total_episodes": int, "num_mini_batches": int, "num_ppo_epochs": int, "response_length": int,
             "logging_steps": float, "save_steps": float, "warmup_ratio": float}
 """TRL PPOConfig keys that change a count, and their types."""
+
+
+def rl_framework_of(data: object) -> str | None:
+    """The RL trainer a config file is for, from its top-level keys; None for every other config.
+
+    verl's composed config nests `actor_rollout_ref`; EasyR1's nests `worker` beside `algorithm`; a TRL PPOConfig
+    (OnPolicyConfig) has `num_ppo_epochs` and `num_mini_batches` (old RLOO had them too, with `rloo_k`)."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("actor_rollout_ref"), dict):
+        return "verl"
+    if isinstance(data.get("worker"), dict) and "algorithm" in data:
+        return "easyr1"
+    if "num_ppo_epochs" in data and "num_mini_batches" in data and "rloo_k" not in data:
+        return "trl-ppo"
+    return None

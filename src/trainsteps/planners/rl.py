@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners.table import RL_FRAMEWORKS, Answer
+from trainsteps.planners.table import Answer
 
 
 def plan_verl(request, counted) -> Answer:
@@ -33,7 +33,7 @@ def _plan(request, framework: str) -> Answer:
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
     if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
         raise InputError("rl.error.chat_template_alone", "rl.hint.chat_template_alone")
-    config = RLConfig(framework=framework if request.framework in RL_FRAMEWORKS else None)
+    config = RLConfig(framework=framework)  # the planner chosen for this request (by --framework, a launch line or the YAML)
     for word in kw.get("rl_overrides") or ():
         read_launch_word(config, word)
     if request.launch:

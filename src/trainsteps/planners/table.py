@@ -134,9 +134,23 @@ def choose(request) -> Planner:
         launched = read_launch(request.launch).framework
         if launched in RL_FRAMEWORKS:
             return PLANNERS[launched]
+    if request.configs:
+        rl = _rl_framework_of(request.configs[0])
+        if rl is not None:
+            return PLANNERS[rl]
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
+
+
+def _rl_framework_of(path: str) -> str | None:
+    """An RL trainer's YAML is planned by its trainer without `--framework` (read by the one guarded reader)."""
+    if not str(path).endswith((".yaml", ".yml")):
+        return None
+    from trainsteps.configs.files import read_config
+    from trainsteps.configs.rl import rl_framework_of
+
+    return rl_framework_of(read_config(path).data)
 
 
 def refuse_unused(planner: Planner, request) -> None:
