@@ -45,7 +45,8 @@ def infer_progress(inf: Inference) -> None:
         inf.inferred["max_steps_planned"] = Known(exact=total)
     for name in ("per_device_train_batch_size", "gradient_accumulation_steps"):
         reading = run.settings.get(name)
-        if reading is not None and name not in inf.inferred:
+        usable = reading is not None and type(reading.value) is int and reading.value >= 1  # a batch of -10 is no batch
+        if usable and name not in inf.inferred:
             inf.inferred[name] = Known(exact=reading.value)
     if inf.world_size is not None and "world_size" not in inf.inferred:
         inf.inferred["world_size"] = Known(exact=inf.world_size)
