@@ -75,3 +75,26 @@ def render_idx_summary(summary, lang: str = "en") -> str:
     return label("pt.idx_summary", lang).format(path=summary.path_prefix, documents=summary.num_documents, sequences=summary.num_sequences,
                                                tokens=summary.num_tokens, dtype=summary.dtype, percentiles=approx + " " + pct,
                                                min=summary.min_length, max=summary.max_length)
+
+
+def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """torchtitan: its start-up line, then steps, tokens, the data a run reads against one pass, LR, saves, evals."""
+    r, lr = s.run, s.inputs["lr"]
+    out = [label("tt.printed", lang).format(version=s.version, why=message(s.family_reason, lang))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [
+        ("optimizer_steps", f"{r.optimizer_steps:,}"),
+        ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
+        ("samples_seen", f"{r.samples_seen:,}"),
+        ("tt.tokens_per_step", f"{r.tokens_per_step['tokens']:,}"),
+        ("pt.tokens", f"{r.tokens_seen:,}"),
+        ("tt.samples_per_pass", "?" if r.samples_per_epoch is None else f"{r.samples_per_epoch:,}"),
+        ("tt.equivalent_epochs", "?" if r.equivalent_epochs is None else format_epochs(r.equivalent_epochs)),
+        ("tt.lr", label("tt.lr_value", lang).format(**lr)),
+        ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+        ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
+    ]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

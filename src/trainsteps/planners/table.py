@@ -100,13 +100,20 @@ def _planners() -> dict[str, Planner]:
         Planner("trl-ppo", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {"configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps",
                                                                 "num_train_epochs", "logging_steps", "save_steps", "warmup_ratio"},
                 "trainsteps.planners.rl:plan_trl_ppo"),
+        Planner("torchtitan", OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
+            "configs", "rl_overrides", "framework_version", "micro_batch_size", "global_batch_size", "seq_length", "max_steps",
+            "warmup_steps", "resume_from_step", "train_tokens", "num_examples", "save_interval", "eval_interval",
+            "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"},
+                "trainsteps.planners.stacks:plan_torchtitan"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS)
+STACK_FRAMEWORKS = ("torchtitan",)
+"""Stacks with their own config files and loop: planned from their files or from flags."""
+FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 """Words of a launch line that starts an RL trainer (`python3 -m verl.trainer.main_ppo ...`)."""
 """What `--framework` takes."""
@@ -115,7 +122,7 @@ RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 def choose(request) -> Planner:
     """The planner of a request: `--framework`, else an RL launch line, else config files or a launch line, else the
     Trainer from flags."""
-    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS:
+    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS or request.framework in STACK_FRAMEWORKS:
         return PLANNERS[request.framework]
     if request.framework != "hf":
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
@@ -125,6 +132,8 @@ def choose(request) -> Planner:
         launched = read_launch(request.launch).framework
         if launched in RL_FRAMEWORKS:
             return PLANNERS[launched]
+    if request.configs and all(str(path).lower().endswith(".toml") for path in request.configs):
+        return PLANNERS["torchtitan"]  # only torchtitan's job configs are TOML
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
