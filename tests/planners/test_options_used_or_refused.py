@@ -33,6 +33,7 @@ BASES = {
     "openrlhf": ["--framework", "openrlhf", "--num-examples", "10000", "--set", "save_steps=2", "--set", "eval_steps=2"],
     "easyr1": ["--framework", "easyr1", "--num-examples", "10000", "--set", "trainer.save_freq=2", "--set", "trainer.val_freq=2"],
     "trl-ppo": ["--framework", "trl-ppo", "--num-examples", "10000", "--set", "save_steps=2"],
+    "torchtitan": ["--framework", "torchtitan", "--max-steps", "100", "--save-interval", "40", "--eval-interval", "30"],
 }
 """The smallest request each planner plans."""
 
@@ -212,6 +213,20 @@ PER_PLANNER = {
     ("easyr1", "configs"): ([], [str(EXAMPLES / "easyr1" / "config.yaml")]),
     ("trl-ppo", "rl_overrides"): ([], ["--set", "num_ppo_epochs=8"]),
     ("trl-ppo", "configs"): ([], [str(EXAMPLES / "trl" / "ppo.yaml")]),
+    ("torchtitan", "configs"): ([], [str(EXAMPLES / "torchtitan" / "llama3_8b.toml")]),
+    ("torchtitan", "rl_overrides"): ([], ["--set", "training.local_batch_size=2"]),
+    ("torchtitan", "framework_version"): (["--train-tokens", "100000", "--num-examples", "100"], ["--framework-version", "0.2.2"]),
+    ("torchtitan", "num_examples"): (["--train-tokens", "100000", "--num-examples", "100"], ["--num-examples", "777"]),
+    ("torchtitan", "train_tokens"): (["--num-examples", "100"], ["--train-tokens", "50000000"]),
+    ("torchtitan", "max_steps"): ([], ["--max-steps", "7"]),
+    ("torchtitan", "world_size"): ([], ["--world-size", "2"]),
+    ("torchtitan", "seq_length"): ([], ["--seq-length", "512"]),
+    ("torchtitan", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("torchtitan", "global_batch_size"): ([], ["--global-batch-size", "16"]),
+    ("torchtitan", "tensor_parallel_size"): (["--world-size", "4"], ["--tensor-parallel-size", "2"]),
+    ("torchtitan", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
+    ("torchtitan", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
+    ("torchtitan", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
 }
 
 HOW_NOT_WHAT = {
