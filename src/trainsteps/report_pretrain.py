@@ -92,7 +92,7 @@ def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> s
         ("pt.tokens", f"{r.tokens_seen:,}"),
         ("tt.samples_per_pass", "?" if r.samples_per_epoch is None else f"{r.samples_per_epoch:,}"),
         ("tt.equivalent_epochs", "?" if r.equivalent_epochs is None else format_epochs(r.equivalent_epochs)),
-        ("tt.lr", label("tt.lr_value", lang).format(**lr)),
+        ("tt.lr", label("tt.lr_value", lang).format(**{k: f"{v:,}" for k, v in lr.items()})),
         ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
         ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
     ]

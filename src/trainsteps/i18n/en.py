@@ -330,7 +330,7 @@ LABELS = {
 }
 
 MESSAGES = {
-    "tt.family.concat_plus_one": "0.2.2: documents with bos and eos are concatenated and cut into windows of seq_len + 1 tokens (train.py, hf_datasets/text_datasets.py)",
+    "tt.family.concat_plus_one": "0.2.2: documents with bos and eos are concatenated and cut into windows one token longer than seq_len (train.py, hf_datasets/text_datasets.py)",
     "tt.family.shift_in_document": "0.3.0: inputs and labels are shifted inside each document, then cut into samples of seq_len tokens (trainer.py, hf_datasets/text_datasets.py)",
     "tt.why.global_default": "training.global_batch_size -1 means local_batch_size x data-parallel degree (Trainer.__init__)",
     "tt.why.ga": "Trainer.__init__: global batch // (local batch x data-parallel degree)",

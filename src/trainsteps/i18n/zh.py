@@ -330,7 +330,7 @@ LABELS = {
 }
 
 MESSAGES = {
-    "tt.family.concat_plus_one": "0.2.2：文档加上 bos 和 eos 后拼接，切成 seq_len + 1 个 token 的窗口（train.py、hf_datasets/text_datasets.py）",
+    "tt.family.concat_plus_one": "0.2.2：文档加上 bos 和 eos 后拼接，切成比 seq_len 多一个 token 的窗口（train.py、hf_datasets/text_datasets.py）",
     "tt.family.shift_in_document": "0.3.0：输入和标签在每个文档内部错位，再切成 seq_len 个 token 的样本（trainer.py、hf_datasets/text_datasets.py）",
     "tt.why.global_default": "training.global_batch_size 为 -1 时等于 local_batch_size × 数据并行度（Trainer.__init__）",
     "tt.why.ga": "Trainer.__init__：全局批次 // （本地批次 × 数据并行度）",
