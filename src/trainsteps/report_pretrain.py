@@ -98,3 +98,25 @@ def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> s
     ]
     out += _rows(rows, lang)
     return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """NeMo Automodel: the step scheduler block it logs, then steps, epochs, samples, warmup, validations, saves."""
+    r = s.run
+    out = [label("am.printed", lang).format(version=s.version)]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [
+        ("optimizer_steps", f"{r.optimizer_steps:,}"),
+        ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
+        ("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+        ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
+        ("epoch_end_steps", short_list(r.epoch_end_steps, lang) if r.epoch_end_steps else none),
+        ("samples_seen", f"{r.samples_seen:,}"),
+        ("warmup_steps", f"{r.warmup_steps:,}"),
+        ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+        ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
+    ]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

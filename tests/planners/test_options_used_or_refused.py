@@ -34,6 +34,8 @@ BASES = {
     "easyr1": ["--framework", "easyr1", "--num-examples", "10000", "--set", "trainer.save_freq=2", "--set", "trainer.val_freq=2"],
     "trl-ppo": ["--framework", "trl-ppo", "--num-examples", "10000", "--set", "save_steps=2"],
     "torchtitan": ["--framework", "torchtitan", "--max-steps", "100", "--save-interval", "40", "--eval-interval", "30"],
+    "automodel": ["--framework", "automodel", "--num-examples", "1000", "--global-batch-size", "8", "--max-steps", "500",
+                  "--eval-interval", "30"],
 }
 """The smallest request each planner plans."""
 
@@ -227,6 +229,17 @@ PER_PLANNER = {
     ("torchtitan", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
     ("torchtitan", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
     ("torchtitan", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("automodel", "configs"): ([], [str(EXAMPLES / "automodel" / "llama3_2_1b_squad.yaml")]),
+    ("automodel", "rl_overrides"): ([], ["--set", "step_scheduler.num_epochs=null"]),
+    ("automodel", "framework_version"): ([], ["--framework-version", "0.5.0"]),
+    ("automodel", "world_size"): ([], ["--world-size", "2"]),
+    ("automodel", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("automodel", "global_batch_size"): ([], ["--global-batch-size", "16"]),
+    ("automodel", "max_steps"): ([], ["--max-steps", "7"]),
+    ("automodel", "tensor_parallel_size"): (["--world-size", "4"], ["--tensor-parallel-size", "2"]),
+    ("automodel", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
+    ("automodel", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
+    ("automodel", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
 }
 
 HOW_NOT_WHAT = {

@@ -78,12 +78,13 @@ def read_overrides(items) -> tuple[dict, dict]:
         if not sep or target is None:
             known = ", ".join(f"{s}.{k}" for s, k in KEYS)
             raise InputError("tt.error.override", "tt.hint.override", item=str(item)[:80], known=known)
-        settings[target] = _checked(target, _value(text.strip()), f"--set {key.strip()}")
+        settings[target] = _checked(target, override_value(text.strip()), f"--set {key.strip()}")
         origins[target] = "--set"
     return settings, origins
 
 
-def _value(text: str):
+def override_value(text: str):
+    """A `--set` value as the stacks' own CLIs read it: true/false, none/null, a number, else the text."""
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"

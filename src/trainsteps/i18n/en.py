@@ -1,6 +1,7 @@
 """English messages."""
 
 QUANTITIES = {
+
     "steps_run": "steps this run makes",
     "stream_tokens": "tokens of one pass as the loader streams them",
     "samples_per_pass": "samples in one pass over the data",
@@ -136,6 +137,7 @@ QUANTITIES = {
 }
 
 LABELS = {
+    "am.printed": "What NeMo Automodel {version} logs (step scheduler)",
     "tt.printed": "What torchtitan {version} prints ({why})",
     "tt.ga": "gradient accumulation steps",
     "tt.tokens_per_step": "tokens per step",
@@ -330,6 +332,41 @@ LABELS = {
 }
 
 MESSAGES = {
+    "am.family": "StepScheduler: floor(N / dp) rows per rank, the partial accumulation window steps, num_epochs defaults to 10",
+    "am.why.ga": "StepScheduler: global_batch_size // (local_batch_size x dp)",
+    "am.why.sampler": "StatefulDistributedSampler(drop_last=True) gives every rank floor(N / dp) rows",
+    "am.why.loader": "the DataLoader keeps the short last batch (drop_last=False without pipeline parallelism)",
+    'am.why.epoch_len': "StepScheduler yields the partial accumulation window at an epoch's end as a step too",
+    "am.why.epochs_from_steps": "num_epochs: null derives the epochs from max_steps",
+    "am.why.epochs_given": "num_epochs as set",
+    'am.why.epochs_default': "num_epochs is not set: StepSchedulerConfig's default 10 applies (max_steps does not change it)",
+    "am.why.steps": "training stops at max_steps or when the epochs run out, whichever comes first",
+    "am.why.warmup": "lr_scheduler.lr_warmup_steps, else min(1000, total steps // 10) (components/optim/optimizer.py)",
+    "am.why.samples": "every rank reads floor(N / dp) rows an epoch; a run cut by max_steps reads part of its last epoch",
+    "am.trap.default_epochs": "max_steps is {max_steps} but the run stops at step {steps}: num_epochs is not set, so Automodel keeps its default of {epochs} epochs of {epoch_len} steps (NVIDIA-NeMo/Automodel#3767); set num_epochs: null to train max_steps",
+    "am.trap.epochs_cap": "max_steps is {max_steps} but {epochs} epochs of {epoch_len} steps end the run at step {steps}",
+    "am.error.value": "NeMo Automodel setting {name} is {value}",
+    "am.hint.value": "batch sizes, epochs, steps and intervals are whole numbers >= 1 (or null where Automodel allows it)",
+    "am.error.unbounded": "num_epochs and max_steps are both null: Automodel has no end for the run",
+    "am.hint.unbounded": "set step_scheduler.max_steps or step_scheduler.num_epochs",
+    "am.error.not_in_release": "{key} is not a setting of nemo_automodel {release}",
+    "am.hint.not_in_release": "give --framework-version 0.7.0 or newer, or drop the setting",
+    "am.error.global_batch": "Automodel refuses global_batch_size {global_batch}: it must be divisible by local_batch_size x dp ({local} x {dp})",
+    "am.hint.global_batch": "set --global-batch-size (step_scheduler.global_batch_size) to a multiple of {local} x {dp}",
+    "am.error.empty": "{rows} rows over {dp} data-parallel ranks leave no batch for an epoch",
+    "am.hint.empty": "check --num-examples and the GPUs",
+    "am.error.too_many_events": "{steps} steps would list more than {limit} checkpoints or validations",
+    "am.hint.too_many_events": "use a larger --save-interval / --eval-interval",
+    "am.error.override": "{item} is not an Automodel setting trainsteps reads",
+    "am.hint.override": "use --set SECTION.KEY=VALUE with one of: {known}",
+    'am.error.key': "{where} is {value}, which Automodel's config does not accept",
+    "am.hint.key": "batch sizes, steps and intervals are whole numbers (or null), flags true/false",
+    "am.error.no_examples": "NeMo Automodel plans need the number of training rows",
+    "am.hint.no_examples": "give --num-examples N (rows of the training split)",
+    "am.error.release": "nemo_automodel release {release} is not modelled",
+    "am.hint.release": "give --framework-version 0.5.0 or newer (e.g. 0.7.0)",
+    "am.error.world": "{world} GPUs do not divide into tensor {tp} x context {cp} x pipeline {pp}",
+    "am.hint.world": "give a world size that the parallel sizes divide",
     "tt.family.concat_plus_one": "0.2.2: documents with bos and eos are concatenated and cut into windows one token longer than seq_len (train.py, hf_datasets/text_datasets.py)",
     "tt.family.shift_in_document": "0.3.0: inputs and labels are shifted inside each document, then cut into samples of seq_len tokens (trainer.py, hf_datasets/text_datasets.py)",
     "tt.why.global_default": "training.global_batch_size -1 means local_batch_size x data-parallel degree (Trainer.__init__)",

@@ -1,6 +1,7 @@
 """中文消息。"""
 
 QUANTITIES = {
+
     "steps_run": "本次运行的步数",
     "stream_tokens": "加载器流式读取一遍数据的 token 数",
     "samples_per_pass": "一遍数据的样本数",
@@ -136,6 +137,7 @@ QUANTITIES = {
 }
 
 LABELS = {
+    "am.printed": "NeMo Automodel {version} 会记录的内容（step scheduler）",
     "tt.printed": "torchtitan {version} 会打印的内容（{why}）",
     "tt.ga": "梯度累积步数",
     "tt.tokens_per_step": "每步 token 数",
@@ -330,6 +332,41 @@ LABELS = {
 }
 
 MESSAGES = {
+    "am.family": "StepScheduler：每个进程 floor(N / dp) 行，不足的累积窗口也会更新一步，num_epochs 默认 10",
+    "am.why.ga": "StepScheduler：global_batch_size // （local_batch_size × dp）",
+    "am.why.sampler": "StatefulDistributedSampler(drop_last=True) 给每个进程 floor(N / dp) 行",
+    "am.why.loader": "DataLoader 保留最后不足一批的数据（未启用流水线并行时 drop_last=False）",
+    "am.why.epoch_len": "StepScheduler 在 epoch 结束时把不足的累积窗口也作为一步",
+    "am.why.epochs_from_steps": "num_epochs 为 null 时由 max_steps 推出 epoch 数",
+    "am.why.epochs_given": "num_epochs 按设置",
+    "am.why.epochs_default": "未设置 num_epochs：使用 StepSchedulerConfig 的默认值 10（max_steps 不会改变它）",
+    "am.why.steps": "训练在 max_steps 或 epoch 用完时停止，以先到者为准",
+    "am.why.warmup": "lr_scheduler.lr_warmup_steps，否则为 min(1000, 总步数 // 10)（components/optim/optimizer.py）",
+    "am.why.samples": "每个 epoch 每个进程读取 floor(N / dp) 行；被 max_steps 截断的运行只读取最后一个 epoch 的一部分",
+    "am.trap.default_epochs": "max_steps 为 {max_steps}，但运行在第 {steps} 步停止：未设置 num_epochs，Automodel 保留默认的 {epochs} 个 epoch，每个 {epoch_len} 步（NVIDIA-NeMo/Automodel#3767）；设 num_epochs: null 才会训练到 max_steps",
+    "am.trap.epochs_cap": "max_steps 为 {max_steps}，但 {epochs} 个 epoch（每个 {epoch_len} 步）在第 {steps} 步结束运行",
+    "am.error.value": "NeMo Automodel 设置 {name} 为 {value}",
+    "am.hint.value": "批次大小、epoch、步数和间隔是 >= 1 的整数（Automodel 允许时可为 null）",
+    "am.error.unbounded": "num_epochs 和 max_steps 都是 null：Automodel 的运行没有终点",
+    "am.hint.unbounded": "设置 step_scheduler.max_steps 或 step_scheduler.num_epochs",
+    "am.error.not_in_release": "{key} 不是 nemo_automodel {release} 的设置",
+    "am.hint.not_in_release": "给出 --framework-version 0.7.0 或更新的版本，或去掉该设置",
+    "am.error.global_batch": "Automodel 拒绝 global_batch_size {global_batch}：它必须能被 local_batch_size × dp（{local} × {dp}）整除",
+    "am.hint.global_batch": "把 --global-batch-size（step_scheduler.global_batch_size）设为 {local} × {dp} 的整数倍",
+    "am.error.empty": "{rows} 行分到 {dp} 个数据并行进程后，一个 epoch 没有批次",
+    "am.hint.empty": "检查 --num-examples 和 GPU 数",
+    "am.error.too_many_events": "{steps} 步会列出超过 {limit} 个检查点或验证",
+    "am.hint.too_many_events": "使用更大的 --save-interval / --eval-interval",
+    "am.error.override": "{item} 不是 trainsteps 读取的 Automodel 设置",
+    "am.hint.override": "使用 --set SECTION.KEY=VALUE，可选：{known}",
+    "am.error.key": "{where} 为 {value}，Automodel 的配置不接受",
+    "am.hint.key": "批次大小、步数和间隔是整数（或 null），开关为 true/false",
+    "am.error.no_examples": "NeMo Automodel 的计划需要训练数据的行数",
+    "am.hint.no_examples": "给出 --num-examples N（训练集的行数）",
+    "am.error.release": "未建模 nemo_automodel 版本 {release}",
+    "am.hint.release": "给出 --framework-version 0.5.0 或更新的版本（如 0.7.0）",
+    "am.error.world": "{world} 个 GPU 无法分成张量 {tp} × 上下文 {cp} × 流水线 {pp}",
+    "am.hint.world": "给出能被各并行规模整除的进程数",
     "tt.family.concat_plus_one": "0.2.2：文档加上 bos 和 eos 后拼接，切成比 seq_len 多一个 token 的窗口（train.py、hf_datasets/text_datasets.py）",
     "tt.family.shift_in_document": "0.3.0：输入和标签在每个文档内部错位，再切成 seq_len 个 token 的样本（trainer.py、hf_datasets/text_datasets.py）",
     "tt.why.global_default": "training.global_batch_size 为 -1 时等于 local_batch_size × 数据并行度（Trainer.__init__）",

@@ -1,5 +1,5 @@
 """The 2026 training stacks planned from their own files and from flags: torchtitan (`plan job.toml`,
-`plan --framework torchtitan`)."""
+`plan --framework torchtitan`) and NeMo Automodel (`plan --framework automodel recipe.yaml`)."""
 
 from __future__ import annotations
 
@@ -90,3 +90,72 @@ def _dp(request, degrees: dict) -> int:
         raise InputError("tt.error.world", "tt.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"],
                          replicate=degrees["dp_replicate"], shard=degrees["dp_shard"])
     return degrees["dp_replicate"] * shard
+
+
+_AUTOMODEL_FLAGS = {  # plan option -> Automodel setting
+    "num_examples": "num_examples", "micro_batch_size": "local_batch_size", "global_batch_size": "global_batch_size",
+    "max_steps": "max_steps", "save_interval": "ckpt_every_steps", "eval_interval": "val_every_steps",
+    "warmup_steps": "lr_warmup_steps", "framework_version": "release",
+}
+
+
+def plan_automodel(request, counted) -> Answer:
+    """NeMo Automodel: its recipe YAML, `--set section.key=value` overrides, then the flags, which win."""
+    from trainsteps.configs.automodel import read_overrides, read_yaml
+    from trainsteps.frameworks.automodel import NEWEST, AutomodelSpec
+    from trainsteps.frameworks.automodel import plan_automodel as plan
+    from trainsteps.report_pretrain import render_automodel
+
+    opts = request.settings
+    settings, origins = {}, {}
+    for path in request.configs:
+        found, where = read_yaml(path)
+        settings.update(found)
+        origins.update(where)
+    found, where = read_overrides(opts.get("rl_overrides"))
+    settings.update(found)
+    origins.update(where)
+    for option, name in _AUTOMODEL_FLAGS.items():
+        if request.gave(option):
+            value = opts[option]
+            settings[name] = str(value) if name == "release" else _whole(value, option) if name == "lr_warmup_steps" else value
+            origins[name] = "--" + option.replace("_", "-")
+    if request.gave("num_train_epochs"):
+        settings["num_epochs"] = _whole(opts["num_train_epochs"], "num_train_epochs")
+        origins["num_epochs"] = "--num-train-epochs"
+    if "num_examples" not in settings:
+        raise InputError("am.error.no_examples", "am.hint.no_examples")
+    release = _checked_release(settings.pop("release", NEWEST))
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "cp", "pp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    spec = AutomodelSpec(dp=_automodel_dp(request, degrees), release=release, num_epochs_given="num_epochs" in settings, **settings)
+    schedule = plan(spec)
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_automodel(schedule, request.lang, request.explain))
+
+
+def _checked_release(text: str) -> str:
+    from trainsteps.frameworks.automodel import VALIDATE_ON_CHECKPOINT_SETTING
+    from trainsteps.versions import Version
+
+    try:
+        version = Version.parse(str(text).lstrip("v"))
+    except (ValueError, TypeError):
+        version = None
+    if version is None or version < VALIDATE_ON_CHECKPOINT_SETTING.entries[0][0]:
+        raise InputError("am.error.release", "am.hint.release", release=str(text)[:40])
+    return str(version)
+
+
+def _automodel_dp(request, degrees: dict) -> int:
+    from trainsteps.world import world_or_one
+
+    opts = request.settings
+    world = world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    model = degrees["tp"] * degrees["cp"] * degrees["pp"]
+    if world % model:
+        raise InputError("am.error.world", "am.hint.world", world=world, tp=degrees["tp"], cp=degrees["cp"], pp=degrees["pp"])
+    return world // model

@@ -105,13 +105,18 @@ def _planners() -> dict[str, Planner]:
             "warmup_steps", "resume_from_step", "train_tokens", "num_examples", "save_interval", "eval_interval",
             "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"},
                 "trainsteps.planners.stacks:plan_torchtitan"),
+        Planner("automodel", OUTPUT | WORLD | MEASURED_TIME | {
+            "configs", "rl_overrides", "framework_version", "num_examples", "micro_batch_size", "global_batch_size",
+            "num_train_epochs", "max_steps", "save_interval", "eval_interval", "warmup_steps", "tensor_parallel_size",
+            "pipeline_parallel_size", "context_parallel_size"},
+                "trainsteps.planners.stacks:plan_automodel"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-STACK_FRAMEWORKS = ("torchtitan",)
+STACK_FRAMEWORKS = ("torchtitan", "automodel")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
