@@ -377,7 +377,7 @@ MESSAGES = {
     "tt.why.stream_concat_plus_one": "each document is encoded with bos and eos (2 tokens more)",
     "tt.why.stream_shift_in_document": "each document is encoded with bos and eos and shifted inside itself (1 token more)",
     "tt.why.per_pass": "the loader cuts the stream into windows; the last partial window waits for the next pass",
-    "tt.why.epochs": "tokens the run reads from the stream over the tokens of one pass",
+    "tt.why.epochs": "tokens the run reads from the stream over the tokens of one pass (all ranks together: each rank reads its own shard, so a rank re-loops a little sooner or later)",
     "tt.why.lr_total": "build_lr_schedulers: lr_scheduler.total_steps when set, else training.steps",
     "tt.why.warmup_clip": "build_lr_schedulers clips the warmup to the horizon",
     "tt.why.decay": "decay_ratio: the last share of the horizon, at most what warmup leaves",

@@ -377,7 +377,7 @@ MESSAGES = {
     "tt.why.stream_concat_plus_one": "每个文档编码时加上 bos 和 eos（多 2 个 token）",
     "tt.why.stream_shift_in_document": "每个文档编码时加上 bos 和 eos，并在文档内部错位（多 1 个 token）",
     "tt.why.per_pass": "加载器把 token 流切成窗口；最后不满的窗口留到下一遍",
-    "tt.why.epochs": "本次运行从 token 流中读取的 token 数除以一遍数据的 token 数",
+    "tt.why.epochs": "本次运行从 token 流中读取的 token 数除以一遍数据的 token 数（按所有进程合计：每个进程读取自己的分片，因此各进程开始循环的时间略有先后）",
     "tt.why.lr_total": "build_lr_schedulers：设置了 lr_scheduler.total_steps 时用它，否则用 training.steps",
     "tt.why.warmup_clip": "build_lr_schedulers 把预热步数截断到调度总步数",
     "tt.why.decay": "decay_ratio：调度总步数的最后一部分，最多为预热之后剩下的步数",
