@@ -101,9 +101,9 @@ def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> s
 
 
 def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> str:
-    """NeMo Automodel: the step scheduler block it logs, then steps, epochs, samples, warmup, validations, saves."""
+    """NeMo Automodel (and LLaMA-Factory v1): the lines it logs, then steps, epochs, samples, warmup, validations, saves."""
     r = s.run
-    out = [label("am.printed", lang).format(version=s.version)]
+    out = [label("am.printed" if s.framework == "automodel" else "lfv1.printed", lang).format(version=s.version)]
     out += ["  " + line for line in s.banner_lines]
     out += ["", label("run", lang)]
     none = label("tt.none", lang)
@@ -118,5 +118,7 @@ def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> st
         ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
         ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
     ]
+    if s.framework != "automodel":  # LLaMA-Factory v1: warmup and evaluation are its LR scheduler's and callbacks' (not planned)
+        rows = [row for row in rows if row[0] not in ("warmup_steps", "eval_steps")]
     out += _rows(rows, lang)
     return "\n".join(out + _tail(s, lang, explain))

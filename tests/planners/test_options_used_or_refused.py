@@ -36,6 +36,7 @@ BASES = {
     "torchtitan": ["--framework", "torchtitan", "--max-steps", "100", "--save-interval", "40", "--eval-interval", "30"],
     "automodel": ["--framework", "automodel", "--num-examples", "1000", "--global-batch-size", "8", "--max-steps", "500",
                   "--eval-interval", "30"],
+    "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
 }
 """The smallest request each planner plans."""
 
@@ -240,6 +241,13 @@ PER_PLANNER = {
     ("automodel", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
     ("automodel", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
     ("automodel", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("llamafactory-v1", "configs"): ([], [str(EXAMPLES / "llamafactory_v1" / "sft.yaml")]),
+    ("llamafactory-v1", "world_size"): ([], ["--world-size", "2"]),
+    ("llamafactory-v1", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("llamafactory-v1", "global_batch_size"): ([], ["--global-batch-size", "16"]),
+    ("llamafactory-v1", "max_steps"): ([], ["--max-steps", "7"]),
+    ("llamafactory-v1", "cutoff_len"): ([], ["--cutoff-len", "4096"]),
+    ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
 }
 
 HOW_NOT_WHAT = {

@@ -2,6 +2,7 @@
 
 QUANTITIES = {
 
+
     "steps_run": "steps this run makes",
     "stream_tokens": "tokens of one pass as the loader streams them",
     "samples_per_pass": "samples in one pass over the data",
@@ -137,6 +138,7 @@ QUANTITIES = {
 }
 
 LABELS = {
+    "lfv1.printed": "What LLaMA-Factory {version} v1 (USE_V1=1) logs",
     "am.printed": "What NeMo Automodel {version} logs (step scheduler)",
     "tt.printed": "What torchtitan {version} prints ({why})",
     "tt.ga": "gradient accumulation steps",
@@ -332,6 +334,27 @@ LABELS = {
 }
 
 MESSAGES = {
+    "lfv1.family": "v1 BatchGenerator: drop_last=True sampler and loader, max_steps overrides the epochs",
+    "lfv1.why.k": "BatchGenerator: num_micro_batch = global_batch_size // dp // micro_batch_size",
+    "lfv1.why.sampler": "StatefulDistributedSampler(drop_last=True) gives every rank floor(N / dp) rows",
+    "lfv1.why.loader": "StatefulDataLoader(batch_size = micro x k, drop_last=True): the short last batch of every epoch is dropped",
+    "lfv1.why.max_steps": "BaseTrainer: max_steps, when set, is num_training_steps (and the LR horizon)",
+    "lfv1.why.epochs": "BaseTrainer: num_train_epochs x len(BatchGenerator)",
+    "lfv1.why.save_epochs": "BaseTrainer turns save_epochs into save_steps",
+    "lfv1.trap.dropped": "{rows} of {n} rows are never trained in any epoch: v1 drops the short last batch (drop_last=True), unlike the Trainer",
+    'lfv1.trap.extra_epochs': "max_steps {max_steps} runs {epochs} epochs, not num_train_epochs {planned}: v1's loop starts epoch after epoch until max_steps",
+    "lfv1.error.value": "LLaMA-Factory v1 setting {name} is {value}",
+    "lfv1.hint.value": "rows, batch sizes, epochs and steps are whole numbers >= 1; save_epochs > 0",
+    "lfv1.error.global_batch": "LLaMA-Factory v1 refuses global_batch_size {global_batch}: it must be divisible by dp x micro_batch_size ({dp} x {micro})",
+    "lfv1.hint.global_batch": "set global_batch_size to a multiple of {dp} x {micro}",
+    "lfv1.error.empty": "{rows} rows over {dp} ranks do not fill one global batch of {batch}: v1 trains 0 steps",
+    "lfv1.hint.empty": "use fewer GPUs or a smaller global_batch_size / micro_batch_size",
+    "lfv1.error.too_many_saves": "{steps} steps with save_steps {every} would list more than {limit} checkpoints",
+    "lfv1.hint.too_many_saves": "use a larger save_steps",
+    "lfv1.error.strategy": "batching_strategy {strategy} packs rows by tokens: its steps are not modelled",
+    'lfv1.hint.strategy': "plan with batching_strategy: normal, or read the run's max_steps (dynamic batching requires it)",
+    "lfv1.error.no_examples": "LLaMA-Factory v1 plans need the number of training rows",
+    "lfv1.hint.no_examples": "give --num-examples N (rows after the dataset is converted)",
     "am.family": "StepScheduler: floor(N / dp) rows per rank, the partial accumulation window steps, num_epochs defaults to 10",
     "am.why.ga": "StepScheduler: global_batch_size // (local_batch_size x dp)",
     "am.why.sampler": "StatefulDistributedSampler(drop_last=True) gives every rank floor(N / dp) rows",

@@ -2,6 +2,7 @@
 
 QUANTITIES = {
 
+
     "steps_run": "本次运行的步数",
     "stream_tokens": "加载器流式读取一遍数据的 token 数",
     "samples_per_pass": "一遍数据的样本数",
@@ -137,6 +138,7 @@ QUANTITIES = {
 }
 
 LABELS = {
+    "lfv1.printed": "LLaMA-Factory {version} v1（USE_V1=1）会记录的内容",
     "am.printed": "NeMo Automodel {version} 会记录的内容（step scheduler）",
     "tt.printed": "torchtitan {version} 会打印的内容（{why}）",
     "tt.ga": "梯度累积步数",
@@ -332,6 +334,27 @@ LABELS = {
 }
 
 MESSAGES = {
+    "lfv1.family": "v1 BatchGenerator：采样器和加载器都 drop_last=True，max_steps 覆盖 epoch 数",
+    "lfv1.why.k": "BatchGenerator：num_micro_batch = global_batch_size // dp // micro_batch_size",
+    "lfv1.why.sampler": "StatefulDistributedSampler(drop_last=True) 给每个进程 floor(N / dp) 行",
+    "lfv1.why.loader": "StatefulDataLoader（batch_size = micro × k，drop_last=True）：每个 epoch 最后不足一批的数据被丢弃",
+    "lfv1.why.max_steps": "BaseTrainer：设置了 max_steps 时它就是 num_training_steps（也是学习率调度总步数）",
+    "lfv1.why.epochs": "BaseTrainer：num_train_epochs × len(BatchGenerator)",
+    "lfv1.why.save_epochs": "BaseTrainer 把 save_epochs 换算成 save_steps",
+    "lfv1.trap.dropped": "{n} 行中有 {rows} 行在任何 epoch 都不会被训练：与 Trainer 不同，v1 丢弃最后不足一批的数据（drop_last=True）",
+    "lfv1.trap.extra_epochs": "max_steps {max_steps} 会跑 {epochs} 个 epoch，而不是 num_train_epochs {planned}：v1 的循环会一个接一个地开始新的 epoch，直到 max_steps",
+    "lfv1.error.value": "LLaMA-Factory v1 设置 {name} 为 {value}",
+    "lfv1.hint.value": "行数、批次大小、epoch 和步数是 >= 1 的整数；save_epochs > 0",
+    "lfv1.error.global_batch": "LLaMA-Factory v1 拒绝 global_batch_size {global_batch}：它必须能被 dp × micro_batch_size（{dp} × {micro}）整除",
+    "lfv1.hint.global_batch": "把 global_batch_size 设为 {dp} × {micro} 的整数倍",
+    "lfv1.error.empty": "{rows} 行分到 {dp} 个进程后填不满一个 {batch} 的全局批次：v1 训练 0 步",
+    "lfv1.hint.empty": "减少 GPU，或减小 global_batch_size / micro_batch_size",
+    "lfv1.error.too_many_saves": "{steps} 步、save_steps {every} 会列出超过 {limit} 个检查点",
+    "lfv1.hint.too_many_saves": "使用更大的 save_steps",
+    "lfv1.error.strategy": "batching_strategy {strategy} 按 token 打包行：其步数未建模",
+    "lfv1.hint.strategy": "用 batching_strategy 为 normal 来规划，或读取运行的 max_steps（动态批处理必须设置它）",
+    "lfv1.error.no_examples": "LLaMA-Factory v1 的计划需要训练数据的行数",
+    "lfv1.hint.no_examples": "给出 --num-examples N（数据集转换后的行数）",
     "am.family": "StepScheduler：每个进程 floor(N / dp) 行，不足的累积窗口也会更新一步，num_epochs 默认 10",
     "am.why.ga": "StepScheduler：global_batch_size // （local_batch_size × dp）",
     "am.why.sampler": "StatefulDistributedSampler(drop_last=True) 给每个进程 floor(N / dp) 行",

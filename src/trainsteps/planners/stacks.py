@@ -1,5 +1,6 @@
 """The 2026 training stacks planned from their own files and from flags: torchtitan (`plan job.toml`,
-`plan --framework torchtitan`) and NeMo Automodel (`plan --framework automodel recipe.yaml`)."""
+`plan --framework torchtitan`), NeMo Automodel (`plan --framework automodel recipe.yaml`) and LLaMA-Factory v1
+(`plan --framework llamafactory-v1 sft.yaml`)."""
 
 from __future__ import annotations
 
@@ -159,3 +160,46 @@ def _automodel_dp(request, degrees: dict) -> int:
     if world % model:
         raise InputError("am.error.world", "am.hint.world", world=world, tp=degrees["tp"], cp=degrees["cp"], pp=degrees["pp"])
     return world // model
+
+
+_LF_V1_KEYS = ("micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps", "save_steps", "save_epochs", "cutoff_len",
+               "batching_workers")
+"""The v1 TrainingArguments that decide steps and the start-up line."""
+
+
+def plan_lf_v1(request, counted) -> Answer:
+    """LLaMA-Factory v1: its YAML, then the flags, which win."""
+    from trainsteps.configs.files import read_config
+    from trainsteps.frameworks.lf_v1 import LfV1Spec
+    from trainsteps.frameworks.lf_v1 import plan_lf_v1 as plan
+    from trainsteps.report_pretrain import render_automodel
+
+    opts = request.settings
+    settings, origins = {}, {}
+    for path in request.configs:
+        config = read_config(path)
+        strategy = config.data.get("batching_strategy", "normal")
+        if strategy not in (None, "normal"):
+            raise InputError("lfv1.error.strategy", "lfv1.hint.strategy", strategy=str(strategy)[:40])
+        for key in _LF_V1_KEYS:
+            if key in config.data:
+                settings[key] = config.data[key]
+                origins[key] = config.where(key)
+    for option, name in (("num_examples", "num_examples"), ("micro_batch_size", "micro_batch_size"),
+                         ("global_batch_size", "global_batch_size"), ("max_steps", "max_steps"), ("save_steps", "save_steps"),
+                         ("cutoff_len", "cutoff_len")):
+        if request.gave(option):
+            settings[name] = _whole(opts[option], option) if name == "save_steps" else opts[option]
+            origins[name] = "--" + option.replace("_", "-")
+    if request.gave("num_train_epochs"):
+        settings["num_train_epochs"] = _whole(opts["num_train_epochs"], "num_train_epochs")
+        origins["num_train_epochs"] = "--num-train-epochs"
+    if "num_examples" not in settings:
+        raise InputError("lfv1.error.no_examples", "lfv1.hint.no_examples")
+    from trainsteps.world import world_or_one
+
+    spec = LfV1Spec(dp=world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes")), **settings)
+    schedule = plan(spec)
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_automodel(schedule, request.lang, request.explain))

@@ -110,13 +110,17 @@ def _planners() -> dict[str, Planner]:
             "num_train_epochs", "max_steps", "save_interval", "eval_interval", "warmup_steps", "tensor_parallel_size",
             "pipeline_parallel_size", "context_parallel_size"},
                 "trainsteps.planners.stacks:plan_automodel"),
+        Planner("llamafactory-v1", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
+            "configs", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps", "save_steps",
+            "cutoff_len"},
+                "trainsteps.planners.stacks:plan_lf_v1"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-STACK_FRAMEWORKS = ("torchtitan", "automodel")
+STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
