@@ -241,6 +241,7 @@ PER_PLANNER = {
     ("automodel", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
     ("automodel", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
     ("automodel", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("llamafactory-v1", "launch"): ([], ["--launch", f"USE_V1=1 NPROC_PER_NODE=2 llamafactory-cli sft {EXAMPLES / 'llamafactory_v1' / 'sft.yaml'}"]),
     ("llamafactory-v1", "configs"): ([], [str(EXAMPLES / "llamafactory_v1" / "sft.yaml")]),
     ("llamafactory-v1", "world_size"): ([], ["--world-size", "2"]),
     ("llamafactory-v1", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),

@@ -64,3 +64,12 @@ def test_a_token_packing_strategy_is_refused_in_one_line(run_cli, tmp_path):
     path.write_text("micro_batch_size: 2\nbatching_strategy: dynamic_batching\nmax_steps: 10\n")
     code, out, err = run_cli("plan", "--framework", "llamafactory-v1", str(path), "--num-examples", "100")
     assert code == 2 and out == "" and err.count("\n") == 1 and "dynamic_batching" in err
+
+
+def test_a_use_v1_launch_line_plans_v1_with_its_file_and_gpus(run_cli):
+    code, out, err = run_cli("plan", "--launch", f"USE_V1=1 NPROC_PER_NODE=4 llamafactory-cli sft {EXAMPLE}",
+                             "--num-examples", "5000", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["framework"] == "llamafactory-v1" and data["inputs"]["dp"] == 4
+    assert data["run"]["optimizer_steps"] == 500

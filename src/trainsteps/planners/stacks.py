@@ -176,7 +176,14 @@ def plan_lf_v1(request, counted) -> Answer:
 
     opts = request.settings
     settings, origins = {}, {}
-    for path in request.configs:
+    paths, launched_world = list(request.configs), None
+    if request.launch:  # `USE_V1=1 NPROC_PER_NODE=4 llamafactory-cli sft sft.yaml`
+        from trainsteps.configs.launch import parse_launch
+
+        launch = parse_launch(request.launch)
+        paths += [path for path in launch.configs if path not in paths]
+        launched_world = launch.world_size
+    for path in paths:
         config = read_config(path)
         strategy = config.data.get("batching_strategy", "normal")
         if strategy not in (None, "normal"):
@@ -198,7 +205,9 @@ def plan_lf_v1(request, counted) -> Answer:
         raise InputError("lfv1.error.no_examples", "lfv1.hint.no_examples")
     from trainsteps.world import world_or_one
 
-    spec = LfV1Spec(dp=world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes")), **settings)
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    dp = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    spec = LfV1Spec(dp=dp, **settings)
     schedule = plan(spec)
     data = schedule.to_dict(request.lang)
     data["inputs"]["from"] = origins

@@ -111,8 +111,8 @@ def _planners() -> dict[str, Planner]:
             "pipeline_parallel_size", "context_parallel_size"},
                 "trainsteps.planners.stacks:plan_automodel"),
         Planner("llamafactory-v1", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
-            "configs", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps", "save_steps",
-            "cutoff_len"},
+            "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
+            "save_steps", "cutoff_len"},
                 "trainsteps.planners.stacks:plan_lf_v1"),
     )}
 
@@ -135,6 +135,8 @@ def choose(request) -> Planner:
         return PLANNERS[request.framework]
     if request.framework != "hf":
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
+    if request.launch and "USE_V1=1" in request.launch.split():
+        return PLANNERS["llamafactory-v1"]  # LLaMA-Factory's v1 trainer, not the Trainer
     if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
         from trainsteps.configs.rl_launch import read_launch
 
