@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
+from trainsteps.frameworks.hf.loop import MAX_EPOCH_ENDS
 from trainsteps.schedule import RunFacts, Schedule, Trap
 from trainsteps.versions import Timeline
 
@@ -120,7 +121,9 @@ def plan_automodel(spec: AutomodelSpec) -> Schedule:
     full, rest = divmod(steps, epoch_len)
     samples = d.add("samples_seen", (full * rows + min(rest * ga * spec.local_batch_size, rows)) * spec.dp,
                     "(full epochs x rows per rank + rows of the cut epoch) x dp", "", "am.why.samples")
-    ends = [epoch_len * (e + 1) for e in range(min(full, MAX_EVENTS))]
+    if full > MAX_EPOCH_ENDS:  # the same cap as every plan that lists its epoch ends
+        raise InputError("hf.error.too_many_epochs", "hf.hint.too_many_epochs", limit=MAX_EPOCH_ENDS, max_steps=steps)
+    ends = [epoch_len * (e + 1) for e in range(full)]
     facts = RunFacts(
         optimizer_steps=steps, max_steps=max_steps, epoch_end_steps=ends, epochs_completed=round(full + rest / epoch_len, 4),
         epochs_planned=epochs, samples_seen=samples, warmup_steps=warmup, eval_steps=vals, save_steps=saves,
