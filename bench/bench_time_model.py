@@ -4,7 +4,8 @@ For every row of tests/fixtures/timing/time_corpus.json the model predicts token
 source states (timing.efficiency, fitted on the calibration half by tools/fit_efficiency.py); the napkin rule is
 6·N·D / (peak x GPUs x 0.4) with N the active parameters and the BF16 peak; "before" is the previous fixed MFU ranges
 (timing.flops.MFU_DEFAULTS). Errors are of the expected value (predicted / measured - 1); "in" is how many measured
-figures the interval holds; "width" the median high / low.
+figures the interval holds; "width" the median high / low. A preference row (DPO) counts its chosen and rejected
+tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
 
     python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
     python bench/bench_time_model.py --calibration   # the half the fit saw
@@ -29,7 +30,7 @@ from trainsteps.timing.calibration import napkin_tokens_per_second  # noqa: E402
 from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
 from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
 
-CATEGORIES = ("pretraining", "full", "lora", "qlora")
+CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 
 
 def as_user_states(m) -> SetupFacts:

@@ -127,7 +127,7 @@ SECTIONS: dict[str, list[Case]] = {
         Case("a truncated .zst", ("count", "truncated.jsonl.zst", "--tokenizer", TOK)),
         Case("a .gz that is not gzip", ("count", "not_gzip.jsonl.gz", "--tokenizer", TOK)),
         Case("a JSON array holding a number", ("count", "array_scalar.json", "--tokenizer", TOK)),
-        Case("text without a tokenizer", ("count", "rows.jsonl")),
+        Case("a cutoff without a tokenizer (rows alone are counted without one)", ("count", "rows.jsonl", "--cutoff-len", "512")),
         Case("--packing without --cutoff-len", ("count", "rows.jsonl", "--tokenizer", TOK, "--packing", "trl-bfd")),
         Case("a line over --max-line-bytes (the count goes on)", ("count", "long_line.jsonl", "--tokenizer", TOK,
                                                                   "--max-line-bytes", "100"), show="long_line.jsonl:1"),

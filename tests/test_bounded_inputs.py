@@ -161,3 +161,122 @@ def test_count_options_past_their_upper_bound_are_refused_in_one_line(run_cli, t
     rows.write_text('{"text": "a"}\n')
     code, _, err = run_cli("count", rows, "--tokenizer", TOKENIZER, "--no-cache", option, "9" * 30)
     assert code == 2 and "is not in the range" in err and "internal" not in err
+
+
+def _damage_truncate(folder):
+    for f in folder.glob("*.npz"):
+        f.write_bytes(f.read_bytes()[:100])
+
+
+def _damage_meta_list(folder):
+    for f in folder.glob("*.json"):
+        f.write_text("[1, 2]")
+
+
+def _damage_negative(folder):
+    import numpy as np
+
+    for f in folder.glob("*.npz"):
+        np.savez(f, tokens=np.array([-5]), supervised=np.array([-5]))
+
+
+@pytest.mark.parametrize("damage", [_damage_truncate, _damage_meta_list, _damage_negative])
+def test_a_damaged_count_cache_entry_is_removed_noted_once_and_counted_again(run_cli, tmp_path, monkeypatch, damage):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"text": "a b c"}\n{"text": "d"}\n')
+    code, first, _ = run_cli("count", rows, "--tokenizer", TOKENIZER)
+    assert code == 0 and "note:" not in first
+    damage(tmp_path / "cache" / "trainsteps" / "counts")
+    code, second, err = run_cli("count", rows, "--tokenizer", TOKENIZER)
+    assert code == 0 and "internal" not in err and "cached count of these files was damaged" in second
+    assert first.splitlines()[0] == second.splitlines()[0]
+    code, third, _ = run_cli("count", rows, "--tokenizer", TOKENIZER)
+    assert code == 0 and "note:" not in third
+
+
+def test_a_file_edited_to_the_same_size_and_mtime_is_counted_again(run_cli, tmp_path, monkeypatch):
+    import json
+    import os
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rows = tmp_path / "rows.jsonl"
+    lines = [json.dumps({"text": f"row {i} " + "word " * 40}) for i in range(12000)]  # 3 MB: its middle is not in the first or last MiB
+    rows.write_text("\n".join(lines) + "\n")
+    examples = lambda: json.loads(run_cli("count", rows, "--tokenizer", TOKENIZER, "--format", "json")[1])["examples"]  # noqa: E731
+    assert examples() == 12000
+    before = os.stat(rows)
+    data = rows.read_bytes().split(b"\n")
+    pad = len(data[6000]) + 1
+    del data[6000]
+    data[6000] = data[6000][:-2] + b" " * pad + b'"}'
+    rows.write_bytes(b"\n".join(data))
+    os.utime(rows, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.path.getsize(rows) == before.st_size and examples() == 11999
+
+
+def test_count_without_a_tokenizer_counts_rows_and_says_tokens_are_unknown(run_cli, tmp_path):
+    import json
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"text": "a"}\n{"text": "b c"}\nnot json\n')
+    code, out, err = run_cli("count", rows)
+    assert code == 0 and out.startswith("2 examples · tokens need --tokenizer")
+    data = json.loads(run_cli("count", rows, "--format", "json")[1])
+    assert data["examples"] == 2 and data["tokens"] is None and data["malformed_lines"]["malformed"] == 1
+    code, _, err = run_cli("count", rows, "--cutoff-len", "512")
+    assert code == 2 and "needs a tokenizer" in err
+
+
+def test_a_swift_launch_lines_json_dataset_is_data_not_a_config_file(run_cli, tmp_path):
+    rows = (FIXTURES.parent.parent / "examples" / "llamafactory" / "data" / "demo_alpaca.json").read_text()
+    (tmp_path / "data.json").write_text(rows)
+    launch = "NPROC_PER_NODE=4 swift sft --model m --train_type lora --dataset {} --num_train_epochs 1"
+    code, whole, err = run_cli("plan", "--launch", launch.format("data.json"), cwd=tmp_path)
+    assert code == 0, err
+    code, part, _ = run_cli("plan", "--launch", launch.format("data.json#100"), cwd=tmp_path)
+    assert code == 0 and "100 rows" in part and whole.split(" · ")[2] != part.split(" · ")[2]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["plan", "--num-examples", "100", "--gpus", "53", "--nodes", "1e308", "--launch", "torchrun --nproc_per_node 4 train.py"],
+     "world_size = "),
+    (["solve", "--num-examples", "100", "--gradient-accumulation-steps", "1e308", "--time-budget", "1h"], "gradient_accumulation_steps = "),
+    (["plan", "llamafactory/sft_lora.yaml", "--framework-version", "x"], "--framework-version 'x' is not a llamafactory release"),
+])
+def test_extreme_or_malformed_settings_are_refused_in_one_line(run_cli, args, words):
+    code, _, err = run_cli(*args, cwd=FIXTURES.parent.parent / "examples")
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_config_of_500000_keys_is_refused_before_it_is_composed(run_cli, tmp_path):
+    config = tmp_path / "keys.yaml"
+    config.write_text("per_device_train_batch_size: 2\n" + "".join(f"k{i}: {i}\n" for i in range(500_000)))
+    (code, _, err), cpu = _cpu_seconds(run_cli, "plan", config, "--num-examples", "100")
+    assert code == 2 and "holds more than 200,000 values" in err and cpu < 4
+
+
+def test_long_step_lists_are_compact_and_exact_in_json_and_the_web_charts_read_them(run_cli):
+    import json
+
+    from trainsteps.schedule import expand_steps
+    from trainsteps.web.routes import answer_query
+
+    args = ["--num-examples", "1110336", "--per-device-train-batch-size", "4", "--gradient-accumulation-steps", "2",
+            "--num-train-epochs", "3", "--logging-steps", "10", "--save-steps", "7"]
+    code, out, _ = run_cli("plan", *args, "--format", "json")
+    run = json.loads(out)["run"]
+    assert len(out) < 100_000 and run["log_steps"] == {"count": 41637, "first": 10, "last": 416370, "period": [10]}
+    saves = expand_steps(run["save_steps"])
+    assert len(saves) == run["save_steps"]["count"] and saves[:3] == [7, 14, 21] and saves[-1] == run["optimizer_steps"]
+    assert run["epoch_end_steps"] == [138792, 277584, 416376]  # short lists stay arrays
+    status, data = answer_query("/api/plan", "num_examples=1110336&per_device_train_batch_size=4&gradient_accumulation_steps=2"
+                                             "&num_train_epochs=3&logging_steps=10")
+    assert status == 200 and data["web"]["charts"]["log_steps"][-1] == 416370
+
+
+def test_a_periodic_epoch_end_pattern_is_compacted_without_loss():
+    from trainsteps.schedule import compact_steps, expand_steps
+
+    ends = [(7 * j) // 3 for j in range(1, 30_000)]
+    assert compact_steps(ends)["period"] == [2, 3, 2] and expand_steps(compact_steps(ends)) == ends

@@ -2,7 +2,8 @@
 two modules import each other, directly or around a circle (imports inside functions included). docs/architecture.md
 names every module.
 
-    values -> frameworks -> readers (configs, logs, data) -> time and reports -> planners -> surfaces (cli, web, API)
+    values -> frameworks -> time model -> readers (configs, logs, data) -> time requests and reports -> planners
+           -> surfaces (cli, web, API)
 """
 
 import ast
@@ -13,11 +14,12 @@ ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 LAYERS = (
     ("values", ("record", "_record_inits", "errors", "numbers", "names", "versions", "derivation", "spec", "schedule", "i18n",
-                "validate", "world", "request")),
+                "validate", "world", "request", "bars")),
     ("frameworks", ("frameworks", "mixing")),
+    ("time model", ("timing",)),
     ("readers", ("configs", "logs", "data", "tokens")),
-    ("time and reports", ("timing", "report", "report_pretrain", "report_rl", "solve_report", "answer", "compare", "solver",
-                          "data.report", "data.counting", "logs.explain", "logs.timing")),
+    ("time and reports", ("timing.request", "timing.report", "report", "report_pretrain", "report_rl", "solve_report",
+                          "answer", "compare", "solver", "data.report", "data.counting", "logs.explain")),
     ("planners", ("planners",)),
     ("surfaces", ("cli", "web", "integrations", "api", "__init__")),
 )

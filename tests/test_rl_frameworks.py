@@ -207,3 +207,14 @@ def test_verl_sft_trainer_steps_once_per_global_batch(run_cli):
 def test_set_is_refused_outside_rl_plans(run_cli):
     code, _, err = run_cli("plan", "--num-examples", "100", "--set", "data.train_batch_size=8")
     assert code == 2 and "--set" in err
+
+
+@pytest.mark.parametrize("version, generate_batch, steps, drops", [
+    ("0.6.0", None, 7, True), ("0.8.0", None, 7, True), ("0.9.0", 64, 15, True), ("0.9.10", None, 8, False), ("0.11.2", None, 8, False)])
+def test_openrlhf_before_0_9_8_drops_the_last_partial_generation_batch(version, generate_batch, steps, drops):
+    """1,000 prompts in batches of 128: whole batches with drop_last (read in 0.6.0-0.9.0) against the samples generator."""
+    plan = plan_openrlhf(OpenRLHFSpec(prompts=1000, rollout_batch_size=128, train_batch_size=64, version=version,
+                                      vllm_generate_batch_size=generate_batch))
+    assert plan.run.training_steps == steps
+    assert ("OPENRLHF_OLD_DROPS_LAST" in [w.code for w in plan.warnings]) is drops
+    assert ("OPENRLHF_PARTIAL_BATCH" in [w.code for w in plan.warnings]) is not drops

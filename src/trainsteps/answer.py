@@ -33,9 +33,12 @@ def count_line(data: dict, lang: str = "en") -> str:
     from trainsteps.tokens import human_tokens
 
     approx = "~" if data.get("estimated") else ""
-    parts = [message("answer.examples", lang, examples=f"{approx}{data['examples']:,}"),
-             message("answer.tokens", lang, tokens=approx + human_tokens(data["tokens"])),
-             message("answer.supervised", lang, tokens=approx + human_tokens(data["supervised_tokens"]))]
+    parts = [message("answer.examples", lang, examples=f"{approx}{data['examples']:,}")]
+    if data["tokens"] is None:  # counted without a tokenizer: rows only
+        parts.append(message("answer.tokens_need_tokenizer", lang))
+    else:
+        parts += [message("answer.tokens", lang, tokens=approx + human_tokens(data["tokens"])),
+                  message("answer.supervised", lang, tokens=approx + human_tokens(data["supervised_tokens"]))]
     for entry in data.get("packing", []):
         value = f"{entry['sequences']:,}" if "sequences" in entry else f"{entry['sequences_min']:,}-{entry['sequences_max']:,}"
         parts.append(message("answer.packed_by", lang, rows=approx + value, framework=entry["framework"]))

@@ -114,7 +114,8 @@ class Schedule:
     def to_dict(self, lang: str = "en") -> dict:
         from trainsteps.i18n import message
 
-        run = {name: getattr(self.run, name) for name in RunFacts.__slots__}
+        run = {name: compact_steps(value) if name in STEP_LISTS else value
+               for name in RunFacts.__slots__ for value in (getattr(self.run, name),)}
         return {
             "framework": self.framework,
             "version": self.version,
@@ -126,3 +127,59 @@ class Schedule:
             "warnings": [trap.to_dict(lang) for trap in self.warnings],
             "derivation": self.derivation.to_list(lang),
         }
+
+
+STEP_LISTS = ("epoch_end_steps", "pass_end_steps", "log_steps", "eval_steps", "save_steps")
+"""RunFacts' lists of steps, which grow with the run: JSON writes a long one in its compact form (docs/json.md)."""
+LONG_LIST = 10_000
+"""Longer step lists are written compactly: a plan of 4 million logging steps is kilobytes of JSON, not 67 MB."""
+_PERIODS = 64
+_ENDS = 100
+
+
+def compact_steps(steps):
+    """`steps` itself up to LONG_LIST entries; above, `{count, first, last, period}` when the differences between
+    neighbours repeat with a period of at most 64 (every interval, and every epoch-end pattern the loop makes): step
+    i is first + (i // p) x sum(period) + sum(period[:i % p]), so the list is exact; up to two last steps outside the
+    pattern (the final save) are listed in `then`. Anything else keeps its first and last 100 steps (`head`, `tail`)
+    and its `count`."""
+    if steps is None or len(steps) <= LONG_LIST:
+        return steps
+    count = len(steps)
+    differences = [b - a for a, b in zip(steps, steps[1:])]  # noqa: B905 - one shorter by design
+    for extra in range(3):  # the last steps may break the pattern: the final save, a cut-short last epoch
+        regular = differences[:len(differences) - extra]
+        for p in range(1, _PERIODS + 1):
+            if regular[p:] == regular[:-p]:  # compared in C, stopping at the first difference
+                out = {"count": count, "first": steps[0], "last": steps[-1], "period": regular[:p]}
+                return {**out, "then": list(steps[count - extra:])} if extra else out
+    return {"count": count, "first": steps[0], "last": steps[-1], "head": list(steps[:_ENDS]), "tail": list(steps[-_ENDS:])}
+
+
+def expand_steps(value, limit: int | None = None) -> list[int]:
+    """The steps of a JSON step list, plain or compact, as a list; with `limit`, at most that many spread evenly (and
+    the last). A `head`/`tail` form gives what it holds."""
+    return [step for _, step in indexed_steps(value, limit)]
+
+
+def indexed_steps(value, limit: int | None = None) -> list[tuple[int, int]]:
+    """(position in the full list, step) pairs of `expand_steps`: an epoch end's position is its epoch."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        pairs = list(enumerate(value))
+        if limit is None or len(pairs) <= limit:
+            return pairs
+        return [pairs[i] for i in sorted({int(i * len(pairs) / limit) for i in range(limit)} | {len(pairs) - 1})]
+    count = value["count"]
+    if "head" in value:
+        return list(enumerate(value["head"])) + list(enumerate(value["tail"], count - len(value["tail"])))
+    period, first, then = value["period"], value["first"], value.get("then") or []
+    prefix = [0]
+    for difference in period:
+        prefix.append(prefix[-1] + difference)
+    regular = count - len(then)
+    indexes = range(regular) if limit is None or regular <= limit else \
+        sorted({int(i * regular / limit) for i in range(limit)} | {regular - 1})
+    pairs = [(i, first + (i // len(period)) * prefix[-1] + prefix[i % len(period)]) for i in indexes]
+    return pairs + list(enumerate(then, regular))

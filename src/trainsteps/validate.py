@@ -138,6 +138,22 @@ def validate_trainer_spec(spec: RunSpec) -> None:
         _PASSED[values] = None
 
 
+def _shown(value):
+    """A number as the refusal shows it: digits with commas below 10**24, then in scientific form (a `1e308` read as a
+    whole number has 309 digits)."""
+    if value < 10**24:
+        return value
+    digits = str(int(value))  # float() of a 309-digit int overflows: the digits are read instead
+    return f"{digits[0]}.{digits[1:4]}e+{len(digits) - 1}"
+
+
+def check_limit(name: str, value: int | None) -> None:
+    """One setting against its upper bound (for callers that build no RunSpec, like `solve --time-budget`)."""
+    limit = _LIMITS.get(name)
+    if value is not None and limit is not None and value > limit:
+        raise InputError("input.too_large", "input.hint.too_large", name=name, value=_shown(value), limit=limit)
+
+
 def _check_settings(spec: RunSpec) -> None:
     if min(_POSITIVE_VALUES(spec)) < 1:  # whole numbers after check_fields; the loop names the first one below 1
         for name in _POSITIVE:
@@ -154,7 +170,7 @@ def _check_settings(spec: RunSpec) -> None:
     if any(map(gt, _zero_for_none(_LIMITED_VALUES(spec)), _LIMIT_VALUES)):  # in C: plan() runs this on every call
         for value, (name, limit) in zip(_LIMITED_VALUES(spec), _LIMITS.items(), strict=True):
             if value is not None and value > limit:
-                raise InputError("input.too_large", "input.hint.too_large", name=name, value=value, limit=limit)
+                raise InputError("input.too_large", "input.hint.too_large", name=name, value=_shown(value), limit=limit)
     if spec.max_steps <= 0 and not spec.streaming and not spec.num_train_epochs > 0:
         raise InputError("input.no_length_of_training", "input.hint.no_length_of_training", epochs=spec.num_train_epochs)
     groups = spec.tensor_parallel_size * spec.context_parallel_size * spec.sequence_parallel_size

@@ -49,15 +49,21 @@ def base_url():
 
 
 @pytest.fixture(scope="session")
-def browser_context():
+def driver():
+    """One Playwright for the session: its sync API runs one instance at a time, and both browsers below use it."""
     from playwright.sync_api import sync_playwright
 
-    profile = tempfile.mkdtemp(prefix="trainsteps-chromium-")  # a fresh user-data-dir every session
     with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True,
-                                                       viewport={"width": 1280, "height": 1000})
-        yield context
-        context.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser_context(driver):
+    profile = tempfile.mkdtemp(prefix="trainsteps-chromium-")  # a fresh user-data-dir every session
+    context = driver.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True,
+                                                        viewport={"width": 1280, "height": 1000})
+    yield context
+    context.close()
     shutil.rmtree(profile, ignore_errors=True)
 
 
@@ -112,25 +118,23 @@ def static_url():
     server.server_close()
 
 
-@pytest.fixture(scope="session")
-def offline_context():
+@pytest.fixture(scope="module")
+def offline_context(driver):
     """A Chromium of its own for the static site: no host but 127.0.0.1 resolves; every request it makes is recorded."""
-    from playwright.sync_api import sync_playwright
-
     profile = tempfile.mkdtemp(prefix="trainsteps-chromium-static-")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=[*ARGS, NO_NETWORK], headless=True,
-                                                       viewport={"width": 1280, "height": 1000})
-        context.requested = []
-        context.on("request", lambda r: context.requested.append(r.url))
-        yield context
-        context.close()
+    context = driver.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=[*ARGS, NO_NETWORK], headless=True,
+                                                        viewport={"width": 1280, "height": 1000})
+    context.requested = []
+    context.on("request", lambda r: context.requested.append(r.url))
+    yield context
+    context.close()
     shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def static_page(offline_context, static_url):
-    """A fresh tab on the static site; fails the test on a console or page error, or a request that left the site."""
+    """One tab on the static site for a module's tests (the engine starts once; tests move between tabs by clicking).
+    Fails on a console or page error, or a request that left the site."""
     tab = offline_context.new_page()
     problems: list[str] = []
     tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)

@@ -1,6 +1,7 @@
 """The static calculator (`make site`): the page served as plain files from 127.0.0.1 to a Chromium that cannot
 resolve any other host, with the engine running in a Web Worker (Pyodide). Each tab must show what the CLI prints for
-the same settings, character for character; expected values come from the CLI run in this test."""
+the same settings, character for character; expected values come from the CLI run in this test. The tests share one
+tab, so the engine starts once: the first opens the seed-001 link, the others move between tabs by clicking."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_the_static_site_plans_seed_001_in_the_browser_with_no_server_and_no_net
 
 
 def test_the_static_sites_solve_pretraining_and_time_tabs_answer_as_the_cli_does(static_page, static_url):
-    static_page.goto(static_url)
+    if not static_page.url.startswith(static_url):  # run alone: open the site first
+        static_page.goto(static_url)
     static_page.wait_for_selector("#cli-text", timeout=FIRST_LOAD_MS)
     for tab in ("solve", "pretrain", "time"):
         static_page.click(f"#tab-{tab}")
@@ -48,8 +50,10 @@ def test_the_static_site_explains_seed_003_and_plans_a_config_with_its_data(stat
     log = SEED_003.read_text(encoding="utf-8")
     data, text = run_cli("explain", "--text", log)
     assert data["runs"][0]["inferred"]["world_size"] == 4  # the seed's question: how many GPUs
-    static_page.goto(f"{static_url}?tab=explain")
+    if not static_page.url.startswith(static_url):  # run alone: open the site first
+        static_page.goto(static_url)
     static_page.wait_for_function("() => window.__engine && window.__engine.stage === 'ready'", timeout=FIRST_LOAD_MS)
+    static_page.click("#tab-explain")
     static_page.fill("#log-text", log)
     static_page.click("#run")
     wait_for_text(static_page, text)
@@ -65,3 +69,17 @@ def test_the_static_site_explains_seed_003_and_plans_a_config_with_its_data(stat
     shown = static_page.locator("#cli-text").text_content()
     banner = text.index("Banner, as transformers")
     assert shown.endswith(text[banner:])  # the files were read in the browser and planned by the same engine
+
+
+def test_the_static_page_fits_a_phone_with_its_progress_line(static_page, static_url):
+    if not static_page.url.startswith(static_url):  # run alone: open the site first
+        static_page.goto(static_url)
+    static_page.wait_for_function("() => window.__engine && window.__engine.stage === 'ready'", timeout=FIRST_LOAD_MS)
+    static_page.set_viewport_size({"width": 390, "height": 844})
+    static_page.click("#tab-plan")
+    static_page.wait_for_selector("#cli-text")
+    assert static_page.locator("#engine-status").is_visible()
+    assert static_page.evaluate("() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)") <= 390
+    right = static_page.evaluate("() => Math.max(...[...document.querySelectorAll('nav.tabs button')].map(b => b.getBoundingClientRect().right))")
+    assert right <= 390
+    shot(static_page, "static-plan-390")

@@ -25,7 +25,8 @@ def run_cli(*args: str, lang: str = "en") -> tuple[dict, str]:
     runner = CliRunner()
     data = runner.invoke(cli, [*args, "--format", "json", "--lang", lang], catch_exceptions=False)
     assert data.exit_code == 0, data.output
-    human_args = [*args, "--lang", lang] + (["--explain"] if args[0] in ("plan", "solve") else [])
+    explains = args[0] in ("plan", "solve") and "--global-batch" not in args  # layouts have no derivation
+    human_args = [*args, "--lang", lang] + (["--explain"] if explains else [])
     text = runner.invoke(cli, human_args, catch_exceptions=False)
     return json.loads(data.stdout), text.stdout.rstrip("\n")
 

@@ -136,7 +136,8 @@ def test_unreadable_paths_are_one_clear_line_and_exit_2(tmp_path, monkeypatch, a
 
 def test_tokenizer_and_cutoff_are_asked_for_when_needed(tmp_path):
     path = write_jsonl(tmp_path / "t.jsonl", text_rows(3))
-    assert run("count", path)[0] == 2
+    assert run("count", path, "--cutoff-len", "512")[0] == 2  # without --cutoff-len, rows alone are counted
+    assert run("count", path, "--packing", "trl-bfd", "--cutoff-len", "512")[0] == 2
     code, _, err = run("count", path, "--tokenizer", TINY_TOKENIZER, "--packing", "trl-bfd")
     assert code == 2 and "--cutoff-len" in err
     code, _, err = run("count", path, "--tokenizer", tmp_path, "--lang", "zh")

@@ -309,3 +309,17 @@ def test_quotes_keep_full_width_punctuation_and_zh_notes_use_it():
     assert "我用 8 卡 A100 训练，跑到第 300 步 OOM 了" in out
     out = zh("  Num examples = 1,047abc\n" + BAR)
     assert "; " not in out
+
+
+def test_a_hedged_conditional_or_negated_sentence_states_no_gpu_count_and_a_plain_one_beside_it_still_does():
+    from trainsteps.logs import read_log
+
+    def stated(text):
+        reading = read_log(text=text + "\n 10%|█ | 10/100 [00:10<01:30, 1.00s/it]").stated.get("stated_gpus")
+        return reading.value if reading else None
+
+    for sentence in ("maybe 2 GPUs are enough", "It would need 4 A100 GPUs to train this", "I do not have 8 GPUs",
+                     "should I use 8 cards?", "如果用8卡训练"):
+        assert stated(sentence) is None, sentence
+    assert stated("My current setup has 4 GPUs and 32 batch size with no accumulation. So, the chunks per GPU") == 4
+    assert stated("Do you think it is slow? I train on 8 A100 GPUs.") == 8

@@ -157,6 +157,10 @@ SAMPLES = {
     "rl_overrides": ([], ["--set", "a=1"]),
 }
 
+VERL_SMALL = ["--set", "data.train_batch_size=64", "--set", "actor_rollout_ref.actor.ppo_mini_batch_size=8"]
+VERL_FILTER = ["--set", "data.filter_overlong_prompts=true", *VERL_SMALL]
+"""A verl run whose 300 fixture prompts fill a batch and are filtered by length."""
+
 # the same option with values that fit another planner
 PER_PLANNER = {
     ("config", "launch"): ([], ["--launch", "torchrun --nproc_per_node 4 train.py"]),
@@ -183,9 +187,10 @@ PER_PLANNER = {
     ("trl-ppo", "warmup_ratio"): ([], ["--warmup-ratio", "0.1"]),
     ("trl-ppo", "launch"): ([], ["--launch", "python ppo.py --num_ppo_epochs 8"]),
     ("easyr1", "launch"): ([], ["--launch", "python3 -m verl.trainer.main data.rollout_batch_size=512"]),
-    ("verl", "chat_template_path"): (["--num-examples", "", "--data", "RLDATA", "--tokenizer", TINY_TOKENIZER],
+    ("verl", "num_examples"): ([], ["--num-examples", "7777"]),
+    ("verl", "chat_template_path"): (["--num-examples", "", "--data", "RLDATA", "--tokenizer", TINY_TOKENIZER, *VERL_FILTER],
                                      ["--chat-template", "RLTEMPLATE"]),
-    ("verl", "tokenizer_path"): (["--num-examples", "", "--data", "RLDATA", "--chat-template", "RLTEMPLATE"],
+    ("verl", "tokenizer_path"): (["--num-examples", "", "--data", "RLDATA", "--chat-template", "RLTEMPLATE", *VERL_FILTER],
                                  ["--tokenizer", TINY_TOKENIZER]),
     ("deepspeed", "per_device_train_batch_size"): (["--micro-batch-size", "", "--train-batch-size", "32"],
                                                    ["--per-device-train-batch-size", "8"]),
@@ -206,7 +211,7 @@ PER_PLANNER = {
     ("verl", "rl_overrides"): ([], ["--set", "data.train_batch_size=2048"]),
     ("verl", "launch"): ([], ["--launch", "python3 -m verl.trainer.main_ppo data.train_batch_size=2048"]),
     ("verl", "configs"): ([], [str(EXAMPLES / "verl" / "dapo.yaml")]),
-    ("verl", "data_paths"): (["--num-examples", ""], ["--data", "RLDATA"]),
+    ("verl", "data_paths"): (["--num-examples", "", *VERL_SMALL], ["--data", "RLDATA"]),
     ("openrlhf", "data_paths"): (["--num-examples", ""], ["--data", ALPACA]),
     ("easyr1", "data_paths"): (["--num-examples", ""], ["--data", ALPACA]),
     ("openrlhf", "framework_version"): ([], ["--framework-version", "0.5.0"]),

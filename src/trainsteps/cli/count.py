@@ -33,7 +33,8 @@ def count_command(paths, fmt, lang, explain, sample, seed, engine, ray_address, 
     from trainsteps.data.counting import run_count
 
     with user_errors(lang):
-        data = run_count(list(paths), opts, sample=sample, seed=seed, engine=engine, ray_address=ray_address, progress=progress)
+        data = run_count(list(paths), opts, sample=sample, seed=seed, engine=engine, ray_address=ray_address, progress=progress,
+                         rows_only=not opts.get("tokenizer_path"))  # no tokenizer: rows are counted, tokens are unknown
         from trainsteps.data import report
 
         emit(fmt, report.to_json(data, lang), report.render(data, lang, explain))

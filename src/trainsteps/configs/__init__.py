@@ -17,6 +17,7 @@ from trainsteps.configs.settings import Settings, to_number
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError, TrainstepsError
 from trainsteps.spec import RunSpec
+from trainsteps.versions import Version
 
 MAIN_KINDS = ("llamafactory", "axolotl", "trl", "swift", "hf_args")
 FRAMEWORK_OF = {"llamafactory": "llamafactory", "axolotl": "axolotl", "trl": "trl", "swift": "swift", "hf_args": "hf"}
@@ -124,6 +125,12 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
         settings.force(key, value, (flag_names or {}).get(key) or "--" + key.replace("_", "-"))
     unsloth_notes = _unsloth(main, framework, settings, unsloth)
     version = framework_version or reader.NEWEST_VERSION
+    try:
+        if framework_version is not None:
+            Version.parse(framework_version)
+    except ValueError:
+        raise InputError("configs.error.framework_version", "configs.hint.framework_version", version=framework_version,
+                         framework=framework) from None
     if main is not None and hasattr(reader, "pin_transformers"):  # the one place a wrapper's default release is decided
         reader.pin_transformers(settings, version)
     outcome = None

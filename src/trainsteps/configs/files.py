@@ -191,8 +191,9 @@ def _parse_yaml(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
+        aliases = _prescan(path, text)
         node = loader.get_single_node()
-        if node is not None:
+        if node is not None and aliases:
             _check_nodes(path, node)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
@@ -218,6 +219,36 @@ def _parse_yaml(path: pathlib.Path, text: str) -> tuple[object, dict[str, int]]:
             if isinstance(key_node, yaml.ScalarNode):
                 lines[key_node.value] = key_node.start_mark.line + 1
     return data, lines
+
+
+def _prescan(path: pathlib.Path, text: str) -> bool:
+    """Count the values and the depth from the parser's events, before any node is built, and stop at MAX_NODES: a
+    file of 500,000 keys is refused in a fraction of a second instead of being composed (seconds, a gigabyte).
+    Returns whether the document uses aliases: only then can it expand past what its events count (`_check_nodes`)."""
+    import yaml
+
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    starts, ends, scalar, alias = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent), \
+        yaml.ScalarEvent, yaml.AliasEvent
+    values = depth = 0
+    try:
+        while (event := parser.get_event()) is not None:
+            if isinstance(event, alias):
+                return True
+            if isinstance(event, scalar):
+                values += 1
+            elif isinstance(event, starts):
+                values += 1
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(path)
+            elif isinstance(event, ends):
+                depth -= 1
+            if values > MAX_NODES:  # no alias seen: the values are written out
+                raise InputError("configs.error.too_many_written", "configs.hint.too_many_written", path=str(path), limit=MAX_NODES)
+    finally:
+        parser.dispose()
+    return False
 
 
 def _check_nodes(path: pathlib.Path, root) -> None:

@@ -35,6 +35,11 @@ def join_continued_lines(line: str) -> str:
     return line.replace("\\\r\n", " ").replace("\\\n", " ")
 
 
+_DATA_OPTIONS = ("--dataset", "--val_dataset", "--dataset_name", "--train_file", "--validation_file", "--data_files",
+                 "--data_path", "--train_data", "--custom_train_dataset_path")
+"""Options whose values are data files (ms-swift, transformers' examples, TRL scripts): a .json after one is data."""
+
+
 def parse_launch(line: str) -> Launch:
     try:
         words = shlex.split(join_continued_lines(line))
@@ -55,6 +60,9 @@ def parse_launch(line: str) -> Launch:
             options[name] = value
             if name in ("--config_file", "--config-file"):
                 files.append(value)
+            if name in _DATA_OPTIONS:  # `--dataset data.json more.jsonl`: data files, never config files
+                while i + 1 < len(words) and not words[i + 1].startswith("-"):
+                    i += 1
         elif word.endswith((".yaml", ".yml", ".json")):
             files.append(word)
         i += 1

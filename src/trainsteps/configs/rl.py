@@ -14,6 +14,7 @@ VERL_KEYS = {
     "data.gen_batch_size": ("gen_batch_size", int),
     "data.train_max_samples": ("train_max_samples", int),
     "data.filter_overlong_prompts": ("filter_overlong_prompts", bool),
+    "data.truncation": ("truncation", str),
     "data.max_prompt_length": ("max_prompt_length", int),
     "data.max_response_length": ("max_response_length", int),
     "actor_rollout_ref.rollout.n": ("rollout_n", int),
@@ -134,10 +135,27 @@ EASYR1_KEYS = {
 }
 OPENRLHF_TYPES = {"train_batch_size": int, "rollout_batch_size": int, "n_samples_per_prompt": int, "num_episodes": int,
                   "max_epochs": int, "max_samples": int, "lr_warmup_ratio": float, "freezing_actor_steps": int, "save_steps": int,
-                  "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str}
+                  "eval_steps": int, "dynamic_filtering": bool, "generate_max_len": int, "advantage_estimator": str,
+                  "vllm_generate_batch_size": int}
 """EasyR1 keys -> EasyR1Spec field and type; OPENRLHF_TYPES: OpenRLHFSpec field -> type."""
 
 PPO_KEYS = {"per_device_train_batch_size": int, "gradient_accumulation_steps": int, "num_train_epochs": float,
             "total_episodes": int, "num_mini_batches": int, "num_ppo_epochs": int, "response_length": int,
             "logging_steps": float, "save_steps": float, "warmup_ratio": float}
 """TRL PPOConfig keys that change a count, and their types."""
+
+
+def rl_framework_of(data: object) -> str | None:
+    """The RL trainer a config file is for, from its top-level keys; None for every other config.
+
+    verl's composed config nests `actor_rollout_ref`; EasyR1's nests `worker` beside `algorithm`; a TRL PPOConfig
+    (OnPolicyConfig) has `num_ppo_epochs` and `num_mini_batches` (old RLOO had them too, with `rloo_k`)."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("actor_rollout_ref"), dict):
+        return "verl"
+    if isinstance(data.get("worker"), dict) and "algorithm" in data:
+        return "easyr1"
+    if "num_ppo_epochs" in data and "num_mini_batches" in data and "rloo_k" not in data:
+        return "trl-ppo"
+    return None

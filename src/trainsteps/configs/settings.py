@@ -160,5 +160,5 @@ def _name(key: str) -> str:
 
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
-        return float(a) == float(b)
+        return a == b  # exact for an int and a float of any size (float(10**400) would overflow)
     return a == b

@@ -19,12 +19,18 @@ RULE_KEYS = ("packing", "packing_strategy", "max_length", "max_seq_length", "dat
              "completion_only_loss", "assistant_only_loss", "padding_free", "truncation_mode", "shuffle_dataset", "eos_token",
              "pad_to_multiple_of")
 KTO_KEYS = ("desirable_weight", "undesirable_weight")
-GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "beta", "use_vllm")
+GRPO_KEYS = ("num_generations", "num_iterations", "steps_per_generation", "generation_batch_size", "reward_funcs", "use_vllm")
+"""Keys only the online trainers (GRPO, RLOO) have; `beta` is not one: DPO, KTO, ORPO and CPO have it too."""
+PREFERENCE_TRAINERS = ("dpo", "kto", "orpo", "cpo")
+"""Offline preference trainers: one row per pair (KTO: per completion), no generation."""
+DPO_KEYS = ("reference_free", "rpo_alpha", "ref_model_sync_steps", "ref_model_mixup_alpha", "sync_ref_model", "ld_alpha",
+            "use_weighting")
+"""DPOConfig's own keys: a YAML holding one is a DPO run (`trl dpo --config`), costed per pair by the time model."""
 KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "use_peft", "lora_r", "lora_alpha", "lora_dropout",
          "lora_target_modules", "load_in_4bit", "load_in_8bit", "trust_remote_code", "dataset_config", "dataset_test_split",
          "completion_only_loss", "assistant_only_loss", "padding_free", "max_prompt_length", "max_completion_length", "temperature",
          "reward_funcs", "beta", "use_vllm", "vllm_mode", "loss_type", "scale_rewards", "chat_template_path", "eos_token", "pad_token",
-         "desirable_weight", "undesirable_weight", "precompute_ref_log_probs")
+         "desirable_weight", "undesirable_weight", "precompute_ref_log_probs") + DPO_KEYS
 
 
 def looks_like_trl(data: dict) -> bool:
@@ -33,12 +39,20 @@ def looks_like_trl(data: dict) -> bool:
 
 def read(cfg: ConfigFile, settings: Settings) -> None:
     trainer = (cfg.script or {}).get("trainer")
-    if trainer in ("grpo", "kto"):  # a script's GRPOConfig(...) / KTOConfig(...) call says which trainer
+    if trainer in ("grpo", "kto", "rloo"):  # a script's GRPOConfig(...) / KTOConfig(...) / RLOOConfig(...) says which trainer
         settings.put(f"trl.{trainer}", True, f"{cfg.path.name}:{cfg.script['line']}")
+        if trainer == "rloo":
+            settings.put("trl.grpo", True, f"{cfg.path.name}:{cfg.script['line']}")  # RLOOTrainer samples as GRPOTrainer does
+    if trainer in (*PREFERENCE_TRAINERS, "reward"):  # the time model costs these per example (timing.flops)
+        settings.put("trl.trainer", trainer, f"{cfg.path.name}:{cfg.script['line']}")
     for key in read_training_arguments(cfg, settings):
         settings.file_key(key, cfg.data[key], cfg.where(key), "trl", RULE_KEYS, KNOWN)
-        if key in GRPO_KEYS:
+        if key in GRPO_KEYS and trainer not in PREFERENCE_TRAINERS:
             settings.put("trl.grpo", True, cfg.where(key))
+        if key in DPO_KEYS and cfg.data[key] not in (None, False):
+            settings.put("trl.dpo", True, cfg.where(key))
+        if key == "reference_free" and cfg.data[key] is True:
+            settings.put("trl.reference_free", True, cfg.where(key))
         if key in KTO_KEYS:
             settings.put("trl.kto", True, cfg.where(key))
         if key == "precompute_ref_log_probs" and cfg.data[key] is True:
@@ -85,18 +99,21 @@ def _grpo(cfg, settings: Settings, d: Derivation, g) -> Outcome:
     bs = settings.whole("per_device_train_batch_size", 8)
     ga = settings.whole("gradient_accumulation_steps", 1)
     world = settings.whole("world_size", 1)
-    generations = settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULT)
+    trainer = "rloo" if g("rloo") else "grpo"
+    generations = settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULTS[trainer])
     notes = [("TRL_GRPO_GENERATIONS", "trl.note.grpo", {"generations": generations})]
     if settings.get("unsloth.release"):
         bs = _unsloth_grpo_batch(settings, d, notes, bs, ga, world, generations)
-    spg = settings.whole("trl.steps_per_generation")
-    if spg is None and g("generation_batch_size"):
-        spg = settings.whole("trl.generation_batch_size") // (bs * world)
-    spg = spg or ga
+    try:
+        spg, _ = trl.generation_layout(trainer, bs, world, ga, settings.whole("trl.steps_per_generation"),
+                                       settings.whole("trl.generation_batch_size"), generations)
+    except trl.RefusedConfig as exc:
+        raise InputError("trl.error.refused", "trl.hint.refused", trainer=trainer.upper(), reason=str(exc)) from None
     iterations = settings.whole("trl.num_iterations", 1)
     generation_batch, loader = trl.grpo_steps_per_epoch(prompts, generations, bs, world, spg, iterations)
-    if generation_batch % generations:
-        raise InputError("trl.error.generation_batch", "trl.hint.generation_batch", batch=generation_batch, generations=generations)
+    if loader == 0:  # RepeatSampler keeps whole chunks of generation_batch / num_generations prompts: none here
+        raise InputError("trl.error.grpo_no_batch", "trl.hint.grpo_no_batch", prompts=prompts, chunk=generation_batch // generations,
+                         batch=generation_batch, generations=generations, trainer=trainer.upper())
     d.add("generation_batch_size", generation_batch, "bs x W x steps_per_generation", f"{bs} x {world} x {spg}", "trl.grpo.generation_batch")
     d.add("batches_per_epoch", loader, "floor(N x G / generation_batch) x iterations x steps_per_generation",
           f"floor({prompts} x {generations} / {generation_batch}) x {iterations} x {spg}", "trl.grpo.loader", generations=generations)

@@ -47,7 +47,7 @@ class CountOptions:
     engine_tokenizer: str = "auto"
     """Which engine counts tokens: auto | tokenizers | fast-bpe (see data/tokenize.py)."""
     max_line_bytes: int | None = None
-    """Longest line read; a longer one is reported as malformed (default `readers.MAX_LINE_BYTES`, 64 MiB)."""
+    """Longest line read; a longer one is reported as malformed (default `readers.MAX_LINE_BYTES`, 16 MiB)."""
 
 
 @dataclass
@@ -107,6 +107,8 @@ class Counted:
     """`{"engine": ..., "why": ...}`: which engine counted the tokens and why (None without a tokenizer)."""
     from_cache: bool = False
     """True when the count was read from the count cache (`data.cache`) instead of the files."""
+    cache_rebuilt: bool = False
+    """True when the cached count of these files was damaged: it was removed and the files counted again."""
 
     @property
     def examples(self) -> int:
@@ -301,12 +303,34 @@ def count_cached(options: CountOptions, no_cache: bool = False, extra_settings: 
         cache_key = cache.key([s.path for s in files], options.tokenizer, settings)
     except OSError:
         return count(options)
-    hit = cache.load(cache_key)
-    if hit is not None and not (options.keep_order and hit[1]["tallied"]):  # an ordered count also serves a tally
+    hit = cache.load(cache_key, _trusted)
+    if hit not in (None, cache.DAMAGED) and not (options.keep_order and hit[1]["tallied"]):  # an ordered count also serves a tally
         return _from_cache(*hit, seconds=time.perf_counter() - started, tally=not options.keep_order)
     counted = count(options)
+    counted.cache_rebuilt = hit == cache.DAMAGED
     cache.store(cache_key, *_to_cache(counted))
     return counted
+
+
+def _trusted(arrays: dict, meta: dict) -> bool:
+    """An entry `_from_cache` can read: the arrays and keys it uses, whole non-negative numbers, one length per example
+    in each array (a tally holds examples per length instead, so its two arrays may differ in size)."""
+    import numpy as np
+
+    tokens, supervised = arrays.get("tokens"), arrays.get("supervised")
+    if tokens is None or supervised is None or tokens.ndim != 1 or supervised.ndim != 1:
+        return False
+    if meta.get("tallied") is False and tokens.shape != supervised.shape:
+        return False
+    if not (np.issubdtype(tokens.dtype, np.integer) and np.issubdtype(supervised.dtype, np.integer)):
+        return False
+    if tokens.size and (tokens.min() < 0 or supervised.min() < 0):
+        return False
+    problems = meta.get("problems")
+    return (isinstance(meta.get("files"), list) and isinstance(meta.get("tallied"), bool) and isinstance(meta.get("rows_read"), int)
+            and isinstance(problems, dict) and {"invalid", "malformed"} <= set(problems)
+            and all(isinstance(p, dict) and isinstance(p.get("count"), int) and isinstance(p.get("blank_lines"), int)
+                    and isinstance(p.get("first"), list) and all(isinstance(x, list) for x in p["first"]) for p in problems.values()))
 
 
 def _to_cache(counted: Counted) -> tuple[dict, dict]:

@@ -7,8 +7,17 @@ from __future__ import annotations
 
 def run_count(paths: list[str], opts: dict, sample: int | None = None, seed: int = 0, engine: str = "local",
               ray_address: str | None = None, progress: bool | None = None, rows_only: bool = False) -> dict:
-    """Count (or estimate) and build the report data; `opts` are the `data_options` values."""
-    return count_and_report(paths, opts, sample, seed, engine, ray_address, progress, rows_only)[0]
+    """Count (or estimate) and build the report data; `opts` are the `data_options` values. With `rows_only` and no
+    tokenizer, rows are counted and the token fields say they are unknown (pre-tokenized .idx files keep their tokens)."""
+    from trainsteps.data import report
+
+    texts = not opts.get("tokenizer_path") and not all(path.endswith((".idx", ".bin")) for path in paths)
+    if rows_only and texts and (opts.get("cutoff_len") or sample is not None):  # a cutoff and an estimate are in tokens
+        from trainsteps.errors import InputError
+
+        raise InputError("count.error.tokenizer_needed", "count.hint.tokenizer_needed")
+    data = count_and_report(paths, opts, sample, seed, engine, ray_address, progress, rows_only)[0]
+    return report.without_tokens(data) if rows_only and texts else data
 
 
 def count_and_report(paths: list[str], opts: dict, sample: int | None = None, seed: int = 0, engine: str = "local",

@@ -137,6 +137,8 @@ def build(counted, cutoff_len: int | None, requests: list[PackingRequest], setti
     }
     if getattr(counted, "tokenizer_engine", None):
         data["tokenizer_engine"] = counted.tokenizer_engine
+    if getattr(counted, "cache_rebuilt", False):
+        data["cache_rebuilt"] = True
     if cutoff_len:
         over = stats.over_cutoff(tokens, cutoff_len)
         data["cutoff"] = over
@@ -206,6 +208,16 @@ def _cutoff_effect(rule: stats.CutoffRule, examples: int, over: dict, d: Derivat
     return {"framework": rule.framework, "action": "truncate", "examples_after": examples, "tokens_cut": over["tokens_cut"]}
 
 
+def without_tokens(data: dict) -> dict:
+    """A count made without a tokenizer: rows are exact, every token figure is unknown (None), not 0."""
+    out = {key: value for key, value in data.items() if key not in ("lengths", "histogram")}
+    out.update(tokens=None, supervised_tokens=None)
+    rows_only = Derivation()  # the token steps summed zeros: they are not shown
+    rows_only.steps = [step for step in data["derivation"].steps if step.key not in ("count.tokens", "count.supervised_tokens")]
+    out["derivation"] = rows_only
+    return out
+
+
 def to_json(data: dict, lang: str) -> dict:
     out = dict(data)
     out["derivation"] = data["derivation"].to_list(lang)
@@ -222,11 +234,29 @@ def render(data: dict, lang: str, explain: bool = False) -> str:
         f", {label('count.template', lang)} {data['template']}" if data["template"] != "-" else ""))
     if "tokenizer_engine" in data:
         lines.append(message("count.engine_line", lang, **data["tokenizer_engine"]))
+    if data.get("cache_rebuilt"):
+        lines.append(message("count.note.cache_rebuilt", lang))
     if "estimate" in data:
         lines += _render_estimate(data["estimate"], lang)
     else:
         lines.append(f"{label('count.examples', lang)}: {data['examples']:,}")
-        lines.append(f"{label('count.tokens', lang)}: {data['tokens']:,} ({label('count.supervised', lang)} {data['supervised_tokens']:,})")
+        if data["tokens"] is not None:
+            lines.append(f"{label('count.tokens', lang)}: {data['tokens']:,} ({label('count.supervised', lang)} {data['supervised_tokens']:,})")
+    if "lengths" in data:
+        lines += _lengths(data, lang)
+    lines += _problems(data, lang)
+    steps = data["derivation"]
+    shown = [s for s in steps if s.key.startswith(("cutoff.", "packed.")) or explain]
+    if shown:
+        lines.append(label("derivation", lang) + ":")
+        from trainsteps.derivation import render_step
+
+        lines += ["  " + render_step(s, lang) for s in shown]
+    return "\n".join(lines)
+
+
+def _lengths(data: dict, lang: str) -> list[str]:
+    lines = []
     s = data["lengths"]
     lines.append(f"{label('count.lengths', lang)}: min {s['min']:,}  p50 {s['p50']:,}  p90 {s['p90']:,}  p95 {s['p95']:,}  "
                  f"p99 {s['p99']:,}  max {s['max']:,}  mean {s['mean']:,}")
@@ -239,28 +269,27 @@ def render(data: dict, lang: str, explain: bool = False) -> str:
         c = data["cutoff"]
         lines.append(message("count.over_cutoff", lang, examples=f"{c['examples_over']:,}", cutoff=f"{c['cutoff']:,}",
                              tokens=f"{c['tokens_cut']:,}"))
+    return lines
+
+
+def _problems(data: dict, lang: str) -> list[str]:
+    lines = []
     for problems, key in ((data["invalid_rows"], "count.invalid"), (data["malformed_lines"], "count.malformed")):
         if problems["malformed"]:
             lines.append(message(key, lang, count=f"{problems['malformed']:,}"))
             lines += [f"  {_where(p)}: {p['reason']}" for p in problems["first"]]
     if data["malformed_lines"]["blank_lines"]:
         lines.append(message("count.blank", lang, count=f"{data['malformed_lines']['blank_lines']:,}"))
-    steps = data["derivation"]
-    shown = [s for s in steps if s.key.startswith(("cutoff.", "packed.")) or explain]
-    if shown:
-        lines.append(label("derivation", lang) + ":")
-        from trainsteps.derivation import render_step
-
-        lines += ["  " + render_step(s, lang) for s in shown]
-    return "\n".join(lines)
+    return lines
 
 
 def results_table(data: dict, lang: str) -> list[str]:
     """The results before the detail: examples kept / over the cutoff / dropped per framework, tokens, packed rows."""
     approx = "~" if data.get("estimated") else ""
-    rows = [(label("count.examples", lang), f"{approx}{data['examples']:,}"),
-            (label("count.tokens", lang), f"{approx}{data['tokens']:,}"),
-            (label("count.supervised", lang), f"{approx}{data['supervised_tokens']:,}")]
+    rows = [(label("count.examples", lang), f"{approx}{data['examples']:,}")]
+    if data["tokens"] is not None:
+        rows += [(label("count.tokens", lang), f"{approx}{data['tokens']:,}"),
+                 (label("count.supervised", lang), f"{approx}{data['supervised_tokens']:,}")]
     if "cutoff" in data:
         c = data["cutoff"]
         rows.append((message("count.table.over", lang, cutoff=f"{c['cutoff']:,}"), f"{approx}{c['examples_over']:,}"))

@@ -14,8 +14,8 @@ drawing were run for tests/fixtures/rl/openrlhf-0.11.2.json (tools/record_rl.py 
 - the actor is trained only once `global_step > freezing_actor_steps` (critic warm-up).
 
 The command-line names changed in 0.10.0 (`--train_batch_size` -> `--train.batch_size`, `--rollout_batch_size` ->
-`--rollout.batch_size`, ...); both families are read. Releases before 0.9.10 drew prompts in
-`vllm_generate_batch_size` batches with drop_last: modelled with the same rules and a warning.
+`--rollout.batch_size`, ...); both families are read. Releases up to 0.9.0 drew prompts in whole generation
+batches with drop_last (PROMPT_LOADER): one global step per batch, the last partial batch dropped.
 """
 
 from __future__ import annotations
@@ -33,6 +33,12 @@ READ_FROM_SOURCE = ("0.9.10", "0.10.4", "0.11.0", "0.11.2")
 
 OLDEST = "0.4.0"
 """The oldest release whose rules are modelled (its ppo_trainer drew prompts as 0.9 does, with a warning)."""
+PROMPT_LOADER = Timeline("openrlhf.prompt_loader", [(OLDEST, "whole_batches"), ("0.9.8", "one_by_one")])
+"""How fit() draws prompts. Up to 0.9.0 (read in 0.6.0, 0.7.0, 0.8.0, 0.8.11 and 0.9.0): a StatefulDataLoader of whole
+generation batches with drop_last=True, one global step per batch (0.6-0.7: rollout_batch_size // dp per rank; 0.8.0:
+rollout_batch_size; 0.8.11-0.9.0: vllm_generate_batch_size, default rollout_batch_size), so the last partial batch
+is dropped. From 0.9.8 (read; 0.9.1-0.9.7 were not) a loader of single prompts feeds the samples generator, and the
+last partial rollout batch is trained (run on 0.11.2)."""
 CLI_NAMES = Timeline("openrlhf.cli_names", [(OLDEST, "flat"), ("0.10.0", "nested")])
 """`--train_batch_size` style up to 0.9.x, `--train.batch_size` from 0.10.0."""
 
@@ -51,6 +57,7 @@ NAMES = {  # spec field: (flat name up to 0.9, nested name from 0.10)
     "generate_max_len": ("generate_max_len", "rollout.max_new_tokens"),
     "advantage_estimator": ("advantage_estimator", "algo.advantage.estimator"),
     "prompt_data": ("prompt_data", "data.prompt_dataset"),
+    "vllm_generate_batch_size": ("vllm_generate_batch_size", "rollout.vllm_generate_batch_size"),
 }
 
 
@@ -84,6 +91,8 @@ class OpenRLHFSpec:
     """Drop prompts whose responses all score alike and refill the batch."""
     generate_max_len: int | None = None
     """Tokens per response at most."""
+    vllm_generate_batch_size: int | None = None
+    """Prompts per generation batch in releases that draw whole batches (0.8.11-0.9.0); None: rollout_batch_size."""
     advantage_estimator: str = "gae"
     """gae (PPO), reinforce, rloo, reinforce_baseline, group_norm (GRPO), dr_grpo."""
     version: str = NEWEST
@@ -99,11 +108,9 @@ def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
     family = 1 if CLI_NAMES.at(version) == "nested" else 0
     check_settings(spec, {name: names[family] for name, names in NAMES.items()},
                    positive=("train_batch_size", "rollout_batch_size", "n_samples_per_prompt", "num_episodes", "max_epochs",
-                             "max_samples", "generate_max_len"), non_negative=("lr_warmup_ratio",))
+                             "max_samples", "generate_max_len", "vllm_generate_batch_size"), non_negative=("lr_warmup_ratio",))
     d = Derivation()
     warnings: list[Trap] = []
-    if as_version(version) < as_version("0.9.10"):
-        warnings.append(Trap("OPENRLHF_OLD_RELEASE", "orl.warn.old", {"version": version}))
     if as_version(version) > as_version(NEWEST):
         warnings.append(Trap("OPENRLHF_NEWER_THAN_KNOWN", "orl.warn.newer", {"version": version, "newest": NEWEST}))
     n, tb, rb = spec.n_samples_per_prompt, spec.train_batch_size, spec.rollout_batch_size
@@ -111,10 +118,19 @@ def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
     max_steps = d.add("scheduler_max_steps", prompts * n // tb * spec.num_episodes * spec.max_epochs,
                       "prompts x n_samples_per_prompt // train_batch_size x num_episodes x max_epochs",
                       f"{prompts} x {n} // {tb} x {spec.num_episodes} x {spec.max_epochs}", "orl.why.max_steps")
-    per_episode = math.ceil(prompts / rb)
-    batches = d.add("rollout_batches", per_episode * spec.num_episodes, "ceil(prompts / rollout_batch_size) x num_episodes",
-                    f"ceil({prompts} / {rb}) x {spec.num_episodes}", "orl.why.global_step")
-    full, last = divmod(prompts, rb)
+    if PROMPT_LOADER.at(version) == "whole_batches":
+        rb = spec.vllm_generate_batch_size or rb  # each drawn batch is one global step
+        per_episode = prompts // rb
+        batches = d.add("rollout_batches", per_episode * spec.num_episodes, "floor(prompts / generation batch) x num_episodes",
+                        f"floor({prompts} / {rb}) x {spec.num_episodes}", "orl.why.whole_batches", version=version)
+        full, last = per_episode, 0
+        if prompts % rb:
+            warnings.append(Trap("OPENRLHF_OLD_DROPS_LAST", "orl.warn.old", {"version": version, "dropped": prompts % rb, "batch": rb}))
+    else:
+        per_episode = math.ceil(prompts / rb)
+        batches = d.add("rollout_batches", per_episode * spec.num_episodes, "ceil(prompts / rollout_batch_size) x num_episodes",
+                        f"ceil({prompts} / {rb}) x {spec.num_episodes}", "orl.why.global_step")
+        full, last = divmod(prompts, rb)
     frozen = min(max(spec.freezing_actor_steps, -1) + 1, batches)  # steps 0..freezing run no actor update
     per_batch = rb * n * spec.max_epochs / tb
     d.add("updates_per_rollout_batch", _fmt(per_batch), "rollout_batch_size x n x max_epochs / train_batch_size",

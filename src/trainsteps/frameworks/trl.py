@@ -34,6 +34,37 @@ MAX_LENGTH_DEFAULT = 1024
 
 NUM_GENERATIONS_DEFAULT = 8
 """GRPOConfig default `num_generations`."""
+NUM_GENERATIONS_DEFAULTS = {"grpo": 8, "rloo": 2}
+"""`num_generations` default of each trainer's config (RLOOConfig's own is 2, not GRPOConfig's 8)."""
+
+
+class RefusedConfig(ValueError):
+    """A setting TRL's config refuses in `__post_init__`; the message is TRL's own."""
+
+
+def generation_layout(trainer: str, per_device_batch: int, world: int, ga: int, steps_per_generation: int | None,
+                      generation_batch_size: int | None, num_generations: int) -> tuple[int, int]:
+    """(steps_per_generation, generation_batch_size) as `GRPOConfig.__post_init__` / `RLOOConfig.__post_init__` set them
+    (TRL 1.0.0, tests/fixtures/rl/trl-config-1.0.0.json), raising `RefusedConfig` with TRL's reason where it refuses."""
+    global_batch = per_device_batch * world
+    if generation_batch_size is None and steps_per_generation is None:
+        steps_per_generation = ga
+        generation_batch_size = global_batch * steps_per_generation
+    elif steps_per_generation is None:
+        if generation_batch_size % global_batch:
+            raise RefusedConfig(f"generation_batch_size ({generation_batch_size}) must be divisible by the global batch size "
+                                f"({global_batch}).")
+        steps_per_generation = generation_batch_size // global_batch
+    elif generation_batch_size is None:
+        generation_batch_size = global_batch * steps_per_generation
+    else:
+        raise RefusedConfig("'generation_batch_size' and 'steps_per_generation' can not be both configured at the same time")
+    if generation_batch_size % num_generations:
+        raise RefusedConfig(f"generation_batch_size ({generation_batch_size}) must be divisible by num_generations ({num_generations}).")
+    if num_generations < 2:
+        raise RefusedConfig(f"{trainer.upper()} requires at least 2 generations per prompt to calculate the advantages. You provided "
+                            f"{num_generations}, which is less than the minimum required.")
+    return steps_per_generation, generation_batch_size
 
 
 def best_fit_decreasing(lengths: Sequence[int], capacity: int) -> int:

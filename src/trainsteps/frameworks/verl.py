@@ -68,8 +68,11 @@ UNEVEN_MINI_BATCH = Timeline("verl.uneven_mini_batch", [("0.3.0", "short_last"),
 0.7, the default `use_legacy_worker_impl: auto`); the engine workers' iterator asserts divisibility (0.8+)."""
 USE_V1 = Timeline("verl.use_v1", [("0.3.0", False), ("0.9.0", True)])
 """Whether main_ppo runs the v1 trainer by default (`trainer.use_v1`, 0.9.0+; earlier releases have no v1 trainer)."""
-FILTER_DEFAULT = Timeline("verl.filter_overlong_prompts", [("0.3.0", False), ("0.6.0", True)])
-"""`data.filter_overlong_prompts` default in ppo_trainer.yaml."""
+FILTER_DEFAULT = Timeline("verl.filter_overlong_prompts", [("0.3.0", False)])
+"""`data.filter_overlong_prompts` in the config main_ppo composes (ppo_trainer.yaml, `_generated_ppo_trainer.yaml` from
+0.5; tests/fixtures/rl/defaults-verl.json). RLHFDataset's own fallback (True from 0.5) never applies: the key is set."""
+TRUNCATION_DEFAULT = Timeline("verl.truncation", [("0.3.0", "error")])
+"""`data.truncation` in the composed config: a prompt over max_prompt_length raises and stops the run."""
 
 ALGORITHMS = {"gae": "PPO", "grpo": "GRPO", "rloo": "RLOO", "reinforce_plus_plus": "REINFORCE++", "remax": "ReMax",
               "reinforce_plus_plus_baseline": "REINFORCE++ (baseline)", "opo": "OPO", "grpo_passk": "GRPO pass@k",
@@ -102,6 +105,8 @@ class VerlSpec:
     """Prompts left after `filter_overlong_prompts`, when the data and the tokenizer were read."""
     filter_overlong_prompts: bool | None = None
     """`data.filter_overlong_prompts`; None: the release's default."""
+    truncation: str | None = None
+    """`data.truncation` (error, left, right, middle); None: the release's default."""
     max_prompt_length: int = 512
     """`data.max_prompt_length`."""
     max_response_length: int | None = None
@@ -159,6 +164,10 @@ def updates_per_step(batch_prompts: int, mini_prompts: int, n: int, epochs: int,
     stops with verl's own assertion); `epochs` passes."""
     per_rank = batch_prompts * n // dp
     mini = mini_prompts * n // dp
+    if (mini_prompts * n) % dp and UNEVEN_MINI_BATCH.at(version) == "assert":  # engine_workers.train_mini_batch
+        raise ValueError(f"verl {version} asserts \"Got mini_batch_size={mini_prompts * n} and "
+                         f"self.engine.get_data_parallel_size()={dp}\": ppo_mini_batch_size x n must divide by the "
+                         "data-parallel ranks")
     if mini <= 0:
         raise ValueError(f"ppo_mini_batch_size {mini_prompts} x n {n} / {dp} data-parallel ranks is 0: verl's workers "
                          "assert ppo_mini_batch_size > 0 after normalization")
@@ -194,6 +203,8 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
         else:
             warnings.append(Trap("VERL_FILTER_NOT_COUNTED", "verl.warn.filter_not_counted",
                                  {"prompts": f"{prompts:,}", "max_prompt_length": spec.max_prompt_length}))
+    elif (spec.truncation or TRUNCATION_DEFAULT.at(version)) == "error":
+        warnings.append(Trap("VERL_LONG_PROMPT_STOPS", "verl.warn.truncation_error", {"max_prompt_length": spec.max_prompt_length}))
     gen_batch = spec.gen_batch_size if GEN_BATCH_SIZE.at(version) and spec.gen_batch_size else None
     v1 = _v1(spec, d)
     sync_step = 1
@@ -217,8 +228,10 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
         steps_per_epoch = d.add("steps_per_epoch", prompts // spec.train_batch_size, "floor(prompts / train_batch_size)",
                                 f"floor({prompts} / {spec.train_batch_size})", "verl.why.v1_steps_per_epoch")
         loader_batch = spec.train_batch_size
-    if steps_per_epoch == 0:
-        warnings.append(Trap("VERL_EMPTY_LOADER", "verl.warn.empty_loader", {"prompts": prompts, "batch": loader_batch}))
+    if steps_per_epoch == 0:  # legacy: _create_dataloader asserts; v1: fit() divides by steps_per_epoch
+        raise ValueError(f"verl {version} stops before step 1: {prompts} prompts make no full batch of {loader_batch} "
+                         + ("(ZeroDivisionError: steps_per_epoch = len(train_dataset) // train_batch_size = 0)" if v1 else
+                            "(AssertionError: Train dataloader is empty!)"))
     natural = steps_per_epoch * spec.total_epochs
     d.add("loader_steps", natural, "len(train_dataloader) x total_epochs", f"{steps_per_epoch} x {spec.total_epochs}")
     total = natural

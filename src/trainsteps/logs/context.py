@@ -25,6 +25,10 @@ class ScanContext:
     """Inside an `***** Running Evaluation/Prediction *****` block, whose `Num examples` is not the training set."""
     loose: RunObservation | None = None
     """Progress lines with no banner before them: a run of its own if the input never shows a banner."""
+    evaluation_next: bool = False
+    """`***** Running Evaluation *****` was printed and no training bar was drawn since: a new bar is the evaluation's."""
+    declared_totals: dict[str, int] = field(default_factory=dict)
+    """Totals a loop declared before its step lines, by unit (`step`, `iter`): logs/step_lines.py."""
     metrics_block: str | None = None
     """Inside `***** train metrics *****` (`train`) or `***** eval metrics *****` (`eval`)."""
     last_bar_step: int | None = None

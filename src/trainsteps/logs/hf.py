@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from trainsteps import bars
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.text import letters, parse_int
 
@@ -33,8 +34,8 @@ _EPOCH = re.compile(r"""['"]epoch['"]\s*:\s*([0-9][0-9.eE+-]*)""")
 _STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*([0-9.]+)""")
 _RUNTIME = re.compile(r"""['"]train_runtime['"]\s*:\s*([0-9.]+)""")
 _CURRENT_STEPS = re.compile(r""""current_steps"\s*:\s*(\d{1,15})\s*,\s*"total_steps"\s*:\s*(\d{1,15})\b""")
-_TQDM = re.compile(r"(?<![\d/])(\d+)/(\d+) \[")
-_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\b[^\]]*?Epoch\s+([0-9.]+)/(\d+)\s*\]")
+_TQDM = bars.TQDM
+_NOTEBOOK = bars.NOTEBOOK_EPOCH
 _RESUME_5 = re.compile(r"Resuming training from checkpoint with epoch (\d+) and global step (\d+)")
 _RESUME_STEP = re.compile(r"Continuing training from global step (\d+)")
 _RESUME_EPOCH = re.compile(r"Continuing training from epoch (\d+)")

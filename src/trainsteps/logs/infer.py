@@ -10,145 +10,33 @@ banner lines present and the level of the max_steps notice narrow the releases f
 from __future__ import annotations
 
 import math
-import sys
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from dataclasses import replace
 
-from trainsteps.derivation import Derivation, format_value
+from trainsteps.derivation import format_value
 from trainsteps.errors import TrainstepsError
-from trainsteps.frameworks.hf.log_lines import all_releases, releases_for_lines
-from trainsteps.frameworks.hf.release_dates import RELEASE_DATES
-from trainsteps.frameworks.hf.releases import FAMILIES, OLDEST, Family
-from trainsteps.logs.observed import Reading, RunObservation
+from trainsteps.frameworks.hf.log_lines import all_releases
+from trainsteps.frameworks.hf.releases import FAMILIES, Family
+from trainsteps.logs.infer_release import family_of, release_evidence, releases_known, summarize
+from trainsteps.logs.infer_world import decide_world_size, launcher_facts, where
+from trainsteps.logs.inference import (
+    EPOCH_TOLERANCE,
+    MAX_REPEAT,
+    MAXSIZE,
+    REPLAY_EPOCHS,
+    Contradiction,
+    Finding,
+    Hypothesis,
+    Inference,
+    Known,
+)
+from trainsteps.logs.observed import RunObservation
 from trainsteps.schedule import Schedule
 from trainsteps.spec import RunSpec
 from trainsteps.versions import Version
 
-MAXSIZE = sys.maxsize
-EPOCH_TOLERANCE = 0.0051  # progress lines print state.epoch rounded to 2 decimals in many releases
-MAX_REPEAT = 64
-REPLAY_EPOCHS = 2000
-"""Above this many epochs a candidate is replayed only if the closed-form step count can print the banner's steps."""
+__all__ = ["infer", "Inference", "Finding", "Hypothesis", "Contradiction", "Known", "MAXSIZE", "family_of", "releases_known",
+           "summarize", "launcher_facts", "where", "EPOCH_TOLERANCE", "MAX_REPEAT", "REPLAY_EPOCHS"]
 
-
-@dataclass(slots=True)
-class Known:
-    """A setting as far as the log determines it: exact, a range, or one of a few values."""
-
-    exact: Any = None
-    low: Any = None
-    high: Any = None
-    choices: list | None = None
-    low_open: bool = False
-    """The range excludes `low` (e.g. epochs in (299.92, 300])."""
-
-    @property
-    def is_exact(self) -> bool:
-        return self.choices is None and self.low is None and self.high is None
-
-    def to_json(self):
-        if self.choices is not None:
-            return {"one_of": self.choices}
-        if self.low is not None or self.high is not None:
-            out = {"min": self.low, "max": self.high}
-            if self.low_open:
-                out["min_exclusive"] = True
-            return out
-        return self.exact
-
-    def contains(self, value) -> bool:
-        if self.choices is not None:
-            return value in self.choices
-        if self.low is not None or self.high is not None:
-            if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
-                return False
-            return self.high is None or value <= self.high
-        return value == self.exact
-
-    def text(self) -> str:
-        if self.choices is not None:
-            return " | ".join(format_value(c) for c in self.choices)
-        if self.low is not None or self.high is not None:
-            left = "(" if self.low_open else "["
-            return f"{left}{format_value(self.low) if self.low is not None else ''}, {format_value(self.high) if self.high is not None else '...'}]"
-        return format_value(self.exact)
-
-
-@dataclass(slots=True)
-class Hypothesis:
-    """One way the run could have been set up, checked against the log by running the engine."""
-
-    family: Family
-    version: str
-    """The release the engine modelled (newest one the evidence allows within the family)."""
-    releases: list[str]
-    """Releases of this family the evidence allows."""
-    drop_last: bool
-    mode: str
-    """`epochs` (num_train_epochs set), `max_steps` (max_steps > 0) or `stream` (no length)."""
-    spec: RunSpec
-    schedule: Schedule
-    epochs: Known | None = None
-    """num_train_epochs values that print the same banner (epochs mode)."""
-    mismatches: list[str] = field(default_factory=list)
-    """Observed keys the engine prints differently."""
-    progress_mismatch: tuple[str, Any, Any] | None = None
-    """(what, observed, predicted) when the loop would not stop where the log shows it stopped."""
-    allowed: bool = True
-    """The release evidence (line numbers, layout) allows this family."""
-
-    @property
-    def consistent(self) -> bool:
-        return not self.mismatches and self.progress_mismatch is None
-
-
-@dataclass(slots=True)
-class Finding:
-    """A sentence of the explanation: message id and its parameters."""
-
-    msg_id: str
-    params: dict = field(default_factory=dict)
-    code: str | None = None
-
-
-@dataclass(slots=True)
-class Contradiction:
-    what: Finding
-    explanations: list[Finding] = field(default_factory=list)
-    """Fitting explanations, most likely first."""
-
-
-@dataclass(slots=True)
-class Inference:
-    run: RunObservation
-    world_size: int | None = None
-    releases: list[str] = field(default_factory=list)
-    """Releases the non-arithmetic evidence allows (line numbers, banner layout, notice level)."""
-    evidence: list[Finding] = field(default_factory=list)
-    hypotheses: list[Hypothesis] = field(default_factory=list)
-    """Consistent hypotheses, best first."""
-    rejected: list[Hypothesis] = field(default_factory=list)
-    inferred: dict[str, Known] = field(default_factory=dict)
-    facts: list[Finding] = field(default_factory=list)
-    contradictions: list[Contradiction] = field(default_factory=list)
-    derivation: Derivation = field(default_factory=Derivation)
-    stopped: str | None = None
-    """`crashed` or `interrupted` when the log shows the run did not end on its own (kept for older readers: see status)."""
-    status: str = "unknown"
-    """How the run ended as the log shows it: `finished`, `crashed`, `interrupted`, `running` or `unknown`."""
-    planned_end_step: int | None = None
-    """The optimizer step the run was set to reach: the engine's last step for the inferred release (a loop that stops
-    before max_steps included), else the planned total the log prints."""
-    end_step: int | None = None
-    """The optimizer step where the run ended: the crash, the interrupt or the finish as the log shows it (the
-    engine's replay for a finished run whose log shows no step); None while it runs or when the log cannot tell."""
-    timing: Any = None
-    """logs.timing.Timing: the measured rate and the time left, when the log shows timing."""
-
-    @property
-    def best(self) -> Hypothesis | None:
-        return self.hypotheses[0] if self.hypotheses else None
 
 
 def infer(run: RunObservation, raw_examples: int | None = None) -> Inference:
@@ -161,8 +49,8 @@ def infer(run: RunObservation, raw_examples: int | None = None) -> Inference:
         inf.facts.append(Finding("explain.fact.paddlenlp", {"line": run.header_line or run.first_line or 1}, code="LOG_NOT_TRANSFORMERS"))
         _ending(inf)
         return inf
-    _world_size(inf)
-    _release_evidence(inf)
+    decide_world_size(inf)
+    release_evidence(inf)
     if run.kind == "progress":
         from trainsteps.logs.infer_progress import infer_progress
 
@@ -183,277 +71,6 @@ def _ending(inf: Inference) -> None:
 
     launcher_facts(inf)
     ending(inf)
-
-
-# ---------------------------------------------------------------- processes
-
-def _world_size(inf: Inference) -> None:
-    run, d = inf.run, inf.derivation
-    bs, ga, total = run.value("per_device_batch"), run.value("grad_accum"), run.value("total_batch")
-    loader_bs = run.value("dataparallel_batch") or bs
-    if bs and ga and total:
-        if total % (loader_bs * ga) == 0:
-            inf.world_size = d.add("world_size", total // (loader_bs * ga), "total batch / (bs x GA)",
-                                   f"{total:,} / ({loader_bs} x {ga})", "explain.why.world")
-        else:
-            inf.contradictions.append(Contradiction(
-                Finding("explain.contra.total_batch", {"total": total, "bs": loader_bs, "ga": ga}),
-                [Finding("explain.expl.damaged")] + ([Finding("explain.expl.tp_counted")] if total > loader_bs * ga else [])))
-    ds = {k: run.wrapper[k].value for k in ("deepspeed_train_batch_size", "deepspeed_micro_batch", "deepspeed_grad_accum") if k in run.wrapper}
-    if len(ds) == 3 and ds["deepspeed_micro_batch"] * ds["deepspeed_grad_accum"]:
-        ds_world = ds["deepspeed_train_batch_size"] / (ds["deepspeed_micro_batch"] * ds["deepspeed_grad_accum"])
-        if inf.world_size is None and ds_world == int(ds_world):
-            inf.world_size = d.add("world_size", int(ds_world), "train_batch_size / (micro x GA)",
-                                   f"{ds['deepspeed_train_batch_size']} / ({ds['deepspeed_micro_batch']} x {ds['deepspeed_grad_accum']})",
-                                   "explain.why.world_deepspeed")
-        elif ds_world != inf.world_size:
-            inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
-    framework = run.wrapper.get("framework_world")
-    if inf.world_size is None and framework is not None and run.kind in ("progress", "wrapper"):
-        inf.world_size = d.add("world_size", framework.value, "explain.source.megatron", "", "explain.why.world_megatron",
-                               **at(framework, run))
-        return
-    if inf.world_size is None and run.kind in ("progress", "wrapper", "trainer_state"):
-        _source_world(inf)
-        return
-    if inf.world_size is None:
-        return
-    stated = run.wrapper.get("stated_gpus")
-    if stated is not None and stated.value != inf.world_size and "launcher_world" not in run.wrapper:
-        inf.facts.append(Finding("explain.fact.stated_gpus_differ", {"world": inf.world_size, "stated": stated.value,
-                                                                    "where": where(stated, run)}))
-    for key in ("unsloth_num_gpus", "launcher_world", "devices_hint"):
-        hint = run.wrapper.get(key)
-        if hint is None or hint.value == inf.world_size:
-            continue
-        if key == "devices_hint" and inf.world_size > hint.value and inf.world_size % hint.value == 0:
-            # processes per node: the run spans world / per-node nodes
-            inf.facts.append(Finding("explain.fact.nodes", {"world": inf.world_size, "per_node": hint.value,
-                                                            "nodes": inf.world_size // hint.value, "line": hint.line}))
-            break
-        inf.facts.append(Finding("explain.fact.gpus_differ", {"world": inf.world_size, "expected": hint.value, "line": hint.line},
-                                 code="LOG_PROCESSES_DIFFER"))
-        break
-    visible = run.wrapper.get("visible_devices")
-    if visible is not None and visible.value != inf.world_size:
-        inf.facts.append(Finding("explain.fact.visible_devices", {"world": inf.world_size, "visible": visible.value, "line": visible.line}))
-
-
-def _launched(run: RunObservation) -> Reading | None:
-    """The processes the launcher started: its own count, or `NNODES=2` times the GPUs per node stated elsewhere
-    (`8 A100 each`) or visible on the node (CUDA_VISIBLE_DEVICES)."""
-    launcher = run.wrapper.get("launcher_world") or run.wrapper.get("unsloth_num_gpus")
-    nodes = run.wrapper.get("launcher_nodes")
-    if launcher is not None or nodes is None:
-        return launcher
-    per_node = run.wrapper.get("stated_gpus_per_node") or run.wrapper.get("visible_devices")
-    if per_node is None:
-        return None
-    return Reading(nodes.value * per_node.value, nodes.line, nodes.text, file=nodes.file, note="explain.note.nodes_times",
-                   note_params={"nodes": nodes.value, "per_node": per_node.value})
-
-
-def _card_world(inf: Inference) -> tuple[int, Reading] | None:
-    """The processes a Trainer model card beside the log records: num_devices, else total / (batch x GA)."""
-    run, d = inf.run, inf.derivation
-    card = {k[5:]: r.value for k, r in run.wrapper.items() if k.startswith("card_")}
-    bs, ga, total = card.get("train_batch_size"), card.get("gradient_accumulation_steps"), card.get("total_train_batch_size")
-    if "num_devices" in card:
-        reading = run.wrapper["card_num_devices"]
-        return d.add("world_size", card["num_devices"], "explain.source.card", "", "explain.why.world_card", **at(reading, run)), reading
-    if bs and ga and total and total % (bs * ga) == 0:
-        reading = run.wrapper["card_total_train_batch_size"]
-        return d.add("world_size", total // (bs * ga), "explain.source.card_total",
-                     f"{total:,} / ({bs} x {ga})", "explain.why.world_card"), reading
-    return None
-
-
-def _source_world(inf: Inference) -> None:
-    """No banner: the processes from the best source beside the log, strongest first: a Trainer model card (what the
-    Trainer ran), an accelerate config, a launcher line, `GPU number` of an environment report or a launcher's
-    processes per node (one node assumed), the GPUs the text states. Every other source that counts otherwise is
-    reported, never silently overruled."""
-    run, d = inf.run, inf.derivation
-    card = _card_world(inf)
-    launcher, configured = _launched(run), run.wrapper.get("configured_world")
-    chosen: Reading | None = None
-    if card is not None:
-        inf.world_size, chosen = card
-        name = "explain.source.model_card"
-    elif configured is not None:
-        inf.world_size = d.add("world_size", configured.value, "explain.source.accelerate", "", "explain.why.world_configured",
-                               **at(configured, run))
-        chosen, name = configured, "explain.source.accelerate"
-        if launcher is not None and launcher.value < configured.value:
-            # each node's launcher saw only its own processes: the nodes never joined one job (accelerate#1867)
-            inf.facts.append(Finding("explain.fact.launcher_saw_fewer", {"configured": configured.value, "seen": launcher.value,
-                                                                         "where": where(launcher, run)}, code="LOG_PROCESSES_DIFFER"))
-            launcher = None
-    elif launcher is not None:
-        if launcher.note == "explain.note.nodes_times":
-            inf.world_size = d.add("world_size", launcher.value, "explain.source.nodes_times",
-                                   f"{launcher.note_params['nodes']} x {launcher.note_params['per_node']}", "explain.why.world_launcher")
-        else:
-            inf.world_size = d.add("world_size", launcher.value, "explain.source.launcher", "", "explain.why.world_launcher",
-                                   **at(launcher, run))
-        chosen, name = launcher, "explain.source.launcher"
-    elif "devices_hint" in run.wrapper:
-        chosen = run.wrapper["devices_hint"]
-        inf.world_size = d.add("world_size", chosen.value, "explain.source.one_node", "", "explain.why.world_one_node", **at(chosen, run))
-        name = "explain.source.one_node"
-    elif "stated_gpus" in run.wrapper:
-        chosen = run.wrapper["stated_gpus"]
-        inf.world_size = d.add("world_size", chosen.value, "explain.source.stated", "", "explain.why.world_stated",
-                               text=chosen.text[:80], **at(chosen, run))
-        name = "explain.source.stated"
-    if chosen is None:
-        return
-    others = (("explain.source.launcher", launcher), ("explain.source.stated", run.wrapper.get("stated_gpus")))
-    for other, reading in others:
-        if other == name or reading is None or reading.value == inf.world_size or reading is chosen:
-            continue
-        if other == "explain.source.stated" and launcher is not None and name != "explain.source.launcher" \
-                and launcher.value == reading.value:
-            continue  # the same count as the launcher's: one disagreement, said once
-        inf.contradictions.append(Contradiction(
-            Finding("explain.contra.sources_differ", {"other": other, "value": reading.value, "where": where(reading, run),
-                                                     "chosen": name, "world": inf.world_size}),
-            [Finding("explain.expl.sources_rank")]))
-    _stated_among_themselves(inf)
-
-
-def _stated_among_themselves(inf: Inference) -> None:
-    """Two sentences of the words around a log that count the GPUs otherwise (`两台机器每台8张卡`, `gpu数量为8`)."""
-    run = inf.run
-    first, also = run.wrapper.get("stated_gpus"), run.wrapper.get("stated_gpus_also")
-    if first is not None and also is not None and first.value != also.value:
-        inf.facts.append(Finding("explain.fact.stated_counts_differ", {"first": first.value, "where": where(first, run),
-                                                                      "other": also.value, "other_where": where(also, run)}))
-
-
-def at(reading: Reading, run: RunObservation) -> dict:
-    """Where a number was read, as parameters of its derivation step (rendered in the reader's language)."""
-    other = run.elsewhere(reading)
-    return {"at_line": reading.line, "at_file": Path(other).name} if other else {"at_line": reading.line}
-
-
-def where(reading: Reading, run: RunObservation) -> Finding:
-    """`line 12`, or `README.md line 12` for a number read in another file than the run's, in the reader's language."""
-    other = run.elsewhere(reading)
-    if other:
-        return Finding("explain.at_file_line", {"file": Path(other).name, "line": reading.line})
-    return Finding("explain.at_line", {"line": reading.line})
-
-
-# ---------------------------------------------------------------- releases from the text of the log
-
-def _predates_the_oldest_release(inf: Inference, releases: list[str]) -> list[str]:
-    """A banner stamped before the oldest modelled release came out was printed by an older one: the replay uses the
-    oldest rules trainsteps has (the nearest to it), and says so."""
-    oldest = str(OLDEST)
-    date = inf.run.header_date
-    if date is None or date >= RELEASE_DATES[oldest]:
-        return releases
-    nearest = [r for r in releases if family_of(r) is family_of(oldest)]
-    inf.evidence.append(Finding("explain.ev.predates_releases" if nearest else "explain.ev.predates_releases_unfit",
-                                {"date": date, "oldest": oldest, "released": RELEASE_DATES[oldest]}))
-    return nearest or releases
-
-
-def _release_evidence(inf: Inference) -> None:
-    run = inf.run
-    releases = all_releases()
-    lines = run.source_lines()
-    if lines:
-        by_lines = releases_for_lines(lines)
-        if by_lines:
-            releases = by_lines
-            inf.evidence.append(Finding("explain.ev.lines", {"lines": _line_span(lines), "releases": summarize(by_lines)}))
-        else:
-            inf.evidence.append(Finding("explain.ev.lines_unknown", {"lines": _line_span(lines)}))
-    if run.kind == "hf" and "update_steps_per_epoch" in run.banner:
-        releases = [r for r in releases if Version.parse(r) >= Version(5, 3, 0)]
-        inf.evidence.append(Finding("explain.ev.upe_line", {}))
-    elif run.kind == "hf" and _adjacent(run.banner_order, "num_epochs", "per_device_batch"):
-        releases = [r for r in releases if Version.parse(r) < Version(5, 3, 0)]
-        inf.evidence.append(Finding("explain.ev.no_upe_line", {}))
-    if run.kind == "hf" and "dataparallel_batch" in run.banner:
-        releases = [r for r in releases if Version.parse(r) >= Version(4, 31, 0)]
-        inf.evidence.append(Finding("explain.ev.dataparallel", {}))
-    level = run.level_of_max_steps_notice
-    if level in ("WARNING", "WARN"):
-        releases = [r for r in releases if Version(4, 40, 0) <= Version.parse(r) < Version(4, 47, 0)]
-        inf.evidence.append(Finding("explain.ev.notice_warning", {}))
-    elif level == "INFO":
-        releases = [r for r in releases if not Version(4, 40, 0) <= Version.parse(r) < Version(4, 47, 0)]
-        inf.evidence.append(Finding("explain.ev.notice_info", {}))
-    releases = _predates_the_oldest_release(inf, releases)
-    printed = run.transformers_version
-    if printed is not None:
-        releases = _pin(inf, releases, str(printed.value), where(printed, run))
-    inf.releases = releases
-
-
-def _pin(inf: Inference, releases: list[str], printed: str, line: Finding) -> list[str]:
-    """A release printed in the log outranks every guess: keep it (or the releases of its family when the table does
-    not list it), unless the banner's own evidence rules it out, which is reported."""
-    try:
-        version = Version.parse(printed)
-        family = family_of(printed)
-    except (ValueError, KeyError):
-        return releases
-    if printed in releases:
-        inf.evidence.append(Finding("explain.ev.printed_version", {"version": printed, "line": line}))
-        return [printed]
-    same_family = [r for r in releases if family_of(r) is family]
-    if printed in all_releases() or not same_family:
-        inf.evidence.append(Finding("explain.ev.printed_version_conflict", {"version": printed, "line": line,
-                                                                           "releases": summarize(releases)}))
-        return releases
-    near = [r for r in same_family if Version.parse(r).major == version.major and Version.parse(r).minor == version.minor] or same_family
-    inf.evidence.append(Finding("explain.ev.printed_version_family", {"version": printed, "line": line, "family": family.name,
-                                                                     "releases": summarize(near)}))
-    return near
-
-
-def _adjacent(order: list[str], first: str, second: str) -> bool:
-    return any(a == first and b == second for a, b in zip(order, order[1:], strict=False))
-
-
-def _line_span(lines: dict[str, int]) -> str:
-    values = sorted(set(lines.values()))
-    return f"{values[0]}" if len(values) == 1 else f"{values[0]}-{values[-1]}"
-
-
-def summarize(releases: list[str]) -> str:
-    """`4.42.0-4.42.4`, or `4.50.0-4.50.3, 4.52.1-4.52.4` when the set has holes."""
-    if not releases:
-        return "-"
-    known = all_releases()
-    index = {r: i for i, r in enumerate(known)}
-    ordered = sorted(set(releases), key=lambda r: index.get(r, -1))
-    groups: list[list[str]] = [[ordered[0]]]
-    for r in ordered[1:]:
-        if index.get(r, -9) == index.get(groups[-1][-1], -9) + 1:
-            groups[-1].append(r)
-        else:
-            groups.append([r])
-    return ", ".join(g[0] if len(g) == 1 else f"{g[0]}-{g[-1]}" for g in groups)
-
-
-def releases_known(releases: list[str]) -> Known:
-    """One release, a contiguous run of releases as {min, max}, or the list when it has holes."""
-    if len(releases) == 1:
-        return Known(exact=releases[0])
-    known = all_releases()
-    positions = sorted(known.index(r) for r in releases if r in known)
-    if positions and positions[-1] - positions[0] + 1 == len(positions):
-        return Known(low=known[positions[0]], high=known[positions[-1]])
-    return Known(choices=sorted(releases, key=Version.parse))
-
-
-def family_of(version: str) -> Family:
-    return FAMILIES.at(version)
 
 
 # ---------------------------------------------------------------- the search
@@ -919,23 +536,6 @@ def _preprocessing(inf: Inference, raw: int | None) -> None:
         inf.facts.append(Finding("explain.fact.more_rows", params, code="LOG_MORE_EXAMPLES"))
     else:
         inf.facts.append(Finding("explain.fact.same_rows", params))
-
-
-def launcher_facts(inf: Inference) -> None:
-    """DeepSpeed's batch assertion (what DeepSpeed saw against what was launched) and its pipeline CONFIG line."""
-    run = inf.run
-    keys = ("deepspeed_assert_train_batch", "deepspeed_assert_micro", "deepspeed_assert_ga", "deepspeed_assert_world")
-    if all(k in run.wrapper for k in keys):
-        tb, mb, ga, dp = (run.wrapper[k].value for k in keys)
-        launched = run.wrapper.get("launcher_world")
-        extra = {"launched": ""}
-        if launched is not None and launched.value != dp:
-            extra = {"launched": Finding("explain.fact.deepspeed_assert_launched", {"world": launched.value})}
-        inf.facts.append(Finding("explain.fact.deepspeed_assert", {"tb": tb, "mb": mb, "ga": ga, "dp": dp, "product": mb * ga * dp, **extra},
-                                 code="LOG_DEEPSPEED_BATCH"))
-    if "pipeline_micro_batches" in run.wrapper and "pipeline_micro_batch_size" in run.wrapper:
-        mb, size = run.wrapper["pipeline_micro_batches"], run.wrapper["pipeline_micro_batch_size"]
-        inf.facts.append(Finding("explain.fact.pipeline", {"mb": mb.value, "size": size.value, "product": mb.value * size.value, "line": mb.line}))
 
 
 def _wrappers(inf: Inference) -> None:

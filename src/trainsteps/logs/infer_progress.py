@@ -17,7 +17,8 @@ import math
 from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import ceil_div
 from trainsteps.logs import timing
-from trainsteps.logs.infer import MAXSIZE, Finding, Inference, Known, releases_known
+from trainsteps.logs.infer_release import releases_known
+from trainsteps.logs.inference import MAXSIZE, Finding, Inference, Known
 from trainsteps.logs.progress import printed_number, training_bar
 from trainsteps.logs.text import clip
 
@@ -201,12 +202,13 @@ def ending(inf: Inference) -> None:
     p = run.progress
     bar = training_bar(run)
     best = inf.best
-    planned = run.value("max_steps") if run.kind != "progress" else _where(run, bar)[1]
+    planned = run.value("max_steps") if run.kind != "progress" else (_where(run, bar)[1] or _declared_max_steps(run))
     end = best.schedule.run.optimizer_steps if best is not None else planned
     step = run.last_step.value if run.last_step is not None else (bar.n if bar is not None else None)
     inf.planned_end_step = end
-    if p.stop is not None:
-        status, line, text, at, reason = p.stop
+    stop = _before_the_end(inf, p.stop)
+    if stop is not None:
+        status, line, text, at, reason = stop
         at = step if step is not None else at
         inf.stopped = inf.status = status
         inf.end_step = at
@@ -214,6 +216,7 @@ def ending(inf: Inference) -> None:
         inf.facts.insert(0, Finding(msg, {"step": at or 0, "total": _total(end), "line": line, "text": clip(text, 100),
                                           "reason": "explain.reason." + reason},
                                     code="LOG_CRASHED" if status == "crashed" else "LOG_INTERRUPTED"))
+        _stopped_in_evaluation(inf, bar, line)
     elif (said := _stated_stop(run)) is not None and not run.finished and not (step is not None and end and step >= end):
         # the log shows no end of its own, but the words around it name one (a title, a sentence)
         key, reading = said
@@ -257,6 +260,43 @@ def ending(inf: Inference) -> None:
         if inf.stopped and measured.framework_eta is not None:
             measured.verdict = ("explain.eta.stopped", {"step": step or 0})
     inf.timing = measured
+
+
+def _stopped_in_evaluation(inf: Inference, training, stop_line: int) -> None:
+    """The stop came while an evaluation bar was the last one drawn: say so (an OOM in validation is not a training
+    step's)."""
+    evaluations = [b for b in inf.run.progress.bars.values() if b.kind == "evaluation" and b.line <= stop_line]
+    last = max(evaluations, key=lambda b: b.line, default=None)
+    if last is None or (training is not None and training.line > last.line):
+        return
+    inf.facts.insert(1, Finding("explain.fact.stopped_in_evaluation", {"n": last.n, "total": last.total, "line": last.line,
+                                                                        "step": inf.end_step or 0}))
+
+
+def _declared_max_steps(run) -> int | None:
+    """A loop with no bar that printed its step limit (`Starting training loop (max_steps=100)`, `--max_steps 500`)."""
+    reading = run.settings.get("max_steps")
+    value = reading.value if reading is not None else None
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+# Ends the Trainer itself writes (train metrics, train_runtime, LLaMA-Factory's final line, Lightning's `Trainer.fit
+# stopped`, trainer_state.json): training was over when they were written. A bar at its total is not one of them (the
+# final evaluation and save still run inside train()).
+_OWN_ENDS = ("runtime", "completed", "jsonl_final", "lightning", "state")
+
+
+def _before_the_end(inf: Inference, stop: tuple | None) -> tuple | None:
+    """The stop that ended training; a crash after the run had finished (a web UI's traceback, an export script) is
+    said as such and ends nothing."""
+    run = inf.run
+    if stop is None or stop[0] != "crashed" or run.finished_by is None or run.finished_by[0] not in _OWN_ENDS:
+        return stop
+    if stop[1] <= run.finished_by[1]:
+        return stop
+    inf.facts.append(Finding("explain.fact.error_after_end", {"line": stop[1], "text": clip(stop[2], 100), "end_line": run.finished_by[1],
+                                                              "reason": "explain.reason." + stop[4]}))
+    return None
 
 
 def _second_writer(inf: Inference) -> None:

@@ -17,7 +17,8 @@ from trainsteps.logs.context import ScanContext
 
 _PER_NODE = (re.compile(r"--nproc[_-]per[_-]node[= ](\d+)"), re.compile(r"\bGPU number:\s*(\d+)"))
 _NODES = re.compile(r"--nnodes[= ](\d+)(?![:\d])")
-_TOTAL = (re.compile(r"--num[_-]processes[= ](\d+)"), re.compile(r"\bdist_world_size=(\d+)"), re.compile(r"\bWORLD_SIZE=(\d+)\b"))
+# accelerate's notice of its defaults: `--num_processes was set to a value of 4` (one per GPU it found)
+_TOTAL = (re.compile(r"--num[_-]processes(?:[= ]| was set to a value of )(\d+)"), re.compile(r"\bdist_world_size=(\d+)"), re.compile(r"\bWORLD_SIZE=(\d+)\b"))
 _DS_NODES = re.compile(r"\bnnodes=(\d+),\s*num_local_procs=(\d+)")
 _VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=['\"]?([\d,]+)")
 _DS_ASSERT = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size\s*"
@@ -49,11 +50,17 @@ NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-proce
            "n_gpus_per_node", "nnodes=", "actor_num_", "num_processes:", "NNODES", "NPROC_PER_NODE", "num_gpus", "num-gpus")
 
 
+# Advice quotes an option without launching anything: `If this was unintended please pass in --num_processes=1.`
+_ADVICE = re.compile(r"\b(?:please|pass in|you can|you should|would need|try (?:with|using|setting))\b", re.IGNORECASE)
+
+
 def scan(line: str, ctx: ScanContext) -> bool:
     for needle in NEEDLES:
         if needle in line:
             break
     else:
+        return False
+    if _ADVICE.search(line):
         return False
     match = _ACCELERATE_YAML.match(line)
     if match:

@@ -60,7 +60,8 @@ class BarTrack:
     rates: list = field(default_factory=list)
     """(position, seconds per step) of the draws, thinned to at most RATE_SAMPLES."""
     kind: str = "bar"
-    """`bar` (a progress bar) or `iteration` (Megatron / nanotron iteration lines with their time per iteration)."""
+    """`bar` (a progress bar), `iteration` (Megatron / nanotron iteration lines with their time per iteration) or
+    `evaluation` (a bar first drawn after `***** Running Evaluation *****`: never the training loop's)."""
 
 
 RATE_SAMPLES = 512

@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import re
 
-from trainsteps.logs import timing
+from trainsteps import bars
+from trainsteps.logs import step_lines, timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
@@ -26,10 +27,8 @@ from trainsteps.logs.text import clip
 MAX_COUNT = 10**15
 """Steps, totals and samples read from a log are below this (a run of 1e15 steps is none): larger numbers are not read."""
 MAX_BARS = 32
-# Counts have at most 15 digits and rates one decimal point: a longer number is no bar (nor is `1.2.3it/s` a rate).
-_TQDM = re.compile(r"(?<![\d/.])(\d{1,15})/(\d{1,15})\s?\[([^\]<]*)<([^\],]*)(?:,\s*(\d+(?:\.\d*)?|\.\d+)\s*(s/it|it/s))?")
-_NOTEBOOK = re.compile(r"\[\s*(\d{1,15})/(\d{1,15})\s+([\d:]+)\s*<\s*([\d:]+|\?)?\s*,\s*(\d+(?:\.\d*)?|\.\d+)\s*(it/s|s/it)"
-                       r"(?:,\s*Epoch\s+(\d{1,15}(?:\.\d*)?)/(\d+))?")
+_TQDM = bars.TQDM
+_NOTEBOOK = bars.NOTEBOOK
 _PAIR = re.compile(r"""['"]([A-Za-z_][\w/()]*)['"]\s*:\s*(?:'([^']*)'|"([^"]*)"|([-+\w.]+))""")
 _METRIC = re.compile(r"^\s*([a-z_]+)\s*=\s*(\S+)\s*$")
 _VERSIONS = (
@@ -55,7 +54,7 @@ _CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught 
 _EXITCODE = re.compile(r"exitcode\s*:?\s*-?[1-9]")
 # (an issue's title that is the error itself reads `# ValueError: ...`)
 _EXCEPTION = re.compile(r"^\s*(?:#\s+)?(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
-_INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
+_INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGINT", "sigint"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
               ("CANCELLED AT", "cancelled"))
 
 
@@ -187,10 +186,14 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "{" in line and ":" in line:
         if _dict(line, ctx):
             return
+    if "Running Evaluation" in line or "Running Prediction" in line:
+        ctx.evaluation_next = True
     if "metrics *****" in line:
         ctx.metrics_block = "eval" if "eval" in line else "train"
         return
     if ctx.metrics_block and "=" in line and _metric(line, ctx):
+        return
+    if _step_line(line, ctx):
         return
     if _ended(line, ctx):
         return
@@ -199,6 +202,7 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "num_rows" in line or "train_dataset" in line or "raw training samples" in line:
         _rows(line, ctx)
     if "=" in line or ":" in line or "--" in line:
+        step_lines.declared_total(line, ctx)
         for match in _SETTING.finditer(line):
             name, value = match.group(1), match.group(2)
             parsed: int | float | bool
@@ -207,6 +211,31 @@ def observe(line: str, ctx: ScanContext) -> None:
             else:
                 parsed = float(value) if "." in value else int(value)
             ctx.settings[name] = ctx.reading(parsed)
+
+
+def _step_line(line: str, ctx: ScanContext) -> bool:
+    """A loop's own step line (logs/step_lines.py): the step reached, the total, and the time of a step."""
+    found = step_lines.read(line)
+    if found is None:
+        return False
+    step, total, unit = found
+    total = total or ctx.declared_totals.get(unit)
+    if total is not None and (total <= 0 or step > total):
+        total = None
+    run = _target(ctx)
+    run.progress.step_lines += 1
+    run.last_step = ctx.reading(step)
+    per_step = step_lines.seconds_per_step(line)
+    if total is not None:
+        run.progress.step_total = (step, total, ctx.line_no)
+        bar = _track(ctx, total, labelled=True)
+        if bar is not None:
+            bar.kind = "iteration"
+            _draw(ctx, bar, step, None, None, per_step)
+    if run.progress.stop is not None and step > run.progress.stop[3]:
+        run.progress.stop = None  # the run went on after what looked like a crash
+    _ended(line, ctx)  # an error glued to the last step line
+    return True
 
 
 def printed_number(text: str) -> tuple[float, float]:
@@ -297,6 +326,10 @@ def _track(ctx: ScanContext, total: int, labelled: bool) -> BarTrack | None:
         if len(bars) >= MAX_BARS:
             return None
         bar = bars[total] = BarTrack(total=total, labelled=labelled)
+        if ctx.evaluation_next and len(bars) > 1:  # first drawn inside an evaluation, beside the training bar
+            bar.kind = "evaluation"
+    elif bar.kind != "evaluation":
+        ctx.evaluation_next = False  # the training bar moves again: the evaluation is over
     return bar
 
 
@@ -324,7 +357,7 @@ def _draw(ctx: ScanContext, bar: BarTrack, n: int, elapsed, remaining, per_step)
 def _training_bar(run: RunObservation) -> BarTrack | None:
     """The training loop's bar: the one drawn most often (evaluation bars restart at 0 every time); ties go to the
     larger total."""
-    bars = list(run.progress.bars.values())
+    bars = [bar for bar in run.progress.bars.values() if bar.kind != "evaluation"] or list(run.progress.bars.values())
     if not bars:
         return None
     m = run.value("max_steps")
@@ -474,7 +507,20 @@ def _metric(line: str, ctx: ScanContext) -> bool:
 # Every line _ended can take holds one of these (_EXCEPTION needs "Error:" or "Exception:"): one pass of plain
 # substring tests turns away a bar redraw before the crash and interrupt tests below.
 _MAY_END = tuple(needle for needle, _ in _CRASH + _INTERRUPT) + ("Killed", "SIGKILL", "NCCL", "closing signal", "exitcode",
-                                                                  "Error", "Exception")
+                                                                  "Error", "Exception", "Killing subprocess", "return code",
+                                                                  "death signal")
+# DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): it kills every worker once one exits, then says
+# with which code; -2 is the SIGINT of a Ctrl-C, any other non-zero code a failure.
+_DS_RETURN = re.compile(r"exits with return code\s*=\s*(-?\d+)")
+_SIGINT_CODES = (-2, 130)
+# A cause named after a bare SIGTERM is what the SIGTERM followed (NCCL's watchdog and the OOM handler stop the job)
+_CAUSES = ("nccl_timeout", "oom")
+# torchrun's elastic agent: `Received 2 death signal, shutting down workers` (the launcher itself got the signal: a
+# Ctrl-C, a scheduler, a closed terminal), then `Sending process N closing signal SIGINT` (it forwards that signal).
+# A SIGTERM sent to the other workers without a death signal is the agent stopping them after one failed.
+_DEATH = re.compile(r"Received (\d+) death signal")
+_SIGNALS = {1: "sighup", 2: "sigint", 15: "sigterm"}
+_FORWARDED = re.compile(r"closing signal (SIGINT|SIGHUP)")
 
 
 def _ended(line: str, ctx: ScanContext) -> bool:
@@ -483,6 +529,8 @@ def _ended(line: str, ctx: ScanContext) -> bool:
             break
     else:
         return False
+    if line.startswith("# ") and not _EXCEPTION.match(line):
+        return False  # an issue's title is prose (stated.py reads a failure it names), unless it is the error itself
     reason = None
     status = "crashed"
     at = 0  # where the words that end the run start: the quote begins there, not at a bar drawn before them
@@ -496,6 +544,21 @@ def _ended(line: str, ctx: ScanContext) -> bool:
             reason, at = "killed", max(line.rfind("Killed"), line.find("Signals.SIGKILL"), 0)
         elif "NCCL" in line and ("imeout" in line or "timed out" in line):
             reason, at = "nccl_timeout", line.find("NCCL")
+        elif "return code" in line and _DS_RETURN.search(line):
+            code = int(_DS_RETURN.search(line).group(1))
+            if code == 0:
+                return False
+            reason = "sigint" if code in _SIGINT_CODES else "launcher_exit"
+            status = "interrupted" if code in _SIGINT_CODES else "crashed"
+            at = line.find("exits with return code")
+        elif "Killing subprocess" in line:
+            reason, at = "launcher_exit", line.find("Killing subprocess")
+        elif "death signal" in line and _DEATH.search(line):
+            reason, status = _SIGNALS.get(int(_DEATH.search(line).group(1)), "signal"), "interrupted"
+            at = line.find("Received")
+        elif "closing signal" in line and _FORWARDED.search(line):
+            reason, status = _SIGNALS[1 if _FORWARDED.search(line).group(1) == "SIGHUP" else 2], "interrupted"
+            at = line.find("closing signal")
         elif "closing signal" in line or _EXITCODE.search(line):
             reason = "child_failed"  # torchrun's elastic agent stops the other workers after one failed
             at = line.find("closing signal") if "closing signal" in line else _EXITCODE.search(line).start()
@@ -513,7 +576,8 @@ def _ended(line: str, ctx: ScanContext) -> bool:
     step = run.last_step.value if run.last_step is not None else 0
     resumed = p.stop is not None and run.last_step is not None and run.last_step.line > p.stop[1]
     if p.stop is None or resumed or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
-            or (status == "interrupted" and p.stop[4] == "traceback"):  # resumed: progress after the earlier stop
+            or (status == "interrupted" and p.stop[4] in ("traceback", "launcher_exit")) \
+            or (p.stop[4] == "sigterm" and reason in _CAUSES):  # resumed: progress after the earlier stop
         p.stop = (status, ctx.line_no, _quote_from(ctx.line, at), step, reason)
     return True
 

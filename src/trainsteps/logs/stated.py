@@ -8,7 +8,8 @@ sources explain uses: a world size computed from the log's own numbers, or print
 stated count that disagrees with one is reported as such.
 
 Only counts that name a GPU (a model such as A100, or the words GPU / card / 卡) are read: `Mixtral 8x7B` is not a
-GPU count. A failure is read from words only where the log shows no end of its own (a traceback, `Killed`), and not
+GPU count, and neither is a count in a negated, hedged or conditional sentence (`I do not have 8 GPUs`, `maybe 2
+GPUs are enough`, `it would need 4 A100s`). A failure is read from words only where the log shows no end of its own (a traceback, `Killed`), and not
 when the words avoid it (`to avoid OOM`, `防止 OOM`).
 """
 
@@ -85,7 +86,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         return False
     stated = ctx.out.stated
     if "stated_gpus_also" not in stated:
-        count = stated_gpus(line)
+        count = _plain_count(line)
         if count is not None:
             _stated_count(line, count, ctx)
     if "stated_failure" not in stated and "Error" not in line and "Exception" not in line:  # not the program's own
@@ -116,6 +117,32 @@ def _quoted(ctx: ScanContext, value: int):
     if ctx.raw_line is not None:
         reading.text = ctx.raw_line[:200].strip()
     return reading
+
+
+# A count in a hedged or conditional sentence is not the run's (`maybe 2 GPUs are enough`, `it would need 4 A100s`,
+# `should I use 8 cards?`, `如果用8卡`), nor one negated right before it (`I do not have 8 GPUs`; `4 GPUs with no
+# accumulation` still states 4)
+_HEDGE = re.compile(r"\b(?:would|could|might|maybe|perhaps|seems?|probably|whether|if|need(?:s|ed)?|enough)\b|\?\s*$"
+                    r"|如果|是否|可能|需要", re.IGNORECASE)
+_NEGATED = re.compile(r"(?:\b(?:not|no|never|without)|n't|没有|沒有|不是)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[。；！？])|(?<=[.!?;])\s+")
+
+
+def _plain_count(line: str) -> int | None:
+    """The count of the first sentence of the line that states one plainly (not negated, hedged or supposed)."""
+    for sentence in _SENTENCE_END.split(line) if len(line) > 40 else (line,):
+        count = stated_gpus(sentence)
+        if count is not None and not hedged(sentence, count):
+            return count
+    return None
+
+
+def hedged(sentence: str, count: int) -> bool:
+    """The sentence doubts or supposes what it says, or negates the count right before it."""
+    if _HEDGE.search(sentence):
+        return True
+    at = sentence.find(str(count))
+    return at > 0 and _NEGATED.search(sentence[:at]) is not None
 
 
 def stated_gpus(line: str) -> int | None:

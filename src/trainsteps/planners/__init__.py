@@ -29,14 +29,11 @@ def dispatch(request) -> Answer:
     """Plan a request: choose, refuse what is unused, count the data, plan, attach the time."""
     import importlib
 
-    from trainsteps.planners import table
+    from trainsteps.planners.data import counted_data
 
     planner = choose(request)
     refuse_unused(planner, request)
-    from trainsteps.planners.data import counted_data
-
-    # the Trainer's planners and Lightning count --data; the RL planners read their prompt files themselves
-    counted = counted_data(request) if table.DATA_ROWS <= planner.accepts and planner.name not in RL_FRAMEWORKS else None
+    counted = counted_data(request) if planner.counts_data else None
     module, function = planner.run.split(":")
     answer = getattr(importlib.import_module(module), function)(request, counted)
     if "time" not in answer.data and time_asked(request):

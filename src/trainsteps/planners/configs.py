@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from trainsteps.planners.hf import answer_first, attach_known_tokens, with_tokens_note
+from trainsteps.planners.hf import _RENAMED, answer_first, attach_known_tokens, spec_fields, with_tokens_note
 from trainsteps.planners.table import Answer, option_name
 
-_RENAMED = {"transformers_version": "transformers"}
-"""Setting name -> RunSpec field, where they differ."""
 _NOT_SPEC = frozenset({"configs", "launch", "framework_version", "unsloth_release", "fmt", "lang", "explain"})
 """Given settings that are not RunSpec values (the request's shape, how to answer, the data options)."""
 
@@ -15,20 +13,10 @@ def given_flags(request, counted) -> tuple[dict, dict]:
     """RunSpec values of the settings the user gave (not defaults), and the option each came from."""
     from trainsteps.planners.table import DATA, TIME
 
-    settings, flags, names = request.settings, {}, {}
-    for name in request.given - _NOT_SPEC - DATA - TIME:
-        value = settings[name]
-        if name in ("gpus", "world_size", "nodes"):
-            continue
-        if name == "no_dispatch_batches":
-            flags["dispatch_batches"] = False if value else None
-        elif name == "no_even_batches":
-            flags["even_batches"] = not value
-        else:
-            flags[_RENAMED.get(name, name)] = value
-            names[_RENAMED.get(name, name)] = option_name(name)
-            continue
-        names[name.replace("no_", "")] = option_name(name)
+    settings = request.settings
+    given = sorted(request.given - _NOT_SPEC - DATA - TIME - {"gpus", "world_size", "nodes"})
+    flags = spec_fields(settings, given)
+    names = {(_RENAMED[name][0] if name in _RENAMED else name): option_name(name) for name in given}
     if request.given & {"gpus", "world_size", "nodes"}:
         from trainsteps.world import world_size
 

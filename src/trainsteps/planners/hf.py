@@ -6,13 +6,25 @@ from __future__ import annotations
 from trainsteps.errors import InputError
 from trainsteps.planners.table import Answer
 
-SPEC_SETTINGS = ("num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "tensor_parallel_size",
-                 "context_parallel_size", "sequence_parallel_size", "max_steps", "dataloader_drop_last", "split_batches",
-                 "streaming", "dataset_tokens", "resume_from_step", "warmup_ratio", "warmup_steps", "logging_strategy",
-                 "logging_steps", "logging_first_step", "eval_strategy", "eval_steps", "eval_delay", "save_strategy",
-                 "save_steps", "metric_for_best_model", "greater_is_better", "improving_evals", "trainable_parameters",
-                 "seq_length")
-"""Settings that are RunSpec fields under the same name."""
+_RENAMED = {"transformers_version": ("transformers", lambda value: value),
+            "no_even_batches": ("even_batches", lambda value: not value),
+            "no_dispatch_batches": ("dispatch_batches", lambda value: False if value else None)}
+"""Settings whose RunSpec field has another name or sense: setting -> (field, value of the field)."""
+
+
+def spec_fields(settings: dict, names) -> dict:
+    """RunSpec field -> value for the named settings (the one place a setting's name becomes a field's): what the
+    flags plan builds its RunSpec from, and what a config's flags override."""
+    from trainsteps.spec import RunSpec
+
+    fields = {}
+    for name in names:
+        if name in _RENAMED:
+            field, convert = _RENAMED[name]
+            fields[field] = convert(settings.get(name))
+        elif name in RunSpec.__slots__ and name != "world_size":
+            fields[name] = settings.get(name)
+    return fields
 
 
 def plan_flags(request, counted) -> Answer:
@@ -72,15 +84,8 @@ def spec_from_settings(settings: dict):
     if settings.get("streaming") and (settings.get("max_steps") or -1) > 0 and settings.get("num_examples") is None \
             and settings.get("dataset_tokens") is None:
         raise InputError("stream.error.no_size", "stream.hint.no_size")
-    fields = {name: settings[name] for name in SPEC_SETTINGS if name in settings}
-    return RunSpec(
-        world_size=1 if world is None else world,
-        num_train_epochs=3.0 if epochs is None else epochs,
-        even_batches=not settings.get("no_even_batches"),
-        dispatch_batches=False if settings.get("no_dispatch_batches") else None,
-        transformers=settings.get("transformers_version"),
-        **fields,
-    )
+    fields = spec_fields(settings, [name for name in settings if name != "num_train_epochs"])
+    return RunSpec(world_size=1 if world is None else world, num_train_epochs=3.0 if epochs is None else epochs, **fields)
 
 
 def attach_known_tokens(schedule, spec, counted, lang: str) -> None:

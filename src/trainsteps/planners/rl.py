@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners.table import RL_FRAMEWORKS, Answer
+from trainsteps.planners.table import Answer
 
 
 def plan_verl(request, counted) -> Answer:
@@ -33,7 +33,7 @@ def _plan(request, framework: str) -> Answer:
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
     if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
         raise InputError("rl.error.chat_template_alone", "rl.hint.chat_template_alone")
-    config = RLConfig(framework=framework if request.framework in RL_FRAMEWORKS else None)
+    config = RLConfig(framework=framework)  # the planner chosen for this request (by --framework, a launch line or the YAML)
     for word in kw.get("rl_overrides") or ():
         read_launch_word(config, word)
     if request.launch:
@@ -154,6 +154,8 @@ def _verl(config, kw: dict, gpus: int | None):
     filtered = None
     spec = verl_spec(config, prompts or 0, version=version, gpus=gpus)
     filtering = verl.FILTER_DEFAULT.at(version) if spec.filter_overlong_prompts is None else spec.filter_overlong_prompts
+    if kw.get("tokenizer_path") and not filtering:  # the tokenizer only counts the prompts that filter drops
+        raise InputError("rl.error.tokenizer_filter_off", "rl.hint.tokenizer_filter_off", version=version)
     if prompts is None:
         if not files:
             raise InputError("rl.error.no_prompts", "rl.hint.no_prompts")

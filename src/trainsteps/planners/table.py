@@ -56,6 +56,8 @@ class Planner:
     """Settings it uses; any other setting the user gives is refused."""
     run: str
     """`module:function` that plans a request: `function(request, counted) -> Answer`."""
+    counts_data: bool = False
+    """`--data` is counted for it (rows, tokens); the RL planners read their prompt files themselves."""
 
 
 @record
@@ -70,50 +72,60 @@ class Answer:
     """The `run` field the time model multiplies by a step's time (RL: training steps)."""
 
 
+HF = OUTPUT | WORLD | TRAINER | DATA | TIME | {"unsloth_release"}
+"""The Hugging Face Trainer (and the wrappers built on it), from flags or from a config."""
+NEOX = OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {
+    "train_batch_size", "gradient_accumulation_steps", "train_epochs", "seed", "warmup", "neox_version"}
+MEGATRON = OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {
+    "global_batch_size", "context_parallel_size", "expert_parallel_size", "train_samples", "rampup_batch_size",
+    "decrease_batch_size_if_needed", "eval_global_batch_size", "lr_warmup_iters", "megatron_code", "step_batch_size_schedule",
+    "megatron_version"}
+DEEPSPEED = OUTPUT | WORLD | {"tensor_parallel_size", "pipeline_parallel_size", "train_batch_size", "micro_batch_size",
+                              "per_device_train_batch_size", "gradient_accumulation_steps", "deepspeed_config"}
+"""DeepSpeed's batch triple has no steps: no time."""
+LIGHTNING = OUTPUT | WORLD | (TIME - FLOPS_TIME - {"eval_time", "save_time"}) | DATA_ROWS | {
+    "num_examples", "per_device_train_batch_size", "gradient_accumulation_steps", "max_epochs", "num_train_epochs",
+    "max_steps", "limit_train_batches", "dataloader_drop_last"}
+"""Lightning's plan counts batches: rows, no tokens, no evaluations or saves."""
+RL_FILES = RL_COMMON | {"configs", "launch", "data_paths"}
+VERL = OUTPUT | WORLD | MEASURED_TIME | RL_FILES | {"framework_version", "tokenizer_path", "chat_template_path"}
+OPENRLHF = OUTPUT | WORLD | MEASURED_TIME | RL_FILES | {"framework_version"}
+EASYR1 = OUTPUT | WORLD | MEASURED_TIME | RL_FILES
+TRL_PPO = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {
+    "configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "logging_steps",
+    "save_steps", "warmup_ratio"}
+TORCHTITAN = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
+    "configs", "rl_overrides", "framework_version", "micro_batch_size", "global_batch_size", "seq_length", "max_steps",
+    "warmup_steps", "resume_from_step", "train_tokens", "num_examples", "save_interval", "eval_interval",
+    "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"}
+"""torchtitan: its .toml (0.2.2), `--set section.key=value`, or flags; tokens per step are known, so the FLOPs model applies."""
+AUTOMODEL = OUTPUT | WORLD | MEASURED_TIME | {
+    "configs", "rl_overrides", "framework_version", "num_examples", "micro_batch_size", "global_batch_size",
+    "num_train_epochs", "max_steps", "save_interval", "eval_interval", "warmup_steps", "tensor_parallel_size",
+    "pipeline_parallel_size", "context_parallel_size"}
+"""NeMo Automodel: its recipe YAML, `--set step_scheduler.key=value`, or flags."""
+LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
+    "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
+    "save_steps", "cutoff_len"}
+"""LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
+
+
 def _planners() -> dict[str, Planner]:
-    hf_base = OUTPUT | WORLD | TRAINER | DATA | {"unsloth_release"}
     return {p.name: p for p in (
-        Planner("hf", hf_base | TIME | {"compare_versions"}, "trainsteps.planners.hf:plan_flags"),
-        Planner("config", hf_base | TIME | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs"),
-        Planner("neox", OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {"train_batch_size", "gradient_accumulation_steps", "train_epochs",
-                                                                 "seed", "warmup", "neox_version"},
-                "trainsteps.planners.pretrain:plan_neox"),
-        Planner("megatron", OUTPUT | WORLD | (TIME - {"eval_examples"}) | NEOX_MEGATRON | {
-            "global_batch_size", "context_parallel_size", "expert_parallel_size", "train_samples", "rampup_batch_size",
-            "decrease_batch_size_if_needed", "eval_global_batch_size", "lr_warmup_iters", "megatron_code",
-            "step_batch_size_schedule", "megatron_version"}, "trainsteps.planners.pretrain:plan_megatron"),
-        Planner("deepspeed", OUTPUT | WORLD | {"tensor_parallel_size", "pipeline_parallel_size", "train_batch_size",
-                                               "micro_batch_size", "per_device_train_batch_size", "gradient_accumulation_steps",
-                                               "deepspeed_config"},
-                "trainsteps.planners.pretrain:plan_deepspeed"),
-        Planner("lightning", OUTPUT | WORLD | (TIME - FLOPS_TIME - {"eval_time", "save_time"}) | DATA_ROWS | {"num_examples", "per_device_train_batch_size", "gradient_accumulation_steps",
-                                                      "max_epochs", "num_train_epochs", "max_steps", "limit_train_batches",
-                                                      "dataloader_drop_last"},
-                "trainsteps.planners.pretrain:plan_lightning"),
-        Planner("verl", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths", "tokenizer_path",
-                                                             "chat_template_path"},
-                "trainsteps.planners.rl:plan_verl"),
-        Planner("openrlhf", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "framework_version", "data_paths"},
-                "trainsteps.planners.rl:plan_openrlhf"),
-        Planner("easyr1", OUTPUT | WORLD | MEASURED_TIME | RL_COMMON | {"configs", "launch", "data_paths"},
-                "trainsteps.planners.rl:plan_easyr1"),
-        Planner("trl-ppo", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {"configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps",
-                                                                "num_train_epochs", "logging_steps", "save_steps", "warmup_ratio"},
-                "trainsteps.planners.rl:plan_trl_ppo"),
-        Planner("torchtitan", OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
-            "configs", "rl_overrides", "framework_version", "micro_batch_size", "global_batch_size", "seq_length", "max_steps",
-            "warmup_steps", "resume_from_step", "train_tokens", "num_examples", "save_interval", "eval_interval",
-            "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"},
-                "trainsteps.planners.stacks:plan_torchtitan"),
-        Planner("automodel", OUTPUT | WORLD | MEASURED_TIME | {
-            "configs", "rl_overrides", "framework_version", "num_examples", "micro_batch_size", "global_batch_size",
-            "num_train_epochs", "max_steps", "save_interval", "eval_interval", "warmup_steps", "tensor_parallel_size",
-            "pipeline_parallel_size", "context_parallel_size"},
-                "trainsteps.planners.stacks:plan_automodel"),
-        Planner("llamafactory-v1", OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
-            "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
-            "save_steps", "cutoff_len"},
-                "trainsteps.planners.stacks:plan_lf_v1"),
+        Planner("hf", HF | {"compare_versions"}, "trainsteps.planners.hf:plan_flags", counts_data=True),
+        Planner("config", HF | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs",
+                counts_data=True),
+        Planner("neox", NEOX, "trainsteps.planners.pretrain:plan_neox"),
+        Planner("megatron", MEGATRON, "trainsteps.planners.pretrain:plan_megatron"),
+        Planner("deepspeed", DEEPSPEED, "trainsteps.planners.pretrain:plan_deepspeed"),
+        Planner("lightning", LIGHTNING, "trainsteps.planners.pretrain:plan_lightning", counts_data=True),
+        Planner("verl", VERL, "trainsteps.planners.rl:plan_verl"),
+        Planner("openrlhf", OPENRLHF, "trainsteps.planners.rl:plan_openrlhf"),
+        Planner("easyr1", EASYR1, "trainsteps.planners.rl:plan_easyr1"),
+        Planner("trl-ppo", TRL_PPO, "trainsteps.planners.rl:plan_trl_ppo"),
+        Planner("torchtitan", TORCHTITAN, "trainsteps.planners.stacks:plan_torchtitan"),
+        Planner("automodel", AUTOMODEL, "trainsteps.planners.stacks:plan_automodel"),
+        Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
     )}
 
 
@@ -123,9 +135,9 @@ RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
 STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
+"""What `--framework` takes."""
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 """Words of a launch line that starts an RL trainer (`python3 -m verl.trainer.main_ppo ...`)."""
-"""What `--framework` takes."""
 
 
 def choose(request) -> Planner:
@@ -145,9 +157,23 @@ def choose(request) -> Planner:
             return PLANNERS[launched]
     if request.configs and all(str(path).lower().endswith(".toml") for path in request.configs):
         return PLANNERS["torchtitan"]  # only torchtitan's job configs are TOML
+    if request.configs:
+        rl = _rl_framework_of(request.configs[0])
+        if rl is not None:
+            return PLANNERS[rl]
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
+
+
+def _rl_framework_of(path: str) -> str | None:
+    """An RL trainer's YAML is planned by its trainer without `--framework` (read by the one guarded reader)."""
+    if not str(path).endswith((".yaml", ".yml")):
+        return None
+    from trainsteps.configs.files import read_config
+    from trainsteps.configs.rl import rl_framework_of
+
+    return rl_framework_of(read_config(path).data)
 
 
 def refuse_unused(planner: Planner, request) -> None:

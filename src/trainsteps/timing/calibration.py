@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from trainsteps.timing.architectures import ModelShape, shape_from_config
 from trainsteps.timing.efficiency import SetupFacts
-from trainsteps.timing.flops import train_flops_per_token
+from trainsteps.timing.flops import preference_per_token, train_flops_per_token
 from trainsteps.timing.gpus import find_gpu
 
 
@@ -38,7 +38,7 @@ def measurement(row: dict, models: dict) -> Measurement:
     """A corpus row as a Measurement."""
     shape = _shape(row, models)
     method = row["method"]
-    per_token = train_flops_per_token(shape, row["seq"], "full" if method == "full" else "lora").expected
+    per_token = _flops_per_counted_token(row, shape)
     peak = find_gpu(row["gpu"]).peak("bf16")
     measured = row["measured"]
     tps = measured.get("tokens_per_second_per_gpu") or measured["tflops_per_gpu"] * 1e12 / per_token
@@ -49,6 +49,16 @@ def measurement(row: dict, models: dict) -> Measurement:
                        tokens_per_micro_batch=tokens, active_params=shape.matmul_params, moe=shape.experts_active < 0.9,
                        gpu=row["gpu"], gpus=row["gpus"])
     return Measurement(row["id"], row["category"], row["group"], row["split"], facts, per_token, peak, float(tps), shape)
+
+
+def _flops_per_counted_token(row: dict, shape: ModelShape) -> float:
+    """Model FLOPs per token the source counts. A preference row counts every policy row (chosen and rejected), so
+    its FLOPs per counted token are the example's passes over the rows it trains."""
+    training = "full" if row["method"] == "full" else "lora"
+    if not row.get("trainer"):
+        return train_flops_per_token(shape, row["seq"], training).expected
+    cost = preference_per_token(shape, row["seq"], row["trainer"], training, bool(row.get("precompute_reference")))
+    return cost.train.expected / cost.trained_rows
 
 
 def _shape(row: dict, models: dict) -> ModelShape:

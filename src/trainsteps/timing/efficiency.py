@@ -89,7 +89,8 @@ def predict_log_mfu(facts: SetupFacts, stack: str, checkpointing: str) -> float:
 
 def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
     """The expected MFU of a setup and an interval: the residual quantiles of similar calibration setups around the
-    prediction, widened over every stack (and checkpointing) the facts leave open."""
+    prediction (each at least as wide as the calibration sources' errors on one another: RESIDUALS), widened over
+    every stack (and checkpointing) the facts leave open."""
     stacks = (facts.stack,) if facts.stack else STACKS
     checkpointings = (facts.checkpointing,) if facts.checkpointing else ("none", "full")
     predictions = {(s, c): predict_log_mfu(facts, s, c) for s in stacks for c in checkpointings}

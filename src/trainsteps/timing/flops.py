@@ -152,6 +152,7 @@ PREFERENCE_TRAINERS = {
     # trainer: (policy rows trained per example, extra policy forward rows, reference forward rows) - TRL's passes
     "dpo": (2, 0, 2),      # DPOTrainer: chosen + rejected through the policy; the reference scores both
     "ipo": (2, 0, 2),      # DPOTrainer(loss_type="ipo"): the same passes
+    "dpo_reference_free": (2, 0, 0),  # DPOConfig(reference_free=True): the policy alone
     "kto": (1, 1, 2),      # KTOTrainer: the completion, plus a mismatched KL completion (policy no-grad + reference)
     "orpo": (2, 0, 0),     # ORPOTrainer: odds ratio on the policy alone, no reference model
     "simpo": (2, 0, 0),    # CPOTrainer(loss_type="simpo"): reference-free
@@ -164,7 +165,7 @@ PREFERENCE_TRAINERS = {
 
 @dataclass(frozen=True, slots=True)
 class PreferenceCost:
-    """FLOPs of one preference example (a chosen/rejected pair, or one KTO completion)."""
+    """FLOPs of one preference example (a chosen/rejected pair, or one KTO completion), or of one of its row tokens."""
 
     train: Interval
     """Every optimizer-step pass: policy forward + backward, and forwards that are not precomputed."""
@@ -172,25 +173,35 @@ class PreferenceCost:
     """Reference forwards done once before training (`precompute_ref_log_probs`): a preparation cost, not per epoch."""
     passes: str
     """What was counted, e.g. `policy 2 rows x 6N, reference 2 rows x 2N`."""
+    evaluate: float = 0.0
+    """An evaluation's forwards: every row the policy and the reference score (no backward)."""
+    trained_rows: int = 1
+    """Rows one example puts through the policy's forward and backward (a micro-batch holds this many per example)."""
+
+
+def preference_per_token(shape: ModelShape, attended: float | None, trainer: str, training: str = "full",
+                         precompute_reference: bool = False) -> PreferenceCost:
+    """FLOPs per token of one row of a preference example (chosen and rejected taken as equally long): what a step of
+    `tokens` row tokens costs is `tokens` x this. A LoRA policy's reference is the same model with the adapters
+    disabled: still a forward pass."""
+    if trainer not in PREFERENCE_TRAINERS:
+        raise InputError("time.error.training", "time.hint.training", value=trainer, known=", ".join(PREFERENCE_TRAINERS))
+    trained, policy_forward, reference = PREFERENCE_TRAINERS[trainer]
+    per_token = train_flops_per_token(shape, attended, training)
+    forward = eval_flops_per_token(shape, attended)
+    reference_each_step = 0 if precompute_reference else reference
+    extra = (policy_forward + reference_each_step) * forward
+    train = Interval(per_token.low * trained + extra, per_token.expected * trained + extra, per_token.high * trained + extra)
+    prepare = reference * forward if precompute_reference else 0.0
+    passes = f"policy {trained} rows trained" + (f" + {policy_forward} forward" if policy_forward else "") + \
+        (f", reference {reference} rows forward" + (" (precomputed once)" if precompute_reference else "") if reference else "")
+    return PreferenceCost(train, prepare, passes, (trained + policy_forward + reference) * forward, trained)
 
 
 def preference_flops(shape: ModelShape, tokens_per_row: float, trainer: str, training: str = "full",
                      precompute_reference: bool = False, attended: float | None = None) -> PreferenceCost:
     """FLOPs of one example of a preference trainer: `tokens_per_row` is one completion's tokens with its prompt
-    (chosen and rejected are taken as equally long; give their mean). A LoRA policy's reference is the same model
-    with the adapters disabled: still a forward pass."""
-    if trainer not in PREFERENCE_TRAINERS:
-        raise InputError("time.error.training", "time.hint.training", value=trainer, known=", ".join(PREFERENCE_TRAINERS))
-    trained, policy_forward, reference = PREFERENCE_TRAINERS[trainer]
-    attended = attended or tokens_per_row
-    per_token = train_flops_per_token(shape, attended, training)
-    forward = eval_flops_per_token(shape, attended)
-    tokens = tokens_per_row
-    reference_each_step = 0 if precompute_reference else reference
-    extra = (policy_forward + reference_each_step) * tokens * forward
-    train = Interval(per_token.low * trained * tokens + extra, per_token.expected * trained * tokens + extra,
-                     per_token.high * trained * tokens + extra)
-    prepare = reference * tokens * forward if precompute_reference else 0.0
-    passes = f"policy {trained} rows trained" + (f" + {policy_forward} forward" if policy_forward else "") + \
-        (f", reference {reference} rows forward" + (" (precomputed once)" if precompute_reference else "") if reference else "")
-    return PreferenceCost(train, prepare, passes)
+    (chosen and rejected are taken as equally long; give their mean)."""
+    each = preference_per_token(shape, attended or tokens_per_row, trainer, training, precompute_reference)
+    return PreferenceCost(each.train.scaled(tokens_per_row), each.prepare * tokens_per_row, each.passes,
+                          each.evaluate * tokens_per_row, each.trained_rows)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from statistics import median
 
+from trainsteps import bars
 from trainsteps.timing.estimate import MEASURED_SPREAD, Interval, Rate
 
 WARMUP_STEPS = 2
@@ -30,10 +31,10 @@ PAUSE_FACTOR = 3.0
 MAX_SAMPLES = 200_000
 """Samples kept per log (a hostile file cannot grow memory without bound)."""
 
-_CLOCK = r"(?:\d+\s+days?,\s*)?\d+(?::\d{1,2}){1,2}"
-_NUM = r"[0-9]+(?:\.[0-9]+)?(?![0-9.])"
-_TQDM = re.compile(r"(?<![\d/])(\d+)/(\d+)\s*\[(" + _CLOCK + r")<(" + _CLOCK + r"|\?),\s*(\?|" + _NUM + r")\s*(s/it|it/s)")
-_NOTEBOOK = re.compile(r"\[\s*(\d+)/(\d+)\s+(" + _CLOCK + r")\s*<\s*(" + _CLOCK + r"),\s*(" + _NUM + r")\s*it/s")
+_CLOCK = bars.CLOCK
+_NUM = bars.NUMBER
+_TQDM = bars.TQDM_TIMED
+_NOTEBOOK = bars.NOTEBOOK_TIMED
 _LF = re.compile(r""""current_steps"\s*:\s*(\d+)\s*,\s*"total_steps"\s*:\s*(\d+)""")
 _LF_ELAPSED = re.compile(r""""elapsed_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
 _LF_REMAINING = re.compile(r""""remaining_time"\s*:\s*"(""" + _CLOCK + r""")\"""")

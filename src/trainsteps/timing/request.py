@@ -58,8 +58,30 @@ def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds
                       {"gb": f"{checkpoint_bytes(model.shape, model.training, only_model) / 1e9:,.1f}"}))
     if prepare_seconds is None and counts.start_step == 0:
         prepare_seconds = load_seconds(model.shape)
-        notes.append(("time.assume.load", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+        reference = _precomputed_reference(data, model, counts)
+        if reference is None:
+            notes.append(("time.assume.load", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+        else:
+            prepare_seconds = prepare_seconds + reference
+            notes.append(("time.assume.load_and_reference", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}",
+                                                             "low": f"{reference.low:,.0f}", "high": f"{reference.high:,.0f}"}))
     return save_seconds, prepare_seconds
+
+
+def _precomputed_reference(data: dict, model, counts):
+    """`precompute_ref_log_probs`: the reference model scores every training example once before step 1, at the
+    training MFU. None when nothing is precomputed or the data's size is unknown."""
+    from trainsteps.timing import Interval
+
+    inputs = data.get("inputs") or {}
+    examples = inputs.get("num_examples")
+    if model.preference is None or not model.preference.prepare or not examples or not counts.tokens_per_step \
+            or not counts.samples_per_step:
+        return None
+    flops = examples * counts.tokens_per_step / counts.samples_per_step * model.preference.prepare
+    capacity = model.peak * _devices(inputs, {})
+    return Interval(flops / (capacity * model.mfu.high), flops / (capacity * model.mfu.expected),
+                    flops / (capacity * model.mfu.low))
 
 
 def duration_option(text, option):
@@ -192,7 +214,7 @@ def _wants_model(request: dict) -> bool:
 
 def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict):
     """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU)."""
-    from trainsteps.timing.flops import model_rate, parse_mfu, shape_from_params, train_flops_per_token
+    from trainsteps.timing.flops import model_rate, parse_mfu, preference_per_token, shape_from_params, train_flops_per_token
     from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
 
@@ -216,13 +238,19 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
         raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
     training = request.get("training") or _training_from_config(data) or "full"
     dtype = request.get("dtype") or "bf16"
+    preference = preference_of(data)
     if request.get("mfu") is None:
-        mfu, mfu_notes = _fitted_mfu(request, data, shape, shape_tokens, gpu, devices, training)
+        mfu, mfu_notes = _fitted_mfu(request, data, shape, shape_tokens, gpu, devices, training, preference)
         peak = gpu.peak("bf16") if dtype == "fp8" and "fp8" in gpu.tflops else gpu.peak(dtype)  # the fit holds fp8's gain
     else:
         mfu_notes = [("time.assume.mfu_given", {"low": mfu.low, "expected": mfu.expected, "high": mfu.high})]
         peak = gpu.peak(dtype)
     per_token = train_flops_per_token(shape, shape_tokens.attended, training)
+    one_row = per_token.expected
+    pairs = None
+    if preference is not None:
+        pairs = preference_per_token(shape, shape_tokens.attended, preference.trainer, training, preference.precompute)
+        per_token = pairs.train
     kind = "time.assume.flops" if shape.layers and shape_tokens.attended else \
         "time.assume.flops_no_length" if shape.layers else "time.assume.flops_no_attention"
     notes = [(kind,
@@ -231,10 +259,12 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
              ("time.assume.gpu", {"gpu": gpu.title, "tflops": f"{peak / 1e12:g}", "dtype": dtype,
                                   "devices": devices, "source": gpu.source}),
              *mfu_notes, *shape.notes]
+    if pairs is not None:
+        notes.insert(1, _preference_note(preference, pairs, per_token.expected / one_row))
     rate = model_rate(shape_tokens.tokens, per_token, peak, devices, mfu,
                       f"{shape.source}, {devices} x {gpu.name} {dtype}, MFU {mfu.low:.2g}-{mfu.high:.2g}")
     return SimpleNamespace(rate=rate, shape=shape, gpu=gpu, peak=peak, mfu=mfu, per_token=per_token, notes=notes,
-                           training=training)
+                           training=training, preference=pairs)
 
 
 STACKS_NAMED = {"megatron": "megatron", "nemo": "megatron", "megatron-bridge": "megatron", "fsdp": "fsdp",
@@ -242,7 +272,7 @@ STACKS_NAMED = {"megatron": "megatron", "nemo": "megatron", "megatron-bridge": "
 """`--stack` values -> the stacks the efficiency fit tells apart."""
 
 
-def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: int, training: str):
+def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: int, training: str, preference=None):
     """The MFU interval of timing.efficiency for this setup, and the notes that say what it rests on and which fact
     would narrow it."""
     from trainsteps.timing.efficiency import SetupFacts, estimate_mfu, stack_of
@@ -253,6 +283,10 @@ def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: in
     checkpointing = None if ckpt is None else ("full" if ckpt in (True, "true", "True", 1) else "none")
     inputs = data.get("inputs") or {}
     micro = inputs.get("per_device_train_batch_size") or inputs.get("micro_batch_size") or 1
+    if preference is not None:  # a micro-batch of pairs puts chosen and rejected through the policy together
+        from trainsteps.timing.flops import PREFERENCE_TRAINERS
+
+        micro *= PREFERENCE_TRAINERS[preference.trainer][0]
     facts = SetupFacts(method=training, stack=stack, checkpointing=checkpointing, dtype=request.get("dtype") or "bf16",
                        tokens_per_micro_batch=(shape_tokens.attended or 0) * micro or None,
                        active_params=shape.matmul_params, moe=shape.experts_active < 0.9, gpu=gpu.name, gpus=devices)
@@ -290,6 +324,57 @@ def raw_config(data: dict) -> dict:
         if isinstance(loaded, dict):
             merged.update(loaded)
     return merged
+
+
+def _preference_note(preference, pairs, times: float) -> tuple[str, dict]:
+    """The Time section's line saying which passes a preference example was costed with."""
+    from trainsteps.timing.flops import PREFERENCE_TRAINERS
+
+    trained, kl, reference = PREFERENCE_TRAINERS[preference.trainer]
+    kind = "time.assume.preference" + ("_kto" if kl else "" if reference else "_free") + \
+        ("_precomputed" if preference.precompute and reference else "")
+    return kind, {"trainer": preference.trainer, "origin": preference.origin, "trained": trained, "kl": kl,
+                  "reference": reference, "flops": f"{pairs.train.expected:.4g}", "times": f"{times:.2f}"}
+
+
+def preference_of(data: dict) -> SimpleNamespace | None:
+    """The preference trainer a config runs (trainer: a key of timing.flops.PREFERENCE_TRAINERS, precompute: the
+    reference log-probs computed once before training, origin: the setting that says so), or None. LLaMA-Factory:
+    `stage: dpo` (its `pref_loss: orpo|simpo` has no reference model), `kto`, `rm`; TRL: the script's DPOConfig /
+    KTOConfig / ORPOConfig / CPOConfig / RewardConfig call, or a YAML with KTO or DPO keys."""
+    config = data.get("config") or {}
+    settings = {key: (entry or {}).get("value") for key, entry in (config.get("settings") or {}).items()}
+    if config.get("framework") == "llamafactory":
+        return _llamafactory_preference(settings.get("lf.stage"), raw_config(data))
+    if config.get("framework") != "trl":
+        return None
+    precompute = bool(settings.get("trl.precompute_ref"))
+    trainer = settings.get("trl.trainer") or ("kto" if settings.get("trl.kto") else None) or \
+        ("dpo" if settings.get("trl.dpo") or precompute else None)
+    if trainer is None:
+        return None
+    raw = raw_config(data)
+    said_by = next(key for key in ("trl.trainer", "trl.kto", "trl.dpo", "trl.precompute_ref") if settings.get(key))
+    where = ((config.get("settings") or {}).get(said_by) or {}).get("from")
+    origin = (f"TRL {trainer.upper()}Config" if said_by == "trl.trainer" else f"TRL {trainer.upper()}") + \
+        (f" ({where})" if where else "")
+    if trainer == "dpo" and settings.get("trl.reference_free"):
+        return SimpleNamespace(trainer="dpo_reference_free", precompute=False, origin=origin + ", reference_free")
+    if trainer == "cpo" and raw.get("loss_type") == "simpo":
+        trainer = "simpo"
+    return SimpleNamespace(trainer=trainer, precompute=precompute and trainer in ("dpo", "kto"), origin=origin)
+
+
+def _llamafactory_preference(stage, raw: dict) -> SimpleNamespace | None:
+    stage = str(stage or raw.get("stage") or "sft")
+    if stage == "dpo":
+        loss = str(raw.get("pref_loss") or "sigmoid")
+        trainer = loss if loss in ("orpo", "simpo") else "dpo"  # LLaMA-Factory: use_ref_model unless orpo / simpo
+        return SimpleNamespace(trainer=trainer, precompute=False, origin=f"LLaMA-Factory stage: dpo, pref_loss: {loss}")
+    if stage in ("kto", "rm"):
+        return SimpleNamespace(trainer="kto" if stage == "kto" else "reward", precompute=False,
+                               origin=f"LLaMA-Factory stage: {stage}")
+    return None
 
 
 def _training_from_config(data: dict) -> str | None:
@@ -389,7 +474,8 @@ def _modelled_eval(data, request, counted, model, shape_tokens, notes):
         if rows is None or row is None:
             return None
         tokens = rows * row
-    flops = tokens * eval_flops_per_token(model.shape, shape_tokens.attended if shape_tokens else None)
+    flops = tokens * (model.preference.evaluate if model.preference is not None else
+                      eval_flops_per_token(model.shape, shape_tokens.attended if shape_tokens else None))
     capacity = model.peak * _devices(inputs, request)
     notes.append(("time.assume.eval_flops", {"tokens": f"{tokens:,.0f}"}))
     return Interval(flops / (capacity * model.mfu.high), flops / (capacity * model.mfu.expected),
@@ -461,9 +547,12 @@ def solve_budget(request: dict, opts: dict, world: int, step_limit: int | None):
     """`solve --time-budget 12h`: the max_steps that fit, fitted at the slow end of the rate."""
     from trainsteps.timing import RunCounts, parse_duration
     from trainsteps.timing.budget import fit_budget
+    from trainsteps.validate import check_limit
 
     budget = parse_duration(request["time_budget"], "--time-budget")
     micro, ga = opts.get("per_device_train_batch_size") or 1, opts.get("gradient_accumulation_steps") or 1
+    for name, value in (("per_device_train_batch_size", micro), ("gradient_accumulation_steps", ga), ("world_size", world)):
+        check_limit(name, value)  # the plan path's bounds: no plan is built here to check them
     request = {**request, "seq_length": request.get("seq_length") or opts.get("seq_length")}
     data = pseudo_plan(1, micro * ga * world, request["seq_length"], world, micro)
     shape_tokens = tokens_per_step(data, request, None)

@@ -5,6 +5,7 @@ are formatted here the way the CLI's report formats them (`3,900`, `278.61`)."""
 from __future__ import annotations
 
 from trainsteps.derivation import format_epochs
+from trainsteps.schedule import expand_steps, indexed_steps
 
 MAX_TICKS = 1500
 """Event ticks drawn per kind; longer lists are thinned evenly (the full lists stay in the JSON's `run`)."""
@@ -18,8 +19,8 @@ def _epochs(value) -> str:
     return format_epochs(value)
 
 
-def _thin(steps: list[int] | None) -> list[int]:
-    steps = list(steps or [])
+def _thin(steps) -> list[int]:
+    steps = expand_steps(steps, MAX_TICKS)  # a long list comes in its compact form (schedule.compact_steps)
     if len(steps) <= MAX_TICKS:
         return steps
     stride = len(steps) / MAX_TICKS
@@ -30,7 +31,7 @@ def schedule_charts(data: dict, lr: tuple[str, float, dict] | None) -> dict:
     """Charts for a Trainer-like schedule (the `plan` JSON): LR + events, and samples/tokens over steps."""
     run = data["run"]
     steps, planned = run["optimizer_steps"], run["max_steps"]
-    ends = run.get("epoch_end_steps") or []
+    ends = expand_steps(run.get("epoch_end_steps"), MAX_TICKS)
     chart = {
         "steps": steps, "steps_text": _count(steps), "max_steps": planned, "max_steps_text": _count(planned),
         "epochs_completed_text": _epochs(run.get("epochs_completed")), "epochs_planned_text": _epochs(run.get("epochs_planned")),
@@ -46,13 +47,14 @@ def schedule_charts(data: dict, lr: tuple[str, float, dict] | None) -> dict:
         planned_end = round(ends[0] * wanted)
         if planned_end > steps:
             chart["planned_end_step"], chart["planned_end_text"] = planned_end, _count(planned_end)
-    chart["progress"] = _progress(run, ends, data.get("framework", "hf"), data.get("inputs") or {})
+    chart["progress"] = _progress(run, indexed_steps(run.get("epoch_end_steps"), MAX_TICKS), data.get("framework", "hf"),
+                                  data.get("inputs") or {})
     if lr is not None and data.get("framework", "hf") == "hf":
         chart["lr"] = _lr_chart(lr, run)
     return chart
 
 
-def _progress(run: dict, ends: list[int], framework: str, inputs: dict) -> dict | None:
+def _progress(run: dict, ends: list[tuple[int, int]], framework: str, inputs: dict) -> dict | None:
     """Samples (or tokens) fed over optimizer steps: exact at every epoch end and at the last step."""
     tokens = framework in ("neox", "megatron") and run.get("tokens_seen") is not None
     if framework == "megatron" and (inputs.get("rampup_batch_size") or inputs.get("step_batch_size_schedule")):
@@ -63,7 +65,7 @@ def _progress(run: dict, ends: list[int], framework: str, inputs: dict) -> dict 
     per_epoch = run.get("samples_per_epoch") if not tokens else None
     points = [(0, 0)]
     if per_epoch and framework == "hf" and run.get("rank_split") is None:
-        points += [(step, (i + 1) * per_epoch) for i, step in enumerate(ends) if (i + 1) * per_epoch < total]
+        points += [(step, (i + 1) * per_epoch) for i, step in ends if (i + 1) * per_epoch < total]
     points.append((run["optimizer_steps"], total))
     if len(points) > MAX_TICKS:
         keep = set(range(0, len(points), max(1, len(points) // MAX_TICKS))) | {len(points) - 1}

@@ -15,7 +15,19 @@ POST_PATHS = ("/api/explain", "/api/config")
 CACHE_SIZE = 256
 """GET answers kept: the engine is pure, and the page asks the same plan again when a link is reopened or a tab revisited."""
 
+BROWSER_CONFIG_BYTES = 64 * 1024 * 1024
+"""Config and data files together that the page in a browser takes. They never leave the browser, so the server's cap
+(made for what a server accepts from anyone) gives way to what a tab's memory holds comfortably. Logs keep the
+server's cap: a pasted log is read line by line (`explain --text`), which in Pyodide took 22 s for 8 MB on a busy 2-core machine."""
+
 _cache: OrderedDict[tuple[str, str], list] = OrderedDict()
+
+
+def use_browser_limits() -> None:
+    """Called by the static site's worker once, before any request (never by the server)."""
+    from trainsteps.web import api
+
+    api.MAX_CONFIG_BYTES = BROWSER_CONFIG_BYTES
 
 
 def answer(method: str, path: str, query: str = "", body: str = "") -> list:

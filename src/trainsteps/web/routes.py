@@ -79,7 +79,9 @@ def _config(command: click.Command, body: dict, settings: dict, lang: str, folde
 
 def _answer(command: click.Command, argv: list[str], lang: str, lr=None, compare: bool = False,
             shown_args: list[str] | None = None) -> tuple[int, dict]:
-    extra = ["--format", "json", "--lang", lang] + (["--explain"] if any(p.name == "explain" for p in command.params) else [])
+    layouts = "--global-batch" in argv  # batch layouts have no derivation: solve refuses --explain there
+    explains = any(p.name == "explain" for p in command.params) and not layouts
+    extra = ["--format", "json", "--lang", lang] + (["--explain"] if explains else [])
     try:
         data, text = api.run(command, argv + extra)
     except click.UsageError as exc:

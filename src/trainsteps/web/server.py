@@ -3,7 +3,9 @@
 Every answer is JSON or one of the packaged files; a bad value is a JSON 400, anything unexpected a JSON 500 (the
 connection is never just dropped). Hardening: a listen backlog of 128, a deadline per request (a client that
 trickles its headers is cut off), a cap on connections served at once, the Host header checked against the names
-this server answers to (DNS rebinding), strict security headers and no version in `Server:`.
+this server answers to (DNS rebinding), API requests from other sites' pages refused (`Origin`, `Sec-Fetch-Site`),
+POST bodies only as `application/json`, answers cached up to CACHE_BYTES, strict security headers and no version in
+`Server:`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ MAX_BODY = 10 * 1024 * 1024
 """Largest request body (a pasted log plus its JSON envelope); larger is a 413 without reading it."""
 CACHE_SIZE = 512
 """GET answers kept (the engine is pure: the same query gives the same bytes)."""
+CACHE_BYTES = 64 * 1024 * 1024
+"""Bytes of answers kept at most; an answer over an eighth of it is never kept (a 99 MB Lightning plan)."""
+SAME_SITE = {"same-origin", "none"}
+"""`Sec-Fetch-Site` values of the page's own requests (`none`: typed in the address bar)."""
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 SECURITY_HEADERS = {
@@ -91,6 +97,15 @@ class Handler(BaseHTTPRequestHandler):
             if not self._host_allowed():
                 return self._json(HTTPStatus.MISDIRECTED_REQUEST, {"error": "this server does not answer to that Host name",
                                                                    "hint": "open it as http://127.0.0.1:PORT/ or start it with --host NAME"})
+            if len(self.headers.get_all("Content-Length") or []) > 1 or "Transfer-Encoding" in self.headers:
+                self.close_connection = True  # which length is meant is ambiguous: the body is never read
+                return self._json(HTTPStatus.BAD_REQUEST, {"error": "the request has more than one Content-Length, or a Transfer-Encoding",
+                                                           "hint": "send one Content-Length and a plain body"})
+            if self.command == "GET" and self.headers.get("Content-Length", "0") != "0":
+                self.close_connection = True  # a GET body is never read, so it cannot be taken for a second request
+            if urlsplit(self.path).path.startswith("/api/") and self._cross_site():
+                return self._json(HTTPStatus.FORBIDDEN, {"error": "this server answers only its own page",
+                                                         "hint": "open the calculator at this server's address; another site cannot use it"})
             action()
         except Exception as exc:  # noqa: BLE001 - the last line of defence: a JSON 500, never a dropped connection
             if os.environ.get("TRAINSTEPS_DEBUG") == "1":
@@ -146,6 +161,11 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {
                 "error": f"the request is {int(length):,} bytes; the page takes at most {MAX_BODY // (1024 * 1024)} MB",
                 "hint": "read large logs with the command line: trainsteps explain FILE (it streams any size)"})
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "application/json":  # a form or text/plain POST is what another site's page can send without asking
+            self.close_connection = True
+            return self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "the body must be JSON (Content-Type: application/json)",
+                                                                  "hint": "the page sends it; see docs/web.md"})
         raw = self.rfile.read(int(length))
         self.server.unwatch(self.connection)
         status, body = answer_post(path, raw)
@@ -158,10 +178,26 @@ class Handler(BaseHTTPRequestHandler):
             return True
         host = (self.headers.get("Host") or "").strip().lower()
         if host.startswith("["):
-            name = host[1:host.find("]")] if "]" in host else host
+            name, _, port = host[1:].partition("]")
+            port = port.removeprefix(":")
+        elif host.count(":") == 1:
+            name, port = host.split(":")
         else:
-            name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-        return name in allowed
+            name, port = host, ""
+        return name in allowed and (port == "" or port.isdigit())  # `localhost:80@evil.example` is no port
+
+    def _cross_site(self) -> bool:
+        """A request another site's page made: its browser says so in `Sec-Fetch-Site`, or sends an `Origin` (`null`
+        for a form or a sandboxed frame) that is not this server's. Such a page cannot read the answer, but it could
+        make this server do the work; clients other than browsers send neither header."""
+        site = self.headers.get("Sec-Fetch-Site")
+        if site is not None and site.strip().lower() not in SAME_SITE:
+            return True
+        origin = self.headers.get("Origin")
+        if origin is None:
+            return False
+        parts = urlsplit(origin.strip().lower())
+        return parts.scheme not in ("http", "https") or parts.netloc != (self.headers.get("Host") or "").strip().lower()
 
     @staticmethod
     def _encode(status: int, body: dict) -> tuple[int, bytes]:
@@ -213,6 +249,7 @@ class CalculatorServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._cache: OrderedDict = OrderedDict()
+        self._cached_bytes = 0
         self._closed = threading.Event()
         self.active = 0
         """Connections being served now (each holds a thread)."""
@@ -294,10 +331,16 @@ class CalculatorServer(ThreadingHTTPServer):
             return hit
 
     def cache_put(self, key, value) -> None:
+        size = len(value[1])
+        if size > CACHE_BYTES // 8:
+            return
         with self._lock:
+            old = self._cache.pop(key, None)
+            self._cached_bytes += size - (len(old[1]) if old is not None else 0)
             self._cache[key] = value
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            while len(self._cache) > CACHE_SIZE or self._cached_bytes > CACHE_BYTES:
+                _, dropped = self._cache.popitem(last=False)
+                self._cached_bytes -= len(dropped[1])
 
 
 def allowed_hosts_for(host: str) -> set[str] | None:

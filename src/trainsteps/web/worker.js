@@ -7,20 +7,27 @@ const here = (path) => new URL(path, import.meta.url).href;
 const began = performance.now();
 const say = (stage, detail = {}) => postMessage({kind: "progress", stage, at: Math.round(performance.now() - began), ...detail});
 
-async function boot() {
-  say("runtime");
-  const py = await loadPyodide({indexURL: here("./pyodide/")});
+async function fetchWheels() {
   const manifest = await (await fetch(here("./wheels/manifest.json"), {cache: "no-cache"})).json();
-  const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-  say("wheels");
-  const wheels = await Promise.all(manifest.wheels.map(async (w) => {
+  return Promise.all(manifest.wheels.map(async (w) => {
     const answer = await fetch(here(`./wheels/${w.file}?v=${w.sha256.slice(0, 12)}`));  // a new build is a new URL
     if (!answer.ok) throw new Error(`wheels/${w.file}: HTTP ${answer.status}`);
     return answer.arrayBuffer();
   }));
-  for (const buffer of wheels) py.unpackArchive(buffer, "wheel", {extractDir: site});
+}
+
+async function boot() {
+  say("runtime");
+  const wheels = fetchWheels();  // downloaded while the runtime starts
+  wheels.catch(() => {});  // a failed download is reported where it is awaited, not as an unhandled rejection
+  const py = await loadPyodide({indexURL: here("./pyodide/")});
+  say("wheels");
+  const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+  for (const buffer of await wheels) py.unpackArchive(buffer, "wheel", {extractDir: site});
   say("engine");
-  const answer = py.pyimport("trainsteps.web.inprocess").answer;
+  const inprocess = py.pyimport("trainsteps.web.inprocess");
+  inprocess.use_browser_limits();
+  const answer = inprocess.answer;
   answer("GET", "/api/meta");  // imports the route modules now, not on the first request
   say("ready", {ms: Math.round(performance.now() - began)});
   return answer;

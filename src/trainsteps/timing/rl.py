@@ -1,0 +1,296 @@
+"""Time of one RL training step (verl, OpenRLHF, EasyR1, TRL GRPO/PPO): generation, forwards, updates, weight sync.
+
+One step, synchronous (the rollout engine and the trainer share the GPUs, as verl's hybrid engine does):
+
+    step = generation + old log-probs + reference + critic values + actor update + critic update + weight sync
+
+    generation    prefill: 2·N FLOPs per prompt token, compute bound (prefill MFU);
+                  decode: memory-bandwidth bound. Each rollout engine (tensor-parallel group of `rollout_tp` GPUs)
+                  holds prompts x n / engines sequences and runs them in waves of at most `max_num_seqs` (vLLM's
+                  default 256). A decode step reads the engine's weights (bytes/param x N / tp per GPU) and the KV
+                  cache of the wave; a wave lasts as long as its longest response: between the mean response and
+                  the cap (or twice the mean without a cap). A decode step is never faster than its FLOPs allow.
+    forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
+    updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops (the critic the same)
+    weight sync   the policy's weights resharded to the rollout engine each step (bytes/param x N / tp per GPU)
+
+Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
+
+    step = max(generation, forwards + updates) + weight sync
+
+Every efficiency is an interval and is an assumption, not a calibration: the parts are the structure to
+calibrate against logged breakdowns (verl `timing_s/gen`, `timing_s/old_log_prob`, `timing_s/ref`,
+`timing_s/update_actor`), which has not been done yet. A measured step time (`--step-time`) replaces the model:
+wall = training steps x step time, exactly.
+Pure: no I/O, no CLI; numbers recorded in a `Derivation`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.timing.estimate import Interval
+from trainsteps.timing.flops import MFU_DEFAULTS, ModelShape, eval_flops_per_token, train_flops_per_token
+from trainsteps.timing.gpus import Gpu
+
+HBM_TB_PER_S = {
+    "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
+    "a100-80g": 2.039, "a100-40g": 1.555, "a800": 2.039, "l40s": 0.864, "rtx4090": 1.008, "rtx3090": 0.936,
+    "v100": 0.9, "mi300x": 5.3, "ascend-910b": 1.6,
+}
+"""Peak memory bandwidth per device (TB/s), from the same vendor datasheets as timing/gpus.py (the 910B: third-party
+reports)."""
+
+DECODE_BANDWIDTH_SHARE = Interval(0.3, 0.5, 0.7)
+"""Share of peak HBM bandwidth a rollout engine's decode achieves (assumed: vLLM/SGLang decode of dense models
+reaches 50-80% of peak in kernel benchmarks, less with scheduling and sampling overhead)."""
+PREFILL_MFU = Interval(0.3, 0.45, 0.6)
+"""Prefill MFU (assumed: long, batched prompts are compute bound)."""
+FORWARD_MFU = Interval(0.2, 0.3, 0.45)
+"""Log-prob / reference / value forwards (assumed: forward-only micro-batches of the training engine)."""
+SYNC_GB_PER_S = Interval(20.0, 50.0, 150.0)
+"""Effective bandwidth of the per-step weight sync (GB/s per GPU; assumed: NVLink resharding in-node, slower with
+offload or across nodes)."""
+KV_GROUPS = 4
+"""Query heads per KV head assumed when the model's config is not read (grouped-query attention; Llama 3 8B: 4)."""
+PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync")
+"""The Time section's lines, in the order a step runs them."""
+
+
+@dataclass(frozen=True, slots=True)
+class RLStepSetup:
+    """What one RL step does and on what hardware."""
+
+    shape: ModelShape
+    """The policy model (timing.flops: --params or config.json)."""
+    gpu: Gpu
+    """The accelerator (timing.gpus.find_gpu)."""
+    gpus: int
+    """GPUs the step runs on (rollout and training share them)."""
+    prompts_per_step: int
+    """Prompts per training step (the plan's `prompts_per_step`)."""
+    samples_per_prompt: int
+    """Responses per prompt (rollout.n, n_samples_per_prompt, num_generations)."""
+    prompt_tokens: float
+    """Mean prompt length in tokens."""
+    response_tokens: Interval
+    """Mean response length in tokens: a user's figure, or an interval when it drifts over the run."""
+    response_cap: int | None = None
+    """The response length limit (max_response_length, generate_max_len, max_completion_length)."""
+    rollout_tp: int = 1
+    """Tensor-parallel size of one rollout engine."""
+    max_num_seqs: int = 256
+    """Sequences one rollout engine decodes at once (vLLM's `max_num_seqs`)."""
+    ppo_epochs: int = 1
+    """Passes of the update over the step's responses."""
+    reference: bool = True
+    """A reference model forward (KL loss or KL in reward)."""
+    critic: bool = False
+    """A critic (PPO with GAE): values forward and critic update."""
+    training: str = "full"
+    """full, lora, qlora or frozen (timing.flops)."""
+    asynchronous: bool = False
+    """One-step off-policy: the next step's generation overlaps this step's training."""
+    dtype: str = "bf16"
+    """Data type of the weights and of the peak FLOP/s."""
+
+
+@dataclass(slots=True)
+class RLStepTime:
+    """Seconds of one RL step, by part."""
+
+    parts: dict[str, Interval]
+    """Part -> seconds (PARTS; a part the run does not have is absent)."""
+    step: Interval
+    """Seconds of the whole step (the sum, or the async overlap)."""
+    derivation: Derivation
+    assumptions: list[str] = field(default_factory=list)
+    """What the figures assume (message-free English names of the constants above, for the report's notes)."""
+
+    def to_dict(self) -> dict:
+        return {"step_seconds": self.step.to_dict(), "parts": {name: part.to_dict() for name, part in self.parts.items()},
+                "assumptions": list(self.assumptions)}
+
+
+def rl_step_time(setup: RLStepSetup) -> RLStepTime:
+    """The modelled seconds of one step, each part an interval (low = every efficiency at its best)."""
+    _check(setup)
+    d = Derivation()
+    n_params = setup.shape.matmul_params
+    peak = setup.gpu.peak(setup.dtype)
+    bytes_per_param = 1 if setup.dtype == "fp8" else 2
+    rollouts = setup.prompts_per_step * setup.samples_per_prompt
+    mean_response = setup.response_tokens
+    tokens = Interval(*(rollouts * (setup.prompt_tokens + r) for r in (mean_response.low, mean_response.expected, mean_response.high)))
+    d.add("rl_tokens_per_step", round(tokens.expected), "prompts x n x (prompt + mean response)",
+          f"{setup.prompts_per_step} x {setup.samples_per_prompt} x ({setup.prompt_tokens:g} + {mean_response.expected:g})")
+    parts = {"generation": _generation(setup, d, n_params, peak, bytes_per_param, rollouts)}
+    attended = setup.prompt_tokens + mean_response.expected
+    forward = eval_flops_per_token(setup.shape, attended)
+    forward_seconds = _compute(tokens, forward, setup.gpus, peak, FORWARD_MFU)
+    parts["old_log_prob"] = _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
+                                  f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {FORWARD_MFU.expected})")
+    if setup.reference:
+        parts["reference"] = forward_seconds
+    if setup.critic:
+        parts["critic_values"] = forward_seconds
+    train = train_flops_per_token(setup.shape, attended, setup.training)
+    mfu = MFU_DEFAULTS[setup.training].mfu
+    update = _compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu)
+    parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
+                                  f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / ({setup.gpus} x {peak:.4g} x {mfu.expected})")
+    if setup.critic:
+        parts["critic_update"] = update
+    sync_bytes = bytes_per_param * n_params / setup.rollout_tp
+    parts["weight_sync"] = _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(sync_bytes / 1e9),
+                                 "bytes/param x N / rollout tp / sync bandwidth", f"{bytes_per_param} x {n_params:.4g} / {setup.rollout_tp}")
+    training = _sum(part for name, part in parts.items() if name not in ("generation", "weight_sync"))
+    if setup.asynchronous:
+        gen = parts["generation"]
+        step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + parts["weight_sync"]
+        _note(d, "rl_step_seconds", step, "max(generation, forwards + updates) + weight sync (one-step off-policy)")
+    else:
+        step = _sum(parts.values())
+        _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync")
+    assumptions = ["decode bandwidth share 0.3-0.7", "prefill MFU 0.3-0.6", "forward MFU 0.2-0.45",
+                   f"training MFU {mfu.low}-{mfu.high}", "weight sync 20-150 GB/s per GPU", "not calibrated on logged runs"]
+    if not (setup.shape.layers and setup.shape.attention_width):
+        assumptions.append("no KV-cache reads (the model's layers are unknown)")
+    return RLStepTime(parts, step, d, assumptions)
+
+
+def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, bytes_per_param: int, rollouts: int) -> Interval:
+    """Prefill (compute bound) + decode waves (memory bound, never faster than their FLOPs)."""
+    engines = max(setup.gpus // setup.rollout_tp, 1)
+    per_engine = math.ceil(rollouts / engines)
+    wave = min(per_engine, setup.max_num_seqs)
+    waves = math.ceil(per_engine / wave)
+    mean = setup.response_tokens
+    longest = setup.response_cap or 2 * mean.high
+    wave_steps = Interval(min(mean.low, longest), min((mean.expected + longest) / 2, longest), longest)
+    bandwidth = HBM_TB_PER_S.get(setup.gpu.name)
+    if bandwidth is None:
+        raise InputError("time.error.gpu_bandwidth", "time.hint.gpu_bandwidth", gpu=setup.gpu.name, known=", ".join(HBM_TB_PER_S))
+    context = setup.prompt_tokens + mean.expected / 2
+    kv_per_token = _kv_bytes_per_token(setup.shape, bytes_per_param)
+    read_per_gpu = (bytes_per_param * n_params + wave * context * kv_per_token) / setup.rollout_tp
+    memory_step = DECODE_BANDWIDTH_SHARE.inverse(read_per_gpu / (bandwidth * 1e12))
+    compute_step = PREFILL_MFU.inverse(2 * n_params * wave / (setup.rollout_tp * peak))
+    decode_step = Interval(*(max(a, b) for a, b in zip((memory_step.low, memory_step.expected, memory_step.high),
+                                                       (compute_step.low, compute_step.expected, compute_step.high), strict=True)))
+    decode = Interval(decode_step.low * wave_steps.low * waves, decode_step.expected * wave_steps.expected * waves,
+                      decode_step.high * wave_steps.high * waves)
+    prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, setup.gpus, peak, PREFILL_MFU)
+    _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x wave / (tp x peak x MFU))",
+          f"({bytes_per_param} x {n_params:.4g} + {wave} x {context:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x "
+          f"{DECODE_BANDWIDTH_SHARE.expected})")
+    return _note(d, "rl_generation_seconds", prefill + decode, "prefill + decode steps per wave x waves x decode step",
+                 f"{waves} waves of {wave} sequences on each of {engines} engines, {wave_steps.expected:.4g} decode steps a wave")
+
+
+def _note(d: Derivation, key: str, seconds: Interval, formula: str, values: str = "") -> Interval:
+    """Record an interval of seconds as `expected s (low-high)`; return it."""
+    d.add(key, f"{seconds.expected:.4g} s ({seconds.low:.4g}-{seconds.high:.4g})", formula, values)
+    return seconds
+
+
+def _kv_bytes_per_token(shape: ModelShape, bytes_per_param: int) -> float:
+    """K and V of every layer for one token, with grouped-query attention assumed (KV_GROUPS)."""
+    if not (shape.layers and shape.attention_width):
+        return 0.0
+    return 2 * shape.layers * shape.attention_width / KV_GROUPS * bytes_per_param
+
+
+def _compute(tokens: Interval, flops_per_token: float, gpus: int, peak: float, mfu: Interval) -> Interval:
+    """Seconds for `tokens` at `flops_per_token` on `gpus`, the fastest with the most tokens' lower bound and best MFU."""
+    return Interval(tokens.low * flops_per_token / (gpus * peak * mfu.high), tokens.expected * flops_per_token / (gpus * peak * mfu.expected),
+                    tokens.high * flops_per_token / (gpus * peak * mfu.low))
+
+
+def _sum(parts) -> Interval:
+    total = Interval.exact(0.0)
+    for part in parts:
+        total = total + part
+    return total
+
+
+def _check(setup: RLStepSetup) -> None:
+    for name in ("gpus", "prompts_per_step", "samples_per_prompt", "rollout_tp", "max_num_seqs", "ppo_epochs"):
+        if getattr(setup, name) < 1:
+            raise InputError("rl.error.positive", "rl.hint.positive", key=name, value=getattr(setup, name))
+    if setup.gpus % setup.rollout_tp:
+        raise InputError("rl.error.rollout_tp", "rl.hint.rollout_tp", gpus=setup.gpus, tp=setup.rollout_tp)
+    if setup.response_tokens.low <= 0 or setup.prompt_tokens < 0:
+        raise InputError("rl.error.above_zero", "rl.hint.above_zero", key="response length", value=f"{setup.response_tokens.low:g}")
+
+
+def run_seconds(training_steps: int, step_seconds: Interval) -> Interval:
+    """Wall seconds of the run's training steps at a step time (a measured one gives wall = steps x step time)."""
+    return step_seconds.scaled(training_steps)
+
+
+def setup_from_plan(plan, shape: ModelShape, gpu: Gpu, gpus: int, *, prompt_tokens: float, response_tokens: Interval,
+                    **options) -> RLStepSetup:
+    """The step of an RLPlan (frameworks.rl): prompts and responses per step, ppo epochs and the critic come from the
+    plan; the model, hardware and lengths from the caller. `options`: the other RLStepSetup fields."""
+    run = plan.run
+    n = max(run.rollouts_per_step // max(run.prompts_per_step, 1), 1)
+    epochs = plan.inputs.get("ppo_epochs") or plan.inputs.get("num_ppo_epochs") or plan.inputs.get("max_epochs") or 1
+    cap = plan.inputs.get("max_response_length") or plan.inputs.get("generate_max_len") or plan.inputs.get("response_length")
+    options.setdefault("critic", run.critic_optimizer_steps is not None)
+    options.setdefault("response_cap", cap)
+    return RLStepSetup(shape=shape, gpu=gpu, gpus=gpus, prompts_per_step=run.prompts_per_step, samples_per_prompt=n,
+                       prompt_tokens=prompt_tokens, response_tokens=response_tokens, ppo_epochs=int(epochs), **options)
+
+
+@dataclass(slots=True)
+class RLRunTime:
+    """Time of a whole RL run: training steps x the time of one step (measured, or modelled by part)."""
+
+    source: str
+    """`measured` (a step time the user gave or a log showed) or `model` (rl_step_time)."""
+    training_steps: int
+    """Training (rollout) steps of the plan: the steps whose time is counted."""
+    step_seconds: Interval
+    """Seconds per training step."""
+    wall_seconds: Interval
+    """training_steps x step_seconds."""
+    gpu_hours: Interval | None = None
+    """wall hours x GPUs, when the GPUs are known."""
+    cost: Interval | None = None
+    """gpu_hours x price per GPU-hour, when a price is given."""
+    step: RLStepTime | None = None
+    """The modelled step by part (None for a measured step time)."""
+
+    def to_dict(self) -> dict:
+        out = {"source": self.source, "training_steps": self.training_steps, "step_seconds": self.step_seconds.to_dict(),
+               "wall_seconds": self.wall_seconds.to_dict()}
+        if self.gpu_hours is not None:
+            out["gpu_hours"] = self.gpu_hours.to_dict()
+        if self.cost is not None:
+            out["cost"] = self.cost.to_dict()
+        if self.step is not None:
+            out.update(self.step.to_dict())
+        return out
+
+
+def rl_run_time(plan, *, measured_step_seconds: Interval | None = None, setup: RLStepSetup | None = None, gpus: int | None = None,
+                price_per_gpu_hour: float | None = None) -> RLRunTime:
+    """The Time section of an RL plan (frameworks.rl.RLPlan): a measured step time wins (wall = steps x step time,
+    exactly), else the modelled step of `setup`. One of the two is required."""
+    steps = plan.run.training_steps
+    modelled = None
+    if measured_step_seconds is not None:
+        source, step_seconds = "measured", measured_step_seconds
+    elif setup is not None:
+        modelled = rl_step_time(setup)
+        source, step_seconds, gpus = "model", modelled.step, gpus or setup.gpus
+    else:
+        raise InputError("rl.error.time_input", "rl.hint.time_input")
+    wall = run_seconds(steps, step_seconds)
+    gpu_hours = wall.scaled(gpus / 3600) if gpus else None
+    cost = gpu_hours.scaled(price_per_gpu_hour) if gpu_hours is not None and price_per_gpu_hour is not None else None
+    return RLRunTime(source, steps, step_seconds, wall, gpu_hours, cost, modelled)
