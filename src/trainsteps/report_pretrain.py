@@ -75,3 +75,50 @@ def render_idx_summary(summary, lang: str = "en") -> str:
     return label("pt.idx_summary", lang).format(path=summary.path_prefix, documents=summary.num_documents, sequences=summary.num_sequences,
                                                tokens=summary.num_tokens, dtype=summary.dtype, percentiles=approx + " " + pct,
                                                min=summary.min_length, max=summary.max_length)
+
+
+def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """torchtitan: its start-up line, then steps, tokens, the data a run reads against one pass, LR, saves, evals."""
+    r, lr = s.run, s.inputs["lr"]
+    out = [label("tt.printed", lang).format(version=s.version, why=message(s.family_reason, lang))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [
+        ("optimizer_steps", f"{r.optimizer_steps:,}"),
+        ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
+        ("samples_seen", f"{r.samples_seen:,}"),
+        ("tt.tokens_per_step", f"{r.tokens_per_step['tokens']:,}"),
+        ("pt.tokens", f"{r.tokens_seen:,}"),
+        ("tt.samples_per_pass", "?" if r.samples_per_epoch is None else f"{r.samples_per_epoch:,}"),
+        ("tt.equivalent_epochs", "?" if r.equivalent_epochs is None else format_epochs(r.equivalent_epochs)),
+        ("tt.lr", label("tt.lr_value", lang).format(**{k: f"{v:,}" for k, v in lr.items()})),
+        ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+        ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
+    ]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """NeMo Automodel (and LLaMA-Factory v1): the lines it logs, then steps, epochs, samples, warmup, validations, saves."""
+    r = s.run
+    out = [label("am.printed" if s.framework == "automodel" else "lfv1.printed", lang).format(version=s.version)]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [
+        ("optimizer_steps", f"{r.optimizer_steps:,}"),
+        ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
+        ("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+        ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
+        ("epoch_end_steps", short_list(r.epoch_end_steps, lang) if r.epoch_end_steps else none),
+        ("samples_seen", f"{r.samples_seen:,}"),
+        ("warmup_steps", f"{r.warmup_steps:,}"),
+        ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+        ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
+    ]
+    if s.framework != "automodel":  # LLaMA-Factory v1: warmup and evaluation are its LR scheduler's and callbacks' (not planned)
+        rows = [row for row in rows if row[0] not in ("warmup_steps", "eval_steps")]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

@@ -13,6 +13,7 @@ from trainsteps.planners.table import (  # noqa: F401 - the names every surface 
     PLANNERS,
     PRETRAIN_FRAMEWORKS,
     RL_FRAMEWORKS,
+    STACK_FRAMEWORKS,
     TIME,
     TIME_ASKS,
     Answer,

@@ -94,6 +94,20 @@ EASYR1 = OUTPUT | WORLD | MEASURED_TIME | RL_FILES
 TRL_PPO = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {
     "configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "logging_steps",
     "save_steps", "warmup_ratio"}
+TORCHTITAN = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
+    "configs", "rl_overrides", "framework_version", "micro_batch_size", "global_batch_size", "seq_length", "max_steps",
+    "warmup_steps", "resume_from_step", "train_tokens", "num_examples", "save_interval", "eval_interval",
+    "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"}
+"""torchtitan: its .toml (0.2.2), `--set section.key=value`, or flags; tokens per step are known, so the FLOPs model applies."""
+AUTOMODEL = OUTPUT | WORLD | MEASURED_TIME | {
+    "configs", "rl_overrides", "framework_version", "num_examples", "micro_batch_size", "global_batch_size",
+    "num_train_epochs", "max_steps", "save_interval", "eval_interval", "warmup_steps", "tensor_parallel_size",
+    "pipeline_parallel_size", "context_parallel_size"}
+"""NeMo Automodel: its recipe YAML, `--set step_scheduler.key=value`, or flags."""
+LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
+    "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
+    "save_steps", "cutoff_len"}
+"""LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
 
 
 def _planners() -> dict[str, Planner]:
@@ -109,13 +123,18 @@ def _planners() -> dict[str, Planner]:
         Planner("openrlhf", OPENRLHF, "trainsteps.planners.rl:plan_openrlhf"),
         Planner("easyr1", EASYR1, "trainsteps.planners.rl:plan_easyr1"),
         Planner("trl-ppo", TRL_PPO, "trainsteps.planners.rl:plan_trl_ppo"),
+        Planner("torchtitan", TORCHTITAN, "trainsteps.planners.stacks:plan_torchtitan"),
+        Planner("automodel", AUTOMODEL, "trainsteps.planners.stacks:plan_automodel"),
+        Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS)
+STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
+"""Stacks with their own config files and loop: planned from their files or from flags."""
+FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 """What `--framework` takes."""
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 """Words of a launch line that starts an RL trainer (`python3 -m verl.trainer.main_ppo ...`)."""
@@ -124,16 +143,20 @@ RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 def choose(request) -> Planner:
     """The planner of a request: `--framework`, else an RL launch line, else config files or a launch line, else the
     Trainer from flags."""
-    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS:
+    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS or request.framework in STACK_FRAMEWORKS:
         return PLANNERS[request.framework]
     if request.framework != "hf":
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
+    if request.launch and "USE_V1=1" in request.launch.split():
+        return PLANNERS["llamafactory-v1"]  # LLaMA-Factory's v1 trainer, not the Trainer
     if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
         from trainsteps.configs.rl_launch import read_launch
 
         launched = read_launch(request.launch).framework
         if launched in RL_FRAMEWORKS:
             return PLANNERS[launched]
+    if request.configs and all(str(path).lower().endswith(".toml") for path in request.configs):
+        return PLANNERS["torchtitan"]  # only torchtitan's job configs are TOML
     if request.configs:
         rl = _rl_framework_of(request.configs[0])
         if rl is not None:

@@ -1,0 +1,115 @@
+"""torchtitan's `.toml` job configs (0.2.2: `--job.config_file`) and its `--section.key value` overrides -> the
+settings of frameworks/torchtitan.py, with the file and section each came from.
+
+The file is read as every config file is (configs/files.py: size, pickles, text checked first), then parsed with
+`tomllib` (`tomli` on Python 3.10). Only the keys that decide steps are read; the model's keys are left alone.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from trainsteps.errors import InputError
+
+KEYS = {
+    ("training", "local_batch_size"): "local_batch_size", ("training", "global_batch_size"): "global_batch_size",
+    ("training", "seq_len"): "seq_len", ("training", "steps"): "steps",
+    ("lr_scheduler", "warmup_steps"): "warmup_steps", ("lr_scheduler", "total_steps"): "lr_total_steps",
+    ("lr_scheduler", "decay_ratio"): "decay_ratio",
+    ("checkpoint", "enable"): "checkpoint_enable", ("checkpoint", "interval"): "checkpoint_interval",
+    ("checkpoint", "enable_first_step_checkpoint"): "first_step_checkpoint",
+    ("validation", "enable"): "validation_enable", ("validation", "freq"): "validation_freq",
+    ("parallelism", "data_parallel_replicate_degree"): "dp_replicate", ("parallelism", "data_parallel_shard_degree"): "dp_shard",
+    ("parallelism", "tensor_parallel_degree"): "tp", ("parallelism", "pipeline_parallel_degree"): "pp",
+    ("parallelism", "context_parallel_degree"): "cp",
+}
+"""(section, key) of torchtitan's JobConfig -> the setting it gives."""
+FLAGS = frozenset({"checkpoint_enable", "first_step_checkpoint", "validation_enable"})
+RATIOS = frozenset({"decay_ratio"})
+OPTIONAL = frozenset({"lr_total_steps", "decay_ratio"})
+"""Settings that may be unset (a TOML file cannot say None; an override may say `None`)."""
+
+
+def _toml():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise InputError("tt.error.no_toml", "tt.hint.no_toml") from None
+    return tomllib
+
+
+def read_toml(path: str) -> tuple[dict, dict]:
+    """(settings, origin of each) read from one torchtitan `.toml` file."""
+    from trainsteps.configs.files import MAX_BYTES, find_local, refuse_pickle
+
+    file = pathlib.Path(path)
+    if find_local(str(file), [pathlib.Path()]) is None:
+        raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(file))
+    if file.stat().st_size > MAX_BYTES:
+        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(file), size=file.stat().st_size, limit=MAX_BYTES)
+    raw = file.read_bytes()
+    refuse_pickle(file, raw)
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(file), offset=exc.start) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError("tt.error.toml", "tt.hint.toml", path=file.name, detail=str(exc)[:200]) from None
+    settings, origins = {}, {}
+    for (section, key), name in KEYS.items():
+        table = data.get(section)
+        if isinstance(table, dict) and key in table:
+            settings[name] = _checked(name, table[key], f"{file.name} [{section}] {key}")
+            origins[name] = f"{file.name} [{section}]"
+    return settings, origins
+
+
+def read_overrides(items) -> tuple[dict, dict]:
+    """`--set training.steps=100`: torchtitan's own `--training.steps 100` overrides."""
+    settings, origins = {}, {}
+    for item in items or ():
+        key, sep, text = str(item).partition("=")
+        section, _, name = key.strip().lstrip("-").partition(".")
+        target = KEYS.get((section, name))
+        if not sep or target is None:
+            known = ", ".join(f"{s}.{k}" for s, k in KEYS)
+            raise InputError("tt.error.override", "tt.hint.override", item=str(item)[:80], known=known)
+        settings[target] = _checked(target, override_value(text.strip()), f"--set {key.strip()}")
+        origins[target] = "--set"
+    return settings, origins
+
+
+def override_value(text: str):
+    """A `--set` value as the stacks' own CLIs read it: true/false, none/null, a number, else the text."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    from trainsteps.numbers import normalize
+
+    for kind in (int, float):
+        try:
+            return kind(normalize(text))
+        except ValueError:
+            continue
+    return text
+
+
+def _checked(name: str, value, where: str):
+    """A value of the type torchtitan's dataclass declares, or one line naming the key."""
+    if value is None and name in OPTIONAL:
+        return None
+    if name in FLAGS:
+        ok = isinstance(value, bool)
+    elif name in RATIOS:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+    else:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    if not ok:
+        raise InputError("tt.error.key", "tt.hint.key", where=where, value=repr(value)[:60])
+    return value

@@ -1,0 +1,107 @@
+"""LLaMA-Factory v1 (`USE_V1=1 llamafactory-cli sft ...`, 0.9.5): its own loader and step horizon, not the Trainer's.
+
+Rules of llamafactory 0.9.5 (`v1/core/utils/batching.py` BatchGenerator, `v1/core/base_trainer.py`
+BaseTrainer.__init__ / fit), recorded by running that code (tools/record_lf_v1.py,
+tests/fixtures/llamafactory_v1/batching_0.9.5.json):
+- accumulation k = global_batch_size // dp // micro_batch_size (global defaults to dp x micro; refused when it does
+  not divide); the loader reads micro x k rows per rank per step, StatefulDistributedSampler and DataLoader both
+  with drop_last=True: steps per epoch = floor(floor(N / dp) / (micro x k)), the rest of every epoch never trained;
+- num_training_steps = max_steps when > 0, else num_train_epochs x steps per epoch; it is also the LR horizon;
+- the loop runs `while global_step < num_training_steps`, starting epoch after epoch: a max_steps beyond the epochs
+  trains more epochs than num_train_epochs says; an epoch of 0 steps trains nothing;
+- save_epochs sets save_steps = max(1, int(steps per epoch x save_epochs)); checkpoints at multiples of save_steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks.hf.loop import MAX_EPOCH_ENDS
+from trainsteps.schedule import RunFacts, Schedule, Trap
+
+RELEASE = "0.9.5"
+"""The LLaMA-Factory release that ships v1."""
+MAX_SAVES = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class LfV1Spec:
+    """A v1 SFT run (its TrainingArguments names)."""
+
+    num_examples: int
+    """Rows of the training dataset."""
+    dp: int = 1
+    """Data-parallel ranks."""
+    micro_batch_size: int = 1
+    global_batch_size: int | None = None
+    """None: dp x micro_batch_size."""
+    num_train_epochs: int = 3
+    max_steps: int | None = None
+    save_steps: int | None = None
+    save_epochs: float | None = None
+    cutoff_len: int = 2048
+    """Printed in the start-up line."""
+    batching_workers: int = 16
+    """Printed in the start-up line."""
+
+
+def _check(spec: LfV1Spec) -> None:
+    for name in ("num_examples", "dp", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps", "save_steps"):
+        value = getattr(spec, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "num_examples" else 1)):
+            raise InputError("lfv1.error.value", "lfv1.hint.value", name=name, value=value)
+    if spec.save_epochs is not None and not spec.save_epochs > 0:
+        raise InputError("lfv1.error.value", "lfv1.hint.value", name="save_epochs", value=spec.save_epochs)
+
+
+def plan_lf_v1(spec: LfV1Spec) -> Schedule:
+    _check(spec)
+    d = Derivation()
+    traps: list[Trap] = []
+    per_step = spec.dp * spec.micro_batch_size
+    global_batch = spec.global_batch_size or per_step
+    if global_batch % per_step:
+        raise InputError("lfv1.error.global_batch", "lfv1.hint.global_batch", global_batch=global_batch, dp=spec.dp,
+                         micro=spec.micro_batch_size)
+    k = d.add("gradient_accumulation_steps", global_batch // spec.dp // spec.micro_batch_size, "global // dp // micro",
+              f"{global_batch} // {spec.dp} // {spec.micro_batch_size}", "lfv1.why.k")
+    rows = d.add("rows_per_rank", spec.num_examples // spec.dp, "floor(N / dp)", f"{spec.num_examples} // {spec.dp}", "lfv1.why.sampler")
+    per_epoch = d.add("num_update_steps_per_epoch", rows // (spec.micro_batch_size * k), "floor(rows / (micro x k))",
+                      f"{rows} // ({spec.micro_batch_size} x {k})", "lfv1.why.loader")
+    dropped = spec.num_examples - per_epoch * global_batch
+    if dropped:
+        traps.append(Trap("LF_V1_DROPPED_ROWS", "lfv1.trap.dropped", {"rows": dropped, "n": spec.num_examples}))
+    if spec.max_steps:
+        steps = d.add("optimizer_steps", spec.max_steps, "max_steps", "", "lfv1.why.max_steps")
+    else:
+        steps = d.add("optimizer_steps", spec.num_train_epochs * per_epoch, "num_train_epochs x steps per epoch",
+                      f"{spec.num_train_epochs} x {per_epoch}", "lfv1.why.epochs")
+    if per_epoch == 0:
+        raise InputError("lfv1.error.empty", "lfv1.hint.empty", rows=spec.num_examples, dp=spec.dp, batch=global_batch)
+    full, rest = divmod(steps, per_epoch)
+    epochs_run = full + (1 if rest else 0)
+    if spec.max_steps and epochs_run > spec.num_train_epochs:
+        traps.append(Trap("LF_V1_EXTRA_EPOCHS", "lfv1.trap.extra_epochs", {"max_steps": steps, "epochs": epochs_run,
+                                                                             "planned": spec.num_train_epochs}))
+    if full > MAX_EPOCH_ENDS:
+        raise InputError("hf.error.too_many_epochs", "hf.hint.too_many_epochs", limit=MAX_EPOCH_ENDS, max_steps=steps)
+    save_every = spec.save_steps
+    if spec.save_epochs is not None:
+        save_every = d.add("save_steps", max(1, int(per_epoch * spec.save_epochs)), "max(1, int(steps per epoch x save_epochs))",
+                           f"max(1, int({per_epoch} x {spec.save_epochs}))", "lfv1.why.save_epochs")
+    if save_every and steps // save_every > MAX_SAVES:
+        raise InputError("lfv1.error.too_many_saves", "lfv1.hint.too_many_saves", steps=steps, every=save_every, limit=MAX_SAVES)
+    saves = list(range(save_every, steps + 1, save_every)) if save_every else []
+    ends = [per_epoch * (e + 1) for e in range(full)] + ([steps] if rest else [])
+    facts = RunFacts(optimizer_steps=steps, max_steps=steps, epoch_end_steps=ends, epochs_completed=round(steps / per_epoch, 4),
+                     epochs_planned=spec.num_train_epochs, samples_seen=steps * global_batch, warmup_steps=0, save_steps=saves,
+                     batches_per_epoch=per_epoch, samples_per_epoch=per_epoch * global_batch)
+    lines = [f"Init unified data loader with global batch size {global_batch}, micro batch size {spec.micro_batch_size}, "
+             f"num micro batch {k}, cutoff len {spec.cutoff_len}, batching workers {spec.batching_workers}, batching strategy normal.",
+             f"Reached max_steps ({steps}), stopping training."]
+    inputs = {name: getattr(spec, name) for name in LfV1Spec.__slots__}
+    inputs.update(world_size=spec.dp, gradient_accumulation_steps=k, per_device_train_batch_size=spec.micro_batch_size)
+    return Schedule(framework="llamafactory-v1", version=RELEASE, family="v1", family_reason="lfv1.family",
+                    banner={"num_training_steps": str(steps)}, banner_lines=lines, run=facts, warnings=traps, derivation=d, inputs=inputs)

@@ -1,0 +1,214 @@
+"""The 2026 training stacks planned from their own files and from flags: torchtitan (`plan job.toml`,
+`plan --framework torchtitan`), NeMo Automodel (`plan --framework automodel recipe.yaml`) and LLaMA-Factory v1
+(`plan --framework llamafactory-v1 sft.yaml`)."""
+
+from __future__ import annotations
+
+from trainsteps.errors import InputError
+from trainsteps.planners.table import Answer
+
+_FLAGS = {  # plan option -> torchtitan setting
+    "micro_batch_size": "local_batch_size", "global_batch_size": "global_batch_size", "seq_length": "seq_len",
+    "max_steps": "steps", "warmup_steps": "warmup_steps", "resume_from_step": "resume_from_step",
+    "train_tokens": "dataset_tokens", "num_examples": "documents", "framework_version": "release",
+}
+
+
+def plan_torchtitan(request, counted) -> Answer:
+    """torchtitan: its .toml (0.2.2), `--set section.key=value` overrides, then the flags, which win."""
+    from trainsteps.configs.torchtitan import read_overrides, read_toml
+    from trainsteps.frameworks.torchtitan import CONFIG_FILES, NEWEST, TitanSpec, newest_reading
+    from trainsteps.frameworks.torchtitan import plan_torchtitan as plan
+    from trainsteps.report_pretrain import render_torchtitan
+
+    opts = request.settings
+    settings, origins = {}, {}
+    for path in request.configs:
+        if not str(path).lower().endswith(".toml"):
+            raise InputError("tt.error.not_toml", "tt.hint.not_toml", path=str(path)[:200])
+        found, where = read_toml(path)
+        settings.update(found)
+        origins.update(where)
+    found, where = read_overrides(opts.get("rl_overrides"))
+    settings.update(found)
+    origins.update(where)
+    for option, name in _FLAGS.items():
+        if request.gave(option):
+            settings[name] = str(opts[option]) if name == "release" else _whole(opts[option], option) if name == "warmup_steps" else opts[option]
+            origins[name] = "--" + option.replace("_", "-")
+    # a .toml pins the newest release that reads one; no file: the newest modelled
+    release = _release(settings.pop("release", newest_reading("toml") if request.configs else NEWEST))
+    if request.configs and CONFIG_FILES.at(release) != "toml":
+        raise InputError("tt.error.toml_release", "tt.hint.toml_release", release=release)
+    if request.gave("save_interval"):  # giving an interval asks for checkpoints
+        settings.update(checkpoint_interval=opts["save_interval"], checkpoint_enable=True)
+    if request.gave("eval_interval"):
+        settings.update(validation_freq=opts["eval_interval"], validation_enable=True)
+    degrees = {name: settings.pop(name, default) for name, default in (("dp_replicate", 1), ("dp_shard", -1), ("tp", 1), ("pp", 1), ("cp", 1))}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    spec = TitanSpec(dp=_dp(request, degrees), release=release, **settings)
+    schedule = plan(spec)
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_torchtitan(schedule, request.lang, request.explain))
+
+
+def _whole(value, option: str) -> int:
+    """torchtitan's warmup_steps is an int (the Trainer's --warmup-steps option also takes a float)."""
+    if float(value) != int(value):
+        raise InputError("tt.error.value", "tt.hint.value", name="--" + option.replace("_", "-"), value=value)
+    return int(value)
+
+
+def _release(text: str) -> str:
+    from trainsteps.frameworks.torchtitan import WINDOWS
+    from trainsteps.versions import Version
+
+    try:
+        version = Version.parse(str(text).lstrip("v"))
+    except (ValueError, TypeError):
+        raise InputError("tt.error.release", "tt.hint.release", release=str(text)[:40]) from None
+    first = WINDOWS.entries[0][0]
+    if version < first:
+        raise InputError("tt.error.release", "tt.hint.release", release=str(text)[:40])
+    return str(version)
+
+
+def _dp(request, degrees: dict) -> int:
+    """The data-parallel degree: replicate x shard, where shard -1 takes what tp, pp, cp and replicate leave of the world."""
+    from trainsteps.world import world_or_one
+
+    opts = request.settings
+    model = degrees["tp"] * degrees["pp"] * degrees["cp"] * degrees["dp_replicate"]
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    if degrees["dp_shard"] != -1 and not world_given:
+        return degrees["dp_replicate"] * degrees["dp_shard"]
+    world = world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    shard = degrees["dp_shard"] if degrees["dp_shard"] != -1 else world // model
+    if shard < 1 or model * shard != world:
+        raise InputError("tt.error.world", "tt.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"],
+                         replicate=degrees["dp_replicate"], shard=degrees["dp_shard"])
+    return degrees["dp_replicate"] * shard
+
+
+_AUTOMODEL_FLAGS = {  # plan option -> Automodel setting
+    "num_examples": "num_examples", "micro_batch_size": "local_batch_size", "global_batch_size": "global_batch_size",
+    "max_steps": "max_steps", "save_interval": "ckpt_every_steps", "eval_interval": "val_every_steps",
+    "warmup_steps": "lr_warmup_steps", "framework_version": "release",
+}
+
+
+def plan_automodel(request, counted) -> Answer:
+    """NeMo Automodel: its recipe YAML, `--set section.key=value` overrides, then the flags, which win."""
+    from trainsteps.configs.automodel import read_overrides, read_yaml
+    from trainsteps.frameworks.automodel import NEWEST, AutomodelSpec
+    from trainsteps.frameworks.automodel import plan_automodel as plan
+    from trainsteps.report_pretrain import render_automodel
+
+    opts = request.settings
+    settings, origins = {}, {}
+    for path in request.configs:
+        found, where = read_yaml(path)
+        settings.update(found)
+        origins.update(where)
+    found, where = read_overrides(opts.get("rl_overrides"))
+    settings.update(found)
+    origins.update(where)
+    for option, name in _AUTOMODEL_FLAGS.items():
+        if request.gave(option):
+            value = opts[option]
+            settings[name] = str(value) if name == "release" else _whole(value, option) if name == "lr_warmup_steps" else value
+            origins[name] = "--" + option.replace("_", "-")
+    if request.gave("num_train_epochs"):
+        settings["num_epochs"] = _whole(opts["num_train_epochs"], "num_train_epochs")
+        origins["num_epochs"] = "--num-train-epochs"
+    if "num_examples" not in settings:
+        raise InputError("am.error.no_examples", "am.hint.no_examples")
+    release = _checked_release(settings.pop("release", NEWEST))
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "cp", "pp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    spec = AutomodelSpec(dp=_automodel_dp(request, degrees), release=release, num_epochs_given="num_epochs" in settings, **settings)
+    schedule = plan(spec)
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_automodel(schedule, request.lang, request.explain))
+
+
+def _checked_release(text: str) -> str:
+    from trainsteps.frameworks.automodel import VALIDATE_ON_CHECKPOINT_SETTING
+    from trainsteps.versions import Version
+
+    try:
+        version = Version.parse(str(text).lstrip("v"))
+    except (ValueError, TypeError):
+        version = None
+    if version is None or version < VALIDATE_ON_CHECKPOINT_SETTING.entries[0][0]:
+        raise InputError("am.error.release", "am.hint.release", release=str(text)[:40])
+    return str(version)
+
+
+def _automodel_dp(request, degrees: dict) -> int:
+    from trainsteps.world import world_or_one
+
+    opts = request.settings
+    world = world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    model = degrees["tp"] * degrees["cp"] * degrees["pp"]
+    if world % model:
+        raise InputError("am.error.world", "am.hint.world", world=world, tp=degrees["tp"], cp=degrees["cp"], pp=degrees["pp"])
+    return world // model
+
+
+_LF_V1_KEYS = ("micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps", "save_steps", "save_epochs", "cutoff_len",
+               "batching_workers")
+"""The v1 TrainingArguments that decide steps and the start-up line."""
+
+
+def plan_lf_v1(request, counted) -> Answer:
+    """LLaMA-Factory v1: its YAML, then the flags, which win."""
+    from trainsteps.configs.files import read_config
+    from trainsteps.frameworks.lf_v1 import LfV1Spec
+    from trainsteps.frameworks.lf_v1 import plan_lf_v1 as plan
+    from trainsteps.report_pretrain import render_automodel
+
+    opts = request.settings
+    settings, origins = {}, {}
+    paths, launched_world = list(request.configs), None
+    if request.launch:  # `USE_V1=1 NPROC_PER_NODE=4 llamafactory-cli sft sft.yaml`
+        from trainsteps.configs.launch import parse_launch
+
+        launch = parse_launch(request.launch)
+        paths += [path for path in launch.configs if path not in paths]
+        launched_world = launch.world_size
+    for path in paths:
+        config = read_config(path)
+        strategy = config.data.get("batching_strategy", "normal")
+        if strategy not in (None, "normal"):
+            raise InputError("lfv1.error.strategy", "lfv1.hint.strategy", strategy=str(strategy)[:40])
+        for key in _LF_V1_KEYS:
+            if key in config.data:
+                settings[key] = config.data[key]
+                origins[key] = config.where(key)
+    for option, name in (("num_examples", "num_examples"), ("micro_batch_size", "micro_batch_size"),
+                         ("global_batch_size", "global_batch_size"), ("max_steps", "max_steps"), ("save_steps", "save_steps"),
+                         ("cutoff_len", "cutoff_len")):
+        if request.gave(option):
+            settings[name] = _whole(opts[option], option) if name == "save_steps" else opts[option]
+            origins[name] = "--" + option.replace("_", "-")
+    if request.gave("num_train_epochs"):
+        settings["num_train_epochs"] = _whole(opts["num_train_epochs"], "num_train_epochs")
+        origins["num_train_epochs"] = "--num-train-epochs"
+    if "num_examples" not in settings:
+        raise InputError("lfv1.error.no_examples", "lfv1.hint.no_examples")
+    from trainsteps.world import world_or_one
+
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    dp = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    spec = LfV1Spec(dp=dp, **settings)
+    schedule = plan(spec)
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_automodel(schedule, request.lang, request.explain))

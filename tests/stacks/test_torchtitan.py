@@ -1,0 +1,150 @@
+"""torchtitan's rules against its own code, run at 0.2.2 and 0.3.0 (tools/record_torchtitan.py ->
+tests/fixtures/pretrain/torchtitan.json), and `trainsteps plan` reading its .toml and flags."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trainsteps.derivation import Derivation
+from trainsteps.errors import InputError
+from trainsteps.frameworks.torchtitan import (
+    TitanSpec,
+    gradient_accumulation,
+    lr_horizon,
+    plan_torchtitan,
+    rank_shards,
+    samples_of_documents,
+    save_steps,
+    startup_line,
+)
+from trainsteps.frameworks.torchtitan import eval_steps as validation_steps
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDED = json.loads((ROOT / "tests" / "fixtures" / "pretrain" / "torchtitan.json").read_text())["releases"]
+EXAMPLE = ROOT / "examples" / "torchtitan" / "llama3_8b.toml"
+
+
+def _cases(kind):
+    return [pytest.param(release["version"], case, id=f"{release['version']}-{i}") for release in RECORDED
+            for i, case in enumerate(release[kind])]
+
+
+def test_both_releases_were_recorded():
+    assert sorted(r["version"] for r in RECORDED) == ["0.2.2", "0.3.0"]
+
+
+@pytest.mark.parametrize("release, case", _cases("batches"))
+def test_gradient_accumulation_and_the_startup_line_match_the_trainer(release, case):
+    spec = TitanSpec(dp=case["dp"], local_batch_size=case["local_batch_size"], global_batch_size=case["global_batch_size"],
+                     seq_len=case["seq_len"], steps=case["steps"], warmup_steps=case["warmup_steps"], release=release)
+    if "error" in case:
+        with pytest.raises(InputError):
+            gradient_accumulation(spec, Derivation())
+        return
+    global_batch, ga = gradient_accumulation(spec, Derivation())
+    assert ga == case["gradient_accumulation_steps"]
+    assert startup_line(spec, global_batch, ga) == case["printed"]
+
+
+@pytest.mark.parametrize("release, case", _cases("lr"))
+def test_warmup_decay_and_stable_steps_match_build_lr_schedulers(release, case):
+    spec = TitanSpec(steps=case["steps"], warmup_steps=case["warmup_steps"], decay_ratio=case["decay_ratio"],
+                     lr_total_steps=case["total_steps"], release=release)
+    lr = lr_horizon(spec, Derivation())
+    assert (lr["warmup"], lr["decay"], lr["stable"]) == (case["warmup_used"], case["decay_used"], case["stable_used"])
+
+
+@pytest.mark.parametrize("release, case", _cases("saves"))
+def test_checkpoint_steps_match_should_save(release, case):
+    spec = TitanSpec(steps=case["steps"], checkpoint_enable=True, checkpoint_interval=case["interval"],
+                     first_step_checkpoint=case["first_step"], release=release)
+    assert save_steps(spec, 0) == case["save_steps"]
+
+
+@pytest.mark.parametrize("release, case", _cases("evals"))
+def test_validation_steps_match_should_validate(release, case):
+    spec = TitanSpec(steps=case["steps"], validation_enable=True, validation_freq=case["freq"], release=release)
+    assert validation_steps(spec, 0) == case["eval_steps"]
+
+
+@pytest.mark.parametrize("release, case", _cases("windows"))
+def test_samples_per_rank_match_the_dataset_sharded_and_windowed(release, case):
+    shards = rank_shards(case["documents"] * case["passes"], case["dp"])
+    assert [len(s) for s in shards] == [r["documents"] for r in case["per_rank"]]
+    assert [samples_of_documents(s, case["seq_len"], release) for s in shards] == [r["samples"] for r in case["per_rank"]]
+
+
+def test_the_plan_of_one_pass_follows_the_release_as_the_recorded_datasets_do():
+    recorded = {r["version"]: next(c for c in r["windows"] if c["dp"] == 1 and c["seq_len"] == 8) for r in RECORDED}
+    planned = {}
+    for release, case in recorded.items():
+        spec = TitanSpec(seq_len=8, steps=1, warmup_steps=0, dataset_tokens=sum(case["documents"]),
+                         documents=len(case["documents"]), release=release)
+        planned[release] = plan_torchtitan(spec).run.samples_per_epoch
+    assert planned == {release: case["per_rank"][0]["samples"] for release, case in recorded.items()}
+    assert planned["0.2.2"] != planned["0.3.0"]
+
+
+def test_equivalent_epochs_count_the_tokens_a_one_rank_run_reads_against_the_recorded_pass():
+    case = next(c for r in RECORDED if r["version"] == "0.3.0" for c in r["windows"] if c["dp"] == 1 and c["passes"] == 1
+                and c["seq_len"] == 16)
+    per_pass = case["per_rank"][0]["samples"]
+    spec = TitanSpec(local_batch_size=per_pass, seq_len=16, steps=3, warmup_steps=0, dataset_tokens=sum(case["documents"]),
+                     documents=len(case["documents"]), release="0.3.0")
+    s = plan_torchtitan(spec)
+    assert s.run.samples_per_epoch == per_pass
+    assert 2.9 < s.run.equivalent_epochs <= 3.0
+    assert [t.code for t in s.warnings] == ["TORCHTITAN_RELOOPED"]
+
+
+def test_a_warmup_longer_than_the_run_is_clipped_and_warned():
+    s = plan_torchtitan(TitanSpec(steps=100))
+    assert s.run.warmup_steps == 100
+    assert "warmup 200" in s.banner_lines[0]
+    assert [t.code for t in s.warnings] == ["TORCHTITAN_WARMUP_CLIPPED"]
+
+
+def test_a_resumed_run_makes_the_remaining_steps_and_saves_only_after_its_checkpoint():
+    s = plan_torchtitan(TitanSpec(steps=1000, resume_from_step=500, checkpoint_enable=True, checkpoint_interval=300))
+    assert s.run.optimizer_steps == 500
+    assert s.run.save_steps == [600, 900, 1000]
+    assert s.banner_lines[1] == "Training starts at step 501"
+
+
+def test_plan_reads_the_example_toml_with_its_sections(run_cli):
+    code, out, err = run_cli("plan", str(EXAMPLE), "--gpus", "8", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["framework"] == "torchtitan" and data["version"] == "0.2.2"
+    assert data["inputs"]["from"]["steps"] == "llama3_8b.toml [training]"
+    assert data["banner_lines"][0].startswith("Trainer is initialized with local batch size 1, global batch size 8,")
+
+
+def test_flags_and_overrides_win_over_the_toml(run_cli):
+    code, out, err = run_cli("plan", str(EXAMPLE), "--gpus", "8", "--set", "training.steps=40", "--max-steps", "30",
+                             "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["run"]["optimizer_steps"] == 30
+
+
+def test_a_toml_with_torchtitan_0_3_0_is_refused_in_one_line(run_cli):
+    code, out, err = run_cli("plan", str(EXAMPLE), "--framework-version", "0.3.0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "reads no .toml" in err
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[training]\nsteps = 'many'\n", "[training] steps"),
+    ("[training\nsteps = 3\n", "not valid TOML"),
+])
+def test_a_bad_toml_gets_one_line(run_cli, tmp_path, text, words):
+    path = tmp_path / "job.toml"
+    path.write_text(text)
+    code, out, err = run_cli("plan", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
+
+
+def test_a_global_batch_torchtitan_refuses_is_refused_with_its_arithmetic(run_cli):
+    code, out, err = run_cli("plan", "--framework", "torchtitan", "--gpus", "4", "--micro-batch-size", "8",
+                             "--global-batch-size", "100")
+    assert code == 2 and "multiple of local batch size x data-parallel degree (8 x 4)" in err

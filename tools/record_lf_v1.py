@@ -1,0 +1,82 @@
+"""Record LLaMA-Factory v1's (`USE_V1=1`) loader and step horizon by running its own code on CPU.
+
+    /tmp/ttvenv/bin/pip install torch==2.13.0 torchdata omegaconf transformers==4.57.1 accelerate==1.11.0
+    pip download --no-deps llamafactory==0.9.5   (unzip the wheel into /tmp/lf)
+    /tmp/ttvenv/bin/python tools/record_lf_v1.py /tmp/lf > tests/fixtures/llamafactory_v1/batching_0.9.5.json
+
+What runs is LLaMA-Factory's: `BatchGenerator` (v1/core/utils/batching.py: its accumulation, its refusals, the
+StatefulDistributedSampler + StatefulDataLoader with drop_last=True, `len()` and the batches one epoch yields, with
+the data-parallel rank and size it asks `DistributedInterface` for set per case) and the statements of
+`BaseTrainer.__init__` that set `num_training_steps` and `save_steps` (v1/core/base_trainer.py, taken with `ast` and
+executed, since the trainer itself needs a model).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import sys
+from types import SimpleNamespace
+
+CASES = [  # rows, dp, micro batch, global batch (None: dp x micro), epochs, max_steps, save_epochs
+    (1000, 1, 2, None, 3, None, None), (1000, 4, 2, 32, 3, None, None), (1003, 3, 2, 12, 2, None, 0.5),
+    (100, 2, 4, 24, 3, None, None), (1000, 8, 1, 16, 1, 500, None), (10, 4, 2, 16, 3, None, None), (999, 2, 3, 10, 1, None, None),
+]
+
+
+class _Renderer:
+    """Every row becomes a short model input; the token content does not change how many batches there are."""
+
+    def process_samples(self, samples):
+        return [{"input_ids": [1, 2, 3], "attention_mask": [1, 1, 1], "labels": [1, 2, 3], "loss_weights": [1.0, 1.0, 1.0],
+                 "position_ids": [1, 2, 3]} for _ in samples]
+
+
+def _horizon_statements(root: pathlib.Path):
+    tree = ast.parse((root / "llamafactory" / "v1" / "core" / "base_trainer.py").read_text())
+    init = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+                and "num_training_steps" in ast.unparse(n))
+    body = [s for s in init.body if isinstance(s, ast.If) and ("num_training_steps" in ast.unparse(s) or "save_epochs" in ast.unparse(s.test))]
+    return compile(ast.Module(body, []), "base_trainer", "exec")
+
+
+def record(root: str) -> dict:
+    root_path = pathlib.Path(root)
+    sys.path.insert(0, root)
+    import logging
+
+    logging.disable(logging.WARNING)
+    from llamafactory.v1.accelerator import interface
+    from llamafactory.v1.core.utils import batching
+
+    horizon = _horizon_statements(root_path)
+    version = next(root_path.glob("llamafactory-*.dist-info")).name.split("-")[1].removesuffix(".dist")
+    out = []
+    for rows, dp, micro, global_batch, epochs, max_steps, save_epochs in CASES:
+        row = {"rows": rows, "dp": dp, "micro_batch_size": micro, "global_batch_size": global_batch, "num_train_epochs": epochs,
+               "max_steps": max_steps, "save_epochs": save_epochs}
+        per_rank = []
+        try:
+            for rank in range(dp):
+                interface.DistributedInterface.get_world_size = lambda self, dim=None, dp=dp: dp
+                interface.DistributedInterface.get_rank = lambda self, dim=None, rank=rank: rank
+                generator = batching.BatchGenerator([{"messages": []}] * rows, _Renderer(), micro_batch_size=micro,
+                                                    global_batch_size=global_batch, pin_memory=False)
+                generator.set_epoch(0)
+                per_rank.append({"len": len(generator), "batches": sum(1 for _ in generator)})
+        except ValueError as exc:
+            row["error"] = str(exc)
+            out.append(row)
+            continue
+        me = SimpleNamespace(args=SimpleNamespace(max_steps=max_steps, num_train_epochs=epochs, save_epochs=save_epochs, save_steps=None),
+                             train_batch_generator=generator)
+        exec(horizon, {"self": me, "int": int, "max": max, "len": len})
+        row.update(num_micro_batch=generator.num_micro_batch, per_rank=per_rank, num_training_steps=me.num_training_steps,
+                   save_steps=me.args.save_steps)
+        out.append(row)
+    return {"recorded_by": "tools/record_lf_v1.py", "version": version, "cases": out}
+
+
+if __name__ == "__main__":
+    print(json.dumps(record(sys.argv[1]), indent=1))
