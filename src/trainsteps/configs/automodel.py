@@ -36,19 +36,9 @@ def read_yaml(path: str) -> tuple[dict, dict]:
 
 def read_overrides(items) -> tuple[dict, dict]:
     """`--set step_scheduler.num_epochs=null`: Automodel's own `--step_scheduler.num_epochs null` overrides."""
-    from trainsteps.configs.torchtitan import override_value
+    from trainsteps.configs.overrides import read_section_overrides
 
-    settings, origins = {}, {}
-    for item in items or ():
-        key, sep, text = str(item).partition("=")
-        section, _, name = key.strip().lstrip("-").partition(".")
-        target = KEYS.get((section, name))
-        if not sep or target is None:
-            raise InputError("am.error.override", "am.hint.override", item=str(item)[:80],
-                             known=", ".join(f"{s}.{k}" for s, k in KEYS))
-        settings[target] = _checked(target, override_value(text.strip()), f"--set {key.strip()}")
-        origins[target] = "--set"
-    return settings, origins
+    return read_section_overrides(items, KEYS, _checked, ("am.error.override", "am.hint.override"))
 
 
 def _checked(name: str, value, where: str):

@@ -70,34 +70,9 @@ def read_toml(path: str) -> tuple[dict, dict]:
 
 def read_overrides(items) -> tuple[dict, dict]:
     """`--set training.steps=100`: torchtitan's own `--training.steps 100` overrides."""
-    settings, origins = {}, {}
-    for item in items or ():
-        key, sep, text = str(item).partition("=")
-        section, _, name = key.strip().lstrip("-").partition(".")
-        target = KEYS.get((section, name))
-        if not sep or target is None:
-            known = ", ".join(f"{s}.{k}" for s, k in KEYS)
-            raise InputError("tt.error.override", "tt.hint.override", item=str(item)[:80], known=known)
-        settings[target] = _checked(target, override_value(text.strip()), f"--set {key.strip()}")
-        origins[target] = "--set"
-    return settings, origins
+    from trainsteps.configs.overrides import read_section_overrides
 
-
-def override_value(text: str):
-    """A `--set` value as the stacks' own CLIs read it: true/false, none/null, a number, else the text."""
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    from trainsteps.numbers import normalize
-
-    for kind in (int, float):
-        try:
-            return kind(normalize(text))
-        except ValueError:
-            continue
-    return text
+    return read_section_overrides(items, KEYS, _checked, ("tt.error.override", "tt.hint.override"))
 
 
 def _checked(name: str, value, where: str):
