@@ -139,7 +139,7 @@ QUANTITIES = {
 
 LABELS = {
     "lfv1.printed": "LLaMA-Factory {version} v1（USE_V1=1）会记录的内容",
-    "am.printed": "NeMo Automodel {version} 会记录的内容（step scheduler）",
+    "am.printed": "NeMo Automodel {version} 会记录的内容（`Step scheduler` 一段）",
     "tt.printed": "torchtitan {version} 会打印的内容（{why}）",
     "tt.ga": "梯度累积步数",
     "tt.tokens_per_step": "每步 token 数",
