@@ -58,7 +58,7 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
         if global_batch is not None:
             if given:
                 raise InputError("solve.error.one_question", "solve.hint.target")
-            _refuse_unused_by_layouts(time_request)
+            _refuse_unused_by_layouts()
             result = engine.layouts(global_batch, world, cap)
             emit(fmt, result.to_dict(), render_layouts(result, lang))
             return
@@ -120,23 +120,23 @@ def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> N
     emit(fmt, data, render_budget(fit, lang, explain, covered, fits))
 
 
+_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+"""Where a setting the user gave comes from (a default does not count)."""
 _LAYOUT_SETTINGS = {"global_batch", "max_per_device_batch", "world_size", "gpus", "nodes", "fmt", "lang"}
 """What `solve --global-batch N` reads: every per-device batch x accumulation that reaches N on these ranks."""
 
 
-def _refuse_unused_by_layouts(time_request) -> None:
+def _refuse_unused_by_layouts() -> None:
     ctx = click.get_current_context()
     for param in ctx.command.params:
         if param.name not in _LAYOUT_SETTINGS and ctx.get_parameter_source(param.name) in _GIVEN:
             raise InputError("solve.error.layout_option", "solve.hint.layout_option", option=param.opts[0])
 
 
-_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
-
 
 def _time_request(opts: dict, lang: str, explain: bool) -> dict | None:
     """The time and budget options, taken out of `opts`; None when none asks for a time."""
-    from trainsteps.planners import TIME, TIME_ASKS, refuse_time_refiners
+    from trainsteps.planners import TIME, asks_time, refuse_time_refiners
 
     names = [*TIME, "time_budget", "safety_margin", "save_every"]
     ctx = click.get_current_context()
@@ -146,7 +146,7 @@ def _time_request(opts: dict, lang: str, explain: bool) -> dict | None:
     for name in ("safety_margin", "save_every"):
         if name in given and not request.get("time_budget"):
             raise InputError("time.error.refines_budget", "time.hint.refines_budget", option="--" + name.replace("_", "-"))
-    if not any(request.get(name) is not None for name in TIME_ASKS) and not request.get("time_budget"):
+    if not asks_time(request) and not request.get("time_budget"):
         return None
     return {**request, "lang": lang, "explain": explain, "seq_length": opts.get("seq_length"), "gpus_flag": opts.get("gpus"),
             "nodes_flag": opts.get("nodes"), "world_flag": opts.get("world_size")}

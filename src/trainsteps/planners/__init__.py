@@ -15,13 +15,12 @@ from trainsteps.planners.table import (  # noqa: F401 - the names every surface 
     RL_FRAMEWORKS,
     STACK_FRAMEWORKS,
     TIME,
-    TIME_ASKS,
     Answer,
+    asks_time,
     choose,
     option_name,
     refuse_time_refiners,
     refuse_unused,
-    time_asked,
 )
 
 
@@ -36,7 +35,7 @@ def dispatch(request) -> Answer:
     counted = counted_data(request) if planner.counts_data else None
     module, function = planner.run.split(":")
     answer = getattr(importlib.import_module(module), function)(request, counted)
-    if "time" not in answer.data and time_asked(request):
+    if "time" not in answer.data and asks_time(request.settings):
         from trainsteps.planners.time import attach_time
 
         answer = attach_time(answer, request, counted)

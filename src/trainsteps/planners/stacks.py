@@ -5,13 +5,32 @@
 from __future__ import annotations
 
 from trainsteps.errors import InputError
-from trainsteps.planners.table import Answer
+from trainsteps.planners.table import Answer, option_name
 
 _FLAGS = {  # plan option -> torchtitan setting
     "micro_batch_size": "local_batch_size", "global_batch_size": "global_batch_size", "seq_length": "seq_len",
     "max_steps": "steps", "warmup_steps": "warmup_steps", "resume_from_step": "resume_from_step",
     "train_tokens": "dataset_tokens", "num_examples": "documents", "framework_version": "release",
 }
+
+
+def _layered(request, read_file, read_overrides, flags: dict, whole: tuple = ()) -> tuple[dict, dict]:
+    """A stack's settings and where each came from: its own files, then its `--set` overrides, then the plan's flags
+    (`flags`: option -> setting), which win; the settings in `whole` are whole numbers."""
+    settings, origins = {}, {}
+    for found, where in [*(read_file(path) for path in request.configs), read_overrides(request.settings.get("rl_overrides"))]:
+        settings.update(found)
+        origins.update(where)
+    _apply_flags(request, flags, whole, settings, origins)
+    return settings, origins
+
+
+def _apply_flags(request, flags: dict, whole: tuple, settings: dict, origins: dict) -> None:
+    for option, name in flags.items():
+        if request.gave(option):
+            value = request.settings[option]
+            settings[name] = str(value) if name == "release" else _whole(value, option) if name in whole else value
+            origins[name] = option_name(option)
 
 
 def plan_torchtitan(request, counted) -> Answer:
@@ -22,20 +41,7 @@ def plan_torchtitan(request, counted) -> Answer:
     from trainsteps.report_pretrain import render_torchtitan
 
     opts = request.settings
-    settings, origins = {}, {}
-    for path in request.configs:
-        if not str(path).lower().endswith(".toml"):
-            raise InputError("tt.error.not_toml", "tt.hint.not_toml", path=str(path)[:200])
-        found, where = read_toml(path)
-        settings.update(found)
-        origins.update(where)
-    found, where = read_overrides(opts.get("rl_overrides"))
-    settings.update(found)
-    origins.update(where)
-    for option, name in _FLAGS.items():
-        if request.gave(option):
-            settings[name] = str(opts[option]) if name == "release" else _whole(opts[option], option) if name == "warmup_steps" else opts[option]
-            origins[name] = "--" + option.replace("_", "-")
+    settings, origins = _layered(request, _toml(read_toml), read_overrides, _FLAGS, whole=("warmup_steps",))
     # a .toml pins the newest release that reads one; no file: the newest modelled
     release = _release(settings.pop("release", newest_reading("toml") if request.configs else NEWEST))
     if request.configs and CONFIG_FILES.at(release) != "toml":
@@ -55,24 +61,39 @@ def plan_torchtitan(request, counted) -> Answer:
     return Answer(data, render_torchtitan(schedule, request.lang, request.explain))
 
 
+def _toml(read_toml):
+    """torchtitan reads .toml job configs only."""
+    def read(path):
+        if not str(path).lower().endswith(".toml"):
+            raise InputError("tt.error.not_toml", "tt.hint.not_toml", path=str(path)[:200])
+        return read_toml(path)
+
+    return read
+
+
 def _whole(value, option: str) -> int:
     """torchtitan's warmup_steps is an int (the Trainer's --warmup-steps option also takes a float)."""
     if float(value) != int(value):
-        raise InputError("tt.error.value", "tt.hint.value", name="--" + option.replace("_", "-"), value=value)
+        raise InputError("tt.error.value", "tt.hint.value", name=option_name(option), value=value)
     return int(value)
 
 
 def _release(text: str) -> str:
     from trainsteps.frameworks.torchtitan import WINDOWS
+
+    return _release_from(text, WINDOWS.entries[0][0], "tt")
+
+
+def _release_from(text: str, oldest, prefix: str) -> str:
+    """A release as `Version` prints it; unparsable or older than the oldest modelled is refused (`<prefix>.error.release`)."""
     from trainsteps.versions import Version
 
     try:
         version = Version.parse(str(text).lstrip("v"))
     except (ValueError, TypeError):
-        raise InputError("tt.error.release", "tt.hint.release", release=str(text)[:40]) from None
-    first = WINDOWS.entries[0][0]
-    if version < first:
-        raise InputError("tt.error.release", "tt.hint.release", release=str(text)[:40])
+        version = None
+    if version is None or version < oldest:
+        raise InputError(f"{prefix}.error.release", f"{prefix}.hint.release", release=str(text)[:40])
     return str(version)
 
 
@@ -108,22 +129,8 @@ def plan_automodel(request, counted) -> Answer:
     from trainsteps.report_pretrain import render_automodel
 
     opts = request.settings
-    settings, origins = {}, {}
-    for path in request.configs:
-        found, where = read_yaml(path)
-        settings.update(found)
-        origins.update(where)
-    found, where = read_overrides(opts.get("rl_overrides"))
-    settings.update(found)
-    origins.update(where)
-    for option, name in _AUTOMODEL_FLAGS.items():
-        if request.gave(option):
-            value = opts[option]
-            settings[name] = str(value) if name == "release" else _whole(value, option) if name == "lr_warmup_steps" else value
-            origins[name] = "--" + option.replace("_", "-")
-    if request.gave("num_train_epochs"):
-        settings["num_epochs"] = _whole(opts["num_train_epochs"], "num_train_epochs")
-        origins["num_epochs"] = "--num-train-epochs"
+    flags = {**_AUTOMODEL_FLAGS, "num_train_epochs": "num_epochs"}
+    settings, origins = _layered(request, read_yaml, read_overrides, flags, whole=("lr_warmup_steps", "num_epochs"))
     if "num_examples" not in settings:
         raise InputError("am.error.no_examples", "am.hint.no_examples")
     release = _checked_release(settings.pop("release", NEWEST))
@@ -140,15 +147,8 @@ def plan_automodel(request, counted) -> Answer:
 
 def _checked_release(text: str) -> str:
     from trainsteps.frameworks.automodel import VALIDATE_ON_CHECKPOINT_SETTING
-    from trainsteps.versions import Version
 
-    try:
-        version = Version.parse(str(text).lstrip("v"))
-    except (ValueError, TypeError):
-        version = None
-    if version is None or version < VALIDATE_ON_CHECKPOINT_SETTING.entries[0][0]:
-        raise InputError("am.error.release", "am.hint.release", release=str(text)[:40])
-    return str(version)
+    return _release_from(text, VALIDATE_ON_CHECKPOINT_SETTING.entries[0][0], "am")
 
 
 def _automodel_dp(request, degrees: dict) -> int:
@@ -192,15 +192,9 @@ def plan_lf_v1(request, counted) -> Answer:
             if key in config.data:
                 settings[key] = config.data[key]
                 origins[key] = config.where(key)
-    for option, name in (("num_examples", "num_examples"), ("micro_batch_size", "micro_batch_size"),
-                         ("global_batch_size", "global_batch_size"), ("max_steps", "max_steps"), ("save_steps", "save_steps"),
-                         ("cutoff_len", "cutoff_len")):
-        if request.gave(option):
-            settings[name] = _whole(opts[option], option) if name == "save_steps" else opts[option]
-            origins[name] = "--" + option.replace("_", "-")
-    if request.gave("num_train_epochs"):
-        settings["num_train_epochs"] = _whole(opts["num_train_epochs"], "num_train_epochs")
-        origins["num_train_epochs"] = "--num-train-epochs"
+    flags = {name: name for name in ("num_examples", "micro_batch_size", "global_batch_size", "max_steps", "save_steps",
+                                     "cutoff_len", "num_train_epochs")}
+    _apply_flags(request, flags, ("save_steps", "num_train_epochs"), settings, origins)
     if "num_examples" not in settings:
         raise InputError("lfv1.error.no_examples", "lfv1.hint.no_examples")
     from trainsteps.world import world_or_one

@@ -225,11 +225,12 @@ def refuse_time_refiners(given, settings: dict) -> None:
     for name in MODEL_REFINERS:
         if name in given and not wants_model:
             raise InputError("time.error.refines_model", "time.hint.refines_model", option=option_name(name))
-    asked = any(settings.get(name) is not None for name in TIME_ASKS) or settings.get("time_budget")
+    asked = asks_time(settings) or settings.get("time_budget")
     for name in sorted(TIME - set(TIME_ASKS)):
         if name in given and not asked:
             raise InputError("time.error.refines_time", "time.hint.refines_time", option=option_name(name))
 
 
-def time_asked(request) -> bool:
-    return any(request.settings.get(name) is not None for name in TIME_ASKS)
+def asks_time(settings: dict) -> bool:
+    """Whether the settings ask for a time (a measured rate, a log, or a FLOPs model)."""
+    return any(settings.get(name) is not None for name in TIME_ASKS)
