@@ -13,7 +13,15 @@ _OPTIONS = [
     click.option("--unsloth", "unsloth_release", help="The run uses Unsloth (release, e.g. 2026.10.9): its rewritten TRL "
                  "defaults apply to the settings you did not give (per-device batch 4, accumulation 2, warmup 0.1, ...)."),
     click.option("--set", "rl_overrides", multiple=True, metavar="KEY=VALUE",
-                 help="[verl/openrlhf/easyr1] One more setting, as on the launch line (data.train_batch_size=256)."),
+                 help="[verl/openrlhf/easyr1/slime/areal/open-instruct] One more setting, as on the launch line "
+                      "(data.train_batch_size=256, num_rollout=100)."),
+    # the RL stacks planned from their own words (planners/rl_stacks.py): one name for what each calls differently
+    click.option("--prompts-per-step", type=click.IntRange(min=1), default=None,
+                 help="[slime/areal/open-instruct] Prompts per rollout step (--rollout-batch-size, train_dataset.batch_size, "
+                      "--num_unique_prompts_rollout)."),
+    click.option("--samples-per-prompt", type=click.IntRange(min=1), default=None,
+                 help="[slime/areal/open-instruct] Responses per prompt (--n-samples-per-prompt, gconfig.n_samples, "
+                      "--num_samples_per_prompt_rollout)."),
 ]
 
 

@@ -1749,3 +1749,37 @@ MESSAGES = {
     'explain.fact.launcher_saw_fewer': 'The config asks for {configured} processes over all machines, but the launcher printed a world of {seen} ({where}): each node ran its own job of {seen}, so the nodes never joined one run (data is not sharded across them). Check the machine rank, main address and launcher of every node',
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
 }
+
+# RL stacks planned from their own words (slime, AReaL, open-instruct: planners/rl_stacks.py)
+QUANTITIES.update({
+    'rollouts_per_epoch': 'rollout steps per epoch',
+    'num_rollout': 'rollout steps (num_rollout)',
+    'optimizer_steps_per_rollout': 'optimizer steps per rollout',
+    'lr_decay_iters': 'LR decay horizon (iterations)',
+    'num_training_steps': 'training steps (num_training_steps)',
+    'num_scheduler_steps': 'LR scheduler horizon (num_scheduler_steps)',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch is ignored: --num-rollout is set, so the run makes {num_rollout} rollouts and evaluates or saves at no epoch end',
+    'slime.warn.trailing': 'a rollout makes {samples} samples, which {gbs} per optimizer step does not divide: the last {dropped} of each rollout are dropped from training',
+    'slime.warn.lr_short': 'the LR schedule counts {decay} iterations but the run takes {taken} optimizer steps: it never reaches its end value',
+    'slime.warn.dynamic_sampling': 'dynamic sampling draws prompts until {prompts} pass the filter: each rollout uses more prompts than its batch, so epochs end sooner than planned',
+    'slime.what.rollout_id': 'logged rollout_id (0-based; the last one)',
+    'slime.what.train_iters': 'Megatron train_iters',
+    'slime.what.scheduler': 'scheduler horizon in samples (lr_decay_iters x global batch)',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} stops the loop before the {horizon} steps the LR schedule and the "Train step N/total" line count: the schedule never finishes',
+    'areal.warn.clock': '{name}={secs} saves or evaluates by the clock: those events are not in the step lists',
+    'areal.what.train_step': '"Train step N/total" line total',
+    'areal.what.loop': 'last global step of the loop',
+    'oi.warn.one_sample': 'one sample per prompt: GRPO advantages are zero unless filter_zero_std_samples is off',
+    'oi.warn.packed_mini_batches': 'each learner steps the optimizer once per group of its packed sequences: {mini} updates per pass when they divide evenly, more or fewer otherwise (the LR horizon assumes {mini})',
+    'oi.warn.episodes': 'total_episodes={episodes} is not a whole number of steps: the run generates {used} episodes',
+    'oi.what.training_step': 'logged training_step (the last one)',
+    'rlstack.error.value': '{key}={value} ({origin}) is not a {kind}',
+    'rlstack.hint.value': 'give the setting as its framework spells it, e.g. --set num_rollout=100',
+    'rlstack.error.launch': 'the launch line cannot be split into words (an unclosed quote?)',
+    'rlstack.hint.launch': 'paste the command as it runs in the shell, quotes closed',
+    'rlstack.error.required': '{framework} needs {key}',
+    'rlstack.hint.required': 'give it on the launch line, with --set, or as {option}',
+    'rlstack.hint.settings': 'change the settings the framework names, as its own check would ask',
+})

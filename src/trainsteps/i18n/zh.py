@@ -1744,3 +1744,37 @@ MESSAGES = {
     'explain.fact.launcher_saw_fewer': '配置要求所有机器合计 {configured} 个进程，但启动器打印的 world 为 {seen}（{where}）：每个节点各自运行了一个 {seen} 进程的作业，节点之间从未组成同一次运行（数据不会在节点间切分）。请检查每个节点的 machine rank、主节点地址和启动器',
     'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
 }
+
+# 按各自参数规划的 RL 框架（slime、AReaL、open-instruct：planners/rl_stacks.py）
+QUANTITIES.update({
+    'rollouts_per_epoch': '每个 epoch 的 rollout 步数',
+    'num_rollout': 'rollout 步数（num_rollout）',
+    'optimizer_steps_per_rollout': '每次 rollout 的优化器步数',
+    'lr_decay_iters': '学习率衰减范围（迭代数）',
+    'num_training_steps': '训练步数（num_training_steps）',
+    'num_scheduler_steps': '学习率调度范围（num_scheduler_steps）',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch 被忽略：已设置 --num-rollout，运行 {num_rollout} 次 rollout，且不会在 epoch 结束时评估或保存',
+    'slime.warn.trailing': '每次 rollout 产生 {samples} 个样本，不能被每个优化器步的 {gbs} 整除：每次 rollout 最后 {dropped} 个样本不参与训练',
+    'slime.warn.lr_short': '学习率调度按 {decay} 次迭代计算，但运行只走 {taken} 个优化器步：学习率到不了终值',
+    'slime.warn.dynamic_sampling': '动态采样会一直抽取提示词直到 {prompts} 个通过过滤：每次 rollout 用掉的提示词多于批大小，epoch 会比计划更早结束',
+    'slime.what.rollout_id': '日志中的 rollout_id（从 0 开始；最后一个）',
+    'slime.what.train_iters': 'Megatron 的 train_iters',
+    'slime.what.scheduler': '以样本计的调度范围（lr_decay_iters × 全局批大小）',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} 在学习率调度和 "Train step N/total" 行所计的 {horizon} 步之前就停止循环：调度不会走完',
+    'areal.warn.clock': '{name}={secs} 按时钟保存或评估：这些事件不在步数列表里',
+    'areal.what.train_step': '"Train step N/total" 行的总数',
+    'areal.what.loop': '循环的最后一个全局步',
+    'oi.warn.one_sample': '每个提示词只有一个样本：除非关闭 filter_zero_std_samples，否则 GRPO 优势为零',
+    'oi.warn.packed_mini_batches': '每个 learner 按其打包序列分组，每组走一次优化器：能整除时每轮 {mini} 次更新，否则会多或少（学习率范围按 {mini} 计算）',
+    'oi.warn.episodes': 'total_episodes={episodes} 不是整数个步：运行生成 {used} 个 episode',
+    'oi.what.training_step': '日志中的 training_step（最后一个）',
+    'rlstack.error.value': '{key}={value}（{origin}）不是{kind}',
+    'rlstack.hint.value': '按框架自己的写法给出设置，例如 --set num_rollout=100',
+    'rlstack.error.launch': '启动命令无法拆分成词（引号没有闭合？）',
+    'rlstack.hint.launch': '按 shell 中运行的样子粘贴命令，并闭合引号',
+    'rlstack.error.required': '{framework} 需要 {key}',
+    'rlstack.hint.required': '在启动命令中、用 --set 或用 {option} 给出',
+    'rlstack.hint.settings': '按框架自身检查的要求修改它指出的设置',
+})
