@@ -37,6 +37,13 @@ BASES = {
     "automodel": ["--framework", "automodel", "--num-examples", "1000", "--global-batch-size", "8", "--max-steps", "500",
                   "--eval-interval", "30"],
     "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
+    # the RL stacks planned from their own words (planners/rl_stacks.py)
+    "slime": ["--framework", "slime", "--num-examples", "1000", "--set", "rollout_batch_size=8", "--set", "global_batch_size=8",
+              "--set", "num_epoch=2", "--set", "eval_interval=3", "--set", "save_interval=3"],
+    "areal": ["--framework", "areal", "--num-examples", "1000", "--set", "train_dataset.batch_size=8", "--set", "saver.freq_steps=7",
+              "--set", "evaluator.freq_steps=7"],
+    "open-instruct": ["--framework", "open-instruct", "--num-examples", "1000", "--set", "total_episodes=6400",
+                      "--set", "local_eval_every=3", "--set", "dataset_mixer_eval_list=x"],
 }
 """The smallest request each planner plans."""
 
@@ -155,6 +162,8 @@ SAMPLES = {
     "chat_template_path": ([], ["--chat-template", "x.jinja"]),
     "unsloth_release": ([], ["--unsloth", "2026.10.9"]),
     "rl_overrides": ([], ["--set", "a=1"]),
+    "prompts_per_step": ([], ["--prompts-per-step", "4"]),
+    "samples_per_prompt": ([], ["--samples-per-prompt", "3"]),
 }
 
 VERL_SMALL = ["--set", "data.train_batch_size=64", "--set", "actor_rollout_ref.actor.ppo_mini_batch_size=8"]
@@ -254,6 +263,11 @@ PER_PLANNER = {
     ("llamafactory-v1", "max_steps"): ([], ["--max-steps", "7"]),
     ("llamafactory-v1", "cutoff_len"): ([], ["--cutoff-len", "4096"]),
     ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
+    ("slime", "launch"): ([], ["--launch", "python train.py --num-rollout 5"]),
+    ("slime", "prompts_per_step"): ([], ["--prompts-per-step", "16"]),
+    ("areal", "launch"): ([], ["--launch", "python -m areal.launcher.local grpo.py actor.ppo_n_minibatches=2"]),
+    ("areal", "configs"): ([], [str(EXAMPLES / "areal" / "gsm8k_grpo.yaml")]),
+    ("open-instruct", "launch"): ([], ["--launch", "python open_instruct/grpo_fast.py --num_mini_batches 2"]),
 }
 
 HOW_NOT_WHAT = {

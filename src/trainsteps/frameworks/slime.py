@@ -113,6 +113,8 @@ def plan_slime(spec: SlimeSpec) -> RLPlan:
     d = Derivation()
     warnings: list[Trap] = []
     samples = spec.rollout_batch_size * spec.n_samples_per_prompt
+    if spec.num_rollout is None and spec.num_epoch is None:  # the argument checks run before any rollout
+        raise ValueError("slime asserts \"num_epoch is not set, but num_rollout is not set, please set --num-rollout or --num-epoch\"")
     gbs = _global_batch(spec, samples, d)
     per_epoch = None
     if spec.num_rollout is not None:
@@ -120,8 +122,6 @@ def plan_slime(spec: SlimeSpec) -> RLPlan:
         if spec.num_epoch is not None:
             warnings.append(Trap("SLIME_NUM_EPOCH_IGNORED", "slime.warn.num_epoch_ignored", {"num_rollout": f"{num_rollout:,}"}))
     else:
-        if spec.num_epoch is None:
-            raise ValueError("slime asserts \"num_epoch is not set, but num_rollout is not set, please set --num-rollout or --num-epoch\"")
         if not spec.rollout_global_dataset:
             raise ValueError("slime asserts \"num_epoch is set, but rollout_global_dataset is not set\"")
         if spec.prompts is None:

@@ -1756,7 +1756,7 @@ QUANTITIES.update({
 })
 MESSAGES.update({
     'slime.warn.num_epoch_ignored': '--num-epoch 被忽略：已设置 --num-rollout，运行 {num_rollout} 次 rollout，且不会在 epoch 结束时评估或保存',
-    'slime.warn.trailing': '每次 rollout 产生 {samples} 个样本，不能被每个优化器步的 {gbs} 整除：每次 rollout 最后 {dropped} 个样本不参与训练',
+    'slime.warn.trailing': '每次 rollout 产生 {samples} 个样本，不能被每个优化器步的 {gbs} 整除：每次 rollout 最后 {dropped} 个样本从训练中丢弃',
     'slime.warn.lr_short': '学习率调度按 {decay} 次迭代计算，但运行只走 {taken} 个优化器步：学习率到不了终值',
     'slime.warn.dynamic_sampling': '动态采样会一直抽取提示词直到 {prompts} 个通过过滤：每次 rollout 用掉的提示词多于批大小，epoch 会比计划更早结束',
     'slime.what.rollout_id': '日志中的 rollout_id（从 0 开始；最后一个）',

@@ -81,7 +81,7 @@ def plan_open_instruct(request, counted) -> Answer:
     fields["learners"] = _gpus(request) or s.whole("num_learners_per_node")
     fields["eval_on_step_0"] = s.flag("eval_on_step_0")
     fields["load_ref_policy"] = s.flag("load_ref_policy", True)
-    fields["has_eval_data"] = bool(s.values.get("dataset_mixer_eval_list")) or s.flag("eval_data", False)
+    fields["has_eval_data"] = bool(s.values.get("dataset_mixer_eval_list"))
     spec = OpenInstructSpec(prompts=_prompts(request, [], required=False), **{k: v for k, v in fields.items() if v is not None})
     return _answer(request, s, _planned(plan_open_instruct, spec))
 

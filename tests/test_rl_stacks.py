@@ -1,0 +1,181 @@
+"""slime, AReaL and open-instruct GRPO: the planners against their own code, run by tools/record_rl_stacks.py at two
+commits each (fixtures in tests/fixtures/rl_stacks/), and the command line around them."""
+
+import json
+
+import pytest
+
+from trainsteps.frameworks.areal import ArealSpec, plan_areal
+from trainsteps.frameworks.open_instruct import OpenInstructSpec, plan_open_instruct, updates_per_pass
+from trainsteps.frameworks.slime import SlimeSpec, plan_slime
+
+from .conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "rl_stacks"
+EX = ROOT / "examples"
+
+
+def cases(name: str):
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    return [pytest.param(commit, case, id=f"{commit[:7]}-{label}") for commit, found in data["commits"].items()
+            for label, case in found.items()]
+
+
+@pytest.mark.parametrize(("commit", "case"), cases("slime"))
+def test_slime_plan_equals_what_slimes_own_loop_and_scheduler_lines_did(commit, case):
+    recorded = case["recorded"]
+    plan = plan_slime(SlimeSpec(prompts=case["prompts"], **case["settings"]))
+    assert plan.run.training_steps == recorded["rollouts_trained"]
+    assert plan.inputs["global_batch_size"] == recorded["global_batch_size"]
+    assert plan.run.updates_per_step == recorded["optimizer_steps_per_rollout"]
+    assert plan.derivation["train_iters"].value == recorded["train_iters"]
+    assert plan.run.scheduler_steps == recorded["lr_decay_iters"]
+    assert plan.run.test_steps == recorded["eval_after_steps"]
+    assert plan.run.save_steps == recorded["save_after_steps"]
+
+
+@pytest.mark.parametrize(("commit", "case"), cases("areal"))
+def test_areal_plan_equals_what_areals_loader_finetunespec_and_frequency_controls_did(commit, case):
+    s, recorded = case["settings"], case["recorded"]
+    spec = ArealSpec(prompts=s["prompts"], batch_size=s["batch_size"], dp=s["dp"], total_train_epochs=s["epochs"],
+                     drop_last=s.get("drop_last", True), total_train_steps=s.get("total_train_steps"),
+                     save_freq_steps=s.get("save_freq_steps"), save_freq_epochs=s.get("save_freq_epochs"),
+                     eval_freq_steps=s.get("eval_freq_steps"), eval_freq_epochs=s.get("eval_freq_epochs"),
+                     eval_before_train=s.get("eval_before_train", False))
+    plan = plan_areal(spec)
+    assert plan.run.steps_per_epoch == recorded["loader_length_per_rank"][0] == recorded["steps_per_epoch"]
+    assert plan.run.scheduler_steps == recorded["total_train_steps"]
+    assert plan.run.training_steps == min(recorded["total_train_steps"], s.get("total_train_steps") or recorded["total_train_steps"])
+    assert plan.run.save_steps == recorded["save_steps"]
+    assert plan.run.test_steps == recorded["eval_steps"]
+
+
+@pytest.mark.parametrize(("commit", "case"), cases("open_instruct"))
+def test_open_instruct_plan_equals_what_grpo_fasts_own_lines_did(commit, case):
+    s, recorded = case["settings"], case["recorded"]
+    older = commit.startswith("8dfe8f2")  # --warm_up_steps exists only there
+    spec = OpenInstructSpec(num_unique_prompts_rollout=s["prompts_per_step"], num_samples_per_prompt_rollout=s["n"],
+                            total_episodes=s["total_episodes"], num_mini_batches=s.get("num_mini_batches", 1),
+                            num_epochs=s.get("num_epochs", 1), warmup_ratio=s.get("warmup_ratio", 0.0),
+                            warm_up_steps=s.get("warm_up_steps") if older else None, local_eval_every=s["local_eval_every"],
+                            save_freq=s["save_freq"], eval_on_step_0=s.get("eval_on_step_0", False))
+    plan = plan_open_instruct(spec)
+    assert plan.run.training_steps == recorded["num_training_steps"]
+    assert plan.run.scheduler_steps == recorded["num_scheduler_steps"]
+    assert plan.run.warmup_steps == recorded["warmup_steps"]
+    assert plan.run.test_steps == recorded["eval_steps"]
+    assert plan.run.save_steps[:-1] == [s for s in recorded["periodic_save_steps"] if s != recorded["num_training_steps"]]
+    assert plan.run.save_steps[-1] == recorded["num_training_steps"]  # save_final_model
+    for sequences, updates in recorded["updates_per_pass"].items():
+        assert updates_per_pass(int(sequences), spec.num_mini_batches) == updates
+
+
+def test_a_slime_run_whose_rollout_does_not_divide_into_optimizer_steps_warns_that_its_lr_schedule_never_ends():
+    plan = plan_slime(SlimeSpec(rollout_batch_size=16, n_samples_per_prompt=6, global_batch_size=40, num_rollout=9))
+    codes = {trap.code for trap in plan.warnings}
+    assert {"SLIME_TRAILING_SAMPLES", "SLIME_LR_NOT_FINISHED"} <= codes
+    assert plan.run.scheduler_steps_taken == 18 < plan.run.scheduler_steps == 21
+
+
+def test_an_areal_benchmark_cap_stops_the_loop_but_not_the_lr_horizon():
+    plan = plan_areal(ArealSpec(prompts=5000, batch_size=64, dp=2, total_train_epochs=4, total_train_steps=100))
+    assert (plan.run.training_steps, plan.run.scheduler_steps) == (100, 312)
+    assert "AREAL_BENCHMARK_CAP" in {trap.code for trap in plan.warnings}
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    (SlimeSpec(rollout_batch_size=8, global_batch_size=16, num_steps_per_rollout=2, num_rollout=3), "global_batch_size 16 is not equal"),
+    (SlimeSpec(rollout_batch_size=8, global_batch_size=16), "please set --num-rollout or --num-epoch"),
+    (SlimeSpec(rollout_batch_size=8, n_samples_per_prompt=2, global_batch_size=32, num_rollout=3), "num_rollouts (16) >= global_batch_size"),
+])
+def test_settings_slime_refuses_are_refused_with_its_reason(spec, words):
+    with pytest.raises(ValueError, match=__import__("re").escape(words)):
+        plan_slime(spec)
+
+
+def test_areal_refuses_a_batch_that_its_ranks_cannot_share():
+    with pytest.raises(ValueError, match=r"batch size\(10\) must be divisible by world_size\(4\)"):
+        plan_areal(ArealSpec(prompts=100, batch_size=10, dp=4))
+
+
+def test_open_instruct_refuses_a_training_set_smaller_than_its_async_prefill():
+    with pytest.raises(ValueError, match="Train dataset is too small! Is 100 prompts, but 128 are needed"):
+        plan_open_instruct(OpenInstructSpec(prompts=100, async_steps=8))
+
+
+def test_each_plan_carries_its_rollout_shape_under_the_step_models_names():
+    from trainsteps.frameworks.rollout_shape import FIELDS
+
+    plans = [plan_slime(SlimeSpec(rollout_batch_size=32, n_samples_per_prompt=8, global_batch_size=256, num_rollout=10,
+                                  rollout_max_response_len=8192, rollout_gpus=4, actor_gpus=4, asynchronous=True)),
+             plan_areal(ArealSpec(prompts=7473, batch_size=256, dp=4, n_samples=4, rollout_gpus=4, max_head_offpolicyness=2)),
+             plan_open_instruct(OpenInstructSpec(num_unique_prompts_rollout=48, num_samples_per_prompt_rollout=16, learners=4,
+                                                 vllm_num_engines=12))]
+    for plan in plans:
+        shape = plan.inputs["rollout_shape"]
+        assert set(shape) <= set(FIELDS)
+        assert shape["training_steps"] == plan.run.training_steps
+        assert shape["prompts_per_step"] * shape["samples_per_prompt"] == plan.run.rollouts_per_step
+        assert shape["asynchronous"] is True
+        assert shape["rollout_gpus"] in (4, 12)
+
+
+def plan_json(run_cli, *args):
+    code, out, err = run_cli("plan", *args, "--format", "json", cwd=EX)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def launch(name: str) -> str:
+    return (EX / name).read_text().split("\n", 1)[1]
+
+
+def test_the_slime_example_launch_line_is_planned_as_slime_without_framework(run_cli):
+    data = plan_json(run_cli, "--launch", launch("slime/qwen3_4b.sh"))
+    assert data["framework"] == "slime"
+    assert (data["run"]["training_steps"], data["run"]["updates_per_step"], data["inputs"]["global_batch_size"]) == (3000, 1, 256)
+    assert data["run"]["test_steps"][:2] == [0, 20] and data["run"]["save_steps"][-1] == 3000
+
+
+def test_the_areal_example_yaml_is_planned_as_areal_without_framework(run_cli):
+    data = plan_json(run_cli, "areal/gsm8k_grpo.yaml", "--num-examples", "7473")
+    assert data["framework"] == "areal"
+    assert (data["run"]["training_steps"], data["run"]["steps_per_epoch"], data["run"]["updates_per_step"]) == (290, 29, 1)
+    assert data["inputs"]["rollout_shape"]["rollout_gpus"] == 4 and data["inputs"]["dp"] == 4
+
+
+def test_the_open_instruct_example_launch_line_is_planned_as_open_instruct(run_cli):
+    data = plan_json(run_cli, "--launch", launch("open_instruct/grpo_fast_7b.sh"))
+    assert data["framework"] == "open-instruct"
+    assert data["run"]["training_steps"] == 5000000 // (48 * 16)
+    assert data["inputs"]["world_size"] == 16  # 4 learners + 12 vLLM engines
+
+
+def test_a_measured_step_time_makes_wall_steps_times_step_time_for_every_new_stack(run_cli):
+    for args in (["--launch", launch("slime/qwen3_4b.sh")], ["areal/gsm8k_grpo.yaml", "--num-examples", "7473"],
+                 ["--launch", launch("open_instruct/grpo_fast_7b.sh")]):
+        data = plan_json(run_cli, *args, "--step-time", "120")
+        assert data["time"]["wall_seconds"]["expected"] == pytest.approx(data["run"]["training_steps"] * 120, rel=1e-9)
+
+
+def test_the_plan_flags_win_over_the_stacks_own_settings(run_cli):
+    data = plan_json(run_cli, "--launch", launch("slime/qwen3_4b.sh"), "--prompts-per-step", "64", "--samples-per-prompt", "4")
+    assert (data["run"]["prompts_per_step"], data["run"]["rollouts_per_step"]) == (64, 256)
+
+
+def test_a_stack_setting_that_is_not_a_number_is_one_line_and_exit_2(run_cli):
+    code, out, err = run_cli("plan", "--framework", "slime", "--set", "rollout_batch_size=many", "--set", "num_rollout=3")
+    assert code == 2 and "Traceback" not in err
+    assert "rollout_batch_size=many" in err
+
+
+def test_a_setting_slime_refuses_ends_in_exit_2_with_slimes_reason(run_cli):
+    code, out, err = run_cli("plan", "--framework", "slime", "--set", "rollout_batch_size=8", "--set", "global_batch_size=16")
+    assert code == 2 and "please set --num-rollout or --num-epoch" in err
+
+
+def test_a_slime_plan_in_chinese_has_no_english_warning(run_cli):
+    code, out, err = run_cli("plan", "--framework", "slime", "--set", "rollout_batch_size=16", "--set", "n_samples_per_prompt=6",
+                             "--set", "global_batch_size=40", "--set", "num_rollout=9", "--lang", "zh")
+    assert code == 0, err
+    assert "学习率调度按 21 次迭代计算" in out
