@@ -179,3 +179,36 @@ def test_a_slime_plan_in_chinese_has_no_english_warning(run_cli):
                              "--set", "global_batch_size=40", "--set", "num_rollout=9", "--lang", "zh")
     assert code == 0, err
     assert "学习率调度按 21 次迭代计算" in out
+
+
+LOGS = FIXTURES / "logs"
+
+
+def explain_json(run_cli, name):
+    code, out, err = run_cli("explain", str(LOGS / name), "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_explain_reads_a_published_slime_rollout_line_as_generation_not_the_whole_step(run_cli):
+    data = explain_json(run_cli, "slime-1837-rollout-perf.log")  # THUDM/slime#1837
+    assert (data["framework"], data["observed"]["step"], data["observed"]["step_seconds"]) == ("slime", 1, None)
+    assert any("371.2 s per step" in line and "not the whole step" in line for line in data["explanation"])
+
+
+def test_explain_takes_slimes_step_time_as_the_step_and_says_the_generation_share(run_cli):
+    data = explain_json(run_cli, "slime-format.log")
+    assert data["observed"]["step"] == 2 and data["observed"]["step_seconds"] == pytest.approx((185.0 + 179.0) / 2)
+    assert any("Generation takes 66% of a step" in line for line in data["explanation"])
+
+
+def test_explain_reads_areals_train_step_line_with_its_lr_horizon_total(run_cli):
+    data = explain_json(run_cli, "areal-format.log")
+    assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("areal", 30, 290)
+    assert data["observed"]["epoch"] == [2, 10]
+
+
+def test_explain_reads_open_instructs_metrics_panel(run_cli):
+    data = explain_json(run_cli, "open-instruct-format.log")
+    assert (data["framework"], data["observed"]["step"]) == ("open-instruct", 6)
+    assert data["observed"]["step_seconds"] == pytest.approx(96.1)

@@ -1783,3 +1783,16 @@ MESSAGES.update({
     'rlstack.hint.required': 'give it on the launch line, with --set, or as {option}',
     'rlstack.hint.settings': 'change the settings the framework names, as its own check would ask',
 })
+
+# explain: the RL stacks' step lines (logs/rl_stacks.py)
+MESSAGES.update({
+    'stacklog.framework': 'These are {framework} step lines',
+    'stacklog.progress': 'The run reached step {step} of {total} ({percent}%)',
+    'stacklog.step': 'The run reached step {step}; the lines do not state the total (plan the run for it: trainsteps plan --launch ...)',
+    'stacklog.areal_epoch': 'It is in epoch {epoch} of {epochs}',
+    'stacklog.areal_total': 'AReaL\'s "Train step N/total" counts to the LR horizon (epochs x steps per epoch); a total_train_steps cap stops the run earlier',
+    'stacklog.rate': 'One step takes {seconds} s on average (the logged step times)',
+    'stacklog.shares': 'Generation takes {rollout}% of a step, training {train}%',
+    'stacklog.rollout_only': 'Generation takes {seconds} s per step; the lines give no training time, so not the whole step',
+    'stacklog.left': '{steps} steps are left: about {left} at this rate',
+})

@@ -1778,3 +1778,16 @@ MESSAGES.update({
     'rlstack.hint.required': '在启动命令中、用 --set 或用 {option} 给出',
     'rlstack.hint.settings': '按框架自身检查的要求修改它指出的设置',
 })
+
+# explain：各 RL 框架的步数行（logs/rl_stacks.py）
+MESSAGES.update({
+    'stacklog.framework': '这些是 {framework} 的步数行',
+    'stacklog.progress': '运行到了第 {step} 步，共 {total} 步（{percent}%）',
+    'stacklog.step': '运行到了第 {step} 步；日志没有给出总步数（可先规划该运行：trainsteps plan --launch ...）',
+    'stacklog.areal_epoch': '当前在第 {epoch} 个 epoch，共 {epochs} 个',
+    'stacklog.areal_total': 'AReaL 的 "Train step N/total" 计到学习率调度的终点（epoch 数 × 每个 epoch 的步数）；设置 total_train_steps 会更早停止',
+    'stacklog.rate': '平均每步 {seconds} 秒（按日志中的步时间）',
+    'stacklog.shares': '生成占每步的 {rollout}%，训练占 {train}%',
+    'stacklog.rollout_only': '生成每步 {seconds} 秒；日志没有训练时间，所以这不是整步时间',
+    'stacklog.left': '还剩 {steps} 步：按此速度约需 {left}',
+})

@@ -1,0 +1,139 @@
+"""Step lines of the RL stacks users moved to, for `trainsteps explain`: slime, AReaL and open-instruct.
+
+Lines read (their format strings in each stack's source):
+
+- slime: `perf {rollout_id}: {log_dict}` (slime/observability/train_metric_utils.py, rollout_metrics.py), with
+  `'perf/step_time'` (train wait + train), `'perf/rollout_time'`, `'perf/train_time'`;
+- AReaL: `Epoch {e}/{E} Step {s}/{S} Train step {g}/{G} done.` (areal/utils/stats_logger.py `commit`): G is the LR
+  horizon (epochs x steps per epoch), not `total_train_steps`;
+- open-instruct: the metrics panel row `training_step: N` and `episode: N` (grpo_fast.py, model_utils.py
+  `print_rich_single_line_metrics`), its time row `total: seconds`, and `Saving final model at step N`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+_SLIME_PERF = re.compile(r"\bperf (\d+): (\{.*\})")
+_AREAL = re.compile(r"Epoch (\d+)/(\d+) Step (\d+)/(\d+) Train step (\d+)/(\d+) done\.")
+_OI_STEP = re.compile(r"\btraining_step: (\d+)")
+_OI_EPISODE = re.compile(r"\bepisode: (\d+)")
+_OI_TIME = re.compile(r"\btime\b[^:|]*?\btotal: ([\d.]+)")
+_OI_FINAL = re.compile(r"Saving final model at step (\d+)")
+_SLIME_PARTS = ("perf/step_time", "perf/rollout_time", "perf/train_time", "perf/train_wait_time")
+
+
+@dataclass
+class StackObserved:
+    """What the slime / AReaL / open-instruct lines of a log said."""
+
+    framework: str | None = None
+    step: int | None = None
+    """The last step reached (slime: rollout_id + 1; AReaL: the global step; open-instruct: training_step)."""
+    total: int | None = None
+    """The total the log states (AReaL's "Train step g/G"; open-instruct's final save)."""
+    epoch: tuple[int, int] | None = None
+    """AReaL's epoch e of E."""
+    seconds: dict = field(default_factory=dict)
+    """Phase -> seconds per step seen (slime perf/*, open-instruct time/total)."""
+
+    def feed(self, line: str) -> None:
+        if "perf " in line:
+            self._slime(line)
+        elif "Train step" in line:
+            self._areal(line)
+        elif "training_step:" in line or "total:" in line or "Saving final model" in line:
+            self._open_instruct(line)
+
+    def _slime(self, line: str) -> None:
+        match = _SLIME_PERF.search(line)
+        if not match:
+            return
+        self.framework, self.step = "slime", max(self.step or 0, int(match.group(1)) + 1)
+        try:
+            values = ast.literal_eval(match.group(2))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return
+        for key in _SLIME_PARTS:
+            value = values.get(key) if isinstance(values, dict) else None
+            if isinstance(value, (int, float)) and value >= 0:
+                self.seconds.setdefault(key.split("/", 1)[1], []).append(float(value))
+
+    def _areal(self, line: str) -> None:
+        match = _AREAL.search(line)
+        if match:
+            self.framework = "areal"
+            self.step, self.total = int(match.group(5)), int(match.group(6))
+            self.epoch = (int(match.group(1)), int(match.group(2)))
+
+    def _open_instruct(self, line: str) -> None:
+        for pattern, what in ((_OI_STEP, "step"), (_OI_FINAL, "total")):
+            match = pattern.search(line)
+            if match:
+                self.framework = "open-instruct"
+                setattr(self, what, int(match.group(1)))
+        match = _OI_TIME.search(line)
+        if match and self.framework == "open-instruct":
+            self.seconds.setdefault("step_time", []).append(float(match.group(1)))
+
+    def chain(self, other):
+        """A feed that also passes each line to `other`, when there is one."""
+        if other is None:
+            return self.feed
+
+        def both(line: str) -> None:
+            self.feed(line)
+            other(line)
+        return both
+
+    def found_anything(self) -> bool:
+        return self.framework is not None and self.step is not None
+
+    def step_seconds(self) -> float | None:
+        """Mean seconds of a step: slime's perf/step_time is the trainer's wait plus its training, i.e. the time from
+        one training end to the next (generation included, sync or async); rollout + train where it is not logged."""
+        parts = self.seconds
+        if "step_time" in parts:
+            return _mean(parts["step_time"])
+        if "rollout_time" in parts and "train_time" in parts:
+            return _mean(parts["rollout_time"]) + _mean(parts["train_time"])
+        return None
+
+    def explanation(self, lang: str = "en") -> list[str]:
+        from trainsteps.i18n import message
+        from trainsteps.timing.durations import format_duration
+
+        out = [message("stacklog.framework", lang, framework=self.framework)]
+        if self.total:
+            out.append(message("stacklog.progress", lang, step=f"{self.step:,}", total=f"{self.total:,}",
+                               percent=f"{100 * self.step / self.total:.1f}"))
+        else:
+            out.append(message("stacklog.step", lang, step=f"{self.step:,}"))
+        if self.epoch is not None:
+            out.append(message("stacklog.areal_epoch", lang, epoch=self.epoch[0], epochs=self.epoch[1]))
+        if self.framework == "areal":
+            out.append(message("stacklog.areal_total", lang))
+        seconds = self.step_seconds()
+        if not seconds and self.seconds.get("rollout_time"):  # generation alone: a part of the step, not its time
+            out.append(message("stacklog.rollout_only", lang, seconds=f"{_mean(self.seconds['rollout_time']):,.1f}"))
+        if seconds:
+            out.append(message("stacklog.rate", lang, seconds=f"{seconds:,.1f}"))
+            rollout, train = self.seconds.get("rollout_time"), self.seconds.get("train_time")
+            if rollout and train:
+                out.append(message("stacklog.shares", lang, rollout=f"{100 * _mean(rollout) / seconds:.0f}",
+                                   train=f"{100 * _mean(train) / seconds:.0f}"))
+            if self.total and self.total > self.step:
+                out.append(message("stacklog.left", lang, steps=f"{self.total - self.step:,}",
+                                   left=format_duration((self.total - self.step) * seconds, lang)))
+        return out
+
+    def to_dict(self, lang: str = "en") -> dict:
+        return {"framework": self.framework, "observed": {"step": self.step, "total": self.total, "epoch": self.epoch,
+                                                          "step_seconds": self.step_seconds()},
+                "explanation": self.explanation(lang)}
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
