@@ -212,3 +212,33 @@ def test_explain_reads_open_instructs_metrics_panel(run_cli):
     data = explain_json(run_cli, "open-instruct-format.log")
     assert (data["framework"], data["observed"]["step"]) == ("open-instruct", 6)
     assert data["observed"]["step_seconds"] == pytest.approx(96.1)
+
+
+def async_cases():
+    data = json.loads((FIXTURES / "trl_async_grpo.json").read_text())
+    return [pytest.param(release, case, id=f"{release}-{label}") for release, found in data["releases"].items()
+            for label, case in found.items()]
+
+
+@pytest.mark.parametrize(("release", "case"), async_cases())
+def test_async_grpo_plan_equals_what_each_trl_releases_own_step_lines_did(release, case):
+    from trainsteps.frameworks.trl_async_grpo import AsyncGRPOSpec, plan_async_grpo
+
+    s, recorded = case["settings"], case["recorded"]
+    plan = plan_async_grpo(AsyncGRPOSpec(release=release, **s))
+    assert plan.derivation["samples_per_step"].value == recorded["samples_per_step"]
+    assert plan.run.scheduler_steps == recorded["max_steps"]  # the Trainer's max_steps: the LR horizon
+    assert plan.inputs["lr_scheduler_type"] == recorded["lr_scheduler_default"].split(" ")[0]
+    if recorded["epoch_stop_groups"] is None:  # max_steps is where the run stops
+        assert plan.run.training_steps == recorded["max_steps"]
+    else:  # the run stops on distinct prompt groups; max_steps is a ceiling above it
+        assert plan.derivation["prompt_groups"].value == recorded["epoch_stop_groups"]
+        assert plan.run.training_steps < recorded["max_steps"]
+        assert "ASYNC_GRPO_EPOCH_STOP" in {trap.code for trap in plan.warnings}
+
+
+def test_an_async_grpo_config_is_planned_by_its_own_planner(run_cli, tmp_path):
+    config = tmp_path / "async_grpo.yaml"
+    config.write_text("per_device_train_batch_size: 16\nnum_generations: 8\nmax_staleness: 4\nnum_train_epochs: 1\n")
+    data = plan_json(run_cli, str(config), "--num-examples", "7473", "--gpus", "4", "--framework-version", "1.8.0")
+    assert (data["framework"], data["run"]["training_steps"]) == ("trl-async-grpo", 934)

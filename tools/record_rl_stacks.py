@@ -12,9 +12,12 @@ source at a given commit (ast, by function or statement name) and executed with 
 - open-instruct: the `num_training_steps`, `num_scheduler_steps` and warmup lines, the mini-batch split of `train`, and
   the evaluation and save conditions of the loop.
 
-Usage (a CPU venv with torch==2.13.0; clones of the three repositories):
+- TRL AsyncGRPOTrainer: the samples-per-step and max_steps statements of `__init__`, read from each release's wheel.
 
-    python tools/record_rl_stacks.py --slime ~/src/slime --areal ~/src/AReaL --open-instruct ~/src/open-instruct
+Usage (a CPU venv with torch==2.13.0; clones of the three repositories; `pip download --no-deps trl==X` wheels):
+
+    python tools/record_rl_stacks.py --slime ~/src/slime --areal ~/src/AReaL --open-instruct ~/src/open-instruct \
+        --trl-wheels ~/wheels
 
 Writes tests/fixtures/rl_stacks/{slime,areal,open_instruct}.json: for each commit and case, the settings and what the
 code did. tests/test_rl_stacks.py asserts the planners give the same numbers.
@@ -44,9 +47,12 @@ def show(repo: Path, commit: str, path: str) -> str:
 
 
 def cut(source: str, name: str) -> str:
-    """The source of the function (or method) `name`, dedented to module level."""
+    """The source of the function (or method) `name` (`Class.method` for one class's), dedented to module level."""
     import textwrap
 
+    if "." in name:
+        owner, name = name.split(".", 1)
+        source = "class _Owner:\n" + textwrap.indent(cut(source, owner), "    ")
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
             return textwrap.dedent(ast.get_source_segment(source, node))
@@ -351,11 +357,46 @@ OI_CASES = [
 ]
 
 
+# --- TRL AsyncGRPOTrainer ---------------------------------------------------------------------------------------
+
+TRL_RELEASES = ("1.0.0", "1.8.0", "1.9.0", "1.16.0")
+ASYNC_CASES = [
+    ("gsm8k_4gpu", {"prompts": 7473, "per_device_train_batch_size": 16, "gradient_accumulation_steps": 1, "num_processes": 4,
+                    "num_generations": 8, "num_train_epochs": 1.0, "max_steps": -1}),
+    ("tools_2_epochs", {"prompts": 1000, "per_device_train_batch_size": 4, "gradient_accumulation_steps": 2, "num_processes": 2,
+                        "num_generations": 4, "num_train_epochs": 2.5, "max_steps": -1, "max_tool_calling_iterations": 3}),
+    ("max_steps", {"prompts": 1000, "per_device_train_batch_size": 8, "gradient_accumulation_steps": 1, "num_processes": 1,
+                   "num_generations": 8, "num_train_epochs": 3.0, "max_steps": 50}),
+]
+
+
+def async_grpo_case(wheels: Path, release: str, settings: dict) -> dict:
+    """`AsyncGRPOTrainer.__init__`'s samples-per-step and max_steps statements, run with the release's own code."""
+    import logging
+    import math
+    import zipfile
+
+    with zipfile.ZipFile(wheels / f"trl-{release}-py3-none-any.whl") as wheel:
+        src = wheel.read("trl/experimental/async_grpo/async_grpo_trainer.py").decode()
+        config = wheel.read("trl/experimental/async_grpo/async_grpo_config.py").decode()
+    args = Namespace(**{k: v for k, v in settings.items() if k not in ("prompts", "num_processes")})
+    args.max_tool_calling_iterations = settings.get("max_tool_calling_iterations")
+    trainer = Namespace(args=args, accelerator=Namespace(num_processes=settings["num_processes"]))
+    names = {"self": trainer, "train_dataset": [None] * settings["prompts"], "math": math, "logger": logging.getLogger("trl")}
+    for key in ("samples_per_step = (", "if self.args.max_steps <= 0"):
+        for line in statements(src, "AsyncGRPOTrainer.__init__", key):
+            run(line, names)
+    lr_default = "constant" if "lr_scheduler_type: str = field(" in config else "linear (TrainingArguments)"
+    return {"max_steps": args.max_steps, "epoch_stop_groups": getattr(trainer, "_epoch_stop_groups", None),
+            "samples_per_step": names["samples_per_step"], "lr_scheduler_default": lr_default}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slime", type=Path)
     parser.add_argument("--areal", type=Path)
     parser.add_argument("--open-instruct", type=Path)
+    parser.add_argument("--trl-wheels", type=Path, help="a folder with trl-{1.0.0,1.8.0,1.9.0,1.16.0}-py3-none-any.whl")
     opts = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     jobs = [("slime", opts.slime, lambda repo, c: {name: {"settings": s, "prompts": p, "recorded": slime_case(repo, c, s, p)}
@@ -363,6 +404,12 @@ def main() -> None:
             ("areal", opts.areal, lambda repo, c: {name: {"settings": s, "recorded": areal_case(repo, c, s)} for name, s in AREAL_CASES}),
             ("open_instruct", opts.open_instruct,
              lambda repo, c: {name: {"settings": s, "recorded": open_instruct_case(repo, c, s)} for name, s in OI_CASES})]
+    if opts.trl_wheels is not None:
+        out = {"source": f"tools/record_rl_stacks.py on the TRL wheels {', '.join(TRL_RELEASES)} (PyPI)",
+               "releases": {release: {name: {"settings": s, "recorded": async_grpo_case(opts.trl_wheels, release, s)}
+                                      for name, s in ASYNC_CASES} for release in TRL_RELEASES}}
+        (OUT / "trl_async_grpo.json").write_text(json.dumps(out, indent=1) + "\n")
+        print(f"wrote {OUT / 'trl_async_grpo.json'}")
     for name, repo, record in jobs:
         if repo is None:
             continue

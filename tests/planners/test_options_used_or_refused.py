@@ -44,6 +44,7 @@ BASES = {
               "--set", "evaluator.freq_steps=7"],
     "open-instruct": ["--framework", "open-instruct", "--num-examples", "1000", "--set", "total_episodes=6400",
                       "--set", "local_eval_every=3", "--set", "dataset_mixer_eval_list=x"],
+    "trl-async-grpo": ["--framework", "trl-async-grpo", "--num-examples", "1000", "--set", "save_steps=10"],
 }
 """The smallest request each planner plans."""
 
@@ -268,6 +269,8 @@ PER_PLANNER = {
     ("areal", "launch"): ([], ["--launch", "python -m areal.launcher.local grpo.py actor.ppo_n_minibatches=2"]),
     ("areal", "configs"): ([], [str(EXAMPLES / "areal" / "gsm8k_grpo.yaml")]),
     ("open-instruct", "launch"): ([], ["--launch", "python open_instruct/grpo_fast.py --num_mini_batches 2"]),
+    ("trl-async-grpo", "launch"): ([], ["--launch", "accelerate launch async_grpo.py --num_generations 4"]),
+    ("trl-async-grpo", "framework_version"): ([], ["--framework-version", "1.8.0"]),
 }
 
 HOW_NOT_WHAT = {

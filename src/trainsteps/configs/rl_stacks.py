@@ -17,7 +17,7 @@ import shlex
 from trainsteps.errors import InputError
 
 LAUNCH_WORDS = {"slime": ("train.py", "train_async.py"), "open-instruct": ("grpo_fast.py", "open_instruct.grpo_fast"),
-                "areal": ("areal.launcher", "areal/")}
+                "areal": ("areal.launcher", "areal/"), "trl-async-grpo": ("async_grpo",)}
 """Words of a launch line that start each stack (slime's scripts also need one of its own flags, SLIME_FLAGS)."""
 SLIME_FLAGS = ("--rollout-batch-size", "--n-samples-per-prompt", "--num-rollout")
 
@@ -29,16 +29,25 @@ def stack_of_launch(line: str) -> str | None:
         return "open-instruct"
     if any(word.startswith(LAUNCH_WORDS["areal"]) or "areal.launcher" in word for word in words):
         return "areal"
+    if any("async_grpo" in word for word in words):
+        return "trl-async-grpo"
     if any(word.endswith(LAUNCH_WORDS["slime"]) for word in words) and any(word.split("=")[0] in SLIME_FLAGS for word in words):
         return "slime"
     return None
 
 
 def stack_of_config(data: object) -> str | None:
-    """AReaL's experiment YAML nests `gconfig` and `actor` beside `train_dataset`."""
+    """AReaL's experiment YAML nests `gconfig` and `actor` beside `train_dataset`; TRL's AsyncGRPOConfig is flat, with
+    keys of its own (ASYNC_GRPO_KEYS)."""
     if isinstance(data, dict) and isinstance(data.get("gconfig"), dict) and isinstance(data.get("actor"), dict):
         return "areal"
+    if isinstance(data, dict) and any(key in data for key in ASYNC_GRPO_KEYS):
+        return "trl-async-grpo"
     return None
+
+
+ASYNC_GRPO_KEYS = ("max_staleness", "weight_sync_steps", "vllm_server_base_url", "max_inflight_tasks")
+"""Keys only TRL's AsyncGRPOConfig has (a flat TRL config)."""
 
 
 class StackSettings:

@@ -1796,3 +1796,15 @@ MESSAGES.update({
     'stacklog.rollout_only': 'Generation takes {seconds} s per step; the lines give no training time, so not the whole step',
     'stacklog.left': '{steps} steps are left: about {left} at this rate',
 })
+
+# TRL AsyncGRPOTrainer (frameworks/trl_async_grpo.py)
+QUANTITIES.update({
+    'samples_per_step': 'completion rows per optimizer step',
+    'prompt_groups': 'prompt groups to train (the epoch stop)',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': 'the run stops when every prompt group of the epochs is trained: about {steps} steps for single-turn prompts, more when conversations fork into several rows or stale samples are dropped; max_steps={ceiling} is only a ceiling',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} decays over the {ceiling}-step ceiling, not the run: the learning rate stays near its peak; set max_steps for a schedule that ends with the run',
+    'asyncgrpo.what.global_step': 'logged global_step (the last one)',
+    'asyncgrpo.what.max_steps': 'Trainer max_steps (the LR horizon)',
+})

@@ -1791,3 +1791,15 @@ MESSAGES.update({
     'stacklog.rollout_only': '生成每步 {seconds} 秒；日志没有训练时间，所以这不是整步时间',
     'stacklog.left': '还剩 {steps} 步：按此速度约需 {left}',
 })
+
+# TRL AsyncGRPOTrainer（frameworks/trl_async_grpo.py）
+QUANTITIES.update({
+    'samples_per_step': '每个优化器步的补全行数',
+    'prompt_groups': '要训练的提示词组数（按 epoch 停止）',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': '所有 epoch 的提示词组都训练完后运行停止：单轮提示词约 {steps} 步，对话分叉成多行或丢弃过期样本时会更多；max_steps={ceiling} 只是上限',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} 按 {ceiling} 步的上限衰减，而不是按实际运行：学习率一直接近峰值；要让调度随运行结束，请设置 max_steps',
+    'asyncgrpo.what.global_step': '日志中的 global_step（最后一个）',
+    'asyncgrpo.what.max_steps': 'Trainer 的 max_steps（学习率调度范围）',
+})

@@ -103,6 +103,23 @@ def _allocation(mode: str) -> tuple[int | None, int | None, int]:
     return (training.get("d") if training else None), rollout_gpus, (rollout.get("t", 1) if rollout else 1)
 
 
+def plan_trl_async_grpo(request, counted) -> Answer:
+    from trainsteps.frameworks.trl_async_grpo import NEWEST, AsyncGRPOSpec, plan_async_grpo
+
+    s = _settings(request)
+    whole = ("per_device_train_batch_size", "gradient_accumulation_steps", "num_generations", "max_steps", "max_tool_calling_iterations",
+             "warmup_steps", "save_steps", "max_completion_length", "max_staleness")
+    fields = {name: s.whole(name) for name in whole}
+    fields["num_generations"] = _flag(request, "samples_per_prompt", fields["num_generations"])
+    if request.gave("prompts_per_step"):  # prompts per step x generations rows, over the per-device batches
+        fields["per_device_train_batch_size"] = request.settings["prompts_per_step"] * (fields["num_generations"] or 8)
+    fields.update(num_train_epochs=s.real("num_train_epochs"), lr_scheduler_type=s.text("lr_scheduler_type"),
+                  save_strategy=s.text("save_strategy"), num_processes=_gpus(request) or s.whole("num_processes"),
+                  release=request.settings.get("framework_version") or s.text("release") or NEWEST)
+    spec = AsyncGRPOSpec(prompts=_prompts(request, [], required=False), **{k: v for k, v in fields.items() if v is not None})
+    return _answer(request, s, _planned(plan_async_grpo, spec))
+
+
 def _settings(request):
     from trainsteps.configs.rl_stacks import StackSettings
 

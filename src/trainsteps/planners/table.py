@@ -132,6 +132,8 @@ def _planners() -> dict[str, Planner]:
         Planner("slime", RL_STACK, "trainsteps.planners.rl_stacks:plan_slime"),
         Planner("areal", RL_STACK, "trainsteps.planners.rl_stacks:plan_areal"),
         Planner("open-instruct", RL_STACK, "trainsteps.planners.rl_stacks:plan_open_instruct"),
+        Planner("trl-async-grpo", (RL_STACK - {"eval_time"}) | {"framework_version"},  # evaluations are not planned
+                "trainsteps.planners.rl_stacks:plan_trl_async_grpo"),
     )}
 
 
@@ -140,7 +142,7 @@ PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
 STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
 """Stacks with their own config files and loop: planned from their files or from flags."""
-RL_STACKS = ("slime", "areal", "open-instruct")
+RL_STACKS = ("slime", "areal", "open-instruct", "trl-async-grpo")
 """RL stacks planned from their own launch lines and configs (planners.rl_stacks)."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS, *RL_STACKS)
 """What `--framework` takes."""
