@@ -242,3 +242,51 @@ def test_an_async_grpo_config_is_planned_by_its_own_planner(run_cli, tmp_path):
     config.write_text("per_device_train_batch_size: 16\nnum_generations: 8\nmax_staleness: 4\nnum_train_epochs: 1\n")
     data = plan_json(run_cli, str(config), "--num-examples", "7473", "--gpus", "4", "--framework-version", "1.8.0")
     assert (data["framework"], data["run"]["training_steps"]) == ("trl-async-grpo", 934)
+
+
+# prime-rl and ROLL: rules read from their source (cited in frameworks/prime_rl.py and roll.py), not run
+
+
+def test_the_prime_rl_example_toml_is_planned_as_prime_rl_with_its_final_checkpoint(run_cli):
+    data = plan_json(run_cli, "prime_rl/reverse_text.toml")  # max_steps 20, batch 128, group 16, an empty [ckpt]
+    assert data["framework"] == "prime-rl"
+    assert (data["run"]["training_steps"], data["run"]["prompts_per_step"], data["run"]["save_steps"]) == (20, 8, [20])
+    assert data["inputs"]["rollout_shape"]["rollout_gpus"] == 1
+
+
+def test_a_prime_rl_launch_line_reads_its_toml_and_a_checkpoint_interval_skips_the_last_step():
+    from trainsteps.frameworks.prime_rl import PrimeRLSpec, plan_prime_rl
+
+    plan = plan_prime_rl(PrimeRLSpec(max_steps=20, ckpt=True, ckpt_interval=5, resume_step=7))
+    assert (plan.run.training_steps, plan.run.save_steps) == (13, [10, 15, 20])
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ({"max_steps": 10, "batch_size": 64, "token_batch_size": 4096}, "Set exactly one of batch_size or token_batch_size"),
+    ({"max_steps": 10, "batch_size": 60, "group_size": 16}, "Batch size must be divisible by the number of samples per problem"),
+    ({"max_steps": 20, "scheduler": "linear", "warmup_steps": 15, "decay_steps": 10}, "must not exceed max_steps (20)"),
+    ({"max_steps": 20, "scheduler": "cosine", "warmup_steps": 20}, "warmup_steps (20) must be less than max_steps (20)"),
+    ({"max_steps": None}, "runs indefinitely"),
+])
+def test_settings_prime_rl_refuses_are_refused_with_its_reason(spec, words):
+    from trainsteps.frameworks.prime_rl import PrimeRLSpec, plan_prime_rl
+
+    with pytest.raises(ValueError, match=__import__("re").escape(words)):
+        plan_prime_rl(PrimeRLSpec(**spec))
+
+
+def test_the_roll_example_yaml_is_planned_as_roll(run_cli):
+    data = plan_json(run_cli, "roll/rlvr_config.yaml")
+    assert data["framework"] == "roll"
+    run = data["run"]
+    # 128 x 8 samples over 16 ranks = 64 each, one backward batch of 1 x 64: one update per step
+    assert (run["training_steps"], run["updates_per_step"], data["printed"]["actor train max_steps without dp_size"]) == (500, 1, "8000")
+    assert run["test_steps"][:2] == [0, 10] and run["save_steps"] == [101, 201, 301, 401, 500]
+
+
+def test_a_roll_run_whose_floor_divisions_disagree_warns_about_its_lr_horizon():
+    from trainsteps.frameworks.roll import RollSpec, plan_roll
+
+    plan = plan_roll(RollSpec(max_steps=10, rollout_batch_size=100, num_return_sequences_in_group=3, per_device_train_batch_size=7, dp=4))
+    assert plan.run.scheduler_steps != plan.run.scheduler_steps_taken
+    assert "ROLL_LR_HORIZON" in {trap.code for trap in plan.warnings}

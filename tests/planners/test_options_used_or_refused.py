@@ -45,6 +45,8 @@ BASES = {
     "open-instruct": ["--framework", "open-instruct", "--num-examples", "1000", "--set", "total_episodes=6400",
                       "--set", "local_eval_every=3", "--set", "dataset_mixer_eval_list=x"],
     "trl-async-grpo": ["--framework", "trl-async-grpo", "--num-examples", "1000", "--set", "save_steps=10"],
+    "prime-rl": ["--framework", "prime-rl", "--set", "max_steps=50", "--set", "ckpt.interval=10"],
+    "roll": ["--framework", "roll", "--set", "max_steps=50", "--set", "save_steps=10"],
 }
 """The smallest request each planner plans."""
 
@@ -271,6 +273,12 @@ PER_PLANNER = {
     ("open-instruct", "launch"): ([], ["--launch", "python open_instruct/grpo_fast.py --num_mini_batches 2"]),
     ("trl-async-grpo", "launch"): ([], ["--launch", "accelerate launch async_grpo.py --num_generations 4"]),
     ("trl-async-grpo", "framework_version"): ([], ["--framework-version", "1.8.0"]),
+    ("prime-rl", "configs"): ([], [str(EXAMPLES / "prime_rl" / "reverse_text.toml")]),
+    ("prime-rl", "launch"): ([], ["--launch", f"uv run rl @ {EXAMPLES / 'prime_rl' / 'reverse_text.toml'}"]),
+    ("roll", "configs"): ([], [str(EXAMPLES / "roll" / "rlvr_config.yaml")]),
+    ("roll", "eval_time"): (STEP_TIME + ["--set", "validation.data_args.file_name=x"], ["--eval-time", "60"]),
+    ("prime-rl", "samples_per_prompt"): ([], ["--samples-per-prompt", "4"]),
+    ("roll", "launch"): ([], ["--launch", "python examples/start_rlvr_pipeline.py --config_name x"]),
 }
 
 HOW_NOT_WHAT = {

@@ -17,7 +17,8 @@ import shlex
 from trainsteps.errors import InputError
 
 LAUNCH_WORDS = {"slime": ("train.py", "train_async.py"), "open-instruct": ("grpo_fast.py", "open_instruct.grpo_fast"),
-                "areal": ("areal.launcher", "areal/"), "trl-async-grpo": ("async_grpo",)}
+                "areal": ("areal.launcher", "areal/"), "trl-async-grpo": ("async_grpo",), "prime-rl": ("rl", "prime_rl"),
+                "roll": ("start_rlvr_pipeline.py", "start_agentic_pipeline.py")}
 """Words of a launch line that start each stack (slime's scripts also need one of its own flags, SLIME_FLAGS)."""
 SLIME_FLAGS = ("--rollout-batch-size", "--n-samples-per-prompt", "--num-rollout")
 
@@ -29,8 +30,12 @@ def stack_of_launch(line: str) -> str | None:
         return "open-instruct"
     if any(word.startswith(LAUNCH_WORDS["areal"]) or "areal.launcher" in word for word in words):
         return "areal"
+    if any(word.endswith(LAUNCH_WORDS["roll"]) for word in words):
+        return "roll"
     if any("async_grpo" in word for word in words):
         return "trl-async-grpo"
+    if any(word in ("rl", "prime_rl.rl", "prime_rl/rl.py") for word in words) and any(w.endswith(".toml") or w.startswith("@") for w in words):
+        return "prime-rl"  # `uv run rl @ rl.toml`
     if any(word.endswith(LAUNCH_WORDS["slime"]) for word in words) and any(word.split("=")[0] in SLIME_FLAGS for word in words):
         return "slime"
     return None
@@ -41,6 +46,9 @@ def stack_of_config(data: object) -> str | None:
     keys of its own (ASYNC_GRPO_KEYS)."""
     if isinstance(data, dict) and isinstance(data.get("gconfig"), dict) and isinstance(data.get("actor"), dict):
         return "areal"
+    if isinstance(data, dict) and "num_return_sequences_in_group" in data or \
+            isinstance(data, dict) and isinstance(data.get("actor_train"), dict) and isinstance(data.get("actor_infer"), dict):
+        return "roll"
     if isinstance(data, dict) and any(key in data for key in ASYNC_GRPO_KEYS):
         return "trl-async-grpo"
     return None
@@ -58,6 +66,8 @@ class StackSettings:
         self.origins: dict[str, str] = {}
         self.script: str | None = None
         """The script the launch line runs (slime: train.py or train_async.py)."""
+        self.toml_files: list[str] = []
+        """`@ rl.toml` / `@rl.toml` on a prime-rl launch line."""
 
     def put(self, key: str, value: object, origin: str) -> None:
         self.values[key] = value
@@ -69,6 +79,8 @@ class StackSettings:
         i = 0
         while i < len(words):
             word = words[i]
+            if word.lower().endswith(".toml") and (i and words[i - 1] == "@" or word.startswith("@")):
+                self.toml_files.append(word.lstrip("@"))
             if word.endswith(".py"):  # the script's own flags follow it; a wrapper's (mason.py, ray job) came before
                 self.script = word.rsplit("/", 1)[-1]
                 for key in [k for k, origin in self.origins.items() if origin == "--launch"]:
@@ -88,6 +100,11 @@ class StackSettings:
             i += 1
 
     def read_file(self, path: str) -> None:
+        if str(path).lower().endswith(".toml"):  # prime-rl's rl.toml
+            name = str(path).rsplit("/", 1)[-1]
+            for key, value in _flatten(load_toml(path)):
+                self.put(key, value, f"{name} [{key.rpartition('.')[0]}]" if "." in key else name)
+            return
         from trainsteps.configs.files import read_config
 
         config = read_config(path)
@@ -103,11 +120,11 @@ class StackSettings:
                      value, "--set")
 
     def config_paths(self) -> list[str]:
-        """`--config FILE` on the launch line (AReaL), when the file is here."""
+        """`--config FILE` on the launch line (AReaL), or prime-rl's `@ rl.toml`, when the file is here."""
         import os
 
-        path = self.values.get("config")
-        return [path] if isinstance(path, str) and os.path.isfile(path) else []
+        paths = [self.values.get("config"), *self.toml_files]
+        return [path for path in paths if isinstance(path, str) and os.path.isfile(path)]
 
     def whole(self, key: str, default=None):
         return _typed(self, key, int, default)
@@ -129,6 +146,36 @@ def _resolved(settings: StackSettings, key: str, depth: int = 0):
     if isinstance(value, str) and value.startswith("${") and value.endswith("}") and depth < 8:
         return _resolved(settings, value[2:-1], depth + 1)
     return value
+
+
+def load_toml(path: str) -> dict:
+    """A TOML file through the same guards as every config file (present, not too big, not a pickle, text)."""
+    import pathlib
+
+    from trainsteps.configs.files import MAX_BYTES, find_local, refuse_pickle
+    from trainsteps.configs.torchtitan import _toml
+
+    file = pathlib.Path(path)
+    if find_local(str(file), [pathlib.Path()]) is None:
+        raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(file))
+    if file.stat().st_size > MAX_BYTES:
+        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(file), size=file.stat().st_size, limit=MAX_BYTES)
+    raw = file.read_bytes()
+    refuse_pickle(file, raw)
+    tomllib = _toml()
+    try:
+        return tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(file), offset=exc.start) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError("tt.error.toml", "tt.hint.toml", path=file.name, detail=str(exc)[:200]) from None
+
+
+def stack_of_toml(data: dict) -> str | None:
+    """prime-rl's rl.toml has `[orchestrator]` or `[trainer]` tables; torchtitan's job config has `[job]`/`[training]`."""
+    if isinstance(data.get("orchestrator"), dict) or (isinstance(data.get("trainer"), dict) and "training" not in data):
+        return "prime-rl"
+    return None
 
 
 def _typed(settings: StackSettings, key: str, kind, default):
@@ -162,7 +209,7 @@ def _flatten(data, prefix: str = ""):
         return
     for key, value in data.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, dict) and value:
             yield from _flatten(value, name + ".")
         else:
             yield name, value

@@ -1808,3 +1808,19 @@ MESSAGES.update({
     'asyncgrpo.what.global_step': 'logged global_step (the last one)',
     'asyncgrpo.what.max_steps': 'Trainer max_steps (the LR horizon)',
 })
+
+# prime-rl (frameworks/prime_rl.py)
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} cuts each batch by tokens: at least {rows} samples a step (seq_len caps a sample), more with short samples',
+    'prime.what.step': '"Starting training loop (max_steps=...)" and the last "Step N" line',
+})
+
+# ROLL (frameworks/roll.py)
+QUANTITIES.update({
+    'actor_max_steps_without_dp': 'actor train max_steps without dp_size',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'the actor\'s LR horizon is {horizon} optimizer steps but the pipeline takes {taken}: the floor divisions do not meet, so the schedule ends early or never',
+    'roll.what.pipeline_step': 'logged "pipeline step N start..." (0-based; the last one)',
+    'roll.what.actor_max_steps': 'logged "actor train max_steps without dp_size"',
+})

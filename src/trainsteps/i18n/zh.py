@@ -1803,3 +1803,19 @@ MESSAGES.update({
     'asyncgrpo.what.global_step': '日志中的 global_step（最后一个）',
     'asyncgrpo.what.max_steps': 'Trainer 的 max_steps（学习率调度范围）',
 })
+
+# prime-rl（frameworks/prime_rl.py）
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} 按 token 数切分批次：每步至少 {rows} 个样本（每个样本不超过 seq_len），样本短时更多',
+    'prime.what.step': '"Starting training loop (max_steps=...)" 行和最后一个 "Step N" 行',
+})
+
+# ROLL（frameworks/roll.py）
+QUANTITIES.update({
+    'actor_max_steps_without_dp': '未除以 dp_size 的 actor 训练 max_steps',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'actor 的学习率调度范围是 {horizon} 个优化器步，但流水线实际走 {taken} 步：两处向下取整对不上，调度会提前结束或走不完',
+    'roll.what.pipeline_step': '日志中的 "pipeline step N start..."（从 0 开始；最后一个）',
+    'roll.what.actor_max_steps': '日志中的 "actor train max_steps without dp_size"',
+})

@@ -120,6 +120,62 @@ def plan_trl_async_grpo(request, counted) -> Answer:
     return _answer(request, s, _planned(plan_async_grpo, spec))
 
 
+def plan_prime_rl(request, counted) -> Answer:
+    from trainsteps.frameworks.prime_rl import PrimeRLSpec, plan_prime_rl
+
+    s = _settings(request)
+    group = _flag(request, "samples_per_prompt", s.whole("orchestrator.group_size", 1))
+    batch = s.whole("orchestrator.batch_size")
+    if request.gave("prompts_per_step"):
+        batch = request.settings["prompts_per_step"] * group
+    scheduler = s.text("trainer.scheduler.type", "constant")
+    infer = s.whole("deployment.num_infer_gpus")
+    spec = PrimeRLSpec(
+        max_steps=s.whole("max_steps") or s.whole("trainer.max_steps") or s.whole("orchestrator.max_steps"), batch_size=batch,
+        token_batch_size=s.whole("orchestrator.token_batch_size"), group_size=group,
+        seq_len=s.whole("seq_len") or s.whole("orchestrator.seq_len") or 2048,
+        max_completion_tokens=s.whole("orchestrator.train.sampling.max_completion_tokens") or s.whole("orchestrator.sampling.max_tokens"),
+        scheduler=scheduler, warmup_steps=s.whole("trainer.scheduler.warmup_steps", 10), decay_steps=s.whole("trainer.scheduler.decay_steps", 10),
+        ckpt="ckpt" in s.values or any(k.startswith("ckpt.") for k in s.values), ckpt_interval=s.whole("ckpt.interval"),
+        resume_step=s.whole("ckpt.resume_step"), max_off_policy_steps=s.whole("orchestrator.max_off_policy_steps", 8),
+        train_gpus=_gpus(request) or s.whole("deployment.num_train_gpus", 1), infer_gpus=infer)
+    return _answer(request, s, _planned(plan_prime_rl, spec))
+
+
+def plan_roll(request, counted) -> Answer:
+    from trainsteps.frameworks.roll import RollSpec, plan_roll
+
+    s = _settings(request)
+    train_gpus = _device_count(s.text("actor_train.device_mapping"))
+    infer_mapping = s.text("actor_infer.device_mapping")
+    model = (s.whole("actor_train.strategy_args.strategy_config.tensor_model_parallel_size", 1)
+             * s.whole("actor_train.strategy_args.strategy_config.pipeline_model_parallel_size", 1)
+             * s.whole("actor_train.strategy_args.strategy_config.context_parallel_size", 1))
+    gpus = _gpus(request) or train_gpus or 1
+    fields = {name: s.whole(name) for name in ("max_steps", "ppo_epochs", "eval_steps", "save_steps", "prompt_length", "response_length")}
+    fields["rollout_batch_size"] = _flag(request, "prompts_per_step", s.whole("rollout_batch_size"))
+    fields["num_return_sequences_in_group"] = _flag(request, "samples_per_prompt", s.whole("num_return_sequences_in_group"))
+    for name in ("per_device_train_batch_size", "gradient_accumulation_steps"):
+        fields[name] = s.whole(f"actor_train.training_args.{name}")
+    spec = RollSpec(dp=max(gpus // model, 1), has_val_dataset=bool(s.values.get("validation") or s.values.get("validation.data_args.file_name")),
+                    train_gpus=gpus, infer_gpus=None if infer_mapping in (None, s.text("actor_train.device_mapping")) else _device_count(infer_mapping),
+                    asynchronous=(s.real("async_generation_ratio", 0.0) or 0.0) > 0, **{k: v for k, v in fields.items() if v is not None})
+    return _answer(request, s, _planned(plan_roll, spec))
+
+
+def _device_count(mapping: str | None) -> int | None:
+    """ROLL's `device_mapping: list(range(0,16))` (or a literal list): the GPUs it names."""
+    import re
+
+    if not mapping:
+        return None
+    found = re.fullmatch(r"\s*list\(range\((\d+)\s*,\s*(\d+)\)\)\s*", mapping)
+    if found:
+        return max(int(found.group(2)) - int(found.group(1)), 0) or None
+    items = re.findall(r"\d+", mapping)
+    return len(items) or None
+
+
 def _settings(request):
     from trainsteps.configs.rl_stacks import StackSettings
 

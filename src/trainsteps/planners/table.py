@@ -134,6 +134,9 @@ def _planners() -> dict[str, Planner]:
         Planner("open-instruct", RL_STACK, "trainsteps.planners.rl_stacks:plan_open_instruct"),
         Planner("trl-async-grpo", (RL_STACK - {"eval_time"}) | {"framework_version"},  # evaluations are not planned
                 "trainsteps.planners.rl_stacks:plan_trl_async_grpo"),
+        Planner("prime-rl", RL_STACK - {"eval_time", "num_examples", "data_paths"},  # no epochs, no evaluations planned
+                "trainsteps.planners.rl_stacks:plan_prime_rl"),
+        Planner("roll", RL_STACK - {"num_examples", "data_paths"}, "trainsteps.planners.rl_stacks:plan_roll"),  # prompts cycle
     )}
 
 
@@ -142,7 +145,7 @@ PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
 STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
 """Stacks with their own config files and loop: planned from their files or from flags."""
-RL_STACKS = ("slime", "areal", "open-instruct", "trl-async-grpo")
+RL_STACKS = ("slime", "areal", "open-instruct", "trl-async-grpo", "prime-rl", "roll")
 """RL stacks planned from their own launch lines and configs (planners.rl_stacks)."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS, *RL_STACKS)
 """What `--framework` takes."""
@@ -192,6 +195,10 @@ def _rl_stack_of(request) -> str | None:
         from trainsteps.configs.files import read_config
 
         return stack_of_config(read_config(request.configs[0]).data)
+    if request.configs and str(request.configs[0]).lower().endswith(".toml"):
+        from trainsteps.configs.rl_stacks import load_toml, stack_of_toml
+
+        return stack_of_toml(load_toml(request.configs[0]))
     return None
 
 
