@@ -290,3 +290,15 @@ def test_a_roll_run_whose_floor_divisions_disagree_warns_about_its_lr_horizon():
     plan = plan_roll(RollSpec(max_steps=10, rollout_batch_size=100, num_return_sequences_in_group=3, per_device_train_batch_size=7, dp=4))
     assert plan.run.scheduler_steps != plan.run.scheduler_steps_taken
     assert "ROLL_LR_HORIZON" in {trap.code for trap in plan.warnings}
+
+
+def test_explain_reads_prime_rls_loop_start_and_step_lines_with_their_formatted_times(run_cli):
+    data = explain_json(run_cli, "prime-rl-format.log")
+    assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("prime-rl", 2, 20)
+    assert data["observed"]["step_seconds"] == pytest.approx((28.4 + 62) / 2)
+    assert any("18 steps are left" in line for line in data["explanation"])
+
+
+def test_explain_counts_rolls_zero_based_pipeline_steps(run_cli):
+    data = explain_json(run_cli, "roll-format.log")
+    assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("roll", 1, 500)

@@ -1,4 +1,4 @@
-"""Step lines of the RL stacks users moved to, for `trainsteps explain`: slime, AReaL and open-instruct.
+"""Step lines of the RL stacks users moved to, for `trainsteps explain`: slime, AReaL, open-instruct, prime-rl, ROLL.
 
 Lines read (their format strings in each stack's source):
 
@@ -7,7 +7,11 @@ Lines read (their format strings in each stack's source):
 - AReaL: `Epoch {e}/{E} Step {s}/{S} Train step {g}/{G} done.` (areal/utils/stats_logger.py `commit`): G is the LR
   horizon (epochs x steps per epoch), not `total_train_steps`;
 - open-instruct: the metrics panel row `training_step: N` and `episode: N` (grpo_fast.py, model_utils.py
-  `print_rich_single_line_metrics`), its time row `total: seconds`, and `Saving final model at step N`.
+  `print_rich_single_line_metrics`), its time row `total: seconds`, and `Saving final model at step N`;
+- prime-rl: `Starting training loop (max_steps=N|infinite)` and `Step {n} | {time} | Loss ...` with prime-rl's
+  `format_time` (`850ms`, `12.3s`, `2m 5s`, `1h 3m`) (src/prime_rl/trainer/rl/train.py, utils/logger.py);
+- ROLL: `pipeline max_steps: {old} to {N}` (roll/configs/base_config.py) and `pipeline step {g} start...` /
+  `finished` (roll/pipeline/rlvr/rlvr_pipeline.py; g counts from 0).
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ _OI_STEP = re.compile(r"\btraining_step: (\d+)")
 _OI_EPISODE = re.compile(r"\bepisode: (\d+)")
 _OI_TIME = re.compile(r"\btime\b[^:|]*?\btotal: ([\d.]+)")
 _OI_FINAL = re.compile(r"Saving final model at step (\d+)")
+_PRIME_START = re.compile(r"Starting training loop \(max_steps=(\d+|infinite)\)")
+_PRIME_STEP = re.compile(r"\bStep (\d+) \| +((?:\d+d )?(?:\d+h )?(?:\d+m )?[\d.]+(?:ms|s|m|h)?) \| Loss")
+_ROLL_MAX = re.compile(r"pipeline max_steps: \S+ to (\d+)")
+_ROLL_STEP = re.compile(r"pipeline step (\d+) (start|finished)")
 _SLIME_PARTS = ("perf/step_time", "perf/rollout_time", "perf/train_time", "perf/train_wait_time")
 
 
@@ -40,7 +48,11 @@ class StackObserved:
     """Phase -> seconds per step seen (slime perf/*, open-instruct time/total)."""
 
     def feed(self, line: str) -> None:
-        if "perf " in line:
+        if "Starting training loop" in line or "| Loss" in line:
+            self._prime(line)
+        elif "pipeline " in line:
+            self._roll(line)
+        elif "perf " in line:
             self._slime(line)
         elif "Train step" in line:
             self._areal(line)
@@ -60,6 +72,28 @@ class StackObserved:
             value = values.get(key) if isinstance(values, dict) else None
             if isinstance(value, (int, float)) and value >= 0:
                 self.seconds.setdefault(key.split("/", 1)[1], []).append(float(value))
+
+    def _prime(self, line: str) -> None:
+        match = _PRIME_START.search(line)
+        if match:
+            self.framework = "prime-rl"
+            self.total = None if match.group(1) == "infinite" else int(match.group(1))
+        match = _PRIME_STEP.search(line)
+        if match:
+            self.framework, self.step = "prime-rl", int(match.group(1))
+            seconds = _prime_seconds(match.group(2))
+            if seconds is not None:
+                self.seconds.setdefault("step_time", []).append(seconds)
+
+    def _roll(self, line: str) -> None:
+        match = _ROLL_MAX.search(line)
+        if match:
+            self.framework, self.total = "roll", int(match.group(1))
+        match = _ROLL_STEP.search(line)
+        if match:  # g counts from 0: step g finished means g + 1 steps are done
+            self.framework = "roll"
+            done = int(match.group(1)) + (match.group(2) == "finished")
+            self.step = max(self.step or 0, done)
 
     def _areal(self, line: str) -> None:
         match = _AREAL.search(line)
@@ -133,6 +167,15 @@ class StackObserved:
         return {"framework": self.framework, "observed": {"step": self.step, "total": self.total, "epoch": self.epoch,
                                                           "step_seconds": self.step_seconds()},
                 "explanation": self.explanation(lang)}
+
+
+def _prime_seconds(text: str) -> float | None:
+    """prime-rl's `format_time` back to seconds: `850ms`, `12.3s`, `2m 5s`, `1h 3m`, `1d 2h`."""
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    total = 0.0
+    for number, unit in re.findall(r"([\d.]+)(ms|s|m|h|d)", text):
+        total += float(number) * units[unit]
+    return total or None
 
 
 def _mean(values: list[float]) -> float:
