@@ -244,7 +244,47 @@ def test_an_async_grpo_config_is_planned_by_its_own_planner(run_cli, tmp_path):
     assert (data["framework"], data["run"]["training_steps"]) == ("trl-async-grpo", 934)
 
 
-# prime-rl and ROLL: rules read from their source (cited in frameworks/prime_rl.py and roll.py), not run
+# prime-rl and ROLL: their pure parts run by tools/record_rl_stacks.py (prime_rl.json, roll.json); loops read
+
+
+@pytest.mark.parametrize(("commit", "case"), cases("roll"))
+def test_roll_plan_equals_what_rolls_own_horizon_checkpoint_and_eval_code_did(commit, case):
+    from trainsteps.frameworks.roll import RollSpec, plan_roll
+
+    s, recorded = case["settings"], case["recorded"]
+    release = "0.3.0" if commit.startswith("8eb27cc") else "0.1.3"  # 9744713 is before v0.2.0 (2026-02-04)
+    plan = plan_roll(RollSpec(max_steps=s["max_steps"], rollout_batch_size=s["rollout_batch_size"], num_return_sequences_in_group=s["n"],
+                              ppo_epochs=s["ppo_epochs"], per_device_train_batch_size=s["per_device_train_batch_size"],
+                              gradient_accumulation_steps=s["gradient_accumulation_steps"], eval_steps=s["eval_steps"],
+                              save_steps=s["save_steps"], has_val_dataset=True, release=release))
+    assert plan.printed["actor train max_steps without dp_size"] == str(recorded["actor_max_steps_without_dp"])
+    assert plan.run.save_steps == [g + 1 for g in recorded["save_after_global_steps"]]
+    assert plan.run.test_steps == recorded["eval_at_global_steps"]
+
+
+def prime_cases():
+    data = json.loads((FIXTURES / "prime_rl.json").read_text())
+    return [pytest.param(commit, found, id=commit[:7]) for commit, found in data["commits"].items()]
+
+
+@pytest.mark.parametrize(("commit", "recorded"), prime_cases())
+def test_prime_rl_plan_equals_what_prime_rls_scheduler_check_and_checkpoint_condition_did(commit, recorded):
+    from trainsteps.frameworks.prime_rl import PrimeRLSpec, plan_prime_rl
+
+    for label, outcome in (recorded["validate_scheduler"] or {}).items():
+        kind, warmup, decay, max_steps = (part.split("=")[-1] for part in label.split())
+        spec = PrimeRLSpec(max_steps=None if max_steps == "None" else int(max_steps), scheduler=kind, warmup_steps=int(warmup),
+                           decay_steps=int(decay))
+        if outcome == "ok" and spec.max_steps is not None:
+            plan_prime_rl(spec)
+        elif outcome != "ok":
+            with pytest.raises(ValueError, match=__import__("re").escape(outcome.split(" (use")[0])):
+                plan_prime_rl(spec)
+    for label, periodic in recorded["checkpoint_steps"].items():
+        max_steps, interval, start = (part.split("=")[-1] for part in label.split())
+        plan = plan_prime_rl(PrimeRLSpec(max_steps=int(max_steps), ckpt=True, ckpt_interval=None if interval == "None" else int(interval),
+                                         resume_step=int(start) - 1 if int(start) > 1 else None))
+        assert plan.run.save_steps == periodic + [int(max_steps)]  # + the final checkpoint after the loop (train.py)
 
 
 def test_the_prime_rl_example_toml_is_planned_as_prime_rl_with_its_final_checkpoint(run_cli):

@@ -12,12 +12,14 @@ source at a given commit (ast, by function or statement name) and executed with 
 - open-instruct: the `num_training_steps`, `num_scheduler_steps` and warmup lines, the mini-batch split of `train`, and
   the evaluation and save conditions of the loop.
 
-- TRL AsyncGRPOTrainer: the samples-per-step and max_steps statements of `__init__`, read from each release's wheel.
+- TRL AsyncGRPOTrainer: the samples-per-step and max_steps statements of `__init__`, read from each release's wheel;
+- prime-rl: `validate_scheduler` and the trainer loop's checkpoint condition;
+- ROLL: `PPOConfig.set_max_steps`, `do_checkpoint`'s condition and the RLVR pipeline's evaluation condition.
 
 Usage (a CPU venv with torch==2.13.0; clones of the three repositories; `pip download --no-deps trl==X` wheels):
 
     python tools/record_rl_stacks.py --slime ~/src/slime --areal ~/src/AReaL --open-instruct ~/src/open-instruct \
-        --trl-wheels ~/wheels
+        --trl-wheels ~/wheels --prime-rl ~/src/prime-rl --roll ~/src/ROLL
 
 Writes tests/fixtures/rl_stacks/{slime,areal,open_instruct}.json: for each commit and case, the settings and what the
 code did. tests/test_rl_stacks.py asserts the planners give the same numbers.
@@ -391,12 +393,90 @@ def async_grpo_case(wheels: Path, release: str, settings: dict) -> dict:
             "samples_per_step": names["samples_per_step"], "lr_scheduler_default": lr_default}
 
 
+# --- prime-rl and ROLL ------------------------------------------------------------------------------------------
+
+PRIME_COMMITS = {"559b44772e471d1538537b8805cc77f3824a5e64": "packages/prime-rl-configs/src/prime_rl/configs/trainer.py",
+                 "5a6ab4a9688b472ca3c264c3693493cd0926c5a8": "src/prime_rl/configs/trainer.py"}  # 2026-08-21, 2026-02-28
+PRIME_SCHEDULERS = [("constant", 10, 10, 20), ("linear", 0, 0, 20), ("linear", 15, 10, 20), ("linear", 10, 10, 20),
+                    ("linear", 5, 0, None), ("linear", 5, 3, None), ("cosine", 20, 0, 20), ("cosine", 10, 0, 20), ("cosine", 1, 0, None)]
+PRIME_CKPT = [(20, 5, 1), (20, 5, 8), (20, None, 1), (7, 3, 1)]  # max_steps, ckpt.interval, start step
+
+
+def prime_case(repo: Path, commit: str) -> dict:
+    """`validate_scheduler` (where the release has it) and the checkpoint condition of the trainer loop."""
+    schedulers = {}
+    config_src = show(repo, commit, PRIME_COMMITS[commit])
+    if "def validate_scheduler(" in config_src:
+        classes = {name: type(name, (), {}) for name in ("LinearSchedulerConfig", "CosineSchedulerConfig", "ConstantSchedulerConfig")}
+        check = run(cut(config_src, "validate_scheduler"), {**classes, "SchedulerConfig": object})["validate_scheduler"]
+        for kind, warmup, decay, max_steps in PRIME_SCHEDULERS:
+            scheduler = classes[f"{kind.capitalize()}SchedulerConfig"]()
+            scheduler.warmup_steps, scheduler.decay_steps = warmup, decay
+            try:
+                check(scheduler, max_steps)
+                outcome = "ok"
+            except ValueError as exc:
+                outcome = str(exc)
+            schedulers[f"{kind} warmup={warmup} decay={decay} max_steps={max_steps}"] = outcome
+    train_src = show(repo, commit, "src/prime_rl/trainer/rl/train.py")
+    test = next(ast.unparse(node.test) for node in ast.walk(ast.parse(cut(train_src, "train")))
+                if isinstance(node, ast.If) and "ckpt.interval" in ast.unparse(node.test) and "progress.step %" in ast.unparse(node.test))
+    ckpts = {}
+    for max_steps, interval, start in PRIME_CKPT:
+        config = Namespace(max_steps=max_steps, ckpt=Namespace(interval=interval))
+        saved = [step for step in range(start, max_steps + 1)
+                 if eval(test, {"config": config, "is_last_step": step == max_steps, "progress": Namespace(step=step),
+                                "ckpt_manager": object(), "is_first_step": step == start})]  # is_first_step: 2026-02 only
+        ckpts[f"max_steps={max_steps} interval={interval} start={start}"] = saved  # periodic: the final one is written after the loop
+    return {"validate_scheduler": schedulers or None, "checkpoint_steps": ckpts}
+
+
+ROLL_COMMITS = ("8eb27cc2dc34c4d1310b169d9b86d339004d811a", "97447137e5bae911ff09792ec5a296ab39ed37f1")  # 2026-08-19, 2026-01-28
+ROLL_CASES = [
+    ("rlvr_7b", {"max_steps": 500, "rollout_batch_size": 128, "n": 8, "ppo_epochs": 1, "per_device_train_batch_size": 1,
+                 "gradient_accumulation_steps": 64, "eval_steps": 10, "save_steps": 100}),
+    ("uneven", {"max_steps": 10, "rollout_batch_size": 100, "n": 3, "ppo_epochs": 2, "per_device_train_batch_size": 7,
+                "gradient_accumulation_steps": 1, "eval_steps": 4, "save_steps": 3}),
+]
+
+
+def roll_case(repo: Path, commit: str, settings: dict) -> dict:
+    """`PPOConfig.set_max_steps`, `do_checkpoint`'s condition and the pipeline's evaluation condition."""
+    import logging
+
+    config_src = show(repo, commit, "roll/configs/base_config.py")
+    pipeline_src, base_src = show(repo, commit, "roll/pipeline/rlvr/rlvr_pipeline.py"), show(repo, commit, "roll/pipeline/base_pipeline.py")
+    training = Namespace(per_device_train_batch_size=settings["per_device_train_batch_size"],
+                         gradient_accumulation_steps=settings["gradient_accumulation_steps"], max_steps=None)
+    config = Namespace(max_steps=settings["max_steps"], rollout_batch_size=settings["rollout_batch_size"], ppo_epochs=settings["ppo_epochs"],
+                       async_pipeline=False,
+                       eval_steps=settings["eval_steps"], save_steps=settings["save_steps"],
+                       actor_train=Namespace(training_args=training),
+                       critic=Namespace(training_args=Namespace(per_device_train_batch_size=1, gradient_accumulation_steps=1, max_steps=None)),
+                       actor_infer=Namespace(generating_args=Namespace(num_return_sequences=settings["n"])))
+    run(cut(config_src, "PPOConfig.set_max_steps"), {"logger": logging.getLogger("roll")})["set_max_steps"](config, settings["max_steps"])
+    save_test = next(ast.unparse(node.test) for node in ast.walk(ast.parse(cut(base_src, "do_checkpoint")))
+                     if isinstance(node, ast.If) and "save_steps" in ast.unparse(node.test))
+    run_tree = ast.parse(cut(pipeline_src, "RLVRPipeline.run"))
+    flags = [ast.unparse(node.value) for node in ast.walk(run_tree)  # January 2026: `should_eval = ...` then `if should_eval`
+             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "should_eval" for t in node.targets)]
+    eval_test = flags[0] if flags else next(ast.unparse(node.test) for node in ast.walk(run_tree) if isinstance(node, ast.If)
+                                            and "eval_steps" in ast.unparse(node.test) and "val_dataset" in ast.unparse(node.test))
+    pipeline = Namespace(pipeline_config=config, val_dataset=[None])
+    steps = range(settings["max_steps"])
+    return {"actor_max_steps_without_dp": training.max_steps,
+            "save_after_global_steps": [g for g in steps if eval(save_test, {"self": pipeline, "global_step": g})],
+            "eval_at_global_steps": [g for g in steps if eval(eval_test, {"self": pipeline, "global_step": g})]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slime", type=Path)
     parser.add_argument("--areal", type=Path)
     parser.add_argument("--open-instruct", type=Path)
     parser.add_argument("--trl-wheels", type=Path, help="a folder with trl-{1.0.0,1.8.0,1.9.0,1.16.0}-py3-none-any.whl")
+    parser.add_argument("--prime-rl", type=Path)
+    parser.add_argument("--roll", type=Path)
     opts = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     jobs = [("slime", opts.slime, lambda repo, c: {name: {"settings": s, "prompts": p, "recorded": slime_case(repo, c, s, p)}
@@ -410,6 +490,15 @@ def main() -> None:
                                       for name, s in ASYNC_CASES} for release in TRL_RELEASES}}
         (OUT / "trl_async_grpo.json").write_text(json.dumps(out, indent=1) + "\n")
         print(f"wrote {OUT / 'trl_async_grpo.json'}")
+    if opts.prime_rl is not None:
+        out = {"source": f"tools/record_rl_stacks.py on prime-rl at {', '.join(PRIME_COMMITS)}",
+               "commits": {commit: prime_case(opts.prime_rl, commit) for commit in PRIME_COMMITS}}
+        (OUT / "prime_rl.json").write_text(json.dumps(out, indent=1) + "\n")
+    if opts.roll is not None:
+        out = {"source": f"tools/record_rl_stacks.py on ROLL at {', '.join(ROLL_COMMITS)}",
+               "commits": {commit: {name: {"settings": s, "recorded": roll_case(opts.roll, commit, s)} for name, s in ROLL_CASES}
+                           for commit in ROLL_COMMITS}}
+        (OUT / "roll.json").write_text(json.dumps(out, indent=1) + "\n")
     for name, repo, record in jobs:
         if repo is None:
             continue

@@ -276,6 +276,8 @@ PER_PLANNER = {
     ("prime-rl", "configs"): ([], [str(EXAMPLES / "prime_rl" / "reverse_text.toml")]),
     ("prime-rl", "launch"): ([], ["--launch", f"uv run rl @ {EXAMPLES / 'prime_rl' / 'reverse_text.toml'}"]),
     ("roll", "configs"): ([], [str(EXAMPLES / "roll" / "rlvr_config.yaml")]),
+    ("roll", "framework_version"): (["--set", "rollout_batch_size=100", "--set", "num_return_sequences_in_group=3",
+                                     "--set", "actor_train.training_args.per_device_train_batch_size=7"], ["--framework-version", "0.1.3"]),
     ("roll", "eval_time"): (STEP_TIME + ["--set", "validation.data_args.file_name=x"], ["--eval-time", "60"]),
     ("prime-rl", "samples_per_prompt"): ([], ["--samples-per-prompt", "4"]),
     ("roll", "launch"): ([], ["--launch", "python examples/start_rlvr_pipeline.py --config_name x"]),

@@ -197,7 +197,10 @@ def _typed(settings: StackSettings, key: str, kind, default):
             if number != int(number):
                 raise ValueError(value)
             return int(number)
-        return float(value)
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ValueError(value)
+        return number
     except (TypeError, ValueError, OverflowError):
         raise InputError("rlstack.error.value", "rlstack.hint.value", key=key, value=str(value)[:60],
                          kind={int: "whole number", float: "number", bool: "true or false"}[kind],

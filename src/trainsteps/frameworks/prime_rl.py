@@ -1,7 +1,8 @@
 """prime-rl (PrimeIntellect-ai/prime-rl, `uv run rl @ rl.toml`): an orchestrator feeds a trainer that takes one
 optimizer step per batch.
 
-Read from the source at 559b447 (2026-08-21), not run (its configs need pydantic models of the whole package):
+Read from the source at 559b447 (2026-08-21) and 5a6ab4a (2026-02-28); `validate_scheduler` and the loop's checkpoint
+condition were run by tools/record_rl_stacks.py (the loop itself needs the trainer and the orchestrator):
 
 - `src/prime_rl/trainer/rl/train.py train`: `Progress.step` starts at 1 (a resumed run at the checkpoint's step + 1);
   `while True: ... if is_last_step: break; progress.step += 1` with `is_last_step = step == max_steps`: steps
@@ -97,8 +98,8 @@ def plan_prime_rl(spec: PrimeRLSpec) -> RLPlan:
     inputs.update(world_size=spec.train_gpus + (spec.infer_gpus or 0), rollout_shape=shape)
     return RLPlan("prime-rl", VERSION, {"Starting training loop (max_steps=...)": str(spec.max_steps)}, run, notions, warnings, d,
                   inputs=inputs, algorithm="GRPO",
-                  sources=[f"prime-rl {VERSION}: rules read from src/prime_rl/trainer/rl/train.py and "
-                           "packages/prime-rl-configs (not run)"])
+                  sources=[f"prime-rl {VERSION} and 5a6ab4a: validate_scheduler and the checkpoint condition run by "
+                           "tools/record_rl_stacks.py; the loop read from src/prime_rl/trainer/rl/train.py"])
 
 
 def _check_scheduler(spec: PrimeRLSpec) -> None:

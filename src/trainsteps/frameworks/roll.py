@@ -1,15 +1,17 @@
 """ROLL (alibaba/ROLL, `python examples/start_rlvr_pipeline.py --config_name rlvr_config`): pipeline steps of
 `rollout_batch_size` prompts x `num_return_sequences_in_group` responses.
 
-Read from the source at 8eb27cc (2026-08-19), not run (its pipeline needs Ray and the engines):
+Read from the source at 8eb27cc (2026-08-19) and 9744713 (2026-01-28); `set_max_steps`, the checkpoint condition and
+the evaluation condition were run by tools/record_rl_stacks.py (the pipeline itself needs Ray and the engines):
 
 - `roll/pipeline/rlvr/rlvr_pipeline.py run`: `for global_step in range(max_steps)` (default 500), skipping the steps up
   to a resumed `state.step` (-1 when fresh); evaluation where `global_step % eval_steps == 0` (default 10), before the
   step's generation; `do_checkpoint` (base_pipeline.py) saves after step g when `g > 0` and `g % save_steps == 0` or g is
   the last (default 50). There are no epochs: prompts cycle, `dataset epoch` is logged at each wrap.
 - `roll/configs/base_config.py set_max_steps`: the actor's optimizer horizon is `max(1, max_steps x rollout_batch_size x
-  n x ppo_epochs // (per_device_train_batch_size x gradient_accumulation_steps))`, logged as "actor train max_steps
-  without dp_size", then divided by the data-parallel size at strategy init (fsdp2/megatron strategy).
+  n x ppo_epochs // (per_device_train_batch_size x gradient_accumulation_steps))` from v0.2.0 (2026-02-04), and
+  `max_steps x (rollout_batch_size x n x ppo_epochs // (per-device x accumulation))` before; logged as "actor train
+  max_steps without dp_size", then divided by the data-parallel size at strategy init (fsdp2/megatron strategy).
 - per step each rank takes `(rollout_batch_size x n / dp) // (per_device_train_batch_size x gradient_accumulation_steps)`
   optimizer steps, `ppo_epochs` times.
 """
@@ -24,6 +26,10 @@ from trainsteps.frameworks.rollout_shape import rollout_shape
 from trainsteps.schedule import Trap
 
 VERSION = "8eb27cc (2026-08-19)"
+NEWEST = "0.3.0"
+OLDEST = "0.1.0"
+FLOOR_OF_WHOLE_RUN = "0.2.0"
+"""The release whose actor horizon floors the whole run's samples (before: max_steps x the floor of one step's)."""
 
 
 @dataclass(slots=True)
@@ -48,6 +54,7 @@ class RollSpec:
     """GPUs of actor_infer when they are not the training GPUs (None: colocated)."""
     asynchronous: bool = False
     """async_generation_ratio > 0: generation runs ahead of training."""
+    release: str = NEWEST
 
 
 KEYS = {"max_steps": "max_steps", "rollout_batch_size": "rollout_batch_size", "num_return_sequences_in_group": "num_return_sequences_in_group",
@@ -71,9 +78,18 @@ def plan_roll(spec: RollSpec) -> RLPlan:
                      f"({samples} / {spec.dp}) // {backward} x {spec.ppo_epochs}")
     if per_step == 0:
         raise ValueError(f"each rank gets {per_rank} samples, fewer than one backward batch of {backward}: no optimizer step")
-    without_dp = d.add("actor_max_steps_without_dp", max(1, spec.max_steps * samples * spec.ppo_epochs // backward),
-                       "max(1, max_steps x rollout_batch_size x n x ppo_epochs // (per_device x accumulation))",
-                       f"max(1, {spec.max_steps} x {samples} x {spec.ppo_epochs} // {backward})")
+    from trainsteps.frameworks.rl import check_release
+    from trainsteps.versions import Version
+
+    release = check_release("ROLL", spec.release, OLDEST)
+    if Version.parse(release) >= Version.parse(FLOOR_OF_WHOLE_RUN):
+        without_dp = d.add("actor_max_steps_without_dp", max(1, spec.max_steps * samples * spec.ppo_epochs // backward),
+                           "max(1, max_steps x rollout_batch_size x n x ppo_epochs // (per_device x accumulation))",
+                           f"max(1, {spec.max_steps} x {samples} x {spec.ppo_epochs} // {backward})")
+    else:
+        without_dp = d.add("actor_max_steps_without_dp", spec.max_steps * (samples * spec.ppo_epochs // backward),
+                           "max_steps x (rollout_batch_size x n x ppo_epochs // (per_device x accumulation))",
+                           f"{spec.max_steps} x ({samples} x {spec.ppo_epochs} // {backward})")
     horizon = d.add("lr_total_steps", without_dp // spec.dp, "actor max_steps // dp_size", f"{without_dp} // {spec.dp}")
     taken = per_step * spec.max_steps
     if taken != horizon:
@@ -97,7 +113,7 @@ def plan_roll(spec: RollSpec) -> RLPlan:
                           rollout_gpus=spec.infer_gpus, ppo_epochs=spec.ppo_epochs)
     inputs = {name: getattr(spec, name) for name in RollSpec.__slots__}
     inputs.update(world_size=spec.train_gpus + (spec.infer_gpus or 0), rollout_shape=shape)
-    return RLPlan("roll", VERSION, {"pipeline max_steps": str(spec.max_steps), "actor train max_steps without dp_size": str(without_dp)},
-                  run, notions, warnings, d, inputs=inputs, algorithm="GRPO",
-                  sources=[f"ROLL {VERSION}: rules read from roll/pipeline/rlvr/rlvr_pipeline.py, roll/pipeline/base_pipeline.py "
-                           "and roll/configs/base_config.py (not run)"])
+    printed = {"pipeline max_steps": str(spec.max_steps), "actor train max_steps without dp_size": str(without_dp)}
+    return RLPlan("roll", release, printed, run, notions, warnings, d, inputs=inputs, algorithm="GRPO",
+                  sources=[f"ROLL {VERSION} and 9744713: set_max_steps, do_checkpoint's and the pipeline's evaluation conditions "
+                           "run by tools/record_rl_stacks.py; the loop read from roll/pipeline/rlvr/rlvr_pipeline.py"])

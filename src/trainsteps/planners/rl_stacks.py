@@ -159,7 +159,9 @@ def plan_roll(request, counted) -> Answer:
         fields[name] = s.whole(f"actor_train.training_args.{name}")
     spec = RollSpec(dp=max(gpus // model, 1), has_val_dataset=bool(s.values.get("validation") or s.values.get("validation.data_args.file_name")),
                     train_gpus=gpus, infer_gpus=None if infer_mapping in (None, s.text("actor_train.device_mapping")) else _device_count(infer_mapping),
-                    asynchronous=(s.real("async_generation_ratio", 0.0) or 0.0) > 0, **{k: v for k, v in fields.items() if v is not None})
+                    asynchronous=(s.real("async_generation_ratio", 0.0) or 0.0) > 0,
+                    release=str(request.settings.get("framework_version") or "0.3.0").lstrip("v"),
+                    **{k: v for k, v in fields.items() if v is not None})
     return _answer(request, s, _planned(plan_roll, spec))
 
 

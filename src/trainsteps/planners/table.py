@@ -136,7 +136,8 @@ def _planners() -> dict[str, Planner]:
                 "trainsteps.planners.rl_stacks:plan_trl_async_grpo"),
         Planner("prime-rl", RL_STACK - {"eval_time", "num_examples", "data_paths"},  # no epochs, no evaluations planned
                 "trainsteps.planners.rl_stacks:plan_prime_rl"),
-        Planner("roll", RL_STACK - {"num_examples", "data_paths"}, "trainsteps.planners.rl_stacks:plan_roll"),  # prompts cycle
+        Planner("roll", (RL_STACK - {"num_examples", "data_paths"}) | {"framework_version"},  # prompts cycle: no epochs
+                "trainsteps.planners.rl_stacks:plan_roll"),
     )}
 
 
