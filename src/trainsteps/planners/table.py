@@ -185,7 +185,9 @@ def choose(request) -> Planner:
 
 
 def _rl_stack_of(request) -> str | None:
-    """slime, AReaL or open-instruct, from the launch line's words or the first YAML's keys (configs.rl_stacks)."""
+    """slime, AReaL, open-instruct, ..., from the launch line's words or the first config's keys (configs.rl_stacks)."""
+    if not request.launch and not request.configs:  # flags only: nothing to read (and nothing imported)
+        return None
     from trainsteps.configs.rl_stacks import stack_of_config, stack_of_launch
 
     if request.launch:
