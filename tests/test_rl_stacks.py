@@ -342,3 +342,9 @@ def test_explain_reads_prime_rls_loop_start_and_step_lines_with_their_formatted_
 def test_explain_counts_rolls_zero_based_pipeline_steps(run_cli):
     data = explain_json(run_cli, "roll-format.log")
     assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("roll", 1, 500)
+
+
+def test_a_plan_without_a_prompt_count_prints_no_prompt_line(run_cli):
+    code, out, err = run_cli("plan", "roll/rlvr_config.yaml", cwd=EX)
+    assert code == 0, err
+    assert "prompts, " not in out and "1,024 per step" in out
