@@ -3,18 +3,18 @@
 Read from the source at 4aef98d (2026-05-21) and v1.0.4 (37d6c64, 2026-05-07); the loader length (torch's
 DistributedSampler and DataLoader), FinetuneSpec and the frequency controls were run by tools/record_rl_stacks.py:
 
-- `areal/utils/dataloader.py create_dataloader`: `batch_size % world_size` must be 0; each of the actor's dp ranks
+- `areal/utils/dataloader.py:29-59 create_dataloader`: `batch_size % world_size` must be 0; each of the actor's dp ranks
   loads `batch_size / dp` prompts through a `DistributedSampler(drop_last=True)`, with the loader's `drop_last`
   (default true): one step = one loader batch = `train_dataset.batch_size` prompts over all ranks.
-- `areal/trainer/rl_trainer.py RLTrainer.train`: `max_steps = total_train_epochs x len(train_dataloader)`;
+- `areal/trainer/rl_trainer.py:534-556 RLTrainer.train` (read, not run): `max_steps = total_train_epochs x len(train_dataloader)`;
   `for global_step in range(start_step, max_steps)` breaks at `total_train_steps` ("for benchmarking purposes only").
   Online (agent proxy) mode: `steps_per_epoch = total_train_steps // total_train_epochs`.
-- `areal/api/io_struct.py FinetuneSpec.total_train_steps = total_train_epochs x (dataset_size // batch_size)`, with
+- `areal/api/io_struct.py:134-146 FinetuneSpec.total_train_steps = total_train_epochs x (dataset_size // batch_size)`, with
   `dataset_size = len(loader) x batch_size`: the LR horizon (`fsdp_engine.py`, warmup `int(warmup_steps_proportion x
-  total)`), stepped once per training step; `total_train_steps` does not shorten it.
-- `areal/trainer/ppo/actor.py`: the step's batch is split into `ppo_n_minibatches` (default 4) mini-batches, one
+  total)`, fsdp_engine.py:1150-1167), stepped once per training step (rl_trainer.py:686); `total_train_steps` does not shorten it.
+- `areal/trainer/ppo/actor.py:336-345` (read): the step's batch is split into `ppo_n_minibatches` (default 4) mini-batches, one
   `train_batch` (one optimizer step) each; a critic the same.
-- `areal/utils/saver.py`, `evaluator.py`, `timeutil.py`: every `freq_steps` steps, every `freq_epochs` epoch ends
+- `areal/utils/saver.py:133`, `evaluator.py:34`, `timeutil.py:17-181`: every `freq_steps` steps, every `freq_epochs` epoch ends
   (either fires); `evaluator.eval_before_train` makes the first check fire (after the first step); `freq_secs` is by clock.
 """
 

@@ -3,17 +3,17 @@
 Read from the source at e6c3044 (2026-08-20) and 8dfe8f2 (2026-02-19); the step count, the scheduler horizon, the
 mini-batch split and the eval/save rules were run by tools/record_rl_stacks.py:
 
-- `grpo_fast.py main`: `num_training_steps = total_episodes // (num_unique_prompts_rollout x
+- `grpo_fast.py:1032-1034 setup_runtime_variables`: `num_training_steps = total_episodes // (num_unique_prompts_rollout x
   num_samples_per_prompt_rollout)`; `for training_step in range(resume_training_step, num_training_steps + 1)`
-  (steps count from 1); an episode is one response.
-- `PolicyTrainerRayProcess.from_pretrained`: `num_scheduler_steps = num_training_steps x num_epochs x num_mini_batches`,
+  (:1930, read; steps count from 1); an episode is one response.
+- `grpo_fast.py:376-383 PolicyTrainerRayProcess.from_pretrained`: `num_scheduler_steps = num_training_steps x num_epochs x num_mini_batches`,
   warmup `int(num_scheduler_steps x warmup_ratio)` (8dfe8f2: `--warm_up_steps` unless `warmup_ratio > 0`).
-- `train`: each learner splits its packed sequences into `accumulation_steps = max(ceil(n / num_mini_batches - 0.5), 1)`
+- `grpo_fast.py:600-608, 651-735 step`: each learner splits its packed sequences into `accumulation_steps = max(ceil(n / num_mini_batches - 0.5), 1)`
   groups and steps the optimizer once per group, `num_epochs` times: `num_mini_batches` updates when the sequences
   divide evenly (the count the scheduler assumes), more or fewer otherwise.
-- evaluation (`local_eval_every`) and saves (`save_freq`) at steps `k x every` past step 1, and at step 1 with
-  `eval_on_step_0` (saves too); a final save after the loop.
-- the training set must hold `max(async_steps, 1) x num_unique_prompts_rollout` prompts; prompts are drawn without
+- evaluation (`local_eval_every`, :1937-1944) and saves (`save_freq`, :1664-1666) at steps `k x every` past step 1, and at step 1 with
+  `eval_on_step_0` (saves too); a final save after the loop (:2052, read).
+- (:2247-2252, read) the training set must hold `max(async_steps, 1) x num_unique_prompts_rollout` prompts; prompts are drawn without
   epochs (the logged epoch is episodes / samples per prompt / prompts).
 """
 

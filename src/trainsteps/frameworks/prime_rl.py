@@ -4,14 +4,14 @@ optimizer step per batch.
 Read from the source at 559b447 (2026-08-21) and 5a6ab4a (2026-02-28); `validate_scheduler` and the loop's checkpoint
 condition were run by tools/record_rl_stacks.py (the loop itself needs the trainer and the orchestrator):
 
-- `src/prime_rl/trainer/rl/train.py train`: `Progress.step` starts at 1 (a resumed run at the checkpoint's step + 1);
+- `src/prime_rl/trainer/rl/train.py:253-270 train` (read): `Progress.step` starts at 1 (trainer/ckpt.py:30) (a resumed run at the checkpoint's step + 1);
   `while True: ... if is_last_step: break; progress.step += 1` with `is_last_step = step == max_steps`: steps
   `start..max_steps`, one `optimizer.step(); scheduler.step()` each; `max_steps = None` runs indefinitely.
-- checkpoints every `ckpt.interval` steps except the last, then a final one after the loop when `[ckpt]` is set.
-- `configs/orchestrator.py resolve_batching`: `batch_size` samples (default 128) or `token_batch_size` tokens, never
+- checkpoints every `ckpt.interval` steps except the last (train.py:602-612, run), then a final one after the loop when `[ckpt]` is set.
+- `configs/orchestrator.py:619-631 resolve_batching` (read): `batch_size` samples (default 128) or `token_batch_size` tokens, never
   both; `batch_size % group_size == 0` ("Batch size must be divisible by the number of samples per problem");
   `max_off_policy_steps` (default 8) bounds staleness: rollouts are generated ahead, asynchronously.
-- `configs/trainer.py validate_scheduler`: constant (default); linear needs warmup or decay steps, decay needs
+- `configs/trainer.py:393-412 validate_scheduler` (run): constant (default); linear needs warmup or decay steps, decay needs
   `max_steps` and `warmup + decay <= max_steps`; cosine needs `max_steps > warmup_steps` (defaults 10 and 10).
 There are no epochs: the environments' samplers draw tasks.
 """

@@ -4,15 +4,15 @@
 Read from the source at 8eb27cc (2026-08-19) and 9744713 (2026-01-28); `set_max_steps`, the checkpoint condition and
 the evaluation condition were run by tools/record_rl_stacks.py (the pipeline itself needs Ray and the engines):
 
-- `roll/pipeline/rlvr/rlvr_pipeline.py run`: `for global_step in range(max_steps)` (default 500), skipping the steps up
+- `roll/pipeline/rlvr/rlvr_pipeline.py:483-487, 528 run`: `for global_step in range(max_steps)` (default 500), skipping the steps up
   to a resumed `state.step` (-1 when fresh); evaluation where `global_step % eval_steps == 0` (default 10), before the
-  step's generation; `do_checkpoint` (base_pipeline.py) saves after step g when `g > 0` and `g % save_steps == 0` or g is
+  step's generation; `do_checkpoint` (base_pipeline.py:103-111) saves after step g when `g > 0` and `g % save_steps == 0` or g is
   the last (default 50). There are no epochs: prompts cycle, `dataset epoch` is logged at each wrap.
-- `roll/configs/base_config.py set_max_steps`: the actor's optimizer horizon is `max(1, max_steps x rollout_batch_size x
+- `roll/configs/base_config.py:748-775 set_max_steps`: the actor's optimizer horizon is `max(1, max_steps x rollout_batch_size x
   n x ppo_epochs // (per_device_train_batch_size x gradient_accumulation_steps))` from v0.2.0 (2026-02-04), and
   `max_steps x (rollout_batch_size x n x ppo_epochs // (per-device x accumulation))` before; logged as "actor train
   max_steps without dp_size", then divided by the data-parallel size at strategy init (fsdp2/megatron strategy).
-- per step each rank takes `(rollout_batch_size x n / dp) // (per_device_train_batch_size x gradient_accumulation_steps)`
+- per step (read, the strategies' train loops) each rank takes `(rollout_batch_size x n / dp) // (per_device_train_batch_size x gradient_accumulation_steps)`
   optimizer steps, `ppo_epochs` times.
 """
 

@@ -3,20 +3,20 @@
 Read from the source at 624b824 (2026-08-21) and v0.2.2 (2418a78, 2026-01-18); the loop, the periodic-action rule,
 the dp schedule and the scheduler lines were run by tools/record_rl_stacks.py (fixtures in tests/fixtures/rl_stacks/):
 
-- `slime/utils/arguments.py` (post-parse): `--num-steps-per-rollout k` sets `global_batch_size = rollout_batch_size x
+- `slime/utils/arguments.py:1971-2005` (post-parse): `--num-steps-per-rollout k` sets `global_batch_size = rollout_batch_size x
   n_samples_per_prompt // k` and asserts an explicit `--global-batch-size` equals it; `--num-epoch` is ignored when
   `--num-rollout` is set; one of the two is required; `--num-epoch` needs the global dataset.
-- `slime/ray/placement_group.py create_rollout_manager`: `num_rollout = len(dataset) // rollout_batch_size x num_epoch`
+- `slime/ray/placement_group.py:239-244 create_rollout_manager`: `num_rollout = len(dataset) // rollout_batch_size x num_epoch`
   (`get_num_rollout_per_epoch`), which must be > 0; the dataset is counted after the prompt-length filter.
-- `train.py train`: `for rollout_id in range(start_rollout_id, num_rollout)`; evaluation before rollout 0 unless
-  `--skip-eval-before-train`; saves and evaluations by `should_run_periodic_action` (misc.py): every `interval`
+- `train.py:49-91 train`: `for rollout_id in range(start_rollout_id, num_rollout)`; evaluation before rollout 0 unless
+  `--skip-eval-before-train`; saves and evaluations by `should_run_periodic_action` (misc.py:107-128): every `interval`
   rollouts, at each epoch end when the horizon came from `--num-epoch`, and (saves only) at the last rollout.
-- `slime/utils/dp_schedule.py build_dp_schedule`: a rollout's samples make `floor(rollouts / global_batch_size)`
+- `slime/utils/dp_schedule.py:135 build_dp_schedule`: a rollout's samples make `floor(rollouts / global_batch_size)`
   optimizer steps; the trailing rollouts that do not fill one are dropped.
-- `slime/backends/megatron_utils/model.py get_optimizer_param_scheduler`: `train_iters = num_rollout x
+- `slime/backends/megatron_utils/model.py:203-214 get_optimizer_param_scheduler`: `train_iters = num_rollout x
   rollout_batch_size x n_samples_per_prompt // global_batch_size`; `lr_decay_iters` defaults to it; the scheduler is
   stepped in samples (`global_batch_size` per optimizer step).
-- `slime/rollout/data_source.py get_samples`: prompts wrap into the next (reshuffled) epoch: nothing is dropped.
+- `slime/rollout/data_source.py:90-103 get_samples` (read, not run): prompts wrap into the next (reshuffled) epoch: nothing is dropped.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 trainer trains; one step is one optimizer step of `per_device_train_batch_size x gradient_accumulation_steps x
 num_processes` completion rows.
 
-Read from the wheels of TRL 1.0.0, 1.8.0, 1.9.0 and 1.16.0; the step lines of `AsyncGRPOTrainer.__init__` were run
-by tools/record_rl_stacks.py:
+Read from the wheels of TRL 1.0.0, 1.8.0, 1.9.0 and 1.16.0; the step lines of `AsyncGRPOTrainer.__init__`
+(async_grpo_trainer.py:1248-1266 in 1.16.0, :321-327 in 1.0.0) were run by tools/record_rl_stacks.py:
 
 - `max_steps > 0`: the run stops there (and it is the LR horizon).
 - otherwise, before 1.9.0: `max_steps = int(num_train_epochs x len(prompts) x num_generations / samples_per_step)`,
