@@ -206,6 +206,8 @@ def test_explain_reads_areals_train_step_line_with_its_lr_horizon_total(run_cli)
     data = explain_json(run_cli, "areal-format.log")
     assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("areal", 30, 290)
     assert data["observed"]["epoch"] == [2, 10]
+    assert data["observed"]["step_seconds"] == pytest.approx(60.5)  # 10:00:01.000 to 10:02:02.000 over two steps
+    assert any("260 steps are left" in line for line in data["explanation"])
 
 
 def test_explain_reads_open_instructs_metrics_panel(run_cli):
@@ -341,7 +343,8 @@ def test_explain_reads_prime_rls_loop_start_and_step_lines_with_their_formatted_
 
 def test_explain_counts_rolls_zero_based_pipeline_steps(run_cli):
     data = explain_json(run_cli, "roll-format.log")
-    assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("roll", 1, 500)
+    assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("roll", 2, 500)
+    assert data["observed"]["step_seconds"] == pytest.approx(541.0)  # step 0 start 10:00:01 to step 2 start 10:18:03
 
 
 def test_a_plan_without_a_prompt_count_prints_no_prompt_line(run_cli):

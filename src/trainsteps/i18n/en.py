@@ -1794,6 +1794,7 @@ MESSAGES.update({
     'stacklog.rate': 'One step takes {seconds} s on average (the logged step times)',
     'stacklog.shares': 'Generation takes {rollout}% of a step, training {train}%',
     'stacklog.rollout_only': 'Generation takes {seconds} s per step; the lines give no training time, so not the whole step',
+    'stacklog.rate_clock': 'One step takes {seconds} s on average (between the timestamps of the first and last step lines)',
     'stacklog.left': '{steps} steps are left: about {left} at this rate',
 })
 

@@ -1789,6 +1789,7 @@ MESSAGES.update({
     'stacklog.rate': '平均每步 {seconds} 秒（按日志中的步时间）',
     'stacklog.shares': '生成占每步的 {rollout}%，训练占 {train}%',
     'stacklog.rollout_only': '生成每步 {seconds} 秒；日志没有训练时间，所以这不是整步时间',
+    'stacklog.rate_clock': '平均每步 {seconds} 秒（按首末步数行的时间戳）',
     'stacklog.left': '还剩 {steps} 步：按此速度约需 {left}',
 })
 

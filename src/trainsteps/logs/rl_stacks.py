@@ -30,6 +30,8 @@ _PRIME_START = re.compile(r"Starting training loop \(max_steps=(\d+|infinite)\)"
 _PRIME_STEP = re.compile(r"\bStep (\d+) \| +((?:\d+d )?(?:\d+h )?(?:\d+m )?[\d.]+(?:ms|s|m|h)?) \| Loss")
 _ROLL_MAX = re.compile(r"pipeline max_steps: \S+ to (\d+)")
 _ROLL_STEP = re.compile(r"pipeline step (\d+) (start|finished)")
+_AREAL_TIME = re.compile(r"\b(\d{8}-\d{2}:\d{2}:\d{2})(?:\.(\d+))?")  # areal/utils/logging.py DATE_FORMAT
+_ROLL_TIME = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")  # roll/utils/logging.py datefmt
 _SLIME_PARTS = ("perf/step_time", "perf/rollout_time", "perf/train_time", "perf/train_wait_time")
 
 
@@ -46,6 +48,8 @@ class StackObserved:
     """AReaL's epoch e of E."""
     seconds: dict = field(default_factory=dict)
     """Phase -> seconds per step seen (slime perf/*, open-instruct time/total)."""
+    clock: list = field(default_factory=list)
+    """(step, seconds since the epoch) of the step lines that carry a timestamp (AReaL, ROLL): their rate."""
 
     def feed(self, line: str) -> None:
         if "Starting training loop" in line or "| Loss" in line:
@@ -94,6 +98,8 @@ class StackObserved:
             self.framework = "roll"
             done = int(match.group(1)) + (match.group(2) == "finished")
             self.step = max(self.step or 0, done)
+            if match.group(2) == "start":
+                self._stamp(int(match.group(1)), _ROLL_TIME.search(line), "%Y-%m-%d %H:%M:%S")
 
     def _areal(self, line: str) -> None:
         match = _AREAL.search(line)
@@ -101,6 +107,19 @@ class StackObserved:
             self.framework = "areal"
             self.step, self.total = int(match.group(5)), int(match.group(6))
             self.epoch = (int(match.group(1)), int(match.group(2)))
+            self._stamp(self.step, _AREAL_TIME.search(line), "%Y%m%d-%H:%M:%S")
+
+    def _stamp(self, step: int, match, layout: str) -> None:
+        if match is None:
+            return
+        from datetime import datetime, timezone
+
+        try:
+            moment = datetime.strptime(match.group(1), layout).replace(tzinfo=timezone.utc).timestamp()
+        except ValueError:
+            return
+        fraction = match.group(2) if match.lastindex and match.lastindex >= 2 else None
+        self.clock.append((step, moment + (float("0." + fraction) if fraction else 0.0)))
 
     def _open_instruct(self, line: str) -> None:
         for pattern, what in ((_OI_STEP, "step"), (_OI_FINAL, "total")):
@@ -133,6 +152,10 @@ class StackObserved:
             return _mean(parts["step_time"])
         if "rollout_time" in parts and "train_time" in parts:
             return _mean(parts["rollout_time"]) + _mean(parts["train_time"])
+        if len(self.clock) >= 2:  # the timestamps of the first and last step lines
+            (first_step, first), (last_step, last) = self.clock[0], self.clock[-1]
+            if last_step > first_step and last > first:
+                return (last - first) / (last_step - first_step)
         return None
 
     def explanation(self, lang: str = "en") -> list[str]:
@@ -153,7 +176,8 @@ class StackObserved:
         if not seconds and self.seconds.get("rollout_time"):  # generation alone: a part of the step, not its time
             out.append(message("stacklog.rollout_only", lang, seconds=f"{_mean(self.seconds['rollout_time']):,.1f}"))
         if seconds:
-            out.append(message("stacklog.rate", lang, seconds=f"{seconds:,.1f}"))
+            key = "stacklog.rate" if self.seconds else "stacklog.rate_clock"
+            out.append(message(key, lang, seconds=f"{seconds:,.1f}"))
             rollout, train = self.seconds.get("rollout_time"), self.seconds.get("train_time")
             if rollout and train:
                 out.append(message("stacklog.shares", lang, rollout=f"{100 * _mean(rollout) / seconds:.0f}",
