@@ -34,6 +34,21 @@ def test_a_sentence_that_names_gpus_gives_their_count(sentence, gpus):
     assert stated_gpus(sentence) == gpus
 
 
+# The forms people write a GPU count in, quoted from the fresh corpus (tests/fixtures/logs/wild, its .json has the source)
+@pytest.mark.parametrize(("sentence", "gpus"), [
+    ("mistral deep speed zero bug axolotl.cli.train FAILED 8XA100", 8),                       # axolotl#891
+    ("8*A100 training speed", 8),                                                                # lingbot-vla#27
+    ("My torch version: 2.5.1+cu124 python 3.10,2080Ti*8", 8),                                   # open_clip#1024
+    ("I am trying the run the code on a single A5000 Node with 4 GPUS", 4),                      # EgoVLP#21
+    ("I also try your fintuning on 8 NVIDIA RTX A4500 but got stuck for 2 hours after", 8),      # Finetune-Qwen2.5-VL#2
+    ("2*h200， QWen3 0.6B，  slimerl/slime:latest , data gsm8k", 2),                             # slime#385
+    ("fine-tuning on 2x RTX PRO 6000 Blackwell", 2),
+    ("one machine and 4 GPUs", 4),
+])
+def test_the_forms_people_write_a_gpu_count_in_are_read(sentence, gpus):
+    assert stated_gpus(sentence) == gpus
+
+
 @pytest.mark.parametrize("sentence", [
     "Mixtral 8x7B with 32 experts",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB",
