@@ -340,3 +340,25 @@ def test_a_hedged_conditional_or_negated_sentence_states_no_gpu_count_and_a_plai
         assert stated(sentence) is None, sentence
     assert stated("My current setup has 4 GPUs and 32 batch size with no accumulation. So, the chunks per GPU") == 4
     assert stated("Do you think it is slow? I train on 8 A100 GPUs.") == 8
+
+
+def _world_of(item_id: str) -> int | None:
+    from .wild_score import WILD
+
+    inferences = explain_log(read_log(str(WILD / f"{item_id}.log")))
+    return inferences[-1].world_size if inferences else None
+
+
+def test_a_printed_verl_config_gives_the_gpus_per_node_times_the_nodes():
+    assert _world_of("verl-1338-config-dump-four-gpus") == 4  # 'n_gpus_per_node': 4, 'nnodes': 1 in the pretty-printed dict
+
+
+def test_a_launch_script_s_variables_give_the_processes_even_through_continued_lines():
+    assert _world_of("toolstar-10-shell-vars-four-nodes") == 32  # NNODES=4 and N_GPUS_PER_NODE=8, each on its own line
+    assert _world_of("msswift-3954-nproc-shell-variable") == 4   # nproc_per_node=4, then NPROC_PER_NODE=$nproc_per_node \\ swift pt
+
+
+def test_a_variable_that_is_not_a_number_launches_nothing(tmp_path):
+    log = tmp_path / "run.sh"
+    log.write_text("NNODES=$SLURM_NNODES\nGPUS_PER_NODE=$SLURM_GPUS\ntorchrun --nnodes $NNODES train.py\n", encoding="utf-8")
+    assert not explain_log(read_log(str(log)))

@@ -1748,4 +1748,6 @@ MESSAGES = {
     'explain.why.world_configured': "the processes accelerate's config asks for, over all machines",
     'explain.fact.launcher_saw_fewer': 'The config asks for {configured} processes over all machines, but the launcher printed a world of {seen} ({where}): each node ran its own job of {seen}, so the nodes never joined one run (data is not sharded across them). Check the machine rank, main address and launcher of every node',
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
+    # explain in the wild: script variables, RL timing lines, the answer's first line
+    'explain.note.script_variables': "the launch script's node and per-node variables (nodes x processes per node)",
 }

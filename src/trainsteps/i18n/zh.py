@@ -1743,4 +1743,6 @@ MESSAGES = {
     'explain.why.world_configured': 'accelerate 配置文件要求的进程数（所有机器合计）',
     'explain.fact.launcher_saw_fewer': '配置要求所有机器合计 {configured} 个进程，但启动器打印的 world 为 {seen}（{where}）：每个节点各自运行了一个 {seen} 进程的作业，节点之间从未组成同一次运行（数据不会在节点间切分）。请检查每个节点的 machine rank、主节点地址和启动器',
     'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
+    # explain in the wild: script variables, RL timing lines, the answer's first line
+    'explain.note.script_variables': '启动脚本中的节点数与每节点进程数变量（节点数 x 每节点进程数）',
 }
