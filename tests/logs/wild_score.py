@@ -49,7 +49,8 @@ def read(meta: dict) -> Read:
         out.stopped = last.status
         out.step_reached = _step_reached(last)
         out.max_steps = last.planned_end_step
-    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.last_step, rl.openrlhf_step, rl.bar and rl.bar[1])
+    out.stopped = _first(out.stopped, rl.status())
+    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.step_reached())
     out.max_steps = _first(out.max_steps, pretrain.train_iters, rl.total_training_steps, rl.bar and rl.bar[2])
     return out
 
