@@ -87,3 +87,11 @@ def test_the_rl_json_holds_the_rate_the_phases_and_the_time_left():
     assert data["rl"]["total_steps"] == 624 and data["rl"]["remaining_seconds"] == (624 - 2) * 662.94
     timed = json.loads(explain("verlomni-402-timing-breakdown-oom", "--format", "json"))["rl"]["timing"]
     assert timed["seconds_per_step"] == 2160.415 and timed["shares"]["gen"] > timed["shares"]["update_actor"]
+
+
+def test_bar_redraws_glued_on_one_line_are_read_at_the_last_one():
+    from trainsteps.logs.explain import explain_log
+
+    inf = explain_log(read_log(str(WILD / "trldapo-run-terminal-glued-bar.log")))[-1]  # ten redraws, carriage returns lost
+    bar = max(inf.run.progress.bars.values(), key=lambda b: b.total)
+    assert (bar.total, bar.n) == (29790, 10) and abs(inf.timing.per_step.expected - 8.22) < 1.5

@@ -287,10 +287,11 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     match = _TQDM.search(line)
     if match is None:
         return False
+    desc = line[:match.start()]
+    match = _last_redraw(line, match)
     n, total = int(match.group(1)), int(match.group(2))
     if total == 0 or n > total:
         return True
-    desc = line[:match.start()]
     known = _DESCRIPTIONS.get(desc)
     if known is None:  # a bar is redrawn thousands of times with the same description: classify it once
         words = _NON_ALPHA.sub(" ", _PERCENT_BAR.sub("", desc)).strip().lower()
@@ -311,6 +312,18 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
     _draw(ctx, bar, n, elapsed, remaining, per_step)
     return True
+
+
+def _last_redraw(line: str, first: re.Match) -> re.Match:
+    """The last of the bar's redraws a line holds: a copy that lost the carriage returns glues them (`1/29790 [...]  0%|
+    | 2/29790 [...]`); a later bar with another total is another bar, not a redraw."""
+    if line.count("it/s") + line.count("s/it") < 2:
+        return first
+    last = first
+    for match in _TQDM.finditer(line, first.end()):
+        if match.group(2) == first.group(2):
+            last = match
+    return last
 
 
 _PERCENT_BAR = re.compile(r"\d+%\|.*$")
