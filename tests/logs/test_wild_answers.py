@@ -95,3 +95,9 @@ def test_bar_redraws_glued_on_one_line_are_read_at_the_last_one():
     inf = explain_log(read_log(str(WILD / "trldapo-run-terminal-glued-bar.log")))[-1]  # ten redraws, carriage returns lost
     bar = max(inf.run.progress.bars.values(), key=lambda b: b.total)
     assert (bar.total, bar.n) == (29790, 10) and abs(inf.timing.per_step.expected - 8.22) < 1.5
+
+
+def test_a_failure_the_title_names_ends_an_rl_log_that_shows_no_end_of_its_own():
+    output = explain("agentr1-32-wandb-timing-sparklines")  # "successfully run 54 steps then oom": only the title says it
+    assert output.splitlines()[0] == "Stopped: crashed (the log shows no step number)"
+    assert "the text names a failure (line 1:" in output

@@ -96,6 +96,7 @@ def _explain_rl(rl, observations, lang: str, fmt: str) -> None:
     from trainsteps.logs.explain_json import envelope
     from trainsteps.logs.headline import for_rl
 
+    rl.hear(observations.stated)
     world = next((run.wrapper["launcher_world"].value for run in observations.runs if "launcher_world" in run.wrapper), None)
     lines = rl.explanation(lang, world=world)
     answer = for_rl(rl, lang)

@@ -1775,4 +1775,7 @@ MESSAGES = {
     'rllog.rate_bar': 'one step takes {time} ({seconds} s per step, as the "{name}" bar shows at its last draw)',
     'explain.head.finished_no_step': 'Finished (the log shows no step number)',
     'explain.head.finished_then_error_no_step': 'Finished; the error that follows came after training ended',
+    'rllog.stated_crashed': 'the text names a failure (line {line}: "{text}"); the log itself shows no end after step {step}: read as crashed there, or after the paste ends',
+    'rllog.stated_interrupted': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no end after step {step}: read as interrupted',
+    'explain.head.stopped_no_step': 'Stopped: {how} (the log shows no step number)',
 }

@@ -1770,4 +1770,7 @@ MESSAGES = {
     'rllog.rate_bar': '每步耗时 {time}（每步 {seconds} 秒，取自“{name}”进度条最后一次刷新）',
     'explain.head.finished_no_step': '已完成（日志没有显示步数）',
     'explain.head.finished_then_error_no_step': '已完成；随后的错误发生在训练结束之后',
+    'rllog.stated_crashed': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身在第 {step} 步之后没有显示结束：按在此处或粘贴内容结束之后崩溃处理',
+    'rllog.stated_interrupted': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身在第 {step} 步之后没有显示结束：按被中断处理',
+    'explain.head.stopped_no_step': '已停止：{how}（日志没有显示步数）',
 }

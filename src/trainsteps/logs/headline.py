@@ -51,10 +51,14 @@ def for_rl(rl, lang: str = "en") -> str | None:
     """The first line for an RL trainer's log (logs/rl.py)."""
     step, total = rl.step_reached(), rl.total_steps()
     where = _where(step, total, lang)
-    if rl.status() == "crashed":
-        if not step:
-            return message("explain.head.before_first_step", lang, how=message("explain.head.how.crashed", lang))
-        return message("explain.head.stopped", lang, where=where, how=message("explain.head.how.crashed", lang))
+    status = rl.status()
+    if status is not None:
+        how = message("explain.head.how." + status, lang)
+        if step == 0:
+            return message("explain.head.before_first_step", lang, how=how)
+        if step is None:
+            return message("explain.head.stopped_no_step", lang, how=how)
+        return message("explain.head.stopped", lang, where=where, how=how)
     if step == 0 and rl.bar_elapsed is not None and rl.bar_elapsed >= STUCK_SECONDS:
         return message("explain.head.stuck", lang, time=_duration(rl.bar_elapsed, lang))
     left = rl.remaining_seconds()

@@ -68,6 +68,8 @@ class RLObserved:
     bar_elapsed: float | None = None
     """Seconds the step bar shows as elapsed at its last draw (`0/125 [04:45<?, ?it/s]`)."""
     timing: RLTiming = field(default_factory=RLTiming)
+    stated: dict = field(default_factory=dict)
+    """`stated_failure` / `stated_interruption` readings from the words around the log (see hear)."""
     lines: dict = field(default_factory=dict)
     """What -> the line number it was last read at."""
     _line_no: int = 0
@@ -123,17 +125,25 @@ class RLObserved:
             self.rl_crash = self.rl_crash or any(marker in line for marker in _RL_CRASH)
 
     def status(self) -> str | None:
-        """`crashed` when a crash line came after the last step line (or with none); None when the lines show no end."""
-        if self.crash is None:
-            return None
-        after = self.lines.get("last_step")
-        return "crashed" if after is None or self.crash[0] > after else None
+        """`crashed` when a crash line came after the last step line (or with none); else what the words around the log
+        name (a title's `OOM`: crashed; a time limit: interrupted), as for any log that shows no end of its own."""
+        if self.crash is not None:
+            after = self.lines.get("last_step")
+            if after is None or self.crash[0] > after:
+                return "crashed"
+        if "stated_failure" in self.stated:
+            return "crashed"
+        return "interrupted" if "stated_interruption" in self.stated else None
+
+    def hear(self, stated: dict) -> None:
+        """The words read around the log (logs/stated.py): a failure or a stop they name."""
+        self.stated = {k: v for k, v in stated.items() if k in ("stated_failure", "stated_interruption")}
 
     def step_reached(self) -> int | None:
         """The last step a line shows; 0 when the run crashed before any step line."""
         step = next((v for v in (self.last_step, self.openrlhf_step, self.bar and self.bar[1]) if v is not None and v is not False), None)
-        if step is None and self.status() == "crashed" and self.found_anything():
-            return 0
+        if step is None and self.crash is not None and self.status() == "crashed" and self.found_anything():
+            return 0  # the program's own crash line with no step line before it: before the first step
         return step
 
     def chain(self, other):
@@ -203,12 +213,17 @@ class RLObserved:
     def _end_lines(self, lang: str) -> list[str]:
         from trainsteps.i18n import message
 
-        if self.status() != "crashed":
+        status = self.status()
+        if status is None:
             return []
-        line, text = self.crash
         step = self.step_reached()
-        key = "rllog.crashed_before_start" if not step else "rllog.crashed_after"
-        return [message(key, lang, step=f"{step or 0:,}", line=line, text=text[:100])]
+        if self.crash is not None and status == "crashed" and (self.lines.get("last_step") is None or self.crash[0] > self.lines["last_step"]):
+            line, text = self.crash
+            key = "rllog.crashed_before_start" if not step else "rllog.crashed_after"
+            return [message(key, lang, step=f"{step or 0:,}", line=line, text=text[:100])]
+        reading = self.stated["stated_failure" if status == "crashed" else "stated_interruption"]
+        return [message("rllog.stated_" + status, lang, line=reading.line, text=reading.text[:100],
+                        step=f"{step:,}" if step is not None else "?")]
 
     def total_steps(self) -> int | None:
         """The run's last step: `Total training steps`, else the total of its step bar."""
