@@ -71,7 +71,7 @@ _INTERRUPTION = re.compile(r"time ?limit|wall ?time|preempt|(?:was|got|been|job)
 _AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
-           "h100", "h200", "h800", "a100", "Ti", "PRO", "A4", "A5", "A2",
+           "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55",
            "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910", "limit", "LIMIT", "wall", "preempt", "cancel", "CANCEL",
            "时间限制", "超时被", "抢占", "被取消")
 
