@@ -120,7 +120,7 @@ class RLObserved:
             if driver:
                 self.driver = driver.group(1)
         crash = _CRASH.search(line)
-        if crash:
+        if crash and not line.lstrip().startswith("#"):  # a post's `# title` naming the error is words, not the program's line
             self.crash = (self._line_no, line.strip()[:200])
             self.rl_crash = self.rl_crash or any(marker in line for marker in _RL_CRASH)
 
