@@ -362,3 +362,17 @@ def test_a_variable_that_is_not_a_number_launches_nothing(tmp_path):
     log = tmp_path / "run.sh"
     log.write_text("NNODES=$SLURM_NNODES\nGPUS_PER_NODE=$SLURM_GPUS\ntorchrun --nnodes $NNODES train.py\n", encoding="utf-8")
     assert not explain_log(read_log(str(log)))
+
+
+def test_a_post_s_title_quoting_the_error_it_hit_names_a_failure_when_the_log_shows_no_end():
+    from .wild_score import WILD
+
+    inf = explain_log(read_log(str(WILD / "verl-316-step5-timing.log")))[-1]  # `# 【bug】Exception raised from c10_cuda_...`
+    assert inf.status == "crashed" and inf.end_step == 5
+
+
+def test_a_title_that_names_an_error_as_avoided_or_a_line_the_program_printed_is_not_a_stated_failure(tmp_path):
+    log = tmp_path / "post.log"
+    log.write_text("# How to avoid RuntimeError: CUDA error when resuming\n\n 10%|#         | 10/100 [00:10<01:30,  1.00s/it]\n",
+                   encoding="utf-8")
+    assert "stated_failure" not in read_log(str(log)).stated

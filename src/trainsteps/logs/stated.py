@@ -68,6 +68,7 @@ _FAILURE = re.compile(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|�
 # line is the log's, read by progress.py)
 _INTERRUPTION = re.compile(r"time ?limit|wall ?time|preempt|(?:was|got|been|job) cancell?ed|cancell?ed by (?:slurm|the scheduler)"
                            r"|时间限制|超时被(?:杀|取消|终止)|被抢占|作业被取消|任务被取消", re.IGNORECASE)
+_TITLE_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b(?::|\s+raised)|\bException raised\b")
 _AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
@@ -83,6 +84,12 @@ _MENTIONS = re.compile("|".join(map(re.escape, NEEDLES))).search
 
 def scan(line: str, ctx: ScanContext) -> bool:
     """Counts and failures stated in words; never claims the line (other parsers still read it)."""
+    if line.startswith("# ") and "stated_failure" not in ctx.out.stated:
+        # a post's title quoting the error it hit (`# 【bug】Exception raised from c10_cuda_check_implementation`,
+        # `# IndexError: index 1 is out of bounds`): words about the run, not a line the program printed
+        match = _TITLE_ERROR.search(line)
+        if match and not _AVOIDED.search(line):
+            ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
     if _MENTIONS(line) is None:
         return False
     if "SBATCH" in line:
@@ -97,6 +104,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+
     if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line:
         match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
         if match and not _AVOIDED.search(line):
