@@ -101,3 +101,13 @@ def test_a_failure_the_title_names_ends_an_rl_log_that_shows_no_end_of_its_own()
     output = explain("agentr1-32-wandb-timing-sparklines")  # "successfully run 54 steps then oom": only the title says it
     assert output.splitlines()[0] == "Stopped: crashed (the log shows no step number)"
     assert "the text names a failure (line 1:" in output
+
+
+def test_several_runs_in_one_file_each_get_their_answer_and_the_first_line_is_the_last_run_s():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "corpus" / "unsloth-1140-notebook-bar.log"
+    result = CliRunner().invoke(cli, ["explain", str(path)])  # two Unsloth banners: 290 steps, then 580
+    lines = result.output.splitlines()
+    assert lines[0] == "Run 2 of 2: Started: no step done yet (step 0 of 580)"
+    assert any(line.startswith("  = Running: 7.6% done (step 22 of 290), ") and line.endswith(" left") for line in lines)

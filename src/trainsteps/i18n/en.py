@@ -1778,4 +1778,5 @@ MESSAGES = {
     'rllog.stated_crashed': 'the text names a failure (line {line}: "{text}"); the log itself shows no end after step {step}: read as crashed there, or after the paste ends',
     'rllog.stated_interrupted': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no end after step {step}: read as interrupted',
     'explain.head.stopped_no_step': 'Stopped: {how} (the log shows no step number)',
+    'explain.head.started': 'Started: no step done yet ({where})',
 }

@@ -39,6 +39,8 @@ def for_run(inf: Inference, lang: str = "en") -> str | None:
     stuck = _stuck_seconds(bar, step)
     if stuck is not None:
         return message("explain.head.stuck", lang, time=_duration(stuck, lang))
+    if inf.status == "running" and step == 0:
+        return message("explain.head.started", lang, where=where)
     if inf.status == "running" and step is not None:
         left = inf.timing.remaining.expected if inf.timing is not None and inf.timing.remaining is not None else None
         if total and left is not None:
