@@ -44,6 +44,7 @@ def test_a_sentence_that_names_gpus_gives_their_count(sentence, gpus):
     ("2*h200， QWen3 0.6B，  slimerl/slime:latest , data gsm8k", 2),                             # slime#385
     ("fine-tuning on 2x RTX PRO 6000 Blackwell", 2),
     ("one machine and 4 GPUs", 4),
+    ("I have run  code on a machine with x2 2080Tis, deepspeed report Kill subprocess", 2),     # DeepSpeed#4000
 ])
 def test_the_forms_people_write_a_gpu_count_in_are_read(sentence, gpus):
     assert stated_gpus(sentence) == gpus
@@ -376,3 +377,10 @@ def test_a_title_that_names_an_error_as_avoided_or_a_line_the_program_printed_is
     log.write_text("# How to avoid RuntimeError: CUDA error when resuming\n\n 10%|#         | 10/100 [00:10<01:30,  1.00s/it]\n",
                    encoding="utf-8")
     assert "stated_failure" not in read_log(str(log)).stated
+
+
+def test_a_title_saying_the_job_died_or_crashed_names_a_failure():
+    from .wild_score import WILD
+
+    stated = read_log(str(WILD / "easyr1-324-config-json-dump.log")).stated  # `# The actor died unexpectedly ... has crashed.`
+    assert stated["stated_failure"].line == 1

@@ -222,8 +222,8 @@ class RLObserved:
             key = "rllog.crashed_before_start" if not step else "rllog.crashed_after"
             return [message(key, lang, step=f"{step or 0:,}", line=line, text=text[:100])]
         reading = self.stated["stated_failure" if status == "crashed" else "stated_interruption"]
-        return [message("rllog.stated_" + status, lang, line=reading.line, text=reading.text[:100],
-                        step=f"{step:,}" if step is not None else "?")]
+        return [message("rllog.stated_" + status + ("" if step is not None else "_no_step"), lang, line=reading.line,
+                        text=reading.text[:100], step=f"{step:,}" if step is not None else "")]
 
     def total_steps(self) -> int | None:
         """The run's last step: `Total training steps`, else the total of its step bar."""

@@ -23,7 +23,7 @@ from trainsteps.logs.context import ScanContext
 # GeForce card), `4090 GPU`, `MI300X`, `910B`
 _MODEL = (r"(?:(?:NVIDIA|Nvidia|nvidia|Tesla|GeForce|RTX|rtx)[\s_-]*)*"
           r"(?:[AHBL]\d{2,3}[A-Z]{0,3}|[ahb]\d{3}(?![\d.])|V100|T4|L4|A10G?|A\d000|A\d{2}00|(?:RTX[\s_-]?)?PRO[\s_-]?\d{4}|RTX[\s_-]?\d{4}(?:\s?Ti)?"
-          r"|\d{4}\s?Ti\b|\d{4}(?:\s?Ti)?(?=\s*(?:GPU|gpu|显卡|卡))|MI\d{3}X?|910B?)")
+          r"|\d{4}\s?Tis?\b|\d{4}(?:\s?Ti)?(?=\s*(?:GPU|gpu|显卡|卡))|MI\d{3}X?|910B?)")
 _SIZE = r"(?:\d+\s*G[Bb]?\s+)?"
 _COUNT_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16}
 # "4 × 8 H100 nodes", "2 x 8 A100": nodes times GPUs per node
@@ -44,6 +44,8 @@ _ZH_NODES = re.compile(r"([0-9]{1,3}|[一二两兩三四五六七八九十])\s*(
 # "16 x H100", "8x A100", "8XA100", "8*A100 80G", "NVIDIA L4 x 4" (the env report's accelerator line), "2080Ti*8"
 _TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[xX×*]\s*{_MODEL}")
 _MODEL_TIMES = re.compile(rf"{_MODEL}\s*[x×*]\s*(\d{{1,4}})\b")
+# "x2 2080Tis", "x4 A100": the count written after the times sign
+_X_COUNT = re.compile(rf"(?<![\w.])[xX×]\s?(\d{{1,2}})\s+{_MODEL}")
 # "4 A100 80GB", "16 A100 GPU", "8 80G GPU", "has 4 GPUs", "on 1 GPUs", "8 cards"
 _COUNT_OF = re.compile(rf"\b(\d{{1,4}})\s+{_SIZE}(?:{_MODEL}\s*{_SIZE})?(?:GPU[sS]?|gpus?|cards?)\b|\b(\d{{1,4}})\s+{_MODEL}\b")
 _WORD_OF = re.compile(r"\b(one|single|a single|two|four|eight|sixteen)\s+(?:\d+\s*G[Bb]?\s+)?(?:" + _MODEL + r"\s*)?(?:GPU|gpu|card)\b",
@@ -68,11 +70,12 @@ _FAILURE = re.compile(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|�
 # line is the log's, read by progress.py)
 _INTERRUPTION = re.compile(r"time ?limit|wall ?time|preempt|(?:was|got|been|job) cancell?ed|cancell?ed by (?:slurm|the scheduler)"
                            r"|时间限制|超时被(?:杀|取消|终止)|被抢占|作业被取消|任务被取消", re.IGNORECASE)
-_TITLE_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b(?::|\s+raised)|\bException raised\b")
+_TITLE_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b(?::|\s+raised)|\bException raised\b|\b(?:has |have )?crash(?:ed|es)\b|\bdied\b",
+                          re.IGNORECASE)
 _AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
-           "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55",
+           "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55", "crash", "Crash", "died",
            "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910", "limit", "LIMIT", "wall", "preempt", "cancel", "CANCEL",
            "时间限制", "超时被", "抢占", "被取消")
 
@@ -168,7 +171,7 @@ def stated_gpus(line: str) -> int | None:
     split = nodes_and_per_node(line)
     if split is not None:
         return split[0] * split[1]
-    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _COUNT_OF):
+    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _X_COUNT, _COUNT_OF):
         match = pattern.search(line)
         if match:
             return int(next(g for g in match.groups() if g))
