@@ -65,9 +65,7 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
         rl = RLObserved()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
         observations = read_log(path if text is None else None, text, also=rl.chain(pretrain.feed if framework != "hf" else None))
         progress_only = all(run.kind == "progress" for run in observations.runs)
-        launched_only = all(run.kind in ("progress", "wrapper") for run in observations.runs)
-        if framework == "auto" and launched_only and rl.found_anything() and not pretrain.found_anything() \
-                and not (observations.runs and not progress_only and not rl.driver and not rl.timing.found()):
+        if framework == "auto" and _rl_answers(rl, observations, progress_only) and not pretrain.found_anything():
             _explain_rl(rl, observations, lang, fmt)
             return
         # Megatron's layout lines (a world size with no bar or banner) make a wrapper run: the pretraining reading explains them
@@ -89,6 +87,15 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
         hardware = _hardware(model_path, params, gpu, gpus, seq_length, training)
         inferences = explain_log(observations, raw_examples, hardware)
         emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
+
+
+def _rl_answers(rl, observations, progress_only: bool) -> bool:
+    """The RL reading explains the log: its lines were found and no banner run holds the log. A launch line's run
+    (`trainer.n_gpus_per_node=4`, a printed config) joins it only when the driver's own lines (its prefix, its timings)
+    show the run; a launch line beside mere RL-looking words is the launch line's run."""
+    if not rl.found_anything() or not all(run.kind in ("progress", "wrapper") for run in observations.runs):
+        return False
+    return progress_only or rl.driver is not None or rl.timing.found()
 
 
 def _explain_rl(rl, observations, lang: str, fmt: str) -> None:
