@@ -111,3 +111,11 @@ def test_several_runs_in_one_file_each_get_their_answer_and_the_first_line_is_th
     lines = result.output.splitlines()
     assert lines[0] == "Run 2 of 2: Started: no step done yet (step 0 of 580)"
     assert any(line.startswith("  = Running: 7.6% done (step 22 of 290), ") and line.endswith(" left") for line in lines)
+
+
+def test_nemo_2_s_train_step_timing_is_the_rate_of_its_iteration_lines():
+    from trainsteps.logs.explain import explain_log
+
+    inf = explain_log(read_log(str(WILD / "bionemo-740-nemo-iterations.log")))[-1]  # `train_step_timing in s: 0.03146` ...
+    assert inf.timing is not None and 0.031 <= inf.timing.per_step.expected <= 0.0322  # the printed values span 0.03146-0.03215
+    assert explain("bionemo-740-nemo-iterations").splitlines()[0].startswith("Running: 84.6% done (step 126 of 149), ")

@@ -106,6 +106,8 @@ def _target(ctx: ScanContext) -> RunObservation:
 
 _ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
 _ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
+# NeMo 2's iteration lines (`Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`): seconds
+_STEP_TIMING_S = re.compile(r"train_step_timing in s:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
 _NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
 _DS_STEP = re.compile(r"\bglobal_step=(\d+)")
 # NeMo's Megatron models log `global_step` and `consumed_samples` into Lightning's bar postfix; tqdm writes a float with
@@ -129,11 +131,15 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
     run.last_step = ctx.reading(step)
     timing.feed(run, line, ctx.line_no)
     ms = _ITER_MS.search(line)
-    if ms:
+    per_step = float(ms.group(1)) / 1000 if ms else None
+    if per_step is None and "train_step_timing" in line:
+        nemo = _STEP_TIMING_S.search(line)
+        per_step = float(nemo.group(1)) if nemo else None
+    if per_step is not None:
         bar = _track(ctx, total, labelled=True)
         if bar is not None:
             bar.kind = "iteration"
-            _draw(ctx, bar, step, None, None, float(ms.group(1)) / 1000)
+            _draw(ctx, bar, step, None, None, per_step)
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None
     if step >= total:
