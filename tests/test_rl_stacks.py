@@ -190,18 +190,6 @@ def explain_json(run_cli, name):
     return json.loads(out)
 
 
-def test_explain_reads_a_published_slime_rollout_line_as_generation_not_the_whole_step(run_cli):
-    data = explain_json(run_cli, "slime-1837-rollout-perf.log")  # THUDM/slime#1837
-    assert (data["framework"], data["observed"]["step"], data["observed"]["step_seconds"]) == ("slime", 1, None)
-    assert any("371.2 s per step" in line and "not the whole step" in line for line in data["explanation"])
-
-
-def test_explain_takes_slimes_step_time_as_the_step_and_says_the_generation_share(run_cli):
-    data = explain_json(run_cli, "slime-format.log")
-    assert data["observed"]["step"] == 2 and data["observed"]["step_seconds"] == pytest.approx((185.0 + 179.0) / 2)
-    assert any("Generation takes 66% of a step" in line for line in data["explanation"])
-
-
 def test_explain_reads_areals_train_step_line_with_its_lr_horizon_total(run_cli):
     data = explain_json(run_cli, "areal-format.log")
     assert (data["framework"], data["observed"]["step"], data["observed"]["total"]) == ("areal", 30, 290)

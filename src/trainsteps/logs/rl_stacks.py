@@ -1,9 +1,8 @@
-"""Step lines of the RL stacks users moved to, for `trainsteps explain`: slime, AReaL, open-instruct, prime-rl, ROLL.
+"""Step lines of the RL stacks users moved to, for `trainsteps explain`: AReaL, open-instruct, prime-rl, ROLL
+(slime's perf lines are read with verl's, by logs/rl.py and logs/rl_timing.py).
 
 Lines read (their format strings in each stack's source):
 
-- slime: `perf {rollout_id}: {log_dict}` (slime/observability/train_metric_utils.py, rollout_metrics.py), with
-  `'perf/step_time'` (train wait + train), `'perf/rollout_time'`, `'perf/train_time'`;
 - AReaL: `Epoch {e}/{E} Step {s}/{S} Train step {g}/{G} done.` (areal/utils/stats_logger.py `commit`): G is the LR
   horizon (epochs x steps per epoch), not `total_train_steps`;
 - open-instruct: the metrics panel row `training_step: N` and `episode: N` (grpo_fast.py, model_utils.py
@@ -16,11 +15,9 @@ Lines read (their format strings in each stack's source):
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 
-_SLIME_PERF = re.compile(r"\bperf (\d+): (\{.*\})")
 _AREAL = re.compile(r"Epoch (\d+)/(\d+) Step (\d+)/(\d+) Train step (\d+)/(\d+) done\.")
 _OI_STEP = re.compile(r"\btraining_step: (\d+)")
 _OI_EPISODE = re.compile(r"\bepisode: (\d+)")
@@ -32,22 +29,21 @@ _ROLL_MAX = re.compile(r"pipeline max_steps: \S+ to (\d+)")
 _ROLL_STEP = re.compile(r"pipeline step (\d+) (start|finished)")
 _AREAL_TIME = re.compile(r"\b(\d{8}-\d{2}:\d{2}:\d{2})(?:\.(\d+))?")  # areal/utils/logging.py DATE_FORMAT
 _ROLL_TIME = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")  # roll/utils/logging.py datefmt
-_SLIME_PARTS = ("perf/step_time", "perf/rollout_time", "perf/train_time", "perf/train_wait_time")
 
 
 @dataclass
 class StackObserved:
-    """What the slime / AReaL / open-instruct lines of a log said."""
+    """What the AReaL / open-instruct / prime-rl / ROLL lines of a log said."""
 
     framework: str | None = None
     step: int | None = None
-    """The last step reached (slime: rollout_id + 1; AReaL: the global step; open-instruct: training_step)."""
+    """The last step reached (AReaL: the global step; open-instruct: training_step; prime-rl: Step N; ROLL: steps done)."""
     total: int | None = None
     """The total the log states (AReaL's "Train step g/G"; open-instruct's final save)."""
     epoch: tuple[int, int] | None = None
     """AReaL's epoch e of E."""
     seconds: dict = field(default_factory=dict)
-    """Phase -> seconds per step seen (slime perf/*, open-instruct time/total)."""
+    """Phase -> seconds per step seen (open-instruct time/total, prime-rl's step time)."""
     clock: list = field(default_factory=list)
     """(step, seconds since the epoch) of the step lines that carry a timestamp (AReaL, ROLL): their rate."""
 
@@ -56,26 +52,10 @@ class StackObserved:
             self._prime(line)
         elif "pipeline " in line:
             self._roll(line)
-        elif "perf " in line:
-            self._slime(line)
         elif "Train step" in line:
             self._areal(line)
         elif "training_step:" in line or "total:" in line or "Saving final model" in line:
             self._open_instruct(line)
-
-    def _slime(self, line: str) -> None:
-        match = _SLIME_PERF.search(line)
-        if not match:
-            return
-        self.framework, self.step = "slime", max(self.step or 0, int(match.group(1)) + 1)
-        try:
-            values = ast.literal_eval(match.group(2))
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return
-        for key in _SLIME_PARTS:
-            value = values.get(key) if isinstance(values, dict) else None
-            if isinstance(value, (int, float)) and value >= 0:
-                self.seconds.setdefault(key.split("/", 1)[1], []).append(float(value))
 
     def _prime(self, line: str) -> None:
         match = _PRIME_START.search(line)
@@ -145,13 +125,9 @@ class StackObserved:
         return self.framework is not None and self.step is not None
 
     def step_seconds(self) -> float | None:
-        """Mean seconds of a step: slime's perf/step_time is the trainer's wait plus its training, i.e. the time from
-        one training end to the next (generation included, sync or async); rollout + train where it is not logged."""
-        parts = self.seconds
-        if "step_time" in parts:
-            return _mean(parts["step_time"])
-        if "rollout_time" in parts and "train_time" in parts:
-            return _mean(parts["rollout_time"]) + _mean(parts["train_time"])
+        """Mean seconds of a step: the logged step times, else the timestamps of the first and last step lines."""
+        if "step_time" in self.seconds:
+            return _mean(self.seconds["step_time"])
         if len(self.clock) >= 2:  # the timestamps of the first and last step lines
             (first_step, first), (last_step, last) = self.clock[0], self.clock[-1]
             if last_step > first_step and last > first:
@@ -173,15 +149,9 @@ class StackObserved:
         if self.framework == "areal":
             out.append(message("stacklog.areal_total", lang))
         seconds = self.step_seconds()
-        if not seconds and self.seconds.get("rollout_time"):  # generation alone: a part of the step, not its time
-            out.append(message("stacklog.rollout_only", lang, seconds=f"{_mean(self.seconds['rollout_time']):,.1f}"))
         if seconds:
             key = "stacklog.rate" if self.seconds else "stacklog.rate_clock"
             out.append(message(key, lang, seconds=f"{seconds:,.1f}"))
-            rollout, train = self.seconds.get("rollout_time"), self.seconds.get("train_time")
-            if rollout and train:
-                out.append(message("stacklog.shares", lang, rollout=f"{100 * _mean(rollout) / seconds:.0f}",
-                                   train=f"{100 * _mean(train) / seconds:.0f}"))
             if self.total and self.total > self.step:
                 out.append(message("stacklog.left", lang, steps=f"{self.total - self.step:,}",
                                    left=format_duration((self.total - self.step) * seconds, lang)))
