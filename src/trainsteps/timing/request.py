@@ -340,12 +340,16 @@ def _preference_note(preference, pairs, times: float) -> tuple[str, dict]:
 def preference_of(data: dict) -> SimpleNamespace | None:
     """The preference trainer a config runs (trainer: a key of timing.flops.PREFERENCE_TRAINERS, precompute: the
     reference log-probs computed once before training, origin: the setting that says so), or None. LLaMA-Factory:
-    `stage: dpo` (its `pref_loss: orpo|simpo` has no reference model), `kto`, `rm`; TRL: the script's DPOConfig /
-    KTOConfig / ORPOConfig / CPOConfig / RewardConfig call, or a YAML with KTO or DPO keys."""
+    `stage: dpo` (its `pref_loss: orpo|simpo` has no reference model), `kto`, `rm`; Axolotl: `rl: dpo|ipo|kto|orpo|
+    simpo`; ms-swift: `rlhf_type: dpo|kto|orpo|simpo|cpo|rm`; TRL: the script's DPOConfig / KTOConfig / ORPOConfig /
+    CPOConfig / RewardConfig call, or a YAML with KTO or DPO keys."""
     config = data.get("config") or {}
     settings = {key: (entry or {}).get("value") for key, entry in (config.get("settings") or {}).items()}
+    origins = {key: (entry or {}).get("from") for key, entry in (config.get("settings") or {}).items()}
     if config.get("framework") == "llamafactory":
         return _llamafactory_preference(settings.get("lf.stage"), raw_config(data))
+    if config.get("framework") in WRAPPER_PREFERENCE:
+        return _wrapper_preference(config["framework"], settings, origins)
     if config.get("framework") != "trl":
         return None
     precompute = bool(settings.get("trl.precompute_ref"))
@@ -363,6 +367,31 @@ def preference_of(data: dict) -> SimpleNamespace | None:
     if trainer == "cpo" and raw.get("loss_type") == "simpo":
         trainer = "simpo"
     return SimpleNamespace(trainer=trainer, precompute=precompute and trainer in ("dpo", "kto"), origin=origin)
+
+
+WRAPPER_PREFERENCE = {
+    "axolotl": ("axolotl.rl", "Axolotl rl", {"dpo": "dpo", "ipo": "dpo", "kto": "kto", "orpo": "orpo", "simpo": "simpo"},
+                "axolotl.precompute_ref_log_probs"),
+    "swift": ("swift.rlhf_type", "ms-swift rlhf_type",
+              {"dpo": "dpo", "kto": "kto", "orpo": "orpo", "simpo": "simpo", "cpo": "cpo", "rm": "reward"}, None),
+}
+"""A wrapper's preference key -> the trainer it runs (timing.flops.PREFERENCE_TRAINERS). Axolotl 0.19
+(core/builders/rl.py): dpo and ipo run DPOTrainer, kto KTOTrainer, orpo ORPOTrainer, simpo CPOTrainer with the simpo
+loss; only its DPO passes `precompute_ref_log_probs` on. ms-swift 4 (arguments/rlhf_args.py): simpo is CPO with the
+simpo loss; dpo and kto score with a reference (a copy of the model under full training, the base model with the
+adapter off under LoRA). Online kinds (grpo, ppo, gkd) are RL plans, not preference costing."""
+
+
+def _wrapper_preference(framework: str, settings: dict, origins: dict) -> SimpleNamespace | None:
+    key, label, trainers, precompute_key = WRAPPER_PREFERENCE[framework]
+    kind = str(settings.get(key) or "").lower()
+    if kind not in trainers:
+        return None
+    trainer = trainers[kind]
+    where = origins.get(key)
+    precompute = bool(precompute_key and settings.get(precompute_key)) and trainer == "dpo"
+    origin = f"{label}: {kind}" + (f" ({where})" if where else "") + (", precompute_ref_log_probs" if precompute else "")
+    return SimpleNamespace(trainer=trainer, precompute=precompute, origin=origin)
 
 
 def _llamafactory_preference(stage, raw: dict) -> SimpleNamespace | None:
