@@ -38,16 +38,48 @@ def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
         eval_seconds = _modelled_eval(data, request, counted, model, shape_tokens, notes)
     save_seconds = duration_option(request.get("save_time"), "--save-time")
     prepare_seconds = duration_option(request.get("prepare_time"), "--prepare-time")
+    tokenizing = _tokenization(counted, notes) if prepare_seconds is None and counts.start_step == 0 else None
     if model is not None:
-        save_seconds, prepare_seconds = _modelled_overheads(data, model, counts, save_seconds, prepare_seconds, notes)
+        save_seconds, prepare_seconds = _modelled_overheads(data, model, counts, save_seconds, prepare_seconds, notes,
+                                                            tokenized=tokenizing is not None)
+    if tokenizing is not None:
+        if prepare_seconds is None:
+            notes.append(("time.note.prepare_tokenization_only", {}))
+        prepare_seconds = tokenizing if prepare_seconds is None else prepare_seconds + tokenizing
     return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=save_seconds,
                     prepare_seconds=prepare_seconds, gpus=devices,
                     price_per_gpu_hour=request.get("price_per_gpu_hour"), currency=request.get("currency") or "USD",
                     notes=notes)
 
 
-def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list):
-    """Saves and the model load from the model's size (timing.overheads) where no measured time was given."""
+TOKENIZE_SPREAD = (0.5, 3.0)
+"""The framework's own tokenization against the time `plan --data`'s count took on the same files: it runs the same
+kind of tokenizer, but with its own template code, worker count and caching (an assumption, said in the output)."""
+
+
+def _tokenization(counted: dict | None, notes: list):
+    """Tokenizing the counted data before step 1, at the rate its count measured on this machine (None, with a note,
+    when the count was read from the cache or counted rows only)."""
+    from trainsteps.timing import Interval
+
+    if not counted or not counted.get("tokens"):
+        return None
+    if counted.get("from_cache"):
+        notes.append(("time.note.tokenize_cached", {}))
+        return None
+    seconds = float(counted.get("seconds") or 0.0)
+    if seconds <= 0:
+        return None
+    engine = (counted.get("tokenizer_engine") or {}).get("engine") or "-"
+    notes.append(("time.assume.tokenize", {"tokens": f"{counted['tokens']:,}", "rate": f"{counted['tokens'] / seconds:,.0f}",
+                                           "engine": engine, "seconds": f"{seconds:,.1f}", "low": TOKENIZE_SPREAD[0],
+                                           "high": TOKENIZE_SPREAD[1]}))
+    return Interval(seconds * TOKENIZE_SPREAD[0], seconds, seconds * TOKENIZE_SPREAD[1])
+
+
+def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list, tokenized: bool = False):
+    """Saves and the model load from the model's size (timing.overheads) where no measured time was given; the notes
+    say whether the data's tokenization is in the preparation too."""
     from trainsteps.timing.overheads import checkpoint_bytes, load_seconds
     from trainsteps.timing.overheads import save_seconds as modelled_save
 
@@ -59,12 +91,14 @@ def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds
     if prepare_seconds is None and counts.start_step == 0:
         prepare_seconds = load_seconds(model.shape)
         reference = _precomputed_reference(data, model, counts)
+        suffix = "_tokenized" if tokenized else ""
         if reference is None:
-            notes.append(("time.assume.load", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+            notes.append(("time.assume.load" + suffix, {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
         else:
             prepare_seconds = prepare_seconds + reference
-            notes.append(("time.assume.load_and_reference", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}",
-                                                             "low": f"{reference.low:,.0f}", "high": f"{reference.high:,.0f}"}))
+            notes.append(("time.assume.load_and_reference" + suffix, {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}",
+                                                                      "low": f"{reference.low:,.0f}",
+                                                                      "high": f"{reference.high:,.0f}"}))
     return save_seconds, prepare_seconds
 
 
