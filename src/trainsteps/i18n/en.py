@@ -1436,6 +1436,8 @@ MESSAGES = {
     'explain.mfu.low': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: below the {normal_low}-{normal_high} of published {training} runs (data loading, small batches, communication)',
     'explain.mfu.high': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: above the {normal_low}-{normal_high} of published {training} runs: rows are shorter than --seq-length (padding-free or unpacked data), or fewer GPUs ran',
     'explain.mfu.missing': 'no MFU: give --seq-length (tokens per sample) and a log that shows the batch and the processes (or --gpus)',
+    'explain.mfu.framework.torchtitan': "torchtitan printed mfu {theirs} (line {line}) against {mfu} here: it counts causal attention in full (this MFU halves it under the causal mask) over a dense peak of its own table, so its figure is the higher one at long sequences; both are against a dense peak (here {peak} TFLOP/s {dtype})",
+    'explain.mfu.framework.swift': "ms-swift logged MFU {theirs} (line {line}) against {mfu} here: its count is the Trainer's total_flos (6 x parameters x input tokens: no attention, padding and frozen weights counted as trained) over a matmul rate it measured at start (or DEVICE_TFLOPS), not the dense datasheet peak used here ({peak} TFLOP/s {dtype})",
     'explain.error.mfu_needs': 'the MFU needs both a model (--model or --params) and --gpu',
     'explain.hint.mfu_needs': 'e.g. trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
     'ptlog.tokens_printed': 'the log prints {T:,} tokens per epoch: one epoch is (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} windows of {S:,} tokens (used as printed, not guessed from the samples)',

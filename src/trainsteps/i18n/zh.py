@@ -1431,6 +1431,8 @@ MESSAGES = {
     'explain.mfu.low': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：低于公开 {training} 训练的 {normal_low}-{normal_high}（数据加载、批次太小或通信开销）',
     'explain.mfu.high': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：高于公开 {training} 训练的 {normal_low}-{normal_high}：样本比 --seq-length 短（未打包或无填充），或实际使用的 GPU 更少',
     'explain.mfu.missing': '无法计算 MFU：请给出 --seq-length（每个样本的 token 数），且日志需显示批次和进程数（或给出 --gpus）',
+    'explain.mfu.framework.torchtitan': 'torchtitan 打印的 mfu 为 {theirs}（第 {line} 行），这里为 {mfu}：它把因果注意力按全量计（这里在因果掩码下减半），分母是它自己表里的稠密峰值，因此长序列时它的数字更高；两者都用稠密峰值（这里为 {peak} TFLOP/s {dtype}）',
+    'explain.mfu.framework.swift': 'ms-swift 记录的 MFU 为 {theirs}（第 {line} 行），这里为 {mfu}：它的分子是 Trainer 的 total_flos（6 x 参数量 x 输入 token：不含注意力，填充和冻结权重都按训练计），分母是启动时实测的矩阵乘速度（或 DEVICE_TFLOPS），而不是这里用的稠密规格峰值（{peak} TFLOP/s {dtype}）',
     'explain.error.mfu_needs': '计算 MFU 需要同时给出模型（--model 或 --params）和 --gpu',
     'explain.hint.mfu_needs': '例如 trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
     'ptlog.tokens_printed': '日志打印了每轮 {T:,} 个 token：一轮 = (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} 个长度为 {S:,} 的窗口（按打印值使用，不从样本数推测）',
