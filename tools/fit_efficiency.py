@@ -38,7 +38,9 @@ LOW_Q, HIGH_Q = 0.10, 0.90
 SOURCE_CAP = 30
 """Rows of one source count as at most this many in the interval's quantiles."""
 MIN_SOURCES = 2
-"""A stack/method's own residuals are used when they come from at least this many sources, else the method's, else all."""
+"""What one source cannot settle alone: a fact is fitted only where this many sources vary it inside their rows, a
+stack's 16-bit level is their mean only where this many sources give one, and a stack/method's own residuals are used
+only where this many sources give them (else the method's, else all)."""
 
 
 def load(split: str | None = None):
@@ -149,12 +151,6 @@ def _weighted_quantile(pairs, q):
         if running >= q * total:
             return value
     return pairs[-1][0]
-
-
-def _quantile(values, q):
-    pos = q * (len(values) - 1)
-    lo, hi = int(math.floor(pos)), int(math.ceil(pos))
-    return values[lo] + (values[hi] - values[lo]) * (pos - lo)
 
 
 def main() -> None:
