@@ -10,8 +10,8 @@ tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
     python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
     python bench/bench_time_model.py --calibration   # the half the fit saw
     python bench/bench_time_model.py --fresh         # the second held-out set (InternLM, xtuner)
-    python bench/bench_time_model.py --loso          # leave one source out: refit without each source, score it
-                                                     # (sources that are their stack's only one are skipped)
+    python bench/bench_time_model.py --loso          # leave one calibration source out: refit without it, score it
+                                                     # (the held-out sets are not read)
 """
 
 from __future__ import annotations
@@ -115,8 +115,8 @@ def main() -> None:
     import fit_efficiency
 
     if "--loso" in sys.argv:
-        table = loso(fit_efficiency.load())
-        title = "leave one source out (all sources)"
+        table = loso(fit_efficiency.load("calibration"))
+        title = "leave one calibration source out"
     else:
         split = next((name for flag, name in SPLITS.items() if flag in sys.argv), "held_out")
         table = score(fit_efficiency.load(split))

@@ -54,7 +54,7 @@ def design(m) -> dict[str, float]:
     return features(m.facts, m.facts.stack, m.facts.checkpointing or "none")
 
 
-def fit(rows) -> dict[str, float]:
+def fit(rows, pseudo_sources: float = 0.0) -> dict[str, float]:
     """Two steps. First the setup facts' coefficients from contrasts inside each source: every (source, stack, fp8 or
     not) cell has its own free intercept, so a fact that differs only between sources (fp8 on NVIDIA's Megatron, bf16
     elsewhere) is not credited with the sources' difference, and a fact no cell varies is pulled to 0 (no effect).
@@ -76,11 +76,13 @@ def fit(rows) -> dict[str, float]:
     beta = np.linalg.solve(x.T @ (w[:, None] * x) + penalty, x.T @ (w * y))
     coefficients = {n: round(float(b), 4) for n, b in zip(names, beta[:len(names)], strict=True)}
     intercepts = dict(zip(cells, (float(b) for b in beta[len(names):]), strict=True))
+    sixteen_bit = [b for c, b in intercepts.items() if not c[2]]
+    overall = sum(sixteen_bit) / len(sixteen_bit)
     for stack in sorted({m.facts.stack for m in rows}):
         mine = {c: b for c, b in intercepts.items() if c[1] == stack}
         wide = [b for c, b in mine.items() if not c[2]]
         wide = wide if len(wide) >= MIN_SOURCES else list(mine.values())
-        coefficients[f"stack_{stack}"] = round(sum(wide) / len(wide), 4)
+        coefficients[f"stack_{stack}"] = round((sum(wide) + pseudo_sources * overall) / (len(wide) + pseudo_sources), 4)
     return coefficients
 
 
