@@ -85,7 +85,7 @@ def loso(rows_all):
     for group in sorted({m.group for m in rows_all}):
         train = [m for m in rows_all if m.group != group]
         if {m.facts.stack for m in rows_all if m.group == group} - {m.facts.stack for m in train}:
-            continue  # the only source of its stack: nothing left to fit that stack on (ms-swift, the Trainer)
+            continue  # the only source of its stack: nothing left to fit that stack on
         coefficients = fit_efficiency.fit(train)
         efficiency.COEFFICIENTS.clear()
         efficiency.COEFFICIENTS.update(coefficients)

@@ -6,7 +6,7 @@ rows, by category, against the napkin rule. The held-out sets are not read. The 
     pooled            one regression over every row, each source weighing the same; a stack's level is what its rows
                       give; interval: in-sample residuals per stack/method, at least as wide as the out-of-source ones
     pooled+oos        the same point estimate, the out-of-source interval of `sources`
-    sources           tools/fit_efficiency.py as it stands: an intercept per (source, stack, fp8) cell, facts only from
+    sources           tools/fit_efficiency.py unshrunk (PSEUDO_SOURCES 0): an intercept per (source, stack, fp8) cell, facts only from
                       contrasts inside sources, a stack's level the mean of its sources' intercepts; out-of-source interval
     blend-kK          pooled facts; a stack's level the mean of its sources' intercepts, shrunk toward the mean of every
                       source's by K pseudo-sources (interval: pooled's, or +oos: out-of-source)
@@ -121,9 +121,10 @@ def shrunk_levels(fit, pseudo_sources: float):
 
 
 def fits():
+    unshrunk = functools.partial(sources.fit, pseudo_sources=0.0)
     out = {"pooled": (pooled_fit, pooled_residuals(pooled_fit)),
            "pooled+oos": (pooled_fit, out_of_source_residuals(pooled_fit)),
-           "sources": (sources.fit, out_of_source_residuals(sources.fit))}
+           "sources": (unshrunk, out_of_source_residuals(unshrunk))}
     for k in (1, 3):
         blend = shrunk_levels(pooled_fit, k)
         out[f"blend-k{k}"] = (blend, pooled_residuals(blend))

@@ -63,40 +63,76 @@ def test_a_stacks_level_is_its_typical_sources_not_its_largest_ones():
 
 
 BEHIND_THE_NAPKIN: dict[str, str] = {
-    "lora": "Qwen's README LoRA rows (batch 1, A100, checkpointing) run 1.9x below the typical hf-stack source",
+    "lora": "Qwen's README LoRA rows (batch 1, A100, checkpointing) run far below the typical hf-stack source",
     "qlora": "Qwen's README Q-LoRA runs on GPTQ int4 kernels 1.4-3.3x slower than its LoRA; calibration has 6 QLoRA rows",
 }
 """Held-out categories where the napkin rule is still closer (docs/time.md says so); a fix moves the category out."""
 
+FRESH_BEHIND_THE_NAPKIN: dict[str, str] = {
+    "pretraining": "InternLM's trainer: 20 % against the napkin's 17 % (its A100 rows sit near 0.4 MFU, the napkin's own)",
+    "all": "54 of its 61 rows are InternLM's pretraining",
+}
 
-def held_out_summary():
-    bench = _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
-    fit = sys.modules["fit_efficiency"] if "fit_efficiency" in sys.modules else _module(
-        ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
-    return {row["category"]: row for row in bench.summary(bench.score(fit.load("held_out")))}
+
+def _bench():
+    return _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
+
+
+def _fit():
+    """tools/fit_efficiency.py as bench_time_model imports it (one module, so a setting changed here reaches it)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    return importlib.import_module("fit_efficiency")
+
+
+def held_out_summary(split: str = "held_out"):
+    bench = _bench()
+    return {row["category"]: row for row in bench.summary(bench.score(_fit().load(split)))}
+
+
+def _ahead_of_the_napkin(rows) -> set[str]:
+    return {category for category, row in rows.items() if row["model_error"] < row["napkin_error"]}
 
 
 def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_but_the_named_ones():
     rows = held_out_summary()
     assert {"pretraining", "full", "lora", "qlora", "preference"} <= set(rows)
-    for category, row in rows.items():
-        assert (row["model_error"] < row["napkin_error"]) == (category not in BEHIND_THE_NAPKIN), row
-    assert rows["all"]["model_error"] <= 0.44
+    assert _ahead_of_the_napkin(rows) == set(rows) - set(BEHIND_THE_NAPKIN)
 
 
 def test_the_held_out_figures_are_those_docs_time_md_states():
+    """What the chosen fit earns on the first held-out set, scored once after the choice: worse than the first
+    release's guarantees (33 % error, 75 % held at 3.4x), which docs/time.md says and explains."""
     overall = held_out_summary()["all"]
-    assert overall["model_inside"] >= 0.49  # below the 75% aimed at: docs/time.md says why
-    assert overall["model_width"] <= 2.1
+    assert overall["model_error"] <= 0.46 and overall["model_error"] < overall["napkin_error"]
+    assert overall["model_inside"] >= 0.46
+    assert overall["model_width"] <= 1.95
 
 
-def test_on_the_fresh_sources_the_model_beats_the_napkin_rule():
-    bench = _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
-    fit = sys.modules.get("fit_efficiency") or _module(ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh")))}
-    assert rows["all"]["model_error"] < rows["all"]["napkin_error"]
-    assert rows["full"]["model_error"] < rows["full"]["napkin_error"]
-    assert rows["all"]["model_error"] <= 0.25 and rows["all"]["model_inside"] >= 0.75 and rows["all"]["model_width"] <= 2.2
+def test_on_the_fresh_sources_the_model_beats_the_napkin_rule_for_full_fine_tuning_and_holds_nine_in_ten():
+    rows = held_out_summary("fresh")
+    assert _ahead_of_the_napkin(rows) == set(rows) - set(FRESH_BEHIND_THE_NAPKIN)
+    overall = rows["all"]
+    assert overall["model_error"] <= 0.20 and overall["model_inside"] >= 0.93 and overall["model_width"] <= 1.95
+
+
+def _loso(pseudo_sources: float):
+    bench, fit = _bench(), _fit()
+    saved = fit.PSEUDO_SOURCES, dict(efficiency_fit.COEFFICIENTS), dict(efficiency_fit.RESIDUALS)
+    fit.PSEUDO_SOURCES = pseudo_sources
+    try:
+        return {row["category"]: row for row in bench.summary(bench.loso(fit.load("calibration")))}
+    finally:
+        fit.PSEUDO_SOURCES = saved[0]
+        for shipped, kept in ((efficiency_fit.COEFFICIENTS, saved[1]), (efficiency_fit.RESIDUALS, saved[2])):
+            shipped.clear()
+            shipped.update(kept)
+
+
+def test_leaving_each_calibration_source_out_the_shrunk_stack_levels_beat_unshrunk_ones():
+    """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md's table)."""
+    shrunk, unshrunk = _loso(_fit().PSEUDO_SOURCES)["all"], _loso(0.0)["all"]
+    assert shrunk["model_error"] < unshrunk["model_error"] and shrunk["model_inside"] > unshrunk["model_inside"]
+    assert shrunk["model_error"] <= 0.29 and shrunk["model_inside"] >= 0.89 and shrunk["model_width"] <= 2.63
 
 
 def test_an_unknown_stack_widens_the_interval_over_every_stack():

@@ -103,8 +103,10 @@ def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
     expected_ckpt = facts.checkpointing or "none"
     expected = predictions.get((expected_stack, expected_ckpt), max(predictions.values()))
     residuals = {stack: _residuals(stack, method) for stack in stacks}
-    low = min(value + residuals[stack][0] for (stack, _), value in predictions.items())
-    high = max(value + residuals[stack][1] for (stack, _), value in predictions.items())
+    # the bounds always hold the expected value: where every calibration source of a stack sat above its shrunk level
+    # (megatron), the residuals alone would put the low end above the value planned with
+    low = min(expected, *(value + residuals[stack][0] for (stack, _), value in predictions.items()))
+    high = max(expected, *(value + residuals[stack][1] for (stack, _), value in predictions.items()))
     similar = sum(residuals[stack][2] for stack in stacks)
     by_stack = [max(v for (s, _), v in predictions.items() if s == stack) for stack in stacks]
     unknown = tuple(name for name, open_ in (("stack", not facts.stack), ("checkpointing", not facts.checkpointing)) if open_)
