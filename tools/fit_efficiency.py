@@ -3,8 +3,8 @@
 Weighted ridge regression of log MFU on the setup features of timing.efficiency, with an intercept per source and
 stack; every source weighs the same (a source with 200 rows does not outvote one with 3). A source's own intercept
 takes up what is particular to it (its kernels, its cluster, how it counts), so the setup features keep what holds
-inside sources; a stack's level is the mean of its sources' intercepts, and a new run is predicted as that typical
-source. The interval comes from the out-of-source residuals of similar setups (each source scored by a fit made
+inside sources; a stack's level is the mean of its sources' intercepts, shrunk toward the mean of every source's, and a
+new run is predicted as that typical source. The interval comes from the out-of-source residuals of similar setups (each source scored by a fit made
 without it), per stack/method.
 
     python tools/fit_efficiency.py            # rewrites src/trainsteps/timing/efficiency_fit.py
@@ -29,14 +29,15 @@ OUT = ROOT / "src" / "trainsteps" / "timing" / "efficiency_fit.py"
 RIDGE = 3.0
 """Pull of each fact toward 0 (= no effect), as a share of the weight of the rows that show it: a fact moves the
 estimate only as far as its rows agree, and a rare fact is shrunk by the same share as a common one. Chosen by leave-
-one-source-out on the calibration sources alone, as the weakest pull (the most of each fact's effect kept) whose
+one-source-out on the calibration sources alone, before the stack levels were shrunk (PSEUDO_SOURCES), as the weakest pull (the most of each fact's effect kept) whose
 interval holds at least 75 % of the left-out figures (pull: median error over sources / over rows, interval holds,
 width; 1.0: 37 % / 37 %, 63 %, 2.1x; 2.0: 33 % / 34 %, 69 %, 2.2x; 3.0: 36 % / 32 %, 76 %, 2.3x; 5.0: 35 % / 31 %, 83 %,
 2.4x; 10: 34 % / 30 %, 84 %, 2.6x)."""
 PSEUDO_SOURCES = 3.0
 """A stack's level is shrunk toward the mean level of every source by this many sources at that mean: with two to four
 sources per stack, the stack's own sources weigh 40-57 %. Chosen by leave-one-source-out over the calibration sources
-only (tools/compare_fits.py), against the first release's pooled fit, this fit unshrunk and blends of the two."""
+only, against the first release's pooled fit, this fit unshrunk and blends of the two, pulled by 1 or 3 (docs/time.md,
+"How the fit was chosen")."""
 LOW_Q, HIGH_Q = 0.10, 0.90
 """The interval: these quantiles of the out-of-source residuals of similar calibration setups."""
 SOURCE_CAP = 30
@@ -58,15 +59,14 @@ def design(m) -> dict[str, float]:
     return features(m.facts, m.facts.stack, m.facts.checkpointing or "none")
 
 
-def fit(rows, pseudo_sources: float | None = None) -> dict[str, float]:
+def fit(rows) -> dict[str, float]:
     """Two steps. First the setup facts' coefficients from contrasts inside each source: every (source, stack, fp8 or
     not) cell has its own free intercept, so a fact that differs only between sources (fp8 on NVIDIA's Megatron, bf16
     elsewhere) is not credited with the sources' difference, and a fact no cell varies is pulled to 0 (no effect).
     Then each stack's level: the mean of its 16-bit cells' intercepts (of all its cells where fewer than MIN_SOURCES
     are 16-bit), every cell counted once, shrunk toward the mean of every 16-bit cell by PSEUDO_SOURCES, so a level is
     its typical source's, no one source sets it, and two or three sources move it only as far as they outweigh the
-    rest. `pseudo_sources` replaces PSEUDO_SOURCES (tools/compare_fits.py)."""
-    pseudo_sources = PSEUDO_SOURCES if pseudo_sources is None else pseudo_sources
+    rest."""
     import numpy as np
 
     names = contrasted_features(rows)
@@ -89,7 +89,7 @@ def fit(rows, pseudo_sources: float | None = None) -> dict[str, float]:
         mine = {c: b for c, b in intercepts.items() if c[1] == stack}
         wide = [b for c, b in mine.items() if not c[2]]
         wide = wide if len(wide) >= MIN_SOURCES else list(mine.values())
-        coefficients[f"stack_{stack}"] = round((sum(wide) + pseudo_sources * overall) / (len(wide) + pseudo_sources), 4)
+        coefficients[f"stack_{stack}"] = round((sum(wide) + PSEUDO_SOURCES * overall) / (len(wide) + PSEUDO_SOURCES), 4)
     return coefficients
 
 

@@ -5,9 +5,9 @@ residuals of similar setups and the fact that would narrow it most.
 
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
 checkpointing, tokens per micro-batch and model size (logs), MoE, the GPU generation and the GPU count. The fit gives
-every source its own intercept, so a stack's level is its typical source's and a fact's coefficient is what holds
-inside sources (fp8 is not one: only NVIDIA's Megatron tables have it, so an fp8 run gets its stack's level, against
-the BF16 peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
+every source its own intercept, so a stack's level is its typical source's (shrunk toward the mean of every source's)
+and a fact's coefficient is what holds inside sources (fp8 is not one: only NVIDIA's Megatron tables have it, so an
+fp8 run gets its stack's level, against the BF16 peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
 scores the two held-out sets. Pure: no I/O.
 """
