@@ -155,7 +155,21 @@ SAMPLES = {
     "chat_template_path": ([], ["--chat-template", "x.jinja"]),
     "unsloth_release": ([], ["--unsloth", "2026.10.9"]),
     "rl_overrides": ([], ["--set", "a=1"]),
+    "response_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--response-length", "300"]),
+    "prompt_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--prompt-length", "300"]),
 }
+
+RL_MODEL = ["--gpu", "h100-sxm", "--params", "7e9"]
+RL_MODEL_SAMPLES = {
+    "model_path": (["--gpu", "h100-sxm"], ["--model", QWEN]),
+    "params": (["--gpu", "h100-sxm"], ["--params", "7e9"]),
+    "gpu_name": (["--params", "7e9"], ["--gpu", "h100-sxm"]),
+    "peak_tflops": (["--params", "7e9", "--gpu", "h100-sxm"], ["--peak-tflops", "500"]),
+    "dtype": (RL_MODEL, ["--dtype", "fp8"]),
+    "mfu": (RL_MODEL, ["--mfu", "0.2"]),
+    "training": (RL_MODEL, ["--training", "lora"]),
+}
+"""The RL step model (generation, forwards, updates) of an RL plan: the model and GPU, no sequence length."""
 
 VERL_SMALL = ["--set", "data.train_batch_size=64", "--set", "actor_rollout_ref.actor.ppo_mini_batch_size=8"]
 VERL_FILTER = ["--set", "data.filter_overlong_prompts=true", *VERL_SMALL]
@@ -255,6 +269,9 @@ PER_PLANNER = {
     ("llamafactory-v1", "cutoff_len"): ([], ["--cutoff-len", "4096"]),
     ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
 }
+
+PER_PLANNER.update({(planner, name): sample for planner in ("verl", "openrlhf", "easyr1", "trl-ppo")
+                    for name, sample in RL_MODEL_SAMPLES.items()})
 
 HOW_NOT_WHAT = {
     "threads": "how many threads tokenize: the counts are the same",

@@ -135,6 +135,14 @@ QUANTITIES = {
     "padded_tokens_seen": "tokens seen with padding",
     "padding_share": "padding share",
     "tokens_per_step": "tokens per optimizer step",
+    # RL step time
+    'rl_tokens_per_step': 'tokens per RL step',
+    'rl_decode_step_seconds': 'seconds per decode step',
+    'rl_generation_seconds': 'generation (seconds per step)',
+    'rl_old_log_prob_seconds': 'log-prob forward (seconds per step)',
+    'rl_actor_update_seconds': 'actor update (seconds per step)',
+    'rl_weight_sync_seconds': 'weight sync (seconds per step)',
+    'rl_step_seconds': 'seconds per RL step',
 }
 
 LABELS = {
@@ -335,6 +343,17 @@ LABELS = {
     'explain.wrapper.card_num_devices': 'model card num_devices',
     'explain.wrapper.card_training_steps': 'model card training_steps',
     'explain.wrapper.configured_world': 'processes the accelerate config asks for (num_processes)',
+    # RL step time
+    'time.rl.parts': 'one step, modelled:',
+    'time.rl.parts_beside': "the model's view of one step (the measurement is the time):",
+    'time.rl.part.generation': 'generation',
+    'time.rl.part.old_log_prob': 'log-prob forward',
+    'time.rl.part.reference': 'reference forward',
+    'time.rl.part.critic_values': 'critic values',
+    'time.rl.part.actor_update': 'actor update',
+    'time.rl.part.critic_update': 'critic update',
+    'time.rl.part.weight_sync': 'weight sync',
+    'time.rl.part.overlap': 'overlap (async)',
 }
 
 MESSAGES = {
@@ -1748,4 +1767,16 @@ MESSAGES = {
     'explain.why.world_configured': "the processes accelerate's config asks for, over all machines",
     'explain.fact.launcher_saw_fewer': 'The config asks for {configured} processes over all machines, but the launcher printed a world of {seen} ({where}): each node ran its own job of {seen}, so the nodes never joined one run (data is not sharded across them). Check the machine rank, main address and launcher of every node',
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
+    # RL step time
+    'time.rl.model_beside': 'the RL step model gives {seconds} s per step ({low} – {high}); the measured step time is used',
+    'time.rl.lengths.given': 'responses of {expected} tokens on average ({low} – {high}, as given), prompts of {prompt} tokens ({prompt_from})',
+    'time.rl.lengths.cap': 'responses of {expected} tokens on average ({low} – {high}: a quarter to 0.8 of the {cap}-token cap; give --response-length from a log to narrow it), prompts of {prompt} tokens ({prompt_from})',
+    'time.rl.shape': '{prompts} prompts x {n} responses per step, decoded by {engines} rollout engine(s) of tensor-parallel size {tp} on {gpus} GPU(s); {trainers} GPU(s) train',
+    'time.rl.sync': 'synchronous: generation, forwards, updates and weight sync run one after another',
+    'time.rl.async': "asynchronous: the next step's generation overlaps this step's training",
+    'time.rl.calibration': "the RL step model's efficiencies are fitted on published step breakdowns (docs/time.md, RL section); on runs it was not fitted on, its median error is {error} and its interval holds {held}",
+    'rl.error.response_length': "the RL step model needs the responses' length, and the settings give no max response length",
+    'rl.hint.response_length': "give --response-length MEAN (tokens), or the framework's max response length with --set",
+    'rl.error.length_value': '{option} {value} is not a token length or a range LOW-HIGH',
+    'rl.hint.length_value': 'give a positive number of tokens such as 1200, or a range such as 600-2400',
 }

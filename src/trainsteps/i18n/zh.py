@@ -135,6 +135,14 @@ QUANTITIES = {
     "padded_tokens_seen": "含填充的已见 token 数",
     "padding_share": "填充占比",
     "tokens_per_step": "每个优化步的 token 数",
+    # RL step time
+    'rl_tokens_per_step': '每个 RL 步的 token 数',
+    'rl_decode_step_seconds': '每个解码步的秒数',
+    'rl_generation_seconds': '生成（每步秒数）',
+    'rl_old_log_prob_seconds': 'log-prob 前向（每步秒数）',
+    'rl_actor_update_seconds': 'actor 更新（每步秒数）',
+    'rl_weight_sync_seconds': '权重同步（每步秒数）',
+    'rl_step_seconds': '每个 RL 步的秒数',
 }
 
 LABELS = {
@@ -335,6 +343,17 @@ LABELS = {
     'explain.wrapper.card_num_devices': '模型卡 num_devices',
     'explain.wrapper.card_training_steps': '模型卡 training_steps',
     'explain.wrapper.configured_world': 'accelerate 配置要求的进程数（num_processes）',
+    # RL step time
+    'time.rl.parts': '单步（模型估算）：',
+    'time.rl.parts_beside': '模型对单步的估算（时间以实测为准）：',
+    'time.rl.part.generation': '生成',
+    'time.rl.part.old_log_prob': 'log-prob 前向',
+    'time.rl.part.reference': '参考模型前向',
+    'time.rl.part.critic_values': 'critic 价值',
+    'time.rl.part.actor_update': 'actor 更新',
+    'time.rl.part.critic_update': 'critic 更新',
+    'time.rl.part.weight_sync': '权重同步',
+    'time.rl.part.overlap': '重叠（异步）',
 }
 
 MESSAGES = {
@@ -1743,4 +1762,16 @@ MESSAGES = {
     'explain.why.world_configured': 'accelerate 配置文件要求的进程数（所有机器合计）',
     'explain.fact.launcher_saw_fewer': '配置要求所有机器合计 {configured} 个进程，但启动器打印的 world 为 {seen}（{where}）：每个节点各自运行了一个 {seen} 进程的作业，节点之间从未组成同一次运行（数据不会在节点间切分）。请检查每个节点的 machine rank、主节点地址和启动器',
     'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
+    # RL step time
+    'time.rl.model_beside': 'RL 单步模型估算每步 {seconds} 秒（{low} – {high}）；采用实测的单步时间',
+    'time.rl.lengths.given': '回复平均 {expected} 个 token（{low} – {high}，按给定值），提示词 {prompt} 个 token（{prompt_from}）',
+    'time.rl.lengths.cap': '回复平均 {expected} 个 token（{low} – {high}：上限 {cap} 个 token 的四分之一到 0.8；用日志中的 --response-length 可缩小范围），提示词 {prompt} 个 token（{prompt_from}）',
+    'time.rl.shape': '每步 {prompts} 个提示词 × {n} 条回复，由 {gpus} 块 GPU 上 {engines} 个张量并行大小为 {tp} 的 rollout 引擎解码；{trainers} 块 GPU 训练',
+    'time.rl.sync': '同步：生成、前向、更新和权重同步依次进行',
+    'time.rl.async': '异步：下一步的生成与本步的训练重叠',
+    'time.rl.calibration': 'RL 单步模型的效率按公开的分阶段耗时拟合（docs/time.md 的 RL 一节）；在未参与拟合的运行上，中位误差为 {error}，区间覆盖 {held}',
+    'rl.error.response_length': 'RL 单步模型需要回复长度，而设置中没有最大回复长度',
+    'rl.hint.response_length': '请给出 --response-length 平均值（token 数），或用 --set 给出框架的最大回复长度',
+    'rl.error.length_value': '{option} {value} 不是 token 长度，也不是 LOW-HIGH 范围',
+    'rl.hint.length_value': '请给出正的 token 数（如 1200）或范围（如 600-2400）',
 }

@@ -56,7 +56,12 @@ SYNC_GB_PER_S = Interval(20.0, 50.0, 150.0)
 offload or across nodes)."""
 KV_GROUPS = 4
 """Query heads per KV head assumed when the model's config is not read (grouped-query attention; Llama 3 8B: 4)."""
-PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync")
+HELD_OUT = {"median_error": 0.0, "interval_holds": 0.0, "runs": 0}
+"""The model on published runs it was not fitted on (tools/fit_rl_time.py, docs/time.md)."""
+UPDATE_EFFICIENCY = 1.0
+"""The training MFU of timing.flops scaled for an RL update (variable-length micro-batches, offload, small
+mini-batches)."""
+PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "overlap")
 """The Time section's lines, in the order a step runs them."""
 
 
@@ -96,6 +101,14 @@ class RLStepSetup:
     """One-step off-policy: the next step's generation overlaps this step's training."""
     dtype: str = "bf16"
     """Data type of the weights and of the peak FLOP/s."""
+    rollout_gpus: int | None = None
+    """GPUs of the rollout engines when they are not the training GPUs (OpenRLHF's vLLM engines, slime, AReaL);
+    None: rollout and training share `gpus` (verl's hybrid engine, colocated runs)."""
+    weight_sync: bool = True
+    """The policy's weights are copied to a separate rollout engine each step (not when the trainer generates with
+    its own model, as TRL PPO does)."""
+    training_mfu: Interval | None = None
+    """The update's MFU (`--mfu`); None: timing.flops.MFU_DEFAULTS for the training kind."""
 
 
 @dataclass(slots=True)
@@ -138,25 +151,32 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if setup.critic:
         parts["critic_values"] = forward_seconds
     train = train_flops_per_token(setup.shape, attended, setup.training)
-    mfu = MFU_DEFAULTS[setup.training].mfu
+    mfu = (setup.training_mfu or MFU_DEFAULTS[setup.training].mfu).scaled(UPDATE_EFFICIENCY)
     update = _compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu)
     parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
-                                  f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / ({setup.gpus} x {peak:.4g} x {mfu.expected})")
+                                  f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / "
+                                  f"({setup.gpus} x {peak:.4g} x {mfu.expected:.3g})")
     if setup.critic:
         parts["critic_update"] = update
-    sync_bytes = bytes_per_param * n_params / setup.rollout_tp
-    parts["weight_sync"] = _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(sync_bytes / 1e9),
-                                 "bytes/param x N / rollout tp / sync bandwidth", f"{bytes_per_param} x {n_params:.4g} / {setup.rollout_tp}")
+    if setup.weight_sync:
+        tp = setup.rollout_tp
+        sync_bytes = bytes_per_param * n_params / tp
+        parts["weight_sync"] = _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(sync_bytes / 1e9),
+                                     "bytes/param x N / rollout tp / sync bandwidth", f"{bytes_per_param} x {n_params:.4g} / {tp}")
     training = _sum(part for name, part in parts.items() if name not in ("generation", "weight_sync"))
+    sync = parts.get("weight_sync", Interval.exact(0.0))
     if setup.asynchronous:
         gen = parts["generation"]
-        step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + parts["weight_sync"]
+        step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + sync
+        parts["overlap"] = Interval(*(max(g, t) - g - t for g, t in zip((gen.high, gen.expected, gen.low),
+                                                                        (training.high, training.expected, training.low), strict=True)))
         _note(d, "rl_step_seconds", step, "max(generation, forwards + updates) + weight sync (one-step off-policy)")
     else:
         step = _sum(parts.values())
         _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync")
-    assumptions = ["decode bandwidth share 0.3-0.7", "prefill MFU 0.3-0.6", "forward MFU 0.2-0.45",
-                   f"training MFU {mfu.low}-{mfu.high}", "weight sync 20-150 GB/s per GPU", "not calibrated on logged runs"]
+    assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:g}-{DECODE_BANDWIDTH_SHARE.high:g}",
+                   f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {FORWARD_MFU.low:g}-{FORWARD_MFU.high:g}",
+                   f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", f"weight sync {SYNC_GB_PER_S.low:g}-{SYNC_GB_PER_S.high:g} GB/s per GPU"]
     if not (setup.shape.layers and setup.shape.attention_width):
         assumptions.append("no KV-cache reads (the model's layers are unknown)")
     return RLStepTime(parts, step, d, assumptions)
@@ -164,7 +184,8 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
 
 def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, bytes_per_param: int, rollouts: int) -> Interval:
     """Prefill (compute bound) + decode waves (memory bound, never faster than their FLOPs)."""
-    engines = max(setup.gpus // setup.rollout_tp, 1)
+    rollout_gpus = setup.rollout_gpus or setup.gpus
+    engines = max(rollout_gpus // setup.rollout_tp, 1)
     per_engine = math.ceil(rollouts / engines)
     wave = min(per_engine, setup.max_num_seqs)
     waves = math.ceil(per_engine / wave)
@@ -183,7 +204,7 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
                                                        (compute_step.low, compute_step.expected, compute_step.high), strict=True)))
     decode = Interval(decode_step.low * wave_steps.low * waves, decode_step.expected * wave_steps.expected * waves,
                       decode_step.high * wave_steps.high * waves)
-    prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, setup.gpus, peak, PREFILL_MFU)
+    prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
     _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x wave / (tp x peak x MFU))",
           f"({bytes_per_param} x {n_params:.4g} + {wave} x {context:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x "
           f"{DECODE_BANDWIDTH_SHARE.expected})")
@@ -221,8 +242,9 @@ def _check(setup: RLStepSetup) -> None:
     for name in ("gpus", "prompts_per_step", "samples_per_prompt", "rollout_tp", "max_num_seqs", "ppo_epochs"):
         if getattr(setup, name) < 1:
             raise InputError("rl.error.positive", "rl.hint.positive", key=name, value=getattr(setup, name))
-    if setup.gpus % setup.rollout_tp:
-        raise InputError("rl.error.rollout_tp", "rl.hint.rollout_tp", gpus=setup.gpus, tp=setup.rollout_tp)
+    rollout_gpus = setup.rollout_gpus or setup.gpus
+    if rollout_gpus % setup.rollout_tp:
+        raise InputError("rl.error.rollout_tp", "rl.hint.rollout_tp", gpus=rollout_gpus, tp=setup.rollout_tp)
     if setup.response_tokens.low <= 0 or setup.prompt_tokens < 0:
         raise InputError("rl.error.above_zero", "rl.hint.above_zero", key="response length", value=f"{setup.response_tokens.low:g}")
 
@@ -244,6 +266,87 @@ def setup_from_plan(plan, shape: ModelShape, gpu: Gpu, gpus: int, *, prompt_toke
     options.setdefault("response_cap", cap)
     return RLStepSetup(shape=shape, gpu=gpu, gpus=gpus, prompts_per_step=run.prompts_per_step, samples_per_prompt=n,
                        prompt_tokens=prompt_tokens, response_tokens=response_tokens, ppo_epochs=int(epochs), **options)
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutShape:
+    """One RL training step as its planner knows it: what any RL planner (verl, OpenRLHF, EasyR1, TRL, slime,
+    AReaL, prime-rl, ROLL, open-instruct, ...) hands to the step-time model. The planner fills it from its
+    framework's settings and defaults; the user's model, GPU and lengths complete it (`setup_from_shape`)."""
+
+    framework: str
+    """The planner's name (verl, openrlhf, ...), for the report."""
+    training_steps: int
+    """Training (rollout) steps of the run: the steps whose time is counted."""
+    prompts_per_step: int
+    """Prompts generated for per training step."""
+    samples_per_prompt: int
+    """Responses per prompt (rollout.n, n_samples_per_prompt, num_generations, group size)."""
+    max_prompt_length: int | None = None
+    """The prompt length limit (tokens), where the framework has one."""
+    max_response_length: int | None = None
+    """The response length limit (tokens): the longest a decode wave can run."""
+    asynchronous: bool = False
+    """Generation of the next step overlaps training on this one (one-step off-policy, fully async)."""
+    gpus: int = 1
+    """GPUs that train (and that generate, when `rollout_gpus` is None)."""
+    rollout_gpus: int | None = None
+    """GPUs that only generate (separate vLLM/SGLang engines); None: the training GPUs generate too."""
+    rollout_tp: int = 1
+    """Tensor-parallel size of one rollout engine."""
+    ppo_epochs: int = 1
+    """Passes of the update over one step's responses."""
+    reference: bool = True
+    """A reference-model forward each step (KL loss or KL in the reward)."""
+    critic: bool = False
+    """A critic: a values forward and a critic update each step (PPO with GAE)."""
+    weight_sync: bool = True
+    """The trained weights are copied to the rollout engine each step (False: the trainer generates itself)."""
+    max_num_seqs: int = 256
+    """Sequences one rollout engine decodes at once."""
+
+    @property
+    def total_gpus(self) -> int:
+        """GPUs the run holds (billed)."""
+        return self.gpus + (self.rollout_gpus or 0)
+
+
+RESPONSE_SHARE_OF_CAP = Interval(0.25, 0.5, 0.8)
+"""Mean response length as a share of the response cap, when the user gives no mean (assumed: reasoning runs
+start short and grow towards the cap; logged runs sit between a quarter and most of it)."""
+PROMPT_SHARE_OF_CAP = 0.5
+"""Mean prompt length as a share of the prompt cap when no mean is given (prompts are filtered to fit the cap)."""
+DEFAULT_PROMPT_TOKENS = 256
+"""Mean prompt length when neither a mean nor a cap is known."""
+
+
+def response_interval(mean: Interval | None, cap: int | None) -> tuple[Interval, str]:
+    """The mean response length to model with, and where it came from (`given`, `cap` or a refusal)."""
+    if mean is not None:
+        return mean, "given"
+    if cap:
+        return RESPONSE_SHARE_OF_CAP.scaled(cap), "cap"
+    raise InputError("rl.error.response_length", "rl.hint.response_length")
+
+
+def prompt_mean(mean: float | None, cap: int | None) -> tuple[float, str]:
+    """The mean prompt length to model with, and where it came from (`given`, `cap` or `default`)."""
+    if mean is not None:
+        return mean, "given"
+    if cap:
+        return PROMPT_SHARE_OF_CAP * cap, "cap"
+    return float(DEFAULT_PROMPT_TOKENS), "default"
+
+
+def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prompt_tokens: float, response_tokens: Interval,
+                     training: str = "full", dtype: str = "bf16", training_mfu: Interval | None = None) -> RLStepSetup:
+    """The step of a planner's RolloutShape on the user's model and GPU."""
+    return RLStepSetup(shape=shape, gpu=gpu, gpus=rollout.gpus, prompts_per_step=rollout.prompts_per_step,
+                       samples_per_prompt=rollout.samples_per_prompt, prompt_tokens=prompt_tokens, response_tokens=response_tokens,
+                       response_cap=rollout.max_response_length, rollout_tp=rollout.rollout_tp, max_num_seqs=rollout.max_num_seqs,
+                       ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
+                       asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
+                       weight_sync=rollout.weight_sync, training_mfu=training_mfu)
 
 
 @dataclass(slots=True)
