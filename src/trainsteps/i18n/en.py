@@ -1769,8 +1769,11 @@ MESSAGES = {
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
     # RL step time
     'time.rl.model_beside': 'the RL step model gives {seconds} s per step ({low} – {high}); the measured step time is used',
-    'time.rl.lengths.given': 'responses of {expected} tokens on average ({low} – {high}, as given), prompts of {prompt} tokens ({prompt_from})',
-    'time.rl.lengths.cap': 'responses of {expected} tokens on average ({low} – {high}: a quarter to 0.8 of the {cap}-token cap; give --response-length from a log to narrow it), prompts of {prompt} tokens ({prompt_from})',
+    'time.rl.response.given': 'responses of {expected} tokens on average ({low} – {high}), as given',
+    'time.rl.response.cap': 'responses of {expected} tokens on average ({low} – {high}): no mean was given, so a typical length fitted on published runs, bounded by the {cap}-token cap; give --response-length from a log to narrow it',
+    'time.rl.prompt.given': 'prompts of {prompt} tokens on average, as given',
+    'time.rl.prompt.cap': 'prompts of {prompt} tokens on average: half the {cap}-token prompt cap (--prompt-length to set it)',
+    'time.rl.prompt.default': 'prompts of {prompt} tokens on average: assumed, no prompt cap is known (--prompt-length to set it)',
     'time.rl.shape': '{prompts} prompts x {n} responses per step, decoded by {engines} rollout engine(s) of tensor-parallel size {tp} on {gpus} GPU(s); {trainers} GPU(s) train',
     'time.rl.sync': 'synchronous: generation, forwards, updates and weight sync run one after another',
     'time.rl.async': "asynchronous: the next step's generation overlaps this step's training",

@@ -1764,8 +1764,11 @@ MESSAGES = {
     'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
     # RL step time
     'time.rl.model_beside': 'RL 单步模型估算每步 {seconds} 秒（{low} – {high}）；采用实测的单步时间',
-    'time.rl.lengths.given': '回复平均 {expected} 个 token（{low} – {high}，按给定值），提示词 {prompt} 个 token（{prompt_from}）',
-    'time.rl.lengths.cap': '回复平均 {expected} 个 token（{low} – {high}：上限 {cap} 个 token 的四分之一到 0.8；用日志中的 --response-length 可缩小范围），提示词 {prompt} 个 token（{prompt_from}）',
+    'time.rl.response.given': '回复平均 {expected} 个 token（{low} – {high}），按给定值',
+    'time.rl.response.cap': '回复平均 {expected} 个 token（{low} – {high}）：未给出平均值，采用按公开运行拟合的典型长度，并以 {cap} 个 token 的上限为界；用日志中的 --response-length 可缩小范围',
+    'time.rl.prompt.given': '提示词平均 {prompt} 个 token，按给定值',
+    'time.rl.prompt.cap': '提示词平均 {prompt} 个 token：取提示词上限 {cap} 个 token 的一半（可用 --prompt-length 设置）',
+    'time.rl.prompt.default': '提示词平均 {prompt} 个 token：假设值，未知提示词上限（可用 --prompt-length 设置）',
     'time.rl.shape': '每步 {prompts} 个提示词 × {n} 条回复，由 {gpus} 块 GPU 上 {engines} 个张量并行大小为 {tp} 的 rollout 引擎解码；{trainers} 块 GPU 训练',
     'time.rl.sync': '同步：生成、前向、更新和权重同步依次进行',
     'time.rl.async': '异步：下一步的生成与本步的训练重叠',

@@ -90,7 +90,8 @@ def rl_step(asked: dict, rollout):
     from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
     from trainsteps.timing.request import _parse_count
-    from trainsteps.timing.rl import HELD_OUT, prompt_mean, response_interval, rl_step_time, setup_from_shape
+    from trainsteps.timing.rl import prompt_mean, response_interval, rl_step_time, setup_from_shape
+    from trainsteps.timing.rl_fit import HELD_OUT
 
     mfu = parse_mfu(asked["mfu"]) if asked.get("mfu") is not None else None
     if asked.get("model_path") and asked.get("params"):
@@ -111,9 +112,9 @@ def rl_step(asked: dict, rollout):
                              training=asked.get("training") or "full", dtype=asked.get("dtype") or "bf16", training_mfu=mfu)
     step = rl_step_time(setup)
     engines = (rollout.rollout_gpus or rollout.gpus) // rollout.rollout_tp
-    notes = [("time.rl.lengths." + response_from, {"low": f"{response.low:,.0f}", "expected": f"{response.expected:,.0f}",
-                                                   "high": f"{response.high:,.0f}", "cap": rollout.max_response_length,
-                                                   "prompt": f"{prompt:,.0f}", "prompt_from": prompt_from}),
+    notes = [("time.rl.response." + response_from, {"low": f"{response.low:,.0f}", "expected": f"{response.expected:,.0f}",
+                                                    "high": f"{response.high:,.0f}", "cap": f"{rollout.max_response_length or 0:,}"}),
+             ("time.rl.prompt." + prompt_from, {"prompt": f"{prompt:,.0f}", "cap": f"{rollout.max_prompt_length or 0:,}"}),
              ("time.rl.shape", {"prompts": f"{rollout.prompts_per_step:,}", "n": rollout.samples_per_prompt,
                                 "engines": engines, "tp": rollout.rollout_tp, "gpus": rollout.rollout_gpus or rollout.gpus,
                                 "trainers": rollout.gpus}),

@@ -32,21 +32,22 @@ from dataclasses import dataclass, field
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
+from trainsteps.timing import rl_fit
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import MFU_DEFAULTS, ModelShape, eval_flops_per_token, train_flops_per_token
 from trainsteps.timing.gpus import Gpu
 
 HBM_TB_PER_S = {
-    "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
+    "gh200": 4.0, "gb200": 8.0, "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
     "a100-80g": 2.039, "a100-40g": 1.555, "a800": 2.039, "l40s": 0.864, "rtx4090": 1.008, "rtx3090": 0.936,
     "v100": 0.9, "mi300x": 5.3, "ascend-910b": 1.6,
 }
 """Peak memory bandwidth per device (TB/s), from the same vendor datasheets as timing/gpus.py (the 910B: third-party
 reports)."""
 
-DECODE_BANDWIDTH_SHARE = Interval(0.3, 0.5, 0.7)
-"""Share of peak HBM bandwidth a rollout engine's decode achieves (assumed: vLLM/SGLang decode of dense models
-reaches 50-80% of peak in kernel benchmarks, less with scheduling and sampling overhead)."""
+DECODE_BANDWIDTH_SHARE = Interval(rl_fit.DECODE_SHARE / rl_fit.SPREAD, rl_fit.DECODE_SHARE, min(rl_fit.DECODE_SHARE * rl_fit.SPREAD, 1.0))
+"""Share of peak HBM bandwidth a rollout engine's decode reaches, fitted on published RL steps (timing/rl_fit.py):
+scheduling, sampling, long tails and engine restarts included."""
 PREFILL_MFU = Interval(0.3, 0.45, 0.6)
 """Prefill MFU (assumed: long, batched prompts are compute bound)."""
 FORWARD_MFU = Interval(0.2, 0.3, 0.45)
@@ -54,13 +55,14 @@ FORWARD_MFU = Interval(0.2, 0.3, 0.45)
 SYNC_GB_PER_S = Interval(20.0, 50.0, 150.0)
 """Effective bandwidth of the per-step weight sync (GB/s per GPU; assumed: NVLink resharding in-node, slower with
 offload or across nodes)."""
+KV_MEMORY_SHARE = 0.9
+"""Share of a rollout GPU's memory its engine holds for weights and KV cache (vLLM's gpu_memory_utilization in verl's
+and NeMo RL's defaults: 0.5-0.6)."""
 KV_GROUPS = 4
 """Query heads per KV head assumed when the model's config is not read (grouped-query attention; Llama 3 8B: 4)."""
-HELD_OUT = {"median_error": 0.0, "interval_holds": 0.0, "runs": 0}
-"""The model on published runs it was not fitted on (tools/fit_rl_time.py, docs/time.md)."""
-UPDATE_EFFICIENCY = 1.0
-"""The training MFU of timing.flops scaled for an RL update (variable-length micro-batches, offload, small
-mini-batches)."""
+UPDATE_EFFICIENCY = Interval(rl_fit.UPDATE_EFFICIENCY / rl_fit.SPREAD, rl_fit.UPDATE_EFFICIENCY, rl_fit.UPDATE_EFFICIENCY * rl_fit.SPREAD)
+"""The training engine's MFU in an RL step (its forwards and updates) relative to timing.flops' training MFU, fitted
+on published RL steps (variable-length micro-batches, offload and resharding included)."""
 PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "overlap")
 """The Time section's lines, in the order a step runs them."""
 
@@ -143,15 +145,16 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     parts = {"generation": _generation(setup, d, n_params, peak, bytes_per_param, rollouts)}
     attended = setup.prompt_tokens + mean_response.expected
     forward = eval_flops_per_token(setup.shape, attended)
-    forward_seconds = _compute(tokens, forward, setup.gpus, peak, FORWARD_MFU)
+    forward_mfu = _times(FORWARD_MFU, UPDATE_EFFICIENCY)
+    forward_seconds = _compute(tokens, forward, setup.gpus, peak, forward_mfu)
     parts["old_log_prob"] = _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
-                                  f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {FORWARD_MFU.expected})")
+                                  f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
     if setup.reference:
         parts["reference"] = forward_seconds
     if setup.critic:
         parts["critic_values"] = forward_seconds
     train = train_flops_per_token(setup.shape, attended, setup.training)
-    mfu = (setup.training_mfu or MFU_DEFAULTS[setup.training].mfu).scaled(UPDATE_EFFICIENCY)
+    mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, UPDATE_EFFICIENCY)
     update = _compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu)
     parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
                                   f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / "
@@ -174,8 +177,8 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     else:
         step = _sum(parts.values())
         _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync")
-    assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:g}-{DECODE_BANDWIDTH_SHARE.high:g}",
-                   f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {FORWARD_MFU.low:g}-{FORWARD_MFU.high:g}",
+    assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:.2g}-{DECODE_BANDWIDTH_SHARE.high:.2g}",
+                   f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {forward_mfu.low:.2g}-{forward_mfu.high:.2g}",
                    f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", f"weight sync {SYNC_GB_PER_S.low:g}-{SYNC_GB_PER_S.high:g} GB/s per GPU"]
     if not (setup.shape.layers and setup.shape.attention_width):
         assumptions.append("no KV-cache reads (the model's layers are unknown)")
@@ -183,33 +186,48 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
 
 
 def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, bytes_per_param: int, rollouts: int) -> Interval:
-    """Prefill (compute bound) + decode waves (memory bound, never faster than their FLOPs)."""
+    """Prefill (compute bound) + continuous-batching decode (memory bound, never faster than its FLOPs): each engine
+    decodes its sequences `concurrency` at a time (vLLM's max_num_seqs, or fewer when their KV cache does not fit),
+    then drains the longest response alone."""
     rollout_gpus = setup.rollout_gpus or setup.gpus
     engines = max(rollout_gpus // setup.rollout_tp, 1)
     per_engine = math.ceil(rollouts / engines)
-    wave = min(per_engine, setup.max_num_seqs)
-    waves = math.ceil(per_engine / wave)
-    mean = setup.response_tokens
-    longest = setup.response_cap or 2 * mean.high
-    wave_steps = Interval(min(mean.low, longest), min((mean.expected + longest) / 2, longest), longest)
     bandwidth = HBM_TB_PER_S.get(setup.gpu.name)
     if bandwidth is None:
         raise InputError("time.error.gpu_bandwidth", "time.hint.gpu_bandwidth", gpu=setup.gpu.name, known=", ".join(HBM_TB_PER_S))
-    context = setup.prompt_tokens + mean.expected / 2
     kv_per_token = _kv_bytes_per_token(setup.shape, bytes_per_param)
-    read_per_gpu = (bytes_per_param * n_params + wave * context * kv_per_token) / setup.rollout_tp
-    memory_step = DECODE_BANDWIDTH_SHARE.inverse(read_per_gpu / (bandwidth * 1e12))
-    compute_step = PREFILL_MFU.inverse(2 * n_params * wave / (setup.rollout_tp * peak))
-    decode_step = Interval(*(max(a, b) for a, b in zip((memory_step.low, memory_step.expected, memory_step.high),
-                                                       (compute_step.low, compute_step.expected, compute_step.high), strict=True)))
-    decode = Interval(decode_step.low * wave_steps.low * waves, decode_step.expected * wave_steps.expected * waves,
-                      decode_step.high * wave_steps.high * waves)
+    bounds = []
+    for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
+        longest = min((mean + setup.response_cap) / 2, setup.response_cap) if setup.response_cap else 2 * mean
+        context = setup.prompt_tokens + mean / 2
+        concurrency = _concurrency(setup, per_engine, kv_per_token, n_params, bytes_per_param)
+        steps = per_engine * mean / concurrency + max(longest - mean, 0)
+        read_per_gpu = (bytes_per_param * n_params + concurrency * context * kv_per_token) / setup.rollout_tp
+        bounds.append((steps, read_per_gpu, concurrency))
+    memory = [read / (bandwidth * 1e12) / share for (_, read, _), share in
+              zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
+    compute = [2 * n_params * c / (setup.rollout_tp * peak) / mfu for (_, _, c), mfu in
+               zip(bounds, (PREFILL_MFU.high, PREFILL_MFU.expected, PREFILL_MFU.low), strict=True)]
+    decode_step = Interval(*sorted(max(m, c) for m, c in zip(memory, compute, strict=True)))
+    decode = Interval(*sorted(step * b[0] for step, b in zip((decode_step.low, decode_step.expected, decode_step.high), bounds,
+                                                            strict=True)))
     prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
-    _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x wave / (tp x peak x MFU))",
-          f"({bytes_per_param} x {n_params:.4g} + {wave} x {context:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x "
-          f"{DECODE_BANDWIDTH_SHARE.expected})")
-    return _note(d, "rl_generation_seconds", prefill + decode, "prefill + decode steps per wave x waves x decode step",
-                 f"{waves} waves of {wave} sequences on each of {engines} engines, {wave_steps.expected:.4g} decode steps a wave")
+    _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x concurrency / (tp x peak x MFU))",
+          f"({bytes_per_param} x {n_params:.4g} + {bounds[1][2]:.0f} x {setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x "
+          f"{kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g})")
+    return _note(d, "rl_generation_seconds", prefill + decode, "prefill + (sequences x mean response / concurrency + tail) x decode step",
+                 f"{per_engine} sequences on each of {engines} engines, {bounds[1][2]:.0f} at a time, {bounds[1][0]:.4g} decode steps")
+
+
+def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, n_params: float, bytes_per_param: int) -> float:
+    """Sequences an engine decodes at once: its share of the rollouts, at most max_num_seqs, at most what its KV cache
+    holds (KV_MEMORY_SHARE of the engine's memory less the weights, over the sequences' mean context)."""
+    concurrency = min(per_engine, setup.max_num_seqs)
+    if kv_per_token:
+        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * n_params
+        sequence = setup.prompt_tokens + setup.response_tokens.expected
+        concurrency = min(concurrency, max(free / (sequence * kv_per_token), 1.0))
+    return max(concurrency, 1.0)
 
 
 def _note(d: Derivation, key: str, seconds: Interval, formula: str, values: str = "") -> Interval:
@@ -229,6 +247,11 @@ def _compute(tokens: Interval, flops_per_token: float, gpus: int, peak: float, m
     """Seconds for `tokens` at `flops_per_token` on `gpus`, the fastest with the most tokens' lower bound and best MFU."""
     return Interval(tokens.low * flops_per_token / (gpus * peak * mfu.high), tokens.expected * flops_per_token / (gpus * peak * mfu.expected),
                     tokens.high * flops_per_token / (gpus * peak * mfu.low))
+
+
+def _times(a: Interval, b: Interval) -> Interval:
+    """Bound by bound product of two efficiencies (at most 1)."""
+    return Interval(min(a.low * b.low, 1.0), min(a.expected * b.expected, 1.0), min(a.high * b.high, 1.0))
 
 
 def _sum(parts) -> Interval:
@@ -311,9 +334,9 @@ class RolloutShape:
         return self.gpus + (self.rollout_gpus or 0)
 
 
-RESPONSE_SHARE_OF_CAP = Interval(0.25, 0.5, 0.8)
-"""Mean response length as a share of the response cap, when the user gives no mean (assumed: reasoning runs
-start short and grow towards the cap; logged runs sit between a quarter and most of it)."""
+TYPICAL_RESPONSE_SPREAD = 3.0
+"""Without a stated mean, the mean response is TYPICAL_RESPONSE tokens (fitted on published runs that state only their
+cap, timing/rl_fit.py) within a factor of this, and never more than the cap allows (a quarter to 0.8 of it)."""
 PROMPT_SHARE_OF_CAP = 0.5
 """Mean prompt length as a share of the prompt cap when no mean is given (prompts are filtered to fit the cap)."""
 DEFAULT_PROMPT_TOKENS = 256
@@ -325,7 +348,9 @@ def response_interval(mean: Interval | None, cap: int | None) -> tuple[Interval,
     if mean is not None:
         return mean, "given"
     if cap:
-        return RESPONSE_SHARE_OF_CAP.scaled(cap), "cap"
+        typical = rl_fit.TYPICAL_RESPONSE
+        return Interval(min(typical / TYPICAL_RESPONSE_SPREAD, 0.25 * cap), min(typical, 0.5 * cap),
+                        min(typical * TYPICAL_RESPONSE_SPREAD, 0.8 * cap)), "cap"
     raise InputError("rl.error.response_length", "rl.hint.response_length")
 
 
