@@ -207,3 +207,51 @@ def test_the_held_out_score_the_report_states_is_the_models_score_on_the_held_ou
     corpus = _corpus()
     held_out = [row for row in corpus["rows"] if row["source"] in corpus["split"]["held_out"]]
     assert summary(score(held_out, corpus["models"])) == HELD_OUT
+
+
+GRPO_YAML = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "examples" / "trl" / "grpo.yaml")
+
+
+def test_a_trl_grpo_config_is_timed_per_optimizer_step_by_the_rl_step_model(run_cli):
+    data = _json(run_cli, "plan", GRPO_YAML, "--num-examples", "7473", *MODEL, "--response-length", "200", "--format", "json")
+    parts = data["time"]["step_parts"]
+    assert "generation" in parts and "actor_update" in parts
+    assert "reference" not in parts and "old_log_prob" not in parts  # beta 0.0 (TRL >= 0.19), each generation trained on once
+    assert data["time"]["wall_seconds"]["expected"] == pytest.approx(
+        data["run"]["optimizer_steps"] * data["time"]["step_seconds"]["expected"], rel=1e-4)
+
+
+def test_a_trl_grpo_config_with_a_beta_runs_the_reference_model(run_cli, tmp_path):
+    config = tmp_path / "grpo.yaml"
+    config.write_text(open(GRPO_YAML).read() + "beta: 0.04\nnum_iterations: 2\n")
+    parts = _json(run_cli, "plan", str(config), "--num-examples", "7473", *MODEL, "--format", "json")["time"]["step_parts"]
+    assert "reference" in parts and "old_log_prob" in parts
+
+
+def test_a_response_length_on_a_run_that_generates_nothing_is_refused(run_cli):
+    code, out, err = run_cli("plan", "--num-examples", "1000", *MODEL, "--seq-length", "512", "--response-length", "300")
+    assert code == 2 and "--response-length" in err
+
+
+@pytest.mark.parametrize("option", [["--stack", "fsdp"], ["--eval-examples", "100"]])
+def test_a_flops_model_setting_on_a_grpo_run_is_refused(run_cli, option):
+    code, out, err = run_cli("plan", GRPO_YAML, "--num-examples", "7473", *MODEL, *option)
+    assert code == 2 and option[0] in err and err.count("\n") == 1
+
+
+def test_the_trl_generation_defaults_follow_each_recorded_release():
+    import json
+    from pathlib import Path
+
+    from trainsteps.frameworks import trl
+
+    recorded = json.loads((Path(__file__).parent / "fixtures" / "rl" / "trl-generation-defaults.json").read_text())
+    for version, trainers in recorded.items():
+        grpo = trainers["grpo"]
+        assert trl.MAX_COMPLETION_DEFAULT.at(version) == grpo["max_completion_length"], version
+        assert trl.MAX_PROMPT_DEFAULT.at(version) == grpo.get("max_prompt_length"), version
+        assert trl.BETA_DEFAULTS["grpo"].at(version) == grpo["beta"], version
+        if "vllm_mode" in grpo:
+            assert trl.VLLM_MODE_DEFAULT.at(version) == grpo["vllm_mode"], version
+        if trainers.get("rloo"):
+            assert trl.BETA_DEFAULTS["rloo"].at(version) == trainers["rloo"]["beta"], version

@@ -272,6 +272,10 @@ PER_PLANNER = {
 
 PER_PLANNER.update({(planner, name): sample for planner in ("verl", "openrlhf", "easyr1", "trl-ppo")
                     for name, sample in RL_MODEL_SAMPLES.items()})
+GRPO_CONFIG = "CONFIG=" + str(EXAMPLES / "trl" / "grpo.yaml")
+"""A sample that needs another config file than the planner's base one: a TRL GRPO run, whose step the RL model times."""
+PER_PLANNER.update({("config", name): ([GRPO_CONFIG, *RL_MODEL], [f"--{name.replace('_', '-')}", "300"])
+                    for name in ("response_length", "prompt_length")})
 
 HOW_NOT_WHAT = {
     "threads": "how many threads tokenize: the counts are the same",
@@ -348,8 +352,11 @@ def _without_empty(args):
 def test_every_option_is_used_or_refused(run_cli, planner, name, tmp_path):
     assert name in SAMPLES, f"add a sample value for {name}"
     needs, args = _sample(planner, name, tmp_path)
-    base = _without_empty(BASES[planner.name] + needs)
-    code, out, err = run_cli("plan", *_without_empty(BASES[planner.name] + needs + args))
+    bases = BASES[planner.name]
+    if needs and needs[0].startswith("CONFIG="):  # this option is used with another kind of config
+        bases, needs = [needs[0].removeprefix("CONFIG="), *bases[1:]], needs[1:]
+    base = _without_empty(bases + needs)
+    code, out, err = run_cli("plan", *_without_empty(bases + needs + args))
     if name not in planner.accepts:
         assert code == 2 and out == "", (code, out[:300])
         assert err.count("\n") == 1 and ("error:" in err) and (args[0] in err or "CONFIG" in err or "--framework" in err), err
@@ -368,5 +375,5 @@ def test_every_option_is_used_or_refused(run_cli, planner, name, tmp_path):
     if (out, err) != (base_out, base_err):
         return
     as_json = ["--format", "json"]
-    assert run_cli("plan", *_without_empty(BASES[planner.name] + needs + args), *as_json) != run_cli("plan", *base, *as_json), \
+    assert run_cli("plan", *_without_empty(bases + needs + args), *as_json) != run_cli("plan", *base, *as_json), \
         f"{args} changed nothing under {planner.name}"

@@ -37,6 +37,18 @@ NUM_GENERATIONS_DEFAULT = 8
 NUM_GENERATIONS_DEFAULTS = {"grpo": 8, "rloo": 2}
 """`num_generations` default of each trainer's config (RLOOConfig's own is 2, not GRPOConfig's 8)."""
 
+# GRPOConfig / RLOOConfig generation defaults, read from each release's config class (tools/record_trl_generation_defaults.py,
+# tests/fixtures/rl/trl-generation-defaults.json: 0.14.0 to 1.16.0)
+MAX_COMPLETION_DEFAULT = Timeline("trl.max_completion_length", [("0.14.0", 256), ("1.10.0", 512)])
+"""`max_completion_length` when a GRPO/RLOO config leaves it out: the longest response generated."""
+MAX_PROMPT_DEFAULT = Timeline("trl.max_prompt_length", [("0.14.0", 512), ("0.27.0", None)])
+"""`max_prompt_length` (None from 0.27.0: prompts are no longer cut, and 0.29.0 drops the option)."""
+BETA_DEFAULTS = {"grpo": Timeline("trl.grpo.beta", [("0.14.0", 0.04), ("0.19.0", 0.0)]),
+                 "rloo": Timeline("trl.rloo.beta", [("0.14.0", 0.05)])}
+"""`beta`: a reference model is loaded and run each generation when it is not 0."""
+VLLM_MODE_DEFAULT = Timeline("trl.vllm_mode", [("0.14.0", "server"), ("1.0.0", "colocate")])
+"""`vllm_mode` with `use_vllm: true` (use_vllm is False by default in every release: generation with the training model)."""
+
 
 class RefusedConfig(ValueError):
     """A setting TRL's config refuses in `__post_init__`; the message is TRL's own."""

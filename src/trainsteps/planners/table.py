@@ -118,7 +118,8 @@ LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
 def _planners() -> dict[str, Planner]:
     return {p.name: p for p in (
         Planner("hf", HF | {"compare_versions"}, "trainsteps.planners.hf:plan_flags", counts_data=True),
-        Planner("config", HF | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs",
+        Planner("config", HF | {"configs", "launch", "framework_version", "response_length", "prompt_length"},
+                "trainsteps.planners.configs:plan_configs",
                 counts_data=True),
         Planner("neox", NEOX, "trainsteps.planners.pretrain:plan_neox"),
         Planner("megatron", MEGATRON, "trainsteps.planners.pretrain:plan_megatron"),

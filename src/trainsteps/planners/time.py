@@ -27,6 +27,11 @@ def attach_time(answer: Answer, request, counted) -> Answer:
     asked = time_request(request)
     view = data if answer.time_steps == "optimizer_steps" else _steps_view(data, answer.time_steps)
     _refuse_times_of_no_events(request, view["run"])
+    for name in ("response_length", "prompt_length"):
+        if request.gave(name) and answer.rollout is None:  # a config that is not an RL trainer's (TRL GRPO/RLOO) has no rollout
+            from trainsteps.planners.table import option_name
+
+            raise InputError("rl.error.not_rl", "rl.hint.not_rl", option=option_name(name))
     if answer.rollout is not None:
         result = rl_estimate(view, asked, answer.rollout)
     else:
@@ -74,6 +79,11 @@ def rl_estimate(view: dict, asked: dict, rollout):
     measured = any(asked.get(name) for name in ("step_time", "timing_from"))
     if not wants_model:
         return estimate_for_plan(view, without_model)
+    for name in ("stack", "eval_examples"):  # the FLOPs model of one update reads them; the RL step model does not
+        if asked.get(name) is not None:
+            from trainsteps.planners.table import option_name
+
+            raise InputError("rl.error.flops_option", "rl.hint.flops_option", option=option_name(name))
     step, notes = rl_step(asked, rollout)
     if measured:
         result = estimate_for_plan(view, without_model)
@@ -119,6 +129,7 @@ def rl_step(asked: dict, rollout):
                                 "engines": engines, "tp": rollout.rollout_tp, "gpus": rollout.rollout_gpus or rollout.gpus,
                                 "trainers": rollout.gpus}),
              ("time.rl.async" if rollout.asynchronous else "time.rl.sync", {}),
+             *([("time.rl.hf_generate", {})] if not rollout.weight_sync and rollout.framework.startswith("trl-") else []),
              ("time.rl.calibration", {"error": f"{HELD_OUT['median_error']:.0%}", "held": f"{HELD_OUT['interval_holds']:.0%}"}),
              *shape.notes]
     return step, notes

@@ -111,6 +111,8 @@ class RLStepSetup:
     its own model, as TRL PPO does)."""
     training_mfu: Interval | None = None
     """The update's MFU (`--mfu`); None: timing.flops.MFU_DEFAULTS for the training kind."""
+    old_log_prob: bool = True
+    """A forward for the old policy's log-probs each step."""
 
 
 @dataclass(slots=True)
@@ -147,8 +149,10 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     forward = eval_flops_per_token(setup.shape, attended)
     forward_mfu = _times(FORWARD_MFU, UPDATE_EFFICIENCY)
     forward_seconds = _compute(tokens, forward, setup.gpus, peak, forward_mfu)
-    parts["old_log_prob"] = _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
-                                  f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
+    _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
+          f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
+    if setup.old_log_prob:
+        parts["old_log_prob"] = forward_seconds
     if setup.reference:
         parts["reference"] = forward_seconds
     if setup.critic:
@@ -327,6 +331,8 @@ class RolloutShape:
     """The trained weights are copied to the rollout engine each step (False: the trainer generates itself)."""
     max_num_seqs: int = 256
     """Sequences one rollout engine decodes at once."""
+    old_log_prob: bool = True
+    """A forward for the old policy's log-probs each step (TRL GRPO skips it when each generation is trained on once)."""
 
     @property
     def total_gpus(self) -> int:
@@ -371,7 +377,7 @@ def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prom
                        response_cap=rollout.max_response_length, rollout_tp=rollout.rollout_tp, max_num_seqs=rollout.max_num_seqs,
                        ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
                        asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
-                       weight_sync=rollout.weight_sync, training_mfu=training_mfu)
+                       weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob)
 
 
 @dataclass(slots=True)
