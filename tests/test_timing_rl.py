@@ -255,3 +255,24 @@ def test_the_trl_generation_defaults_follow_each_recorded_release():
             assert trl.VLLM_MODE_DEFAULT.at(version) == grpo["vllm_mode"], version
         if trainers.get("rloo"):
             assert trl.BETA_DEFAULTS["rloo"].at(version) == trainers["rloo"]["beta"], version
+
+
+def test_a_time_budget_on_an_rl_plan_gives_the_training_steps_and_prompts_that_fit(run_cli):
+    data = _json(run_cli, *VERL_GRPO, "--step-time", "700", "--time-budget", "24h")
+    budget, steps = data["time_budget"], data["run"]["training_steps"]
+    assert budget["max_steps"] == int(24 * 3600 * 0.9 // (700 * 1.10))  # at the slow end of a measured step
+    assert budget["max_steps"] < steps
+    code, out, err = run_cli(*VERL_GRPO[:-2], "--step-time", "700", "--time-budget", "24h")
+    assert f"{budget['max_steps']:,} of the plan's {steps:,} training steps" in out
+    assert f"{budget['max_steps'] * 256:,} prompts ({budget['max_steps'] * 256 * 5:,} responses)" in out
+
+
+def test_a_budget_longer_than_the_run_keeps_the_plans_steps(run_cli):
+    data = _json(run_cli, *VERL_GRPO, "--step-time", "10", "--time-budget", "30d")
+    assert data["time_budget"]["max_steps"] == data["run"]["training_steps"]
+
+
+@pytest.mark.parametrize("args", [["--time-budget", "24h"], ["--step-time", "60", "--safety-margin", "0.2"]])
+def test_a_budget_without_a_step_time_or_a_margin_without_a_budget_is_refused(run_cli, args):
+    code, out, err = run_cli(*VERL_GRPO[:-2], *args)
+    assert code == 2 and out == "" and err.count("\n") == 1

@@ -157,6 +157,8 @@ SAMPLES = {
     "rl_overrides": ([], ["--set", "a=1"]),
     "response_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--response-length", "300"]),
     "prompt_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--prompt-length", "300"]),
+    "time_budget": (STEP_TIME, ["--time-budget", "1h"]),
+    "safety_margin": (STEP_TIME + ["--time-budget", "1h"], ["--safety-margin", "0.3"]),
 }
 
 RL_MODEL = ["--gpu", "h100-sxm", "--params", "7e9"]

@@ -29,6 +29,7 @@ def _plan(request, framework: str) -> Answer:
     from trainsteps.report_rl import render_rl
 
     kw = request.settings
+    _refuse_budget_without_time(request)
     if request.gave("num_examples") and kw.get("data_paths"):  # one of the two would be ignored
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
     if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
@@ -52,6 +53,16 @@ def _plan(request, framework: str) -> Answer:
                       "settings": {k: {"value": v, "from": config.origins.get(k)} for k, v in config.values.items()}}
     return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps",
                   rollout=rollout_shape(plan, config, gpus))
+
+
+def _refuse_budget_without_time(request) -> None:
+    """`--time-budget` needs a step time to divide it by; `--safety-margin` refines a budget."""
+    from trainsteps.planners.table import asks_time
+
+    if request.gave("safety_margin") and not request.settings.get("time_budget"):
+        raise InputError("time.error.refines_budget", "time.hint.refines_budget", option="--safety-margin")
+    if request.gave("time_budget") and not asks_time(request.settings):
+        raise InputError("rl.error.budget_rate", "rl.hint.budget_rate")
 
 
 def plan_rl_config(framework: str, config, kw: dict, given=frozenset(), gpus: int | None = None):

@@ -44,7 +44,7 @@ FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "stac
 MEASURED_TIME = TIME - FLOPS_TIME - {"samples_per_second"}
 """Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost)."""
 RL_MODEL_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "dtype", "mfu", "training", "response_length",
-                           "prompt_length"})
+                           "prompt_length", "time_budget", "safety_margin"})
 """The RL step model (timing.rl): the model, the GPU and the prompt and response lengths; an RL step is generation,
 forwards, updates and weight sync, not the FLOPs of one update (so no --stack, --tokens-per-second, --eval-examples)."""
 

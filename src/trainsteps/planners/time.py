@@ -12,8 +12,8 @@ def time_request(request) -> dict:
     settings = request.settings
     return {**{name: settings.get(name) for name in TIME}, "lang": request.lang, "explain": request.explain,
             "seq_length": settings.get("seq_length"), "gpus_flag": settings.get("gpus"), "nodes_flag": settings.get("nodes"),
-            "world_flag": settings.get("world_size"), "response_length": settings.get("response_length"),
-            "prompt_length": settings.get("prompt_length")}
+            "world_flag": settings.get("world_size"), **{name: settings.get(name) for name in (
+                "response_length", "prompt_length", "time_budget", "safety_margin")}}
 
 
 def attach_time(answer: Answer, request, counted) -> Answer:
@@ -38,7 +38,41 @@ def attach_time(answer: Answer, request, counted) -> Answer:
         result = estimate_for_plan(view, asked, counted.report if counted is not None else None)
     lang = request.lang
     human = _answer_with_time(answer.human, result, lang) + "\n\n" + render_time(result, lang, request.explain)
-    return Answer({**data, "time": result.to_dict(lang)}, human, notes=answer.notes, time_steps=answer.time_steps)
+    data = {**data, "time": result.to_dict(lang)}
+    if asked.get("time_budget"):
+        budget, text = rl_budget(result, asked, answer.rollout, data)
+        data, human = {**data, "time_budget": budget}, human + "\n\n" + text
+    return Answer(data, human, notes=answer.notes, time_steps=answer.time_steps, rollout=answer.rollout)
+
+
+def rl_budget(result, asked: dict, rollout, data: dict) -> tuple[dict, str]:
+    """`--time-budget` on an RL plan: the training steps (and prompts, epochs) that fit the wall time at the slow end
+    of the step time the Time section used."""
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import parse_duration
+    from trainsteps.timing.budget import fit_budget
+    from trainsteps.timing.report import render_budget
+
+    budget = parse_duration(asked["time_budget"], "--time-budget")
+    margin = asked.get("safety_margin") if asked.get("safety_margin") is not None else 0.10
+    fit = fit_budget(budget, result.rate, margin=margin, step_limit=rollout.training_steps, gpus=rollout.total_gpus,
+                     prepare_seconds=result.prepare, save_seconds=_per_save(result, data))
+    lang = asked["lang"]
+    per_epoch = (data.get("run") or {}).get("steps_per_epoch")
+    covered = ", ".join(part for part in (
+        message("time.rl.budget_steps", lang, steps=f"{fit.max_steps:,}", planned=f"{rollout.training_steps:,}"),
+        message("time.rl.budget_prompts", lang, prompts=f"{fit.max_steps * rollout.prompts_per_step:,}",
+                responses=f"{fit.max_steps * rollout.prompts_per_step * rollout.samples_per_prompt:,}"),
+        f"{fit.max_steps / per_epoch:,.4g} {label('unit.epochs', lang)}" if per_epoch else None) if part)
+    fit.estimate.notes.extend(result.rate.assumptions)
+    text = render_budget(fit, lang, asked.get("explain"), covered, fit.max_steps >= rollout.training_steps)
+    return fit.to_dict(lang), text
+
+
+def _per_save(result, data: dict):
+    """Seconds of one checkpoint save, where the Time section had them (--save-time)."""
+    saves = len((data.get("run") or {}).get("save_steps") or ())
+    return result.save.scaled(1 / saves) if result.save is not None and saves and result.save.high > 0 else None
 
 
 def _refuse_times_of_no_events(request, run: dict) -> None:
