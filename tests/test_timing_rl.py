@@ -245,7 +245,7 @@ def test_the_trl_generation_defaults_follow_each_recorded_release():
 
     from trainsteps.frameworks import trl
 
-    recorded = json.loads((Path(__file__).parent / "fixtures" / "rl" / "trl-generation-defaults.json").read_text())
+    recorded = json.loads((Path(__file__).parent / "fixtures" / "rl" / "generation-defaults-trl.json").read_text())
     for version, trainers in recorded.items():
         grpo = trainers["grpo"]
         assert trl.MAX_COMPLETION_DEFAULT.at(version) == grpo["max_completion_length"], version

@@ -4,7 +4,7 @@ use_vllm and vllm_mode. Reads each release's own config class from its wheel (`p
 `ast`: nothing is imported or run.
 
     pip download --no-deps -d /tmp/trl-wheels trl==0.14.0 trl==0.19.0 ...   # the releases to record
-    python tools/record_trl_generation_defaults.py /tmp/trl-wheels > tests/fixtures/rl/trl-generation-defaults.json
+    python tools/record_trl_generation_defaults.py /tmp/trl-wheels > tests/fixtures/rl/generation-defaults-trl.json
 """
 
 from __future__ import annotations

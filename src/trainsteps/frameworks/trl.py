@@ -38,7 +38,7 @@ NUM_GENERATIONS_DEFAULTS = {"grpo": 8, "rloo": 2}
 """`num_generations` default of each trainer's config (RLOOConfig's own is 2, not GRPOConfig's 8)."""
 
 # GRPOConfig / RLOOConfig generation defaults, read from each release's config class (tools/record_trl_generation_defaults.py,
-# tests/fixtures/rl/trl-generation-defaults.json: 0.14.0 to 1.16.0)
+# tests/fixtures/rl/generation-defaults-trl.json: 0.14.0 to 1.16.0)
 MAX_COMPLETION_DEFAULT = Timeline("trl.max_completion_length", [("0.14.0", 256), ("1.10.0", 512)])
 """`max_completion_length` when a GRPO/RLOO config leaves it out: the longest response generated."""
 MAX_PROMPT_DEFAULT = Timeline("trl.max_prompt_length", [("0.14.0", 512), ("0.27.0", None)])
