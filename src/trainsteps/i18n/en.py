@@ -1769,7 +1769,8 @@ MESSAGES = {
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
     # RL step time
     'time.rl.model_beside': 'the RL step model gives {seconds} s per step ({low} – {high}); the measured step time is used',
-    'time.rl.response.given': 'responses of {expected} tokens on average ({low} – {high}), as given',
+    'time.rl.response.given': 'responses of {expected} tokens on average, as given',
+    'time.rl.response.given_range': 'responses of {expected} tokens on average ({low} – {high}), as given',
     'time.rl.response.cap': 'responses of {expected} tokens on average ({low} – {high}): no mean was given, so a typical length fitted on published runs, bounded by the {cap}-token cap; give --response-length from a log to narrow it',
     'time.rl.prompt.given': 'prompts of {prompt} tokens on average, as given',
     'time.rl.prompt.cap': 'prompts of {prompt} tokens on average: half the {cap}-token prompt cap (--prompt-length to set it)',

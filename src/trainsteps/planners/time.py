@@ -64,7 +64,7 @@ def rl_budget(result, asked: dict, rollout, data: dict) -> tuple[dict, str]:
         message("time.rl.budget_prompts", lang, prompts=f"{fit.max_steps * rollout.prompts_per_step:,}",
                 responses=f"{fit.max_steps * rollout.prompts_per_step * rollout.samples_per_prompt:,}"),
         f"{fit.max_steps / per_epoch:,.4g} {label('unit.epochs', lang)}" if per_epoch else None) if part)
-    fit.estimate.notes.extend(result.rate.assumptions)
+    fit.estimate.step_parts = result.step_parts
     text = render_budget(fit, lang, asked.get("explain"), covered, fit.max_steps >= rollout.training_steps)
     return fit.to_dict(lang), text
 
@@ -156,7 +156,8 @@ def rl_step(asked: dict, rollout):
                              training=asked.get("training") or "full", dtype=asked.get("dtype") or "bf16", training_mfu=mfu)
     step = rl_step_time(setup)
     engines = (rollout.rollout_gpus or rollout.gpus) // rollout.rollout_tp
-    notes = [("time.rl.response." + response_from, {"low": f"{response.low:,.0f}", "expected": f"{response.expected:,.0f}",
+    kind = response_from + ("_range" if response_from == "given" and not response.is_exact() else "")
+    notes = [("time.rl.response." + kind, {"low": f"{response.low:,.0f}", "expected": f"{response.expected:,.0f}",
                                                     "high": f"{response.high:,.0f}", "cap": f"{rollout.max_response_length or 0:,}"}),
              ("time.rl.prompt." + prompt_from, {"prompt": f"{prompt:,.0f}", "cap": f"{rollout.max_prompt_length or 0:,}"}),
              ("time.rl.shape", {"prompts": f"{rollout.prompts_per_step:,}", "n": rollout.samples_per_prompt,
@@ -191,7 +192,7 @@ def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list):
 
     run = view["run"]
     counts = RunCounts(optimizer_steps=run["optimizer_steps"], eval_count=len(run["eval_steps"]), save_count=len(run["save_steps"]))
-    detail = f"{rollout.framework} RL step, {rollout.total_gpus} GPU"
+    detail = f"{rollout.framework} RL, {rollout.total_gpus} GPU"
     rate = Rate(step.step, "model", detail, assumptions=tuple(notes))
     result = estimate(counts, rate, eval_seconds=duration_option(asked.get("eval_time"), "--eval-time"),
                       save_seconds=duration_option(asked.get("save_time"), "--save-time"),
