@@ -81,3 +81,15 @@ def test_dpo_and_kto_keep_the_rows_trl_kept_once_prompts_that_fill_max_length_ar
                                  "--format", "json")
         assert code == 0, err
         assert json.loads(out)["inputs"]["num_examples"] == case["rows_kept"], (recording["trl"], case)
+
+
+def test_a_kto_yaml_launched_by_trl_kto_is_unpaired_without_weight_keys(run_cli, tmp_path, monkeypatch):
+    rows = [{"prompt": f"question {i}", "chosen": " yes", "rejected": " no"} for i in range(10)]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "kto.yaml").write_text("dataset_name: pairs.jsonl\nper_device_train_batch_size: 2\nbeta: 0.1\n")
+    monkeypatch.chdir(tmp_path)
+    for launch, expected in (("trl kto --config kto.yaml", 20), ("accelerate launch -m trl kto --config kto.yaml", 20),
+                             ("trl dpo --config kto.yaml", 10)):
+        code, out, err = run_cli("plan", "--launch", launch, "--format", "json")
+        assert code == 0, err
+        assert json.loads(out)["inputs"]["num_examples"] == expected, launch
