@@ -4,4 +4,4 @@ DECODE_SHARE = 0.5
 UPDATE_EFFICIENCY = 1.1
 SPREAD = 1.5
 TYPICAL_RESPONSE = 700
-HELD_OUT = {'median_error': 0.885, 'interval_holds': 0.6, 'runs': 5}
+HELD_OUT = {'median_error': 0.88, 'interval_holds': 0.571, 'runs': 7}
