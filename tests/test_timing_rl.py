@@ -276,3 +276,19 @@ def test_a_budget_longer_than_the_run_keeps_the_plans_steps(run_cli):
 def test_a_budget_without_a_step_time_or_a_margin_without_a_budget_is_refused(run_cli, args):
     code, out, err = run_cli(*VERL_GRPO[:-2], *args)
     assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_solve_with_an_rl_framework_fits_the_same_training_steps_as_plan(run_cli):
+    args = ["--framework", "verl", "--num-examples", "7473", "--set", "data.train_batch_size=256", "--set",
+            "actor_rollout_ref.rollout.n=5", "--step-time", "700", "--time-budget", "24h", "--format", "json"]
+    solved, planned = _json(run_cli, "solve", *args), _json(run_cli, "plan", *args)
+    assert solved["time_budget"]["max_steps"] == planned["time_budget"]["max_steps"] == int(24 * 3600 * 0.9 // (700 * 1.1))
+
+
+@pytest.mark.parametrize("args", [["--framework", "verl", "--num-examples", "7473", "--epochs", "2", "--step-time", "7",
+                                   "--time-budget", "1h"],
+                                  ["--framework", "verl", "--num-examples", "7473", "--step-time", "7"],
+                                  ["--num-examples", "7473", "--epochs", "2", "--response-length", "300"]])
+def test_solve_refuses_what_an_rl_budget_does_not_use_or_lacks(run_cli, args):
+    code, out, err = run_cli("solve", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1
