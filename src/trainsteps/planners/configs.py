@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trainsteps.planners.hf import _RENAMED, answer_first, attach_known_tokens, spec_fields, with_tokens_note
-from trainsteps.planners.table import Answer, option_name
+from trainsteps.planners.table import Answer, asks_time, option_name
 
 _NOT_SPEC = frozenset({"configs", "launch", "framework_version", "unsloth_release", "fmt", "lang", "explain"})
 """Given settings that are not RunSpec values (the request's shape, how to answer, the data options)."""
@@ -64,7 +64,7 @@ def plan_configs(request, counted) -> Answer:
                          wrapper=_wrapper_label(imported),
                          extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None)
     return Answer(data, human, notes=[counted.note] if counted is not None and counted.note else [],
-                  rollout=_trl_rollout(imported, data))
+                  rollout=_trl_rollout(imported, data) if asks_time(request.settings) else None)
 
 
 def _trl_rollout(imported, data: dict):

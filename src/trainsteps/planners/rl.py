@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners.table import Answer
+from trainsteps.planners.table import Answer, asks_time
 
 
 def plan_verl(request, counted) -> Answer:
@@ -51,14 +51,12 @@ def _plan(request, framework: str) -> Answer:
     data = plan.to_dict(request.lang)
     data["config"] = {"framework": plan.framework, "entry": config.entry, "files": list(request.configs),
                       "settings": {k: {"value": v, "from": config.origins.get(k)} for k, v in config.values.items()}}
-    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps",
-                  rollout=rollout_shape(plan, config, gpus))
+    rollout = rollout_shape(plan, config, gpus) if asks_time(kw) else None  # the time model is imported only when asked
+    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps", rollout=rollout)
 
 
 def _refuse_budget_without_time(request) -> None:
     """`--time-budget` needs a step time to divide it by; `--safety-margin` refines a budget."""
-    from trainsteps.planners.table import asks_time
-
     if request.gave("safety_margin") and not request.settings.get("time_budget"):
         raise InputError("time.error.refines_budget", "time.hint.refines_budget", option="--safety-margin")
     if request.gave("time_budget") and not asks_time(request.settings):
