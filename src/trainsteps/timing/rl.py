@@ -1,27 +1,33 @@
-"""Time of one RL training step (verl, OpenRLHF, EasyR1, TRL GRPO/PPO): generation, forwards, updates, weight sync.
+"""Time of one RL training step (verl, OpenRLHF, EasyR1, TRL GRPO/RLOO/PPO, and any RL planner that hands over a
+`RolloutShape`): generation, forwards, updates, weight sync, async overlap.
+
+The entry for a planner: build a `RolloutShape` (prompts per step, samples per prompt, training steps, prompt and
+response caps, sync or async, training GPUs and separate rollout GPUs, rollout tensor parallel size, ppo epochs,
+reference / critic / old-log-prob forwards, weight copy), then `setup_from_shape(shape, model, gpu, prompt_tokens=,
+response_tokens=)` and `rl_step_time(setup)`; planners/time.py does this for every RL plan.
 
 One step, synchronous (the rollout engine and the trainer share the GPUs, as verl's hybrid engine does):
 
     step = generation + old log-probs + reference + critic values + actor update + critic update + weight sync
 
     generation    prefill: 2·N FLOPs per prompt token, compute bound (prefill MFU);
-                  decode: memory-bandwidth bound. Each rollout engine (tensor-parallel group of `rollout_tp` GPUs)
-                  holds prompts x n / engines sequences and runs them in waves of at most `max_num_seqs` (vLLM's
-                  default 256). A decode step reads the engine's weights (bytes/param x N / tp per GPU) and the KV
-                  cache of the wave; a wave lasts as long as its longest response: between the mean response and
-                  the cap (or twice the mean without a cap). A decode step is never faster than its FLOPs allow.
+                  decode: memory-bandwidth bound, continuous batching. Each rollout engine (tensor-parallel group of
+                  `rollout_tp` GPUs) decodes its share of prompts x n sequences `concurrency` at a time (at most
+                  `max_num_seqs`, and no more than the KV cache holds), then drains its longest response alone
+                  (halfway from the mean to the cap). A decode step reads the engine's weights and the running
+                  sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM bandwidth, and is never faster than its FLOPs.
     forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
-    updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops (the critic the same)
+    updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops x UPDATE_EFFICIENCY
     weight sync   the policy's weights resharded to the rollout engine each step (bytes/param x N / tp per GPU)
 
 Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
 
-    step = max(generation, forwards + updates) + weight sync
+    step = max(generation, forwards + updates) + weight sync      (the `overlap` part is the time taken off)
 
-Every efficiency is an interval and is an assumption, not a calibration: the parts are the structure to
-calibrate against logged breakdowns (verl `timing_s/gen`, `timing_s/old_log_prob`, `timing_s/ref`,
-`timing_s/update_actor`), which has not been done yet. A measured step time (`--step-time`) replaces the model:
-wall = training steps x step time, exactly.
+DECODE_BANDWIDTH_SHARE, UPDATE_EFFICIENCY and the typical response length (used when only the cap is known) are
+fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
+tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT and docs/time.md. A measured
+step time (`--step-time`) replaces the model: wall = training steps x step time, exactly.
 Pure: no I/O, no CLI; numbers recorded in a `Derivation`.
 """
 
