@@ -93,3 +93,21 @@ def test_a_kto_yaml_launched_by_trl_kto_is_unpaired_without_weight_keys(run_cli,
         code, out, err = run_cli("plan", "--launch", launch, "--format", "json")
         assert code == 0, err
         assert json.loads(out)["inputs"]["num_examples"] == expected, launch
+
+
+def test_a_dpo_plan_without_a_tokenizer_says_newer_trl_drops_rows_it_cannot_count(run_cli, tmp_path, monkeypatch):
+    rows = [{"prompt": "question " * (3 * i + 1), "chosen": " yes", "rejected": " no"} for i in range(12)]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "dpo.yaml").write_text("dataset_name: pairs.jsonl\nmax_length: 20\nuse_weighting: true\n")
+    monkeypatch.chdir(tmp_path)
+    tokenizer = str(FIXTURES.parent / "assets" / "tiny_tokenizer.json")
+
+    def codes(*args):
+        code, out, err = run_cli("plan", "dpo.yaml", *args, "--format", "json")
+        assert code == 0, err
+        return {note["code"] for note in json.loads(out)["config"]["notes"]}
+
+    assert "TRL_PROMPT_DROP_UNCOUNTED" in codes("--framework-version", "1.9.0")
+    assert "TRL_PROMPT_DROP_UNCOUNTED" not in codes("--framework-version", "1.8.0")
+    counted = codes("--framework-version", "1.9.0", "--tokenizer", tokenizer)
+    assert "TRL_PROMPT_DROP_UNCOUNTED" not in counted and "TRL_PROMPT_FILLS_MAX_LENGTH" in counted

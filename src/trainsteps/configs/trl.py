@@ -60,6 +60,15 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
+    result = _outcome(cfg, settings, version, lengths_provider)
+    trainer = "kto" if settings.get("trl.kto") else settings.get("trl.trainer") or ("dpo" if settings.get("trl.dpo") else None)
+    if trainer in ("dpo", "kto") and trl.PROMPT_FILLS_DROP.at(version) and "rows_kept" not in result.derivation:
+        result.notes.append(("TRL_PROMPT_DROP_UNCOUNTED", "trl.note.prompt_drop_uncounted", {"trainer": trainer.upper(),
+                                                                                              "version": version}))
+    return result
+
+
+def _outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
     d = Derivation()
     d.given("trl", version, "trl.version")
     g = lambda key, default=None: settings.get(f"trl.{key}", default)  # noqa: E731

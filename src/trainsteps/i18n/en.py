@@ -1588,6 +1588,7 @@ MESSAGES = {
     'trl.note.prompt_drop': '{trainer}Trainer drops {dropped} of {rows} rows: their prompt alone has max_length ({max_length}) tokens or more, so no completion token would be left',
     'trl.error.prompt_drop_all': 'every prompt has max_length ({max_length}) tokens or more: {trainer}Trainer would drop every row',
     'trl.hint.prompt_drop_all': 'raise max_length, or shorten the prompts',
+    'trl.note.prompt_drop_uncounted': '{trainer}Trainer (TRL {version}) drops the rows whose prompt alone has max_length tokens or more; the rows here are counted before that: give --tokenizer (and the data file) to count what it keeps',
     'trl.note.kto_given': 'KTO: --num-examples is taken as the rows the Trainer sees; a paired dataset of N pairs gives 2N rows',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs runs the reference model over the train (and eval) data once before step 1: more time, the same steps',
     'trlppo.why.total': 'PPOTrainer: num_total_batches is state.max_steps, the LR horizon (one scheduler step per batch) and the last global_step',

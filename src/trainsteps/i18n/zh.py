@@ -1583,6 +1583,7 @@ MESSAGES = {
     'trl.note.prompt_drop': '{trainer}Trainer 丢弃 {rows} 行中的 {dropped} 行：其提示词本身已有 max_length（{max_length}）个或更多 token，回复一个 token 都留不下',
     'trl.error.prompt_drop_all': '每条提示词都有 max_length（{max_length}）个或更多 token：{trainer}Trainer 会丢弃所有行',
     'trl.hint.prompt_drop_all': '请调大 max_length，或缩短提示词',
+    'trl.note.prompt_drop_uncounted': '{trainer}Trainer（TRL {version}）会丢弃提示词本身已有 max_length 个或更多 token 的行；此处的行数在丢弃之前统计：给出 --tokenizer（及数据文件）即可统计保留的行数',
     'trl.note.kto_given': 'KTO：--num-examples 视为 Trainer 看到的行数；N 个偏好对的数据集会变成 2N 行',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs 在第 1 步之前用参考模型把训练（及评估）数据跑一遍：耗时增加，步数不变',
     'trlppo.why.total': 'PPOTrainer：num_total_batches 即 state.max_steps、学习率总长（每批调度一次）和最后的 global_step',
