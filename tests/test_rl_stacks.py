@@ -339,3 +339,10 @@ def test_a_plan_without_a_prompt_count_prints_no_prompt_line(run_cli):
     code, out, err = run_cli("plan", "roll/rlvr_config.yaml", cwd=EX)
     assert code == 0, err
     assert "prompts, " not in out and "1,024 per step" in out
+
+
+def test_a_slime_plan_with_a_model_and_a_gpu_times_generation_and_update_by_the_rl_step_model(run_cli):
+    data = plan_json(run_cli, "--launch", launch("slime/qwen3_4b.sh"), "--gpu", "h100-sxm", "--params", "4e9")
+    assert {"generation", "actor_update"} <= set(data["time"]["step_parts"])
+    assert data["time"]["source"] == "model"
+    assert data["time"]["wall_seconds"]["expected"] > 0

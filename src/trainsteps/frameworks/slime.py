@@ -83,6 +83,8 @@ class SlimeSpec:
     """--rollout-num-gpus (None with --colocate: the actor's GPUs generate)."""
     rollout_tp: int = 1
     """--rollout-num-gpus-per-engine."""
+    reference: bool = True
+    """A reference model runs (--ref-load, or a KL term)."""
 
 
 KEYS = {"rollout_batch_size": "--rollout-batch-size", "n_samples_per_prompt": "--n-samples-per-prompt",
@@ -170,7 +172,8 @@ def plan_slime(spec: SlimeSpec) -> RLPlan:
     shape = rollout_shape(framework="slime", training_steps=run_rollouts, prompts_per_step=spec.rollout_batch_size,
                           samples_per_prompt=spec.n_samples_per_prompt, max_prompt_length=spec.rollout_max_prompt_len,
                           max_response_length=spec.rollout_max_response_len, asynchronous=spec.asynchronous, gpus=spec.actor_gpus,
-                          rollout_gpus=spec.rollout_gpus, rollout_tp=spec.rollout_tp, critic=spec.use_critic)
+                          rollout_gpus=spec.rollout_gpus, rollout_tp=spec.rollout_tp, critic=spec.use_critic,
+                          reference=spec.reference)
     inputs = {name: getattr(spec, name) for name in SlimeSpec.__slots__}
     inputs.update(global_batch_size=gbs, world_size=spec.actor_gpus + (spec.rollout_gpus or 0), rollout_shape=shape)
     return RLPlan("slime", VERSION, {}, run, notions, warnings, d, inputs=inputs, algorithm="GRPO" if not spec.use_critic else "PPO",

@@ -30,7 +30,7 @@ def explain_log(obs: LogObservations, raw_examples: int | None = None, hardware=
 
         for inf in inferences:
             if inf.timing is not None:
-                implied_mfu(inf.timing, hardware, _samples_per_step(inf), inf.world_size)
+                implied_mfu(inf.timing, hardware, _samples_per_step(inf), inf.world_size, inf.run.progress.reported_mfu)
     return inferences
 
 
@@ -245,6 +245,8 @@ def _timing_lines(inf: Inference, lang: str) -> list[str]:
         out.append("  " + say(Finding(t.verdict[0], t.verdict[1]), lang))
     if t.mfu_verdict is not None:
         out.append("  " + say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang))
+    if t.framework_mfu is not None:
+        out.append("  " + say(Finding(t.framework_mfu[0], t.framework_mfu[1]), lang))
     return out
 
 
@@ -433,6 +435,8 @@ def _time_json(inf: Inference, lang: str) -> dict | None:
     out["verdict"] = None if t.verdict is None else {"id": t.verdict[0], "text": say(Finding(t.verdict[0], t.verdict[1]), lang)}
     out["mfu_verdict"] = None if t.mfu_verdict is None else {"id": t.mfu_verdict[0],
                                                              "text": say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang)}
+    out["framework_mfu"] = None if t.framework_mfu is None else {
+        "id": t.framework_mfu[0], "text": say(Finding(t.framework_mfu[0], t.framework_mfu[1]), lang)}
     return out
 
 

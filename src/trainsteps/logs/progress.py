@@ -231,6 +231,9 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     run = _target(ctx)
     run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
+    reported = step_lines.reported_mfu(line)
+    if reported is not None:
+        run.progress.reported_mfu = (*reported, ctx.line_no)
     per_step = step_lines.seconds_per_step(line)
     if total is not None:
         run.progress.step_total = (step, total, ctx.line_no)
@@ -428,6 +431,9 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         parts = pairs["global_step/max_steps"].split("/")
         if len(parts) == 2:
             step, total = _int(parts[0]), _int(parts[1])
+        mfu = _float(pairs.get("MFU"))  # its PerfMetricsLogCallback (swift/callbacks/perf_log.py)
+        if mfu is not None and 0 < mfu < 10:
+            p.reported_mfu = ("ms-swift", mfu, ctx.line_no)
     elif "step" in pairs and "epoch" in pairs:
         step = _int(pairs["step"])
     if step is not None and total is not None and p.step_total is not None and total != p.step_total[1] \

@@ -34,7 +34,8 @@ def plan_slime(request, counted) -> Answer:
         (s.whole("over_sampling_batch_size") or 0) > (s.whole("rollout_batch_size") or 0),
         asynchronous=s.script == "train_async.py", rollout_max_prompt_len=s.whole("rollout_max_prompt_len") or (context - 1 if context else None),
         rollout_max_response_len=s.whole("rollout_max_response_len"), actor_gpus=_gpus(request) or actor, rollout_gpus=rollout_gpus,
-        rollout_tp=s.whole("rollout_num_gpus_per_engine", 1))
+        rollout_tp=s.whole("rollout_num_gpus_per_engine", 1),
+        reference=bool(s.text("ref_load")) or s.flag("use_kl_loss") or (s.real("kl_coef", 0.0) or 0.0) > 0)
     if spec.rollout_batch_size is None:
         raise InputError("rlstack.error.required", "rlstack.hint.required", framework="slime", key="--rollout-batch-size",
                          option="--prompts-per-step")
@@ -234,9 +235,12 @@ def _planned(plan, spec):
 
 
 def _answer(request, settings, plan) -> Answer:
+    """The plan's JSON and text, and its step for the RL step-time model (timing.rl.RolloutShape)."""
     from trainsteps.report_rl import render_rl
+    from trainsteps.timing.rl import RolloutShape
 
     data = plan.to_dict(request.lang)
     data["config"] = {"framework": plan.framework, "files": list(request.configs),
                       "settings": {k: {"value": v, "from": settings.origins.get(k)} for k, v in settings.values.items()}}
-    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps")
+    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps",
+                  rollout=RolloutShape(**plan.inputs["rollout_shape"]))
