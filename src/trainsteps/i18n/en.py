@@ -1844,3 +1844,77 @@ MESSAGES = {
     'rl.error.length_value': '{option} {value} is not a token length or a range LOW-HIGH',
     'rl.hint.length_value': 'give a positive number of tokens such as 1200, or a range such as 600-2400',
 }
+
+# RL stacks planned from their own words (slime, AReaL, open-instruct: planners/rl_stacks.py)
+QUANTITIES.update({
+    'rollouts_per_epoch': 'rollout steps per epoch',
+    'num_rollout': 'rollout steps (num_rollout)',
+    'optimizer_steps_per_rollout': 'optimizer steps per rollout',
+    'lr_decay_iters': 'LR decay horizon (iterations)',
+    'num_training_steps': 'training steps (num_training_steps)',
+    'num_scheduler_steps': 'LR scheduler horizon (num_scheduler_steps)',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch is ignored: --num-rollout is set, so the run makes {num_rollout} rollouts and evaluates or saves at no epoch end',
+    'slime.warn.trailing': 'a rollout makes {samples} samples, which {gbs} per optimizer step does not divide: the last {dropped} of each rollout are dropped from training',
+    'slime.warn.lr_short': 'the LR schedule counts {decay} iterations but the run takes {taken} optimizer steps: it never reaches its end value',
+    'slime.warn.dynamic_sampling': 'dynamic sampling draws prompts until {prompts} pass the filter: each rollout uses more prompts than its batch, so epochs end sooner than planned',
+    'slime.what.rollout_id': 'logged rollout_id (0-based; the last one)',
+    'slime.what.train_iters': 'Megatron train_iters',
+    'slime.what.scheduler': 'scheduler horizon in samples (lr_decay_iters x global batch)',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} stops the loop before the {horizon} steps the LR schedule and the "Train step N/total" line count: the schedule never finishes',
+    'areal.warn.clock': '{name}={secs} saves or evaluates by the clock: those events are not in the step lists',
+    'areal.what.train_step': '"Train step N/total" line total',
+    'areal.what.loop': 'last global step of the loop',
+    'oi.warn.one_sample': 'one sample per prompt: GRPO advantages are zero unless filter_zero_std_samples is off',
+    'oi.warn.packed_mini_batches': 'each learner steps the optimizer once per group of its packed sequences: {mini} updates per pass when they divide evenly, more or fewer otherwise (the LR horizon assumes {mini})',
+    'oi.warn.episodes': 'total_episodes={episodes} is not a whole number of steps: the run generates {used} episodes',
+    'oi.what.training_step': 'logged training_step (the last one)',
+    'rlstack.error.value': '{key}={value} ({origin}) is not a {kind}',
+    'rlstack.hint.value': 'give the setting as its framework spells it, e.g. --set num_rollout=100',
+    'rlstack.error.launch': 'the launch line cannot be split into words (an unclosed quote?)',
+    'rlstack.hint.launch': 'paste the command as it runs in the shell, quotes closed',
+    'rlstack.error.required': '{framework} needs {key}',
+    'rlstack.hint.required': 'give it on the launch line, with --set, or as {option}',
+    'rlstack.hint.settings': 'change the settings the framework names, as its own check would ask',
+})
+
+# explain: the RL stacks' step lines (logs/rl_stacks.py)
+MESSAGES.update({
+    'stacklog.framework': 'These are {framework} step lines',
+    'stacklog.progress': 'The run reached step {step} of {total} ({percent}%)',
+    'stacklog.step': 'The run reached step {step}; the lines do not state the total (plan the run for it: trainsteps plan --launch ...)',
+    'stacklog.areal_epoch': 'It is in epoch {epoch} of {epochs}',
+    'stacklog.areal_total': 'AReaL\'s "Train step N/total" counts to the LR horizon (epochs x steps per epoch); a total_train_steps cap stops the run earlier',
+    'stacklog.rate': 'One step takes {seconds} s on average (the logged step times)',
+    'stacklog.rate_clock': 'One step takes {seconds} s on average (between the timestamps of the first and last step lines)',
+    'stacklog.left': '{steps} steps are left: about {left} at this rate',
+})
+
+# TRL AsyncGRPOTrainer (frameworks/trl_async_grpo.py)
+QUANTITIES.update({
+    'samples_per_step': 'completion rows per optimizer step',
+    'prompt_groups': 'prompt groups to train (the epoch stop)',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': 'the run stops when every prompt group of the epochs is trained: about {steps} steps for single-turn prompts, more when conversations fork into several rows or stale samples are dropped; max_steps={ceiling} is only a ceiling',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} decays over the {ceiling}-step ceiling, not the run: the learning rate stays near its peak; set max_steps for a schedule that ends with the run',
+    'asyncgrpo.what.global_step': 'logged global_step (the last one)',
+    'asyncgrpo.what.max_steps': 'Trainer max_steps (the LR horizon)',
+})
+
+# prime-rl (frameworks/prime_rl.py)
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} cuts each batch by tokens: at least {rows} samples a step (seq_len caps a sample), more with short samples',
+    'prime.what.step': '"Starting training loop (max_steps=...)" and the last "Step N" line',
+})
+
+# ROLL (frameworks/roll.py)
+QUANTITIES.update({
+    'actor_max_steps_without_dp': 'actor train max_steps without dp_size',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'the actor\'s LR horizon is {horizon} optimizer steps but the pipeline takes {taken}: the floor divisions do not meet, so the schedule ends early or never',
+    'roll.what.pipeline_step': 'logged "pipeline step N start..." (0-based; the last one)',
+    'roll.what.actor_max_steps': 'logged "actor train max_steps without dp_size"',
+})

@@ -1839,3 +1839,77 @@ MESSAGES = {
     'rl.error.length_value': '{option} {value} 不是 token 长度，也不是 LOW-HIGH 范围',
     'rl.hint.length_value': '请给出正的 token 数（如 1200）或范围（如 600-2400）',
 }
+
+# 按各自参数规划的 RL 框架（slime、AReaL、open-instruct：planners/rl_stacks.py）
+QUANTITIES.update({
+    'rollouts_per_epoch': '每个 epoch 的 rollout 步数',
+    'num_rollout': 'rollout 步数（num_rollout）',
+    'optimizer_steps_per_rollout': '每次 rollout 的优化器步数',
+    'lr_decay_iters': '学习率衰减范围（迭代数）',
+    'num_training_steps': '训练步数（num_training_steps）',
+    'num_scheduler_steps': '学习率调度范围（num_scheduler_steps）',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch 被忽略：已设置 --num-rollout，运行 {num_rollout} 次 rollout，且不会在 epoch 结束时评估或保存',
+    'slime.warn.trailing': '每次 rollout 产生 {samples} 个样本，不能被每个优化器步的 {gbs} 整除：每次 rollout 最后 {dropped} 个样本从训练中丢弃',
+    'slime.warn.lr_short': '学习率调度按 {decay} 次迭代计算，但运行只走 {taken} 个优化器步：学习率到不了终值',
+    'slime.warn.dynamic_sampling': '动态采样会一直抽取提示词直到 {prompts} 个通过过滤：每次 rollout 用掉的提示词多于批大小，epoch 会比计划更早结束',
+    'slime.what.rollout_id': '日志中的 rollout_id（从 0 开始；最后一个）',
+    'slime.what.train_iters': 'Megatron 的 train_iters',
+    'slime.what.scheduler': '以样本计的调度范围（lr_decay_iters × 全局批大小）',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} 在学习率调度和 "Train step N/total" 行所计的 {horizon} 步之前就停止循环：调度不会走完',
+    'areal.warn.clock': '{name}={secs} 按时钟保存或评估：这些事件不在步数列表里',
+    'areal.what.train_step': '"Train step N/total" 行的总数',
+    'areal.what.loop': '循环的最后一个全局步',
+    'oi.warn.one_sample': '每个提示词只有一个样本：除非关闭 filter_zero_std_samples，否则 GRPO 优势为零',
+    'oi.warn.packed_mini_batches': '每个 learner 按其打包序列分组，每组走一次优化器：能整除时每轮 {mini} 次更新，否则会多或少（学习率范围按 {mini} 计算）',
+    'oi.warn.episodes': 'total_episodes={episodes} 不是整数个步：运行生成 {used} 个 episode',
+    'oi.what.training_step': '日志中的 training_step（最后一个）',
+    'rlstack.error.value': '{key}={value}（{origin}）不是{kind}',
+    'rlstack.hint.value': '按框架自己的写法给出设置，例如 --set num_rollout=100',
+    'rlstack.error.launch': '启动命令无法拆分成词（引号没有闭合？）',
+    'rlstack.hint.launch': '按 shell 中运行的样子粘贴命令，并闭合引号',
+    'rlstack.error.required': '{framework} 需要 {key}',
+    'rlstack.hint.required': '在启动命令中、用 --set 或用 {option} 给出',
+    'rlstack.hint.settings': '按框架自身检查的要求修改它指出的设置',
+})
+
+# explain：各 RL 框架的步数行（logs/rl_stacks.py）
+MESSAGES.update({
+    'stacklog.framework': '这些是 {framework} 的步数行',
+    'stacklog.progress': '运行到了第 {step} 步，共 {total} 步（{percent}%）',
+    'stacklog.step': '运行到了第 {step} 步；日志没有给出总步数（可先规划该运行：trainsteps plan --launch ...）',
+    'stacklog.areal_epoch': '当前在第 {epoch} 个 epoch，共 {epochs} 个',
+    'stacklog.areal_total': 'AReaL 的 "Train step N/total" 计到学习率调度的终点（epoch 数 × 每个 epoch 的步数）；设置 total_train_steps 会更早停止',
+    'stacklog.rate': '平均每步 {seconds} 秒（按日志中的步时间）',
+    'stacklog.rate_clock': '平均每步 {seconds} 秒（按首末步数行的时间戳）',
+    'stacklog.left': '还剩 {steps} 步：按此速度约需 {left}',
+})
+
+# TRL AsyncGRPOTrainer（frameworks/trl_async_grpo.py）
+QUANTITIES.update({
+    'samples_per_step': '每个优化器步的补全行数',
+    'prompt_groups': '要训练的提示词组数（按 epoch 停止）',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': '所有 epoch 的提示词组都训练完后运行停止：单轮提示词约 {steps} 步，对话分叉成多行或丢弃过期样本时会更多；max_steps={ceiling} 只是上限',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} 按 {ceiling} 步的上限衰减，而不是按实际运行：学习率一直接近峰值；要让调度随运行结束，请设置 max_steps',
+    'asyncgrpo.what.global_step': '日志中的 global_step（最后一个）',
+    'asyncgrpo.what.max_steps': 'Trainer 的 max_steps（学习率调度范围）',
+})
+
+# prime-rl（frameworks/prime_rl.py）
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} 按 token 数切分批次：每步至少 {rows} 个样本（每个样本不超过 seq_len），样本短时更多',
+    'prime.what.step': '"Starting training loop (max_steps=...)" 行和最后一个 "Step N" 行',
+})
+
+# ROLL（frameworks/roll.py）
+QUANTITIES.update({
+    'actor_max_steps_without_dp': '未除以 dp_size 的 actor 训练 max_steps',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'actor 的学习率调度范围是 {horizon} 个优化器步，但流水线实际走 {taken} 步：两处向下取整对不上，调度会提前结束或走不完',
+    'roll.what.pipeline_step': '日志中的 "pipeline step N start..."（从 0 开始；最后一个）',
+    'roll.what.actor_max_steps': '日志中的 "actor train max_steps without dp_size"',
+})
