@@ -351,7 +351,7 @@ LABELS = {
     'time.rl.parts': '单步（模型估算）：',
     'time.rl.parts_beside': '模型对单步的估算（时间以实测为准）：',
     'time.rl.part.generation': '生成',
-    'time.rl.part.old_log_prob': 'log-prob 前向',
+    'time.rl.part.old_log_prob': '对数概率前向',
     'time.rl.part.reference': '参考模型前向',
     'time.rl.part.critic_values': 'critic 价值',
     'time.rl.part.actor_update': 'actor 更新',
