@@ -122,3 +122,27 @@ def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> st
         rows = [row for row in rows if row[0] not in ("warmup_steps", "eval_steps")]
     out += _rows(rows, lang)
     return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_litgpt(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """litgpt: the last lines it prints, then steps, epochs (finetune) or tokens (pretrain), the LR horizon, saves, evals."""
+    r, pretrain = s.run, s.family == "pretrain"
+    out = [label("lg.printed", lang).format(version=s.version, script=s.inputs["script"], why=message(s.family_reason, lang))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [("optimizer_steps", f"{r.optimizer_steps:,}"), ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
+            ("lg.iterations", f"{s.inputs['iterations']:,}")]
+    if pretrain:
+        rows += [("tt.tokens_per_step", f"{r.tokens_per_step['tokens']:,}"), ("pt.tokens", f"{r.tokens_seen:,}"),
+                 ("lg.equivalent_epochs", "?" if r.equivalent_epochs is None else format_epochs(r.equivalent_epochs))]
+    else:
+        rows += [("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+                 ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
+                 ("epoch_end_steps", short_list(r.epoch_end_steps, lang) if r.epoch_end_steps else none),
+                 ("lg.horizon", f"{s.inputs['horizon']:,}")]
+    rows += [("samples_seen", f"{r.samples_seen:,}"), ("warmup_steps", f"{format_epochs(r.warmup_steps)}"),
+             ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+             ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

@@ -37,6 +37,7 @@ BASES = {
     "automodel": ["--framework", "automodel", "--num-examples", "1000", "--global-batch-size", "8", "--max-steps", "500",
                   "--eval-interval", "30"],
     "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
+    "litgpt": ["--framework", "litgpt", "--num-examples", "1000", "--eval-interval", "30", "--save-interval", "40"],
 }
 """The smallest request each planner plans."""
 
@@ -254,6 +255,17 @@ PER_PLANNER = {
     ("llamafactory-v1", "max_steps"): ([], ["--max-steps", "7"]),
     ("llamafactory-v1", "cutoff_len"): ([], ["--cutoff-len", "4096"]),
     ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
+    ("litgpt", "configs"): ([], [str(EXAMPLES / "litgpt" / "lora.yaml")]),
+    ("litgpt", "launch"): ([], ["--launch", "litgpt finetune_lora --train.epochs 2"]),
+    ("litgpt", "rl_overrides"): ([], ["--set", "train.epochs=2"]),
+    ("litgpt", "framework_version"): ([], ["--framework-version", "0.4.13"]),
+    ("litgpt", "global_batch_size"): ([], ["--global-batch-size", "32"]),
+    ("litgpt", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("litgpt", "max_steps"): ([], ["--max-steps", "7"]),
+    ("litgpt", "world_size"): ([], ["--world-size", "2"]),
+    ("litgpt", "train_tokens"): (["--seq-length", "512"], ["--train-tokens", "50000000"]),
+    ("litgpt", "warmup_ratio"): (["--train-tokens", "1000000", "--seq-length", "128", "--warmup-steps", "0"], ["--warmup-ratio", "0.1"]),
+    ("litgpt", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
 }
 
 HOW_NOT_WHAT = {

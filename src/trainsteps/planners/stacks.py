@@ -206,3 +206,44 @@ def plan_lf_v1(request, counted) -> Answer:
     data = schedule.to_dict(request.lang)
     data["inputs"]["from"] = origins
     return Answer(data, render_automodel(schedule, request.lang, request.explain))
+
+
+_LITGPT_FLAGS = {  # plan option -> litgpt setting
+    "num_examples": "num_examples", "global_batch_size": "global_batch_size", "micro_batch_size": "micro_batch_size",
+    "num_train_epochs": "epochs", "max_steps": "max_steps", "train_tokens": "max_tokens", "seq_length": "max_seq_length",
+    "warmup_steps": "lr_warmup_steps", "warmup_ratio": "lr_warmup_fraction", "save_interval": "save_interval",
+    "eval_interval": "eval_interval", "gpus": "devices", "nodes": "num_nodes", "framework_version": "release",
+}
+
+
+def plan_litgpt(request, counted) -> Answer:
+    """litgpt: its launch line and config YAML, `--set train.key=value`, then the flags, which win; `--train-tokens`
+    without a launch line or YAML that names the script plans `litgpt pretrain`."""
+    from trainsteps.configs.litgpt import read_launch, read_overrides, read_yaml
+    from trainsteps.frameworks.litgpt import NEWEST, NODES_IN_ACCUMULATION, LitgptSpec
+    from trainsteps.frameworks.litgpt import plan_litgpt as plan
+    from trainsteps.report_pretrain import render_litgpt
+
+    settings, origins, paths = {}, {}, list(request.configs)
+    launched = ({}, {})
+    if request.launch:
+        configs, *launched = read_launch(request.launch)
+        paths += [path for path in configs if path not in paths]
+    for found, where in [*(read_yaml(path) for path in paths), tuple(launched), read_overrides(request.settings.get("rl_overrides"))]:
+        settings.update(found)
+        origins.update(where)
+    _apply_flags(request, _LITGPT_FLAGS, (), settings, origins)
+    for name in ("epochs", "lr_warmup_steps", "max_tokens"):  # whole numbers given as floats (3e12); others are refused by the rules
+        if isinstance(settings.get(name), float) and settings[name].is_integer():
+            settings[name] = int(settings[name])
+    if request.gave("world_size"):  # devices per node: the world over the nodes
+        settings["devices"] = max(1, request.settings["world_size"] // settings.get("num_nodes", 1))
+        origins["devices"] = option_name("world_size")
+    if "script" not in settings and "max_tokens" in settings:
+        settings["script"] = "pretrain"
+    release = _release_from(settings.pop("release", NEWEST), NODES_IN_ACCUMULATION.entries[0][0], "lg")
+    given = frozenset(name for name in settings if name != "script")
+    schedule = plan(LitgptSpec(release=release, given=given, **settings))
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_litgpt(schedule, request.lang, request.explain))

@@ -108,6 +108,11 @@ LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
     "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
     "save_steps", "cutoff_len"}
 """LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
+LITGPT = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
+    "configs", "launch", "rl_overrides", "framework_version", "num_examples", "global_batch_size", "micro_batch_size",
+    "num_train_epochs", "max_steps", "train_tokens", "seq_length", "warmup_steps", "warmup_ratio", "save_interval",
+    "eval_interval"}
+"""litgpt: its config YAML or launch line (`litgpt finetune_lora ...`, `litgpt pretrain ...`), `--set train.key=value`, or flags."""
 
 
 def _planners() -> dict[str, Planner]:
@@ -126,13 +131,14 @@ def _planners() -> dict[str, Planner]:
         Planner("torchtitan", TORCHTITAN, "trainsteps.planners.stacks:plan_torchtitan"),
         Planner("automodel", AUTOMODEL, "trainsteps.planners.stacks:plan_automodel"),
         Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
+        Planner("litgpt", LITGPT, "trainsteps.planners.stacks:plan_litgpt"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
+STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 """What `--framework` takes."""
@@ -149,6 +155,8 @@ def choose(request) -> Planner:
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
     if request.launch and "USE_V1=1" in request.launch.split():
         return PLANNERS["llamafactory-v1"]  # LLaMA-Factory's v1 trainer, not the Trainer
+    if request.launch and "litgpt" in request.launch.split():
+        return PLANNERS["litgpt"]  # `litgpt finetune_lora ...`, `litgpt pretrain ...`
     if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
         from trainsteps.configs.rl_launch import read_launch
 
