@@ -146,3 +146,20 @@ def render_litgpt(s: Schedule, lang: str = "en", explain: bool = False) -> str:
              ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
     out += _rows(rows, lang)
     return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_megatron_bridge(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """Megatron-Bridge: the lines it prints, then iterations, global batches an epoch, padding, epochs, LR, evals, saves."""
+    r, inputs = s.run, s.inputs
+    out = [label("mb.printed", lang).format(version=s.version, why=message(s.family_reason, lang))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [("pt.iterations", f"{r.optimizer_steps:,}"), ("tt.ga", f"{inputs['gradient_accumulation_steps']:,}"),
+            ("mb.batches_per_epoch", f"{r.batches_per_epoch:,}"), ("mb.padded", f"{inputs['padded_samples']:,}"),
+            ("samples_seen", f"{r.samples_seen:,}"), ("mb.epochs", format_epochs(r.equivalent_epochs)),
+            ("mb.lr", label("mb.lr_value", lang).format(decay=f"{inputs['lr_decay_steps']:,}", warmup=f"{inputs['lr_warmup_steps']:,}")),
+            ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+            ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

@@ -38,6 +38,8 @@ BASES = {
                   "--eval-interval", "30"],
     "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
     "litgpt": ["--framework", "litgpt", "--num-examples", "1000", "--eval-interval", "30", "--save-interval", "40"],
+    "megatron-bridge": ["--framework", "megatron-bridge", "--num-examples", "1000", "--global-batch-size", "64", "--train-iters", "100",
+                        "--eval-interval", "30", "--save-interval", "40"],
 }
 """The smallest request each planner plans."""
 
@@ -266,6 +268,17 @@ PER_PLANNER = {
     ("litgpt", "train_tokens"): (["--seq-length", "512"], ["--train-tokens", "50000000"]),
     ("litgpt", "warmup_ratio"): (["--train-tokens", "1000000", "--seq-length", "128", "--warmup-steps", "0"], ["--warmup-ratio", "0.1"]),
     ("litgpt", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("megatron-bridge", "configs"): (["--train-iters", "", "--gpus", "8"], [str(EXAMPLES / "megatron_bridge" / "sft.yaml")]),
+    ("megatron-bridge", "launch"): (["--train-iters", ""], ["--launch", "torchrun --nproc-per-node=2 run_recipe.py train.train_iters=50"]),
+    ("megatron-bridge", "rl_overrides"): ([], ["--set", "train.eval_interval=7"]),
+    ("megatron-bridge", "framework_version"): ([], ["--framework-version", "0.5.1"]),
+    ("megatron-bridge", "train_samples"): (["--train-iters", ""], ["--train-samples", "5000"]),
+    ("megatron-bridge", "num_train_epochs"): (["--train-iters", ""], ["--num-train-epochs", "2"]),
+    ("megatron-bridge", "global_batch_size"): ([], ["--global-batch-size", "16"]),
+    ("megatron-bridge", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("megatron-bridge", "world_size"): ([], ["--world-size", "2"]),
+    ("megatron-bridge", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("megatron-bridge", "warmup_ratio"): ([], ["--warmup-ratio", "0.1"]),
 }
 
 HOW_NOT_WHAT = {

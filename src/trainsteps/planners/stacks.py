@@ -247,3 +247,54 @@ def plan_litgpt(request, counted) -> Answer:
     data = schedule.to_dict(request.lang)
     data["inputs"]["from"] = origins
     return Answer(data, render_litgpt(schedule, request.lang, request.explain))
+
+
+_BRIDGE_FLAGS = {  # plan option -> Megatron-Bridge setting
+    "num_examples": "num_examples", "global_batch_size": "global_batch_size", "micro_batch_size": "micro_batch_size",
+    "train_iters": "train_iters", "train_samples": "train_samples", "num_train_epochs": "num_epochs", "eval_interval": "eval_interval",
+    "eval_iters": "eval_iters", "eval_global_batch_size": "eval_global_batch_size", "save_interval": "save_interval",
+    "lr_warmup_iters": "lr_warmup_iters", "warmup_ratio": "lr_warmup_fraction", "rampup_batch_size": "rampup_batch_size",
+    "framework_version": "release",
+}
+
+
+def plan_megatron_bridge(request, counted) -> Answer:
+    """Megatron-Bridge: its ConfigContainer YAML and launch line, `--set section.key=value`, then the flags, which win."""
+    from trainsteps.configs.megatron_bridge import read_launch, read_overrides, read_yaml
+    from trainsteps.frameworks.megatron_bridge import NEWEST, NUM_EPOCHS, BridgeSpec
+    from trainsteps.frameworks.megatron_bridge import plan_megatron_bridge as plan
+    from trainsteps.report_pretrain import render_megatron_bridge
+
+    opts = request.settings
+    settings, origins, paths, launched, launched_world = {}, {}, list(request.configs), ({}, {}), None
+    if request.launch:
+        configs, *launched, launched_world = read_launch(request.launch)
+        paths += [path for path in configs if path not in paths]
+    for found, where in [*(read_yaml(path) for path in paths), tuple(launched), read_overrides(opts.get("rl_overrides"))]:
+        settings.update(found)
+        origins.update(where)
+    _apply_flags(request, _BRIDGE_FLAGS, (), settings, origins)
+    if isinstance(settings.get("num_epochs"), float) and settings["num_epochs"].is_integer():
+        settings["num_epochs"] = int(settings["num_epochs"])
+    if "num_examples" not in settings:
+        raise InputError("mb.error.no_examples", "mb.hint.no_examples")
+    if "global_batch_size" not in settings:
+        raise InputError("mb.error.no_global_batch", "mb.hint.no_global_batch")
+    release = _release_from(settings.pop("release", NEWEST), NUM_EPOCHS.entries[0][0], "mb")
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    from trainsteps.world import world_or_one
+
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    model = degrees["tp"] * degrees["pp"] * degrees["cp"]
+    if world % model:
+        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
+    if settings.get("rampup_batch_size") is not None:
+        settings["rampup_batch_size"] = tuple(settings["rampup_batch_size"])
+    schedule = plan(BridgeSpec(dp=world // model, release=release, **settings))
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_megatron_bridge(schedule, request.lang, request.explain))

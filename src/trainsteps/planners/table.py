@@ -113,6 +113,11 @@ LITGPT = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
     "num_train_epochs", "max_steps", "train_tokens", "seq_length", "warmup_steps", "warmup_ratio", "save_interval",
     "eval_interval"}
 """litgpt: its config YAML or launch line (`litgpt finetune_lora ...`, `litgpt pretrain ...`), `--set train.key=value`, or flags."""
+MEGATRON_BRIDGE = OUTPUT | WORLD | MEASURED_TIME | {
+    "configs", "launch", "rl_overrides", "framework_version", "num_examples", "global_batch_size", "micro_batch_size",
+    "train_iters", "train_samples", "num_train_epochs", "eval_interval", "eval_iters", "eval_global_batch_size", "save_interval",
+    "lr_warmup_iters", "warmup_ratio", "rampup_batch_size", "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"}
+"""Megatron-Bridge: its ConfigContainer YAML, `train.train_iters=...` overrides on the launch line or as `--set`, or flags."""
 
 
 def _planners() -> dict[str, Planner]:
@@ -132,13 +137,14 @@ def _planners() -> dict[str, Planner]:
         Planner("automodel", AUTOMODEL, "trainsteps.planners.stacks:plan_automodel"),
         Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
         Planner("litgpt", LITGPT, "trainsteps.planners.stacks:plan_litgpt"),
+        Planner("megatron-bridge", MEGATRON_BRIDGE, "trainsteps.planners.stacks:plan_megatron_bridge"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt")
+STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt", "megatron-bridge")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 """What `--framework` takes."""
@@ -157,6 +163,8 @@ def choose(request) -> Planner:
         return PLANNERS["llamafactory-v1"]  # LLaMA-Factory's v1 trainer, not the Trainer
     if request.launch and "litgpt" in request.launch.split():
         return PLANNERS["litgpt"]  # `litgpt finetune_lora ...`, `litgpt pretrain ...`
+    if request.launch and "run_recipe.py" in request.launch:
+        return PLANNERS["megatron-bridge"]  # Megatron-Bridge's recipe launcher
     if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
         from trainsteps.configs.rl_launch import read_launch
 
