@@ -163,3 +163,20 @@ def render_megatron_bridge(s: Schedule, lang: str = "en", explain: bool = False)
             ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
     out += _rows(rows, lang)
     return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_swift_megatron(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """ms-swift Megatron: its last log dict, then iterations, the rows an epoch, epochs, samples, saves and evals."""
+    r, inputs = s.run, s.inputs
+    out = [label("swm.printed", lang).format(version=s.version, names=", ".join(inputs["option_names"]))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [("pt.iterations", f"{r.optimizer_steps:,}"), ("tt.ga", f"{inputs['gradient_accumulation_steps']:,}"),
+            ("swm.samples", f"{r.samples_per_epoch:,}"), ("mb.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+            ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
+            ("samples_seen", f"{r.samples_seen:,}"),
+            ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+            ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

@@ -38,6 +38,8 @@ BASES = {
                   "--eval-interval", "30"],
     "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
     "litgpt": ["--framework", "litgpt", "--num-examples", "1000", "--eval-interval", "30", "--save-interval", "40"],
+    "swift-megatron": ["--framework", "swift-megatron", "--num-examples", "1000", "--num-train-epochs", "2", "--save-interval", "20",
+                       "--eval-interval", "15"],
     "megatron-bridge": ["--framework", "megatron-bridge", "--num-examples", "1000", "--global-batch-size", "64", "--train-iters", "100",
                         "--eval-interval", "30", "--save-interval", "40"],
 }
@@ -279,6 +281,18 @@ PER_PLANNER = {
     ("megatron-bridge", "world_size"): ([], ["--world-size", "2"]),
     ("megatron-bridge", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
     ("megatron-bridge", "warmup_ratio"): ([], ["--warmup-ratio", "0.1"]),
+    ("swift-megatron", "configs"): ([], ["SWIFTARGS"]),
+    ("swift-megatron", "launch"): ([], ["--launch", "megatron sft --global_batch_size 32"]),
+    ("swift-megatron", "framework_version"): (["--num-train-epochs", ""], ["--framework-version", "3.12.6", "--train-iters", "50"]),
+    ("swift-megatron", "global_batch_size"): ([], ["--global-batch-size", "32"]),
+    ("swift-megatron", "micro_batch_size"): (["--global-batch-size", "16", "--world-size", "2"], ["--micro-batch-size", "2"]),
+    ("swift-megatron", "world_size"): ([], ["--world-size", "2"]),
+    ("swift-megatron", "train_iters"): (["--num-train-epochs", ""], ["--train-iters", "77"]),
+    ("swift-megatron", "tensor_parallel_size"): (["--world-size", "4"], ["--tensor-parallel-size", "2"]),
+    ("swift-megatron", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
+    ("swift-megatron", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
+    ("swift-megatron", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("swift-megatron", "num_train_epochs"): ([], ["--num-train-epochs", "3"]),
 }
 
 HOW_NOT_WHAT = {
@@ -327,6 +341,10 @@ def _file(word: str, tmp_path) -> str:
 
             rows = [{"text": "a few words " * n} for n in range(1, 9)]
             DatasetDict({"train": Dataset.from_list(rows), "test": Dataset.from_list(rows[:3])}).save_to_disk(str(path))
+        return str(path)
+    if word == "SWIFTARGS":
+        path = tmp_path / "args.json"
+        path.write_text('{"global_batch_size": 32, "micro_batch_size": 1}')
         return str(path)
     if word == "ACCELERATE":
         path = tmp_path / "accelerate.yaml"

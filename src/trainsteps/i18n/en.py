@@ -138,6 +138,8 @@ QUANTITIES = {
 }
 
 LABELS = {
+    "swm.printed": "What ms-swift {version} Megatron logs last (options {names})",
+    "swm.samples": "samples an epoch (N', after rounding)",
     "mb.printed": "What Megatron-Bridge {version} prints ({why})",
     "mb.batches_per_epoch": "global batches per epoch",
     "mb.padded": "padding samples (loss-masked)",
@@ -348,6 +350,32 @@ LABELS = {
 }
 
 MESSAGES = {
+    "swm.family": "train_iters = N' x epochs // global_batch_size",
+    "swm.why.samples": "init_iters: rows rounded down to micro_batch_size x dp, times num_generations for GRPO",
+    "swm.why.iters": "init_iters: the floor drops the last partial global batch",
+    "swm.why.train_iters": "train_iters as set",
+    "swm.trap.rounded": "{epochs} epoch(s) run {iters} iterations: {rows} rows an epoch round away to a multiple of micro_batch_size x dp ({step_batch}) and {unused} samples of the last partial global batch are never trained (modelscope/ms-swift#7381)",
+    "swm.trap.generations": "GRPO counts every prompt {g} times: an epoch is {samples} samples, not the prompts",
+    "swm.error.value": "ms-swift Megatron setting {name} is {value}",
+    "swm.hint.value": "rows, batch sizes, epochs, iterations and intervals are whole numbers >= 1; save_strategy is steps or epoch",
+    "swm.error.unbounded": "ms-swift Megatron needs {epochs} or train_iters",
+    "swm.hint.unbounded": "give --num-train-epochs or --train-iters",
+    "swm.error.global_batch": "global_batch_size {gbs} is not divisible by micro_batch_size {micro} x data-parallel size {dp}",
+    "swm.hint.global_batch": "give a global batch size that is a multiple of {micro} x {dp}",
+    "swm.error.empty": "{samples} samples make no global batch of {gbs}: train_iters would be 0",
+    "swm.hint.empty": "give more rows or a smaller global batch",
+    "swm.error.too_many_events": "{iters} iterations would list more than {limit} saves or evaluations",
+    "swm.hint.too_many_events": "use a larger save or eval interval",
+    "swm.error.launch": "not an ms-swift Megatron launch line ({why}): {line}",
+    "swm.hint.launch": "give it as [NPROC_PER_NODE=8] megatron sft|pt|rlhf --key value ...",
+    "swm.error.key": "ms-swift Megatron setting {where} is {value}",
+    "swm.hint.key": "batch sizes, epochs, iterations and intervals are whole numbers; save_strategy and rlhf_type are words",
+    "swm.error.renamed": "{name} is not an option of ms-swift {release}: it is called {wanted} there",
+    "swm.hint.renamed": "ms-swift 4.0 renamed max_epochs, save_interval, eval_interval to num_train_epochs, save_steps, eval_steps; give --framework-version to match the release",
+    "swm.error.no_examples": "ms-swift Megatron plans need len(train_dataset)",
+    "swm.hint.no_examples": "give --num-examples N (rows; packed rows with --packing true)",
+    "swm.error.release": "ms-swift release {release} is not modelled",
+    "swm.hint.release": "give --framework-version 3.0.0 or newer (e.g. 4.6.0)",
     "mb.family.train_iters": "train_iters: the loader cycles over the data",
     "mb.family.train_samples": "train_samples: train_iters = train_samples // GBS",
     "mb.family.num_epochs": "num_epochs: train_iters = ceil(num_epochs x ceil(N / GBS)), the last batch padded",

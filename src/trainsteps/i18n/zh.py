@@ -138,6 +138,8 @@ QUANTITIES = {
 }
 
 LABELS = {
+    "swm.printed": "ms-swift {version} Megatron 最后记录的内容（选项 {names}）",
+    "swm.samples": "每个 epoch 的样本数（取整后的 N'）",
     "mb.printed": "Megatron-Bridge {version} 会打印的内容（{why}）",
     "mb.batches_per_epoch": "每个 epoch 的全局批次数",
     "mb.padded": "填充样本数（不计损失）",
@@ -348,6 +350,32 @@ LABELS = {
 }
 
 MESSAGES = {
+    "swm.family": "迭代次数 train_iters = N' x epochs // global_batch_size",
+    "swm.why.samples": "init_iters：行数向下取整到 micro_batch_size x dp 的倍数，GRPO 时再乘以 num_generations",
+    "swm.why.iters": "init_iters：向下取整丢掉最后一个不满的全局批次",
+    "swm.why.train_iters": "按设置的 train_iters",
+    "swm.trap.rounded": "{epochs} 个 epoch 运行 {iters} 次迭代：每个 epoch 有 {rows} 行因取整到 micro_batch_size x dp（{step_batch}）的倍数而被舍去，最后一个不满的全局批次中的 {unused} 个样本从未被训练（modelscope/ms-swift#7381）",
+    "swm.trap.generations": "GRPO 把每个提示计 {g} 次：一个 epoch 是 {samples} 个样本，而不是提示数",
+    "swm.error.value": "ms-swift Megatron 设置 {name} 为 {value}",
+    "swm.hint.value": "行数、批大小、epoch、迭代次数和间隔都是 >= 1 的整数；save_strategy 为 steps 或 epoch",
+    "swm.error.unbounded": "ms-swift Megatron 需要 {epochs} 或 train_iters",
+    "swm.hint.unbounded": "请给出 --num-train-epochs 或 --train-iters",
+    "swm.error.global_batch": "global_batch_size {gbs} 不能被 micro_batch_size {micro} x 数据并行大小 {dp} 整除",
+    "swm.hint.global_batch": "请给出 {micro} x {dp} 的倍数作为全局批大小",
+    "swm.error.empty": "{samples} 个样本凑不满一个 {gbs} 的全局批次：train_iters 会是 0",
+    "swm.hint.empty": "请增加行数或减小全局批大小",
+    "swm.error.too_many_events": "{iters} 次迭代会列出超过 {limit} 次保存或评估",
+    "swm.hint.too_many_events": "请使用更大的保存或评估间隔",
+    "swm.error.launch": "不是 ms-swift Megatron 的启动命令（{why}）：{line}",
+    "swm.hint.launch": "请写成 [NPROC_PER_NODE=8] megatron sft|pt|rlhf --key value ...",
+    "swm.error.key": "ms-swift Megatron 设置 {where} 为 {value}",
+    "swm.hint.key": "批大小、epoch、迭代次数和间隔是整数；save_strategy 和 rlhf_type 是单词",
+    "swm.error.renamed": "{name} 不是 ms-swift {release} 的选项：那里叫 {wanted}",
+    "swm.hint.renamed": "ms-swift 4.0 把 max_epochs、save_interval、eval_interval 改名为 num_train_epochs、save_steps、eval_steps；请用 --framework-version 指定对应的版本",
+    "swm.error.no_examples": "ms-swift Megatron 的规划需要 len(train_dataset)",
+    "swm.hint.no_examples": "请给出 --num-examples N（行数；--packing true 时为打包后的行数）",
+    "swm.error.release": "ms-swift 版本 {release} 尚未建模",
+    "swm.hint.release": "请给出 --framework-version 3.0.0 或更新的版本（例如 4.6.0）",
     "mb.family.train_iters": "train_iters：加载器在数据上循环",
     "mb.family.train_samples": "train_samples：train_iters = train_samples // GBS",
     "mb.family.num_epochs": "num_epochs：train_iters = ceil(num_epochs x ceil(N / GBS))，最后一批被填充",

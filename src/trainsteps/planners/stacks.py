@@ -298,3 +298,57 @@ def plan_megatron_bridge(request, counted) -> Answer:
     data = schedule.to_dict(request.lang)
     data["inputs"]["from"] = origins
     return Answer(data, render_megatron_bridge(schedule, request.lang, request.explain))
+
+
+_SWIFT_MEGATRON_FLAGS = {  # plan option -> ms-swift Megatron setting
+    "num_examples": "num_examples", "micro_batch_size": "micro_batch_size", "global_batch_size": "global_batch_size",
+    "num_train_epochs": "epochs", "train_iters": "train_iters", "save_strategy": "save_strategy", "save_interval": "save_interval",
+    "eval_interval": "eval_interval", "framework_version": "release",
+}
+
+
+def plan_swift_megatron(request, counted) -> Answer:
+    """ms-swift `megatron sft/pt/rlhf`: its args.json or launch line, then the flags, which win."""
+    from trainsteps.configs.swift_megatron import read_file, read_launch
+    from trainsteps.frameworks.swift_megatron import NEWEST, OPTION_NAMES, SwiftMegatronSpec
+    from trainsteps.frameworks.swift_megatron import plan_swift_megatron as plan
+    from trainsteps.report_pretrain import render_swift_megatron
+
+    opts = request.settings
+    settings, origins, launched_world = {}, {}, None
+    for found, where in (read_file(path) for path in request.configs):
+        settings.update(found)
+        origins.update(where)
+    if request.launch:
+        found, where, launched_world = read_launch(request.launch)
+        settings.update(found)
+        origins.update(where)
+    release = _release_from(str(opts["framework_version"]) if request.gave("framework_version") else NEWEST, OPTION_NAMES.entries[0][0], "swm")
+    origins["release"] = option_name("framework_version") if request.gave("framework_version") else "newest"
+    epochs_name, save_name, eval_name = OPTION_NAMES.at(release)
+    for name, wanted, setting in (("num_train_epochs", epochs_name, "epochs"), ("max_epochs", epochs_name, "epochs"),
+                                  ("save_steps", save_name, "save_interval"), ("save_interval", save_name, "save_interval"),
+                                  ("eval_steps", eval_name, "eval_interval"), ("eval_interval", eval_name, "eval_interval")):
+        if name in settings:
+            if name != wanted:
+                raise InputError("swm.error.renamed", "swm.hint.renamed", name=name, wanted=wanted, release=release)
+            settings[setting] = settings.pop(name)
+            origins[setting] = origins.pop(name)
+    _apply_flags(request, {k: v for k, v in _SWIFT_MEGATRON_FLAGS.items() if k != "framework_version"}, ("epochs",), settings, origins)
+    if "num_examples" not in settings:
+        raise InputError("swm.error.no_examples", "swm.hint.no_examples")
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    from trainsteps.world import world_or_one
+
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    model = degrees["tp"] * degrees["pp"] * degrees["cp"]
+    if world % model:
+        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
+    schedule = plan(SwiftMegatronSpec(dp=world // model, release=release, **settings))
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_swift_megatron(schedule, request.lang, request.explain))

@@ -118,6 +118,11 @@ MEGATRON_BRIDGE = OUTPUT | WORLD | MEASURED_TIME | {
     "train_iters", "train_samples", "num_train_epochs", "eval_interval", "eval_iters", "eval_global_batch_size", "save_interval",
     "lr_warmup_iters", "warmup_ratio", "rampup_batch_size", "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"}
 """Megatron-Bridge: its ConfigContainer YAML, `train.train_iters=...` overrides on the launch line or as `--set`, or flags."""
+SWIFT_MEGATRON = OUTPUT | WORLD | MEASURED_TIME | {
+    "configs", "launch", "framework_version", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs",
+    "train_iters", "save_strategy", "save_interval", "eval_interval", "tensor_parallel_size", "pipeline_parallel_size",
+    "context_parallel_size"}
+"""ms-swift's Megatron trainer (`megatron sft/pt/rlhf`): its launch line or args.json, or flags."""
 
 
 def _planners() -> dict[str, Planner]:
@@ -138,13 +143,14 @@ def _planners() -> dict[str, Planner]:
         Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
         Planner("litgpt", LITGPT, "trainsteps.planners.stacks:plan_litgpt"),
         Planner("megatron-bridge", MEGATRON_BRIDGE, "trainsteps.planners.stacks:plan_megatron_bridge"),
+        Planner("swift-megatron", SWIFT_MEGATRON, "trainsteps.planners.stacks:plan_swift_megatron"),
     )}
 
 
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt", "megatron-bridge")
+STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt", "megatron-bridge", "swift-megatron")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
 """What `--framework` takes."""
@@ -165,6 +171,8 @@ def choose(request) -> Planner:
         return PLANNERS["litgpt"]  # `litgpt finetune_lora ...`, `litgpt pretrain ...`
     if request.launch and "run_recipe.py" in request.launch:
         return PLANNERS["megatron-bridge"]  # Megatron-Bridge's recipe launcher
+    if request.launch and _is_swift_megatron(request.launch):
+        return PLANNERS["swift-megatron"]  # `megatron sft ...`: ms-swift's Megatron trainer, not the Trainer
     if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
         from trainsteps.configs.rl_launch import read_launch
 
@@ -180,6 +188,11 @@ def choose(request) -> Planner:
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
+
+
+def _is_swift_megatron(line: str) -> bool:
+    words = line.split()
+    return any(word.endswith("megatron") and following in ("sft", "pt", "rlhf") for word, following in zip(words, words[1:], strict=False))
 
 
 def _rl_framework_of(path: str) -> str | None:
