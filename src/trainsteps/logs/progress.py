@@ -19,7 +19,7 @@ import math
 import re
 
 from trainsteps import bars
-from trainsteps.logs import step_lines, timing
+from trainsteps.logs import stack_lines, step_lines, timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
@@ -183,6 +183,8 @@ def observe(line: str, ctx: ScanContext) -> None:
         if _bar(line, ctx):
             _ended(line, ctx)  # a crash message glued to the last bar draw
             return
+    if "'iteration'" in line and _stack_step(line, ctx):
+        return
     if "{" in line and ":" in line:
         if _dict(line, ctx):
             return
@@ -203,6 +205,12 @@ def observe(line: str, ctx: ScanContext) -> None:
         _rows(line, ctx)
     if "=" in line or ":" in line or "--" in line:
         step_lines.declared_total(line, ctx)
+        stack_total = stack_lines.declared_total(line)
+        if stack_total:
+            ctx.declared_totals["step"] = stack_total
+            tokens = stack_lines.declared_tokens_per_rank_step(line)
+            if tokens:
+                ctx.declared_totals[stack_lines.TOKENS_PER_RANK_STEP] = tokens
         for match in _SETTING.finditer(line):
             name, value = match.group(1), match.group(2)
             parsed: int | float | bool
@@ -219,13 +227,27 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     if found is None:
         return False
     step, total, unit = found
-    total = total or ctx.declared_totals.get(unit)
+    per_step = step_lines.seconds_per_step(line) or stack_lines.seconds_from_tps(line, ctx.declared_totals.get(stack_lines.TOKENS_PER_RANK_STEP))
+    _step_reached(line, ctx, step, total or ctx.declared_totals.get(unit), per_step)
+    return True
+
+
+def _stack_step(line: str, ctx: ScanContext) -> bool:
+    """A stack's own progress line (logs/stack_lines.py): ms-swift Megatron's `'iteration': 'i/n'` dict."""
+    found = stack_lines.read(line)
+    if found is None:
+        return False
+    _step_reached(line, ctx, *found)
+    return True
+
+
+def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per_step: float | None) -> None:
+    """The step a loop's line reached, the total it counts to, and the time of a step."""
     if total is not None and (total <= 0 or step > total):
         total = None
     run = _target(ctx)
     run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
-    per_step = step_lines.seconds_per_step(line)
     if total is not None:
         run.progress.step_total = (step, total, ctx.line_no)
         bar = _track(ctx, total, labelled=True)
@@ -235,7 +257,6 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None  # the run went on after what looked like a crash
     _ended(line, ctx)  # an error glued to the last step line
-    return True
 
 
 def printed_number(text: str) -> tuple[float, float]:
