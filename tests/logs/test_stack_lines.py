@@ -33,6 +33,8 @@ def test_ms_swift_megatron_dicts_give_the_iteration_its_total_and_the_seconds_an
     rate = inference.timing.rate.step_seconds
     assert min(speeds) <= rate.expected <= max(speeds)
     assert inference.timing.remaining.expected > 0
+    printed = re.search(r"'remaining_time': '(\d+)d (\d+)h (\d+)m (\d+)s'", lines[-1]).groups()
+    assert inference.timing.framework_eta == sum(int(v) * u for v, u in zip(printed, (86400, 3600, 60, 1), strict=True))
 
 
 def test_torchtitan_steps_count_to_the_total_of_its_start_up_line_and_tps_gives_the_step_time():

@@ -237,12 +237,14 @@ def _stack_step(line: str, ctx: ScanContext) -> bool:
     found = stack_lines.read(line)
     if found is None:
         return False
-    _step_reached(line, ctx, *found)
+    step, total, per_step, elapsed, remaining = found
+    _step_reached(line, ctx, step, total, per_step, elapsed, remaining)
     return True
 
 
-def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per_step: float | None) -> None:
-    """The step a loop's line reached, the total it counts to, and the time of a step."""
+def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per_step: float | None, elapsed: float | None = None,
+                  remaining: float | None = None) -> None:
+    """The step a loop's line reached, the total it counts to, the time of a step, and the times the line prints."""
     if total is not None and (total <= 0 or step > total):
         total = None
     run = _target(ctx)
@@ -253,7 +255,7 @@ def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per
         bar = _track(ctx, total, labelled=True)
         if bar is not None:
             bar.kind = "iteration"
-            _draw(ctx, bar, step, None, None, per_step)
+            _draw(ctx, bar, step, elapsed, remaining, per_step)
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None  # the run went on after what looked like a crash
     _ended(line, ctx)  # an error glued to the last step line

@@ -25,15 +25,30 @@ TOKENS_PER_RANK_STEP = "tokens/rank/step"
 """The key under which a torchtitan start-up line leaves the tokens one rank reads a step (local x accumulation x seq)."""
 
 
-def read(line: str) -> tuple[int, int, float | None] | None:
-    """(iteration, iterations of the run, seconds an iteration or None) of an ms-swift Megatron log dict."""
+_SWIFT_TIMES = {name: re.compile(rf"'{name}':\s*'([\dhdms ]{{1,40}})'") for name in ("elapsed_time", "remaining_time")}
+_DURATION_PART = re.compile(r"(\d{1,9})([dhms])")
+_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+def read(line: str) -> tuple[int, int, float | None, float | None, float | None] | None:
+    """(iteration, iterations of the run, seconds an iteration, elapsed seconds, remaining seconds; None where the dict
+    does not say) of an ms-swift Megatron log dict."""
     match = _SWIFT_ITERATION.search(line)
     if match is None:
         return None
     step, total = int(match.group(1)), int(match.group(2))
     speed = _SWIFT_SPEED.search(line)
     seconds = float(speed.group(1)) if speed else None
-    return step, total, seconds if seconds else None
+    elapsed, remaining = (_duration(_SWIFT_TIMES[name].search(line)) for name in ("elapsed_time", "remaining_time"))
+    return step, total, seconds if seconds else None, elapsed, remaining
+
+
+def _duration(match) -> float | None:
+    """ms-swift's `12d 1h 6m 28s` in seconds."""
+    if match is None:
+        return None
+    parts = _DURATION_PART.findall(match.group(1))
+    return float(sum(int(value) * _UNIT_SECONDS[unit] for value, unit in parts)) if parts else None
 
 
 def declared_tokens_per_rank_step(line: str) -> int | None:
