@@ -26,6 +26,8 @@ CASES = [  # rows, micro batch, dp, global batch, epochs, save_strategy, rlhf_ty
     (1003, 1, 3, 12, 2, "steps", None, 8),
     (500, 1, 4, 32, 2, "epoch", "grpo", 8),  # GRPO: every prompt counted num_generations times
 ]
+GIVEN_TRAIN_ITERS = {1: 7}
+"""train_iters given beside the epochs in some cases (case index -> value): the epochs' count replaces it."""
 
 
 def _function(path: Path, dotted: str, namespace: dict):
@@ -41,10 +43,10 @@ def _function(path: Path, dotted: str, namespace: dict):
     raise LookupError(dotted)
 
 
-def _args(case: tuple, epochs_name: str, save_name: str) -> SimpleNamespace:
+def _args(case: tuple, epochs_name: str, save_name: str, train_iters: int | None) -> SimpleNamespace:
     rows, micro, dp, global_batch, epochs, strategy, rlhf, generations = case
     args = SimpleNamespace(micro_batch_size=micro, global_batch_size=global_batch, save_strategy=strategy, rlhf_type=rlhf,
-                           num_generations=generations, train_iters=None, eval_iters=-1, save_retain_interval=None)
+                           num_generations=generations, train_iters=train_iters, eval_iters=-1, save_retain_interval=None)
     setattr(args, epochs_name, epochs)
     setattr(args, save_name, 500 if strategy == "steps" else 1)
     setattr(args, save_name.replace("save", "eval"), getattr(args, save_name))
@@ -55,13 +57,13 @@ def record_one(root: str) -> dict:
     version = next(Path(root).glob("ms_swift-*.dist-info")).name.split("-")[1].removesuffix(".dist")
     logger = SimpleNamespace(info=lambda *a, **k: None, warning=lambda *a, **k: None)
     out = []
-    for case in CASES:
-        rows, dp = case[0], case[2]
+    for index, case in enumerate(CASES):
+        rows, dp, given = case[0], case[2], GIVEN_TRAIN_ITERS.get(index)
         mpu = SimpleNamespace(get_data_parallel_world_size=lambda dp=dp: dp)
         namespace = {"mpu": mpu, "logger": logger, "contextmanager": contextmanager}
         train, val = list(range(rows)), None
         if version.startswith("3."):
-            args = _args(case, "max_epochs", "save_interval")
+            args = _args(case, "max_epochs", "save_interval", given)
             namespace.update(get_args=lambda args=args: args,
                              training=SimpleNamespace(initialize_megatron=lambda *a, **k: None),
                              initialize=SimpleNamespace(validate_args=None))
@@ -71,11 +73,11 @@ def record_one(root: str) -> dict:
                 namespace["training"].initialize_megatron()
             save, evals = args.save_interval, args.eval_interval
         else:
-            args = _args(case, "num_train_epochs", "save_steps")
+            args = _args(case, "num_train_epochs", "save_steps", given)
             init_iters = _function(Path(root) / "swift/megatron/arguments/megatron_args.py", "MegatronArguments.init_iters", namespace)
             init_iters(args, train, val)
             save, evals = args.save_steps, args.eval_steps
-        out.append({"case": list(case), "train_iters": args.train_iters, "save_steps": save, "eval_steps": evals,
+        out.append({"case": list(case), "train_iters_given": given, "train_iters": args.train_iters, "save_steps": save, "eval_steps": evals,
                     "eval_iters": args.eval_iters})
     return {"version": version, "cases": out}
 

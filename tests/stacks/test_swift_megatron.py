@@ -55,3 +55,13 @@ def test_the_example_launch_line_is_planned(run_cli):
 def test_the_epochs_option_of_the_other_release_gets_one_line(run_cli, release, name):
     code, out, err = run_cli("plan", "--launch", f"megatron sft --{name} 2", "--num-examples", "1000", "--framework-version", release)
     assert code == 2 and out == "" and err.count("\n") == 1 and name in err
+
+
+def test_train_iters_given_with_epochs_is_replaced_as_init_iters_does_and_warned():
+    for release in RECORDED:
+        case = next(c for c in release["cases"] if c["train_iters_given"])
+        assert case["train_iters"] != case["train_iters_given"]  # ms-swift's own code replaced it
+        spec = _spec(release["version"], case)
+        s = plan_swift_megatron(SwiftMegatronSpec(**{**{k: getattr(spec, k) for k in spec.__slots__}, "train_iters": case["train_iters_given"]}))
+        assert s.run.optimizer_steps == case["train_iters"]
+        assert "SWIFT_MEGATRON_TRAIN_ITERS_REPLACED" in [t.code for t in s.warnings]

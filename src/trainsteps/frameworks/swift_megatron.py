@@ -94,6 +94,9 @@ def plan_swift_megatron(spec: SwiftMegatronSpec) -> Schedule:
     if spec.epochs is not None and (lost or unused):
         traps.append(Trap("SWIFT_MEGATRON_ROUNDED", "swm.trap.rounded", {"rows": lost, "step_batch": step_batch, "unused": unused,
                                                                         "iters": iters, "epochs": spec.epochs}))
+    if spec.epochs is not None and spec.train_iters is not None and spec.train_iters != iters:  # init_iters overwrites it
+        traps.append(Trap("SWIFT_MEGATRON_TRAIN_ITERS_REPLACED", "swm.trap.replaced", {"given": spec.train_iters, "iters": iters,
+                                                                                     "epochs": epochs_name}))
     if g > 1:
         traps.append(Trap("SWIFT_MEGATRON_GENERATIONS", "swm.trap.generations", {"g": g, "samples": samples}))
     facts = RunFacts(optimizer_steps=iters, max_steps=iters, epoch_end_steps=[], epochs_completed=round(iters * spec.global_batch_size / samples, 4)

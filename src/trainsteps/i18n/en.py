@@ -355,6 +355,7 @@ MESSAGES = {
     "swm.why.iters": "init_iters: the floor drops the last partial global batch",
     "swm.why.train_iters": "train_iters as set",
     "swm.trap.rounded": "{epochs} epoch(s) run {iters} iterations: {rows} rows an epoch round away to a multiple of micro_batch_size x dp ({step_batch}) and {unused} samples of the last partial global batch are never trained (modelscope/ms-swift#7381)",
+    "swm.trap.replaced": "train_iters {given} is replaced by {iters}: with {epochs} set, ms-swift computes train_iters from the epochs",
     "swm.trap.generations": "GRPO counts every prompt {g} times: an epoch is {samples} samples, not the prompts",
     "swm.error.value": "ms-swift Megatron setting {name} is {value}",
     "swm.hint.value": "rows, batch sizes, epochs, iterations and intervals are whole numbers >= 1; save_strategy is steps or epoch",

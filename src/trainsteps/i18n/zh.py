@@ -355,6 +355,7 @@ MESSAGES = {
     "swm.why.iters": "init_iters：向下取整丢掉最后一个不满的全局批次",
     "swm.why.train_iters": "按设置的 train_iters",
     "swm.trap.rounded": "{epochs} 个 epoch 运行 {iters} 次迭代：每个 epoch 有 {rows} 行因取整到 micro_batch_size x dp（{step_batch}）的倍数而被舍去，最后一个不满的全局批次中的 {unused} 个样本从未被训练（modelscope/ms-swift#7381）",
+    "swm.trap.replaced": "train_iters {given} 被替换为 {iters}：设置了 {epochs} 时，ms-swift 按 epoch 计算 train_iters",
     "swm.trap.generations": "GRPO 把每个提示计 {g} 次：一个 epoch 是 {samples} 个样本，而不是提示数",
     "swm.error.value": "ms-swift Megatron 设置 {name} 为 {value}",
     "swm.hint.value": "行数、批大小、epoch、迭代次数和间隔都是 >= 1 的整数；save_strategy 为 steps 或 epoch",
