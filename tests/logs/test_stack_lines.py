@@ -57,3 +57,16 @@ def test_automodel_step_lines_count_to_the_max_train_steps_its_step_scheduler_bl
     steps = (STACKS / "automodel-3473.log").read_text()
     inference = _explained(text="\n".join(banner) + "\n" + steps)
     assert inference.planned_end_step == 500
+
+
+def test_litgpt_s_own_stop_line_ends_the_run_it_recorded():
+    recorded = json.loads((STACKS.parents[1] / "pretrain" / "litgpt.json").read_text())["releases"]
+    case = next(c for r in recorded if r["version"] == "0.5.13" for c in r["finetune"] if c["stop_lines"])
+    inference = _explained(text="\n".join([*case["step_lines"], *case["stop_lines"]]))
+    assert inference.run.finished and inference.run.last_step.value == case["optimizer_steps"]
+
+
+def test_without_its_stop_line_the_same_litgpt_run_is_not_read_as_finished():
+    recorded = json.loads((STACKS.parents[1] / "pretrain" / "litgpt.json").read_text())["releases"]
+    case = next(c for r in recorded if r["version"] == "0.5.13" for c in r["finetune"] if c["stop_lines"])
+    assert not _explained(text="\n".join(case["step_lines"])).run.finished

@@ -185,6 +185,10 @@ def observe(line: str, ctx: ScanContext) -> None:
             return
     if "'iteration'" in line and _stack_step(line, ctx):
         return
+    if "stopping training" in line or "the training has finished" in line:
+        if stack_lines.ended(line):
+            _target(ctx).finish("completed", ctx.line_no)
+            return
     if "{" in line and ":" in line:
         if _dict(line, ctx):
             return

@@ -8,7 +8,11 @@
 
 ms-swift's dict gives the iteration, the run's iterations and the mean seconds an iteration since this process started
 (`swift/megatron/callbacks/print.py`); torchtitan's and Automodel's lines give the total their step lines count to
-(`step: 200 loss ...`, `step 8 | epoch 0 | loss ...`, read by logs/step_lines.py).
+(`step: 200 loss ...`, `step 8 | epoch 0 | loss ...`, read by logs/step_lines.py). Their normal ends:
+
+    Number of epochs 5 reached, stopping training...                           (litgpt finetune, from 0.5.2)
+    Training of 3 epochs has been completed, the training has finished.        (ms-swift Megatron's cyclic iterator)
+    Reached max_steps (500), stopping training.                                (LLaMA-Factory v1)
 """
 
 from __future__ import annotations
@@ -49,6 +53,16 @@ def _duration(match) -> float | None:
         return None
     parts = _DURATION_PART.findall(match.group(1))
     return float(sum(int(value) * _UNIT_SECONDS[unit] for value, unit in parts)) if parts else None
+
+
+_ENDS = (re.compile(r"Number of epochs \d{1,9} reached, stopping training"),
+         re.compile(r"Training of \d{1,9} epochs has been completed, the training has finished"),
+         re.compile(r"Reached max_steps \(\d{1,12}\), stopping training"))
+
+
+def ended(line: str) -> bool:
+    """Whether a stack's line says its training loop ended normally."""
+    return "training" in line and any(pattern.search(line) for pattern in _ENDS)
 
 
 def declared_tokens_per_rank_step(line: str) -> int | None:
