@@ -136,3 +136,10 @@ def test_a_batch_litgpt_asserts_on_gets_one_line(run_cli):
 def test_before_0_5_2_that_extra_micro_batch_can_complete_one_more_step():
     old, new = ({c["rows"]: c for c in r["finetune"]} for r in sorted(RECORDED, key=lambda r: r["version"]))
     assert (old[11]["optimizer_steps"], new[11]["optimizer_steps"]) == (3, 2)
+
+
+@pytest.mark.parametrize("key", ["epochs", "global_batch_size", "micro_batch_size"])
+def test_a_null_that_litgpt_requires_gets_one_line(run_cli, key):
+    code, out, err = run_cli("plan", "--framework", "litgpt", str(EXAMPLES / "lora.yaml"), "--num-examples", "100",
+                             "--set", f"train.{key}=null")
+    assert code == 2 and out == "" and err.count("\n") == 1 and key in err

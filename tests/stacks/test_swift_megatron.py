@@ -65,3 +65,8 @@ def test_train_iters_given_with_epochs_is_replaced_as_init_iters_does_and_warned
         s = plan_swift_megatron(SwiftMegatronSpec(**{**{k: getattr(spec, k) for k in spec.__slots__}, "train_iters": case["train_iters_given"]}))
         assert s.run.optimizer_steps == case["train_iters"]
         assert "SWIFT_MEGATRON_TRAIN_ITERS_REPLACED" in [t.code for t in s.warnings]
+
+
+def test_fractional_epochs_get_ms_swift_s_own_one_line(run_cli):
+    code, out, err = run_cli("plan", "--framework", "swift-megatron", "--num-examples", "300", "--num-train-epochs", "1.5")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "ms-swift" in err

@@ -91,6 +91,11 @@ def _check(spec: LitgptSpec) -> None:
     fraction = spec.lr_warmup_fraction
     if fraction is not None and (isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 <= fraction <= 1):
         raise InputError("lg.error.value", "lg.hint.value", name="lr_warmup_fraction", value=fraction)
+    required = ("global_batch_size", "micro_batch_size", "max_tokens") if spec.script == "pretrain" else \
+        ("global_batch_size", "micro_batch_size", "epochs")
+    for name in required:  # validate_args: "requires the 'epochs' argument"; TrainArgs' batch arithmetic
+        if _setting(spec, name) is None:
+            raise InputError("lg.error.required", "lg.hint.required", name=name, script=spec.script)
     if fraction and _setting(spec, "lr_warmup_steps"):  # TrainArgs.__post_init__
         raise InputError("lg.error.refused", "lg.hint.both_warmups",
                          said="Can't provide both `--train.lr_warmup_fraction` and `--train.lr_warmup_steps`. Choose one.")

@@ -433,6 +433,8 @@ MESSAGES = {
     "lg.trap.nodes": "before litgpt 0.5.8 the batch per rank divides global_batch_size by the devices only, so {nodes} nodes train {batch} samples a step, not {global_batch} (release {release})",
     "lg.trap.rounded": "global_batch_size {global_batch} does not divide into micro-batches and ranks: a step trains {batch} samples",
     "lg.trap.max_steps": "litgpt pretrain warns about max_steps {max_steps} and never reads it: the run is {steps} steps from max_tokens (Lightning-AI/litgpt#1819)",
+    "lg.error.required": "litgpt {script} requires {name}, which is null here",
+    "lg.hint.required": "give {name} a value (train.{name} in the YAML)",
     "lg.error.script": "litgpt script {script} is not modelled",
     "lg.hint.script": "use one of: {known}",
     "lg.error.value": "litgpt setting {name} is {value}",

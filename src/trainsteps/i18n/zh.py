@@ -433,6 +433,8 @@ MESSAGES = {
     "lg.trap.nodes": "litgpt 0.5.8 之前，每个 rank 的批大小只用设备数去除 global_batch_size，所以 {nodes} 个节点每步训练 {batch} 个样本，而不是 {global_batch}（版本 {release}）",
     "lg.trap.rounded": "global_batch_size {global_batch} 不能整除为微批次和 rank：每步训练 {batch} 个样本",
     "lg.trap.max_steps": "litgpt pretrain 对 max_steps {max_steps} 只发警告，从不读取：运行按 max_tokens 走 {steps} 步（Lightning-AI/litgpt#1819）",
+    "lg.error.required": "litgpt {script} 需要 {name}，这里为 null",
+    "lg.hint.required": "请给 {name} 一个值（YAML 中的 train.{name}）",
     "lg.error.script": "litgpt 脚本 {script} 尚未建模",
     "lg.hint.script": "请使用其中之一：{known}",
     "lg.error.value": "litgpt 设置 {name} 为 {value}",

@@ -334,7 +334,9 @@ def plan_swift_megatron(request, counted) -> Answer:
                 raise InputError("swm.error.renamed", "swm.hint.renamed", name=name, wanted=wanted, release=release)
             settings[setting] = settings.pop(name)
             origins[setting] = origins.pop(name)
-    _apply_flags(request, {k: v for k, v in _SWIFT_MEGATRON_FLAGS.items() if k != "framework_version"}, ("epochs",), settings, origins)
+    _apply_flags(request, {k: v for k, v in _SWIFT_MEGATRON_FLAGS.items() if k != "framework_version"}, (), settings, origins)
+    if isinstance(settings.get("epochs"), float) and settings["epochs"].is_integer():  # MegatronArguments: an int
+        settings["epochs"] = int(settings["epochs"])
     if "num_examples" not in settings:
         raise InputError("swm.error.no_examples", "swm.hint.no_examples")
     degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
