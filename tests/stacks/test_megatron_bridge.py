@@ -86,3 +86,12 @@ def test_num_epochs_before_0_6_0_gets_one_line(run_cli):
     code, out, err = run_cli("plan", "--framework", "megatron-bridge", "--num-examples", "1000", "--global-batch-size", "64",
                              "--num-train-epochs", "2", "--framework-version", "0.5.1")
     assert code == 2 and out == "" and err.count("\n") == 1 and "num_epochs" in err
+
+
+def test_gpu_hours_count_every_gpu_not_only_the_data_parallel_ranks(run_cli):
+    code, out, err = run_cli("plan", "--framework", "megatron-bridge", str(EXAMPLE), "--num-examples", "7144", "--gpus", "8",
+                             "--step-time", "2", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["inputs"]["dp"] == 4 and data["inputs"]["world_size"] == 8
+    assert data["time"]["gpu_hours"]["expected"] == pytest.approx(data["time"]["wall_seconds"]["expected"] * 8 / 3600, rel=0.01)

@@ -57,6 +57,7 @@ def plan_torchtitan(request, counted) -> Answer:
     spec = TitanSpec(dp=_dp(request, degrees), release=release, **settings)
     schedule = plan(spec)
     data = schedule.to_dict(request.lang)
+    data["inputs"]["world_size"] = spec.dp * degrees["tp"] * degrees["pp"] * degrees["cp"]  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_torchtitan(schedule, request.lang, request.explain))
 
@@ -141,6 +142,7 @@ def plan_automodel(request, counted) -> Answer:
     spec = AutomodelSpec(dp=_automodel_dp(request, degrees), release=release, num_epochs_given="num_epochs" in settings, **settings)
     schedule = plan(spec)
     data = schedule.to_dict(request.lang)
+    data["inputs"]["world_size"] = spec.dp * degrees["tp"] * degrees["cp"] * degrees["pp"]  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_automodel(schedule, request.lang, request.explain))
 
@@ -296,6 +298,7 @@ def plan_megatron_bridge(request, counted) -> Answer:
         settings["rampup_batch_size"] = tuple(settings["rampup_batch_size"])
     schedule = plan(BridgeSpec(dp=world // model, release=release, **settings))
     data = schedule.to_dict(request.lang)
+    data["inputs"].update(world_size=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_megatron_bridge(schedule, request.lang, request.explain))
 
@@ -352,5 +355,6 @@ def plan_swift_megatron(request, counted) -> Answer:
         raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
     schedule = plan(SwiftMegatronSpec(dp=world // model, release=release, **settings))
     data = schedule.to_dict(request.lang)
+    data["inputs"].update(world_size=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_swift_megatron(schedule, request.lang, request.explain))
