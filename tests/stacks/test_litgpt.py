@@ -143,3 +143,12 @@ def test_a_null_that_litgpt_requires_gets_one_line(run_cli, key):
     code, out, err = run_cli("plan", "--framework", "litgpt", str(EXAMPLES / "lora.yaml"), "--num-examples", "100",
                              "--set", f"train.{key}=null")
     assert code == 2 and out == "" and err.count("\n") == 1 and key in err
+
+
+@pytest.mark.parametrize("config, framework", [("litgpt/lora.yaml", "litgpt"), ("litgpt/pretrain.yaml", "litgpt"),
+                                               ("megatron_bridge/sft.yaml", "megatron-bridge"),
+                                               ("automodel/llama3_2_1b_squad.yaml", "automodel")])
+def test_a_stack_s_yaml_is_planned_by_its_stack_without_framework(run_cli, config, framework):
+    code, out, err = run_cli("plan", str(EXAMPLES.parent / config), "--num-examples", "1000", "--gpus", "8", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["framework"] == framework

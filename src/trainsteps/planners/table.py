@@ -185,9 +185,38 @@ def choose(request) -> Planner:
         rl = _rl_framework_of(request.configs[0])
         if rl is not None:
             return PLANNERS[rl]
+        stack = _stack_of(request.configs[0])
+        if stack is not None:
+            return PLANNERS[stack]
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
+
+
+_LITGPT_TRAIN = frozenset({"global_batch_size", "micro_batch_size", "epochs", "max_tokens", "lr_warmup_steps", "save_interval"})
+_LITGPT_TOP = frozenset({"checkpoint_dir", "initial_checkpoint_dir", "tokenizer_dir", "model_name"})
+_BRIDGE_TRAIN = frozenset({"train_iters", "train_samples", "num_epochs"})
+
+
+def _stack_of(path: str) -> str | None:
+    """A stack's YAML planned by its stack without `--framework`: NeMo Automodel's `step_scheduler`, litgpt's `train` beside
+    its checkpoint or model, Megatron-Bridge's `train.train_iters | train_samples | num_epochs` (the Trainer's readers
+    would take them for another wrapper's file)."""
+    if not str(path).endswith((".yaml", ".yml")):
+        return None
+    from trainsteps.configs.files import read_config
+
+    data = read_config(path).data
+    train = data.get("train") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("step_scheduler"), dict):
+        return "automodel"
+    if isinstance(train, dict) and train.keys() & _BRIDGE_TRAIN:
+        return "megatron-bridge"
+    if isinstance(train, dict) and train.keys() & _LITGPT_TRAIN and data.keys() & _LITGPT_TOP:
+        return "litgpt"
+    return None
 
 
 def _is_swift_megatron(line: str) -> bool:
