@@ -135,6 +135,14 @@ QUANTITIES = {
     "padded_tokens_seen": "tokens seen with padding",
     "padding_share": "padding share",
     "tokens_per_step": "tokens per optimizer step",
+    # RL step time
+    'rl_tokens_per_step': 'tokens per RL step',
+    'rl_decode_step_seconds': 'seconds per decode step',
+    'rl_generation_seconds': 'generation (seconds per step)',
+    'rl_old_log_prob_seconds': 'log-prob forward (seconds per step)',
+    'rl_actor_update_seconds': 'actor update (seconds per step)',
+    'rl_weight_sync_seconds': 'weight sync (seconds per step)',
+    'rl_step_seconds': 'seconds per RL step',
 }
 
 LABELS = {
@@ -347,6 +355,17 @@ LABELS = {
     'explain.wrapper.card_num_devices': 'model card num_devices',
     'explain.wrapper.card_training_steps': 'model card training_steps',
     'explain.wrapper.configured_world': 'processes the accelerate config asks for (num_processes)',
+    # RL step time
+    'time.rl.parts': 'one step, modelled:',
+    'time.rl.parts_beside': "the model's view of one step (the measurement is the time):",
+    'time.rl.part.generation': 'generation',
+    'time.rl.part.old_log_prob': 'log-prob forward',
+    'time.rl.part.reference': 'reference forward',
+    'time.rl.part.critic_values': 'critic values',
+    'time.rl.part.actor_update': 'actor update',
+    'time.rl.part.critic_update': 'critic update',
+    'time.rl.part.weight_sync': 'weight sync',
+    'time.rl.part.overlap': 'overlap (async)',
 }
 
 MESSAGES = {
@@ -1465,6 +1484,11 @@ MESSAGES = {
     'time.assume.save_bytes_model_only': 'each checkpoint save writes {gb} GB (bf16 weights; save_only_model) at an assumed 0.5-4 GB/s: give --save-time when you know it',
     'time.assume.load': 'preparation is the model load only ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up); tokenization is not in it: give --prepare-time',
     'time.assume.load_and_reference': 'preparation is the model load ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up) and the reference model scoring every training example once (precompute_ref_log_probs: {low}-{high} s at the training MFU); tokenization is not in it: give --prepare-time',
+    'time.assume.load_tokenized': "preparation is the model load ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up) and the data's tokenization",
+    'time.assume.load_and_reference_tokenized': "preparation is the model load ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up), the reference model scoring every training example once (precompute_ref_log_probs: {low}-{high} s at the training MFU) and the data's tokenization",
+    'time.assume.tokenize': "tokenization: {tokens} tokens took {seconds} s to count here ({rate} tokens/s, {engine}); the framework's own preprocessing (its template code, its workers, its cache) is assumed to take {low}-{high}x that",
+    'time.note.prepare_tokenization_only': 'preparation is the tokenization only: the model load needs --model/--params or --prepare-time',
+    'time.note.tokenize_cached': 'tokenization is not in the preparation: the data was counted from the cache, so no tokenization rate was measured (--no-cache measures it)',
     'time.assume.preference': 'preference training ({trainer}, from {origin}): per example the policy trains {trained} rows and the reference model scores {reference} (forward only); {flops} FLOPs per row token, {times}x one row trained',
     'time.assume.preference_precomputed': 'preference training ({trainer}, from {origin}): per example the policy trains {trained} rows; the reference model scores {reference} once, before training; {flops} FLOPs per row token, {times}x one row trained',
     'time.assume.preference_free': 'preference training ({trainer}, from {origin}): per example the policy trains {trained} rows and there is no reference model; {flops} FLOPs per row token, {times}x one row trained',
@@ -1558,6 +1582,8 @@ MESSAGES = {
     'explain.mfu.low': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: below the {normal_low}-{normal_high} of published {training} runs (data loading, small batches, communication)',
     'explain.mfu.high': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: above the {normal_low}-{normal_high} of published {training} runs: rows are shorter than --seq-length (padding-free or unpacked data), or fewer GPUs ran',
     'explain.mfu.missing': 'no MFU: give --seq-length (tokens per sample) and a log that shows the batch and the processes (or --gpus)',
+    'explain.mfu.framework.torchtitan': "torchtitan printed mfu {theirs} (line {line}) against {mfu} here: it counts causal attention in full (this MFU halves it under the causal mask) over a dense peak of its own table, so its figure is the higher one at long sequences; both are against a dense peak (here {peak} TFLOP/s {dtype})",
+    'explain.mfu.framework.swift': "ms-swift logged MFU {theirs} (line {line}) against {mfu} here: its count is the Trainer's total_flos (6 x parameters x input tokens: no attention, padding and frozen weights counted as trained) over a matmul rate it measured at start (or DEVICE_TFLOPS), not the dense datasheet peak used here ({peak} TFLOP/s {dtype})",
     'explain.error.mfu_needs': 'the MFU needs both a model (--model or --params) and --gpu',
     'explain.hint.mfu_needs': 'e.g. trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
     'ptlog.tokens_printed': 'the log prints {T:,} tokens per epoch: one epoch is (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} windows of {S:,} tokens (used as printed, not guessed from the samples)',
@@ -1692,6 +1718,11 @@ MESSAGES = {
     'easyr1.what.running_step': '"Running step" bar total',
     'trl.why.kto_unpair': 'KTOTrainer unpairs chosen/rejected pairs (maybe_unpair_preference_dataset): one row per completion',
     'trl.note.kto_unpaired': 'KTO trains on {rows} rows: each of the {pairs} preference pairs becomes a desirable and an undesirable row',
+    'trl.why.prompt_drop': '{trainer}Trainer (TRL {version}) keeps a row only when its prompt alone has fewer than max_length tokens',
+    'trl.note.prompt_drop': '{trainer}Trainer drops {dropped} of {rows} rows: their prompt alone has max_length ({max_length}) tokens or more, so no completion token would be left',
+    'trl.error.prompt_drop_all': 'every prompt has max_length ({max_length}) tokens or more: {trainer}Trainer would drop every row',
+    'trl.hint.prompt_drop_all': 'raise max_length, or shorten the prompts',
+    'trl.note.prompt_drop_uncounted': '{trainer}Trainer (TRL {version}) drops the rows whose prompt alone has max_length tokens or more; the rows here are counted before that: give --tokenizer (and the data file) to count what it keeps',
     'trl.note.kto_given': 'KTO: --num-examples is taken as the rows the Trainer sees; a paired dataset of N pairs gives 2N rows',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs runs the reference model over the train (and eval) data once before step 1: more time, the same steps',
     'trlppo.why.total': 'PPOTrainer: num_total_batches is state.max_steps, the LR horizon (one scheduler step per batch) and the last global_step',
@@ -1875,4 +1906,142 @@ MESSAGES = {
     'explain.why.world_configured': "the processes accelerate's config asks for, over all machines",
     'explain.fact.launcher_saw_fewer': 'The config asks for {configured} processes over all machines, but the launcher printed a world of {seen} ({where}): each node ran its own job of {seen}, so the nodes never joined one run (data is not sharded across them). Check the machine rank, main address and launcher of every node',
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
+    # explain in the wild: script variables, RL timing lines, the answer's first line
+    'explain.note.script_variables': "the launch script's node and per-node variables (nodes x processes per node)",
+    'rllog.world': '{world} GPU(s): the printed config or launch line (n_gpus_per_node x nnodes)',
+    'rllog.rate_steps': 'one step takes {time} ({seconds} s: the median of {count} step total(s), last at line {line})',
+    'rllog.rate_phases': "one step takes at least {time} ({seconds} s): the sum of the phases printed at line {line}; the step's own total was not printed",
+    'rllog.phases': 'where step {step} spent its time: {phases}',
+    'rllog.remaining': 'step {step} of {total}: {left} steps left, about {time} at {seconds} s per step',
+    'rllog.crashed_before_start': 'the run crashed before its first step (line {line}: "{text}")',
+    'rllog.crashed_after': 'the run crashed after step {step} (line {line}: "{text}")',
+    'explain.head.stopped': 'Stopped at {where}: {how}',
+    'explain.head.before_first_step': 'Stopped before the first step: {how}',
+    'explain.head.how.crashed': 'crashed',
+    'explain.head.how.interrupted': 'interrupted',
+    'explain.head.how.in_evaluation': 'crashed in evaluation',
+    'explain.head.finished': 'Finished at {where}',
+    'explain.head.finished_then_error': 'Finished at {where}; the error that follows came after training ended',
+    'explain.head.stuck': 'Stuck: {time} with no first step',
+    'explain.head.running_left': 'Running: {percent}% done ({where}), {time} left',
+    'explain.head.running': 'Running: at {where}; the log gives no rate for the time left',
+    'explain.head.last_step': 'Last step shown: {where}',
+    'explain.head.no_step': 'no step shown',
+    'explain.head.step_of': 'step {step} of {total}',
+    'explain.head.step': 'step {step}',
+    'explain.head.of_run': 'Run {index} of {count}: {answer}',
+    'rllog.rate_bar': 'one step takes {time} ({seconds} s per step, as the "{name}" bar shows at its last draw)',
+    'explain.head.finished_no_step': 'Finished (the log shows no step number)',
+    'explain.head.finished_then_error_no_step': 'Finished; the error that follows came after training ended',
+    'rllog.stated_crashed': 'the text names a failure (line {line}: "{text}"); the log itself shows no end after step {step}: read as crashed there, or after the paste ends',
+    'rllog.stated_interrupted': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no end after step {step}: read as interrupted',
+    'explain.head.stopped_no_step': 'Stopped: {how} (the log shows no step number)',
+    'explain.head.started': 'Started: no step done yet ({where})',
+    'rllog.stated_crashed_no_step': 'the text names a failure (line {line}: "{text}"); the log itself shows no step and no end: read as crashed',
+    'rllog.stated_interrupted_no_step': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no step and no end: read as interrupted',
+    # RL step time
+    'time.rl.model_beside': 'the RL step model gives {seconds} s per step ({low} – {high}); the measured step time is used',
+    'time.rl.response.given': 'responses of {expected} tokens on average, as given',
+    'time.rl.response.given_range': 'responses of {expected} tokens on average ({low} – {high}), as given',
+    'time.rl.response.cap': 'responses of {expected} tokens on average ({low} – {high}): no mean was given, so a typical length fitted on published runs, bounded by the {cap}-token cap; give --response-length from a log to narrow it',
+    'time.rl.prompt.given': 'prompts of {prompt} tokens on average, as given',
+    'time.rl.prompt.cap': 'prompts of {prompt} tokens on average: half the {cap}-token prompt cap (--prompt-length to set it)',
+    'time.rl.prompt.default': 'prompts of {prompt} tokens on average: assumed, no prompt cap is known (--prompt-length to set it)',
+    'time.rl.hf_generate': 'use_vllm is off: the training model generates (transformers generate), modelled as an inference engine would decode, so generation is likely longer than shown',
+    'rl.error.not_rl': "{option} sets a length for the RL step model, and this run is not an RL trainer's",
+    'rl.hint.not_rl': 'use it with verl, OpenRLHF, EasyR1, TRL PPO, or a TRL GRPO/RLOO config; drop it here',
+    'rl.error.flops_option': '{option} refines the FLOPs model of one training update, and an RL step (generation, forwards, updates) is timed by the RL step model',
+    'rl.hint.flops_option': 'drop {option}; the RL step model reads --gpu, --params or --model, --response-length and --mfu',
+    'time.rl.budget_steps': "{steps} of the plan's {planned} training steps",
+    'time.rl.budget_prompts': '{prompts} prompts ({responses} responses)',
+    'rl.error.budget_rate': '--time-budget needs the time of one step to divide it by',
+    'rl.hint.budget_rate': 'add --step-time SECONDS, --timing-from LOG, or --gpu with --params/--model',
+    'solve.error.rl_only': "{option} belongs to an RL trainer's run, and no --framework names one",
+    'solve.hint.rl_only': 'add --framework verl|openrlhf|easyr1|trl-ppo with --time-budget, or drop {option}',
+    'solve.error.rl_option': "{option} is not a setting of an RL trainer's run",
+    'solve.hint.rl_option': "give the trainer's own settings with --set KEY=VALUE, or drop {option}",
+    'solve.error.rl_budget': 'solve --framework answers how much of an RL run fits a --time-budget, and none is given',
+    'solve.hint.rl_budget': 'add --time-budget 24h, or plan the whole run with trainsteps plan --framework ...',
+    'time.rl.shape': '{prompts} prompts x {n} responses per step, decoded by {engines} rollout engine(s) of tensor-parallel size {tp} on {gpus} GPU(s); {trainers} GPU(s) train',
+    'time.rl.sync': 'synchronous: generation, forwards, updates and weight sync run one after another',
+    'time.rl.async': "asynchronous: the next step's generation overlaps this step's training",
+    'time.rl.calibration': "the RL step model's efficiencies are fitted on published step breakdowns (docs/time.md, RL section); on runs it was not fitted on, its median error is {error} and its interval holds {held}",
+    'rl.error.response_length': "the RL step model needs the responses' length, and the settings give no max response length",
+    'rl.hint.response_length': "give --response-length MEAN (tokens), or the framework's max response length with --set",
+    'rl.error.length_value': '{option} {value} is not a token length or a range LOW-HIGH',
+    'rl.hint.length_value': 'give a positive number of tokens such as 1200, or a range such as 600-2400',
 }
+
+# RL stacks planned from their own words (slime, AReaL, open-instruct: planners/rl_stacks.py)
+QUANTITIES.update({
+    'rollouts_per_epoch': 'rollout steps per epoch',
+    'num_rollout': 'rollout steps (num_rollout)',
+    'optimizer_steps_per_rollout': 'optimizer steps per rollout',
+    'lr_decay_iters': 'LR decay horizon (iterations)',
+    'num_training_steps': 'training steps (num_training_steps)',
+    'num_scheduler_steps': 'LR scheduler horizon (num_scheduler_steps)',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch is ignored: --num-rollout is set, so the run makes {num_rollout} rollouts and evaluates or saves at no epoch end',
+    'slime.warn.trailing': 'a rollout makes {samples} samples, which {gbs} per optimizer step does not divide: the last {dropped} of each rollout are dropped from training',
+    'slime.warn.lr_short': 'the LR schedule counts {decay} iterations but the run takes {taken} optimizer steps: it never reaches its end value',
+    'slime.warn.dynamic_sampling': 'dynamic sampling draws prompts until {prompts} pass the filter: each rollout uses more prompts than its batch, so epochs end sooner than planned',
+    'slime.what.rollout_id': 'logged rollout_id (0-based; the last one)',
+    'slime.what.train_iters': 'Megatron train_iters',
+    'slime.what.scheduler': 'scheduler horizon in samples (lr_decay_iters x global batch)',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} stops the loop before the {horizon} steps the LR schedule and the "Train step N/total" line count: the schedule never finishes',
+    'areal.warn.clock': '{name}={secs} saves or evaluates by the clock: those events are not in the step lists',
+    'areal.what.train_step': '"Train step N/total" line total',
+    'areal.what.loop': 'last global step of the loop',
+    'oi.warn.one_sample': 'one sample per prompt: GRPO advantages are zero unless filter_zero_std_samples is off',
+    'oi.warn.packed_mini_batches': 'each learner steps the optimizer once per group of its packed sequences: {mini} updates per pass when they divide evenly, more or fewer otherwise (the LR horizon assumes {mini})',
+    'oi.warn.episodes': 'total_episodes={episodes} is not a whole number of steps: the run generates {used} episodes',
+    'oi.what.training_step': 'logged training_step (the last one)',
+    'rlstack.error.value': '{key}={value} ({origin}) is not a {kind}',
+    'rlstack.hint.value': 'give the setting as its framework spells it, e.g. --set num_rollout=100',
+    'rlstack.error.launch': 'the launch line cannot be split into words (an unclosed quote?)',
+    'rlstack.hint.launch': 'paste the command as it runs in the shell, quotes closed',
+    'rlstack.error.required': '{framework} needs {key}',
+    'rlstack.hint.required': 'give it on the launch line, with --set, or as {option}',
+    'rlstack.hint.settings': 'change the settings the framework names, as its own check would ask',
+})
+
+# explain: the RL stacks' step lines (logs/rl_stacks.py)
+MESSAGES.update({
+    'stacklog.framework': 'These are {framework} step lines',
+    'stacklog.progress': 'The run reached step {step} of {total} ({percent}%)',
+    'stacklog.step': 'The run reached step {step}; the lines do not state the total (plan the run for it: trainsteps plan --launch ...)',
+    'stacklog.areal_epoch': 'It is in epoch {epoch} of {epochs}',
+    'stacklog.areal_total': 'AReaL\'s "Train step N/total" counts to the LR horizon (epochs x steps per epoch); a total_train_steps cap stops the run earlier',
+    'stacklog.rate': 'One step takes {seconds} s on average (the logged step times)',
+    'stacklog.rate_clock': 'One step takes {seconds} s on average (between the timestamps of the first and last step lines)',
+    'stacklog.left': '{steps} steps are left: about {left} at this rate',
+})
+
+# TRL AsyncGRPOTrainer (frameworks/trl_async_grpo.py)
+QUANTITIES.update({
+    'samples_per_step': 'completion rows per optimizer step',
+    'prompt_groups': 'prompt groups to train (the epoch stop)',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': 'the run stops when every prompt group of the epochs is trained: about {steps} steps for single-turn prompts, more when conversations fork into several rows or stale samples are dropped; max_steps={ceiling} is only a ceiling',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} decays over the {ceiling}-step ceiling, not the run: the learning rate stays near its peak; set max_steps for a schedule that ends with the run',
+    'asyncgrpo.what.global_step': 'logged global_step (the last one)',
+    'asyncgrpo.what.max_steps': 'Trainer max_steps (the LR horizon)',
+})
+
+# prime-rl (frameworks/prime_rl.py)
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} cuts each batch by tokens: at least {rows} samples a step (seq_len caps a sample), more with short samples',
+    'prime.what.step': '"Starting training loop (max_steps=...)" and the last "Step N" line',
+})
+
+# ROLL (frameworks/roll.py)
+QUANTITIES.update({
+    'actor_max_steps_without_dp': 'actor train max_steps without dp_size',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'the actor\'s LR horizon is {horizon} optimizer steps but the pipeline takes {taken}: the floor divisions do not meet, so the schedule ends early or never',
+    'roll.what.pipeline_step': 'logged "pipeline step N start..." (0-based; the last one)',
+    'roll.what.actor_max_steps': 'logged "actor train max_steps without dp_size"',
+})

@@ -135,6 +135,14 @@ QUANTITIES = {
     "padded_tokens_seen": "含填充的已见 token 数",
     "padding_share": "填充占比",
     "tokens_per_step": "每个优化步的 token 数",
+    # RL step time
+    'rl_tokens_per_step': '每个 RL 步的 token 数',
+    'rl_decode_step_seconds': '每个解码步的秒数',
+    'rl_generation_seconds': '生成（每步秒数）',
+    'rl_old_log_prob_seconds': 'log-prob 前向（每步秒数）',
+    'rl_actor_update_seconds': 'actor 更新（每步秒数）',
+    'rl_weight_sync_seconds': '权重同步（每步秒数）',
+    'rl_step_seconds': '每个 RL 步的秒数',
 }
 
 LABELS = {
@@ -347,6 +355,17 @@ LABELS = {
     'explain.wrapper.card_num_devices': '模型卡 num_devices',
     'explain.wrapper.card_training_steps': '模型卡 training_steps',
     'explain.wrapper.configured_world': 'accelerate 配置要求的进程数（num_processes）',
+    # RL step time
+    'time.rl.parts': '单步（模型估算）：',
+    'time.rl.parts_beside': '模型对单步的估算（时间以实测为准）：',
+    'time.rl.part.generation': '生成',
+    'time.rl.part.old_log_prob': 'log-prob 前向',
+    'time.rl.part.reference': '参考模型前向',
+    'time.rl.part.critic_values': 'critic 价值',
+    'time.rl.part.actor_update': 'actor 更新',
+    'time.rl.part.critic_update': 'critic 更新',
+    'time.rl.part.weight_sync': '权重同步',
+    'time.rl.part.overlap': '重叠（异步）',
 }
 
 MESSAGES = {
@@ -1460,6 +1479,11 @@ MESSAGES = {
     'time.assume.save_bytes_model_only': '每次保存检查点写入 {gb} GB（bf16 权重；save_only_model），按假设的 0.5-4 GB/s 计：知道实际耗时请用 --save-time',
     'time.assume.load': '准备时间只含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）；不含分词：请用 --prepare-time',
     'time.assume.load_and_reference': '准备时间含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）和参考模型对每个训练样本打分一次（precompute_ref_log_probs：按训练 MFU 计 {low}-{high} 秒）；不含分词：请用 --prepare-time',
+    'time.assume.load_tokenized': '准备时间含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）和数据分词',
+    'time.assume.load_and_reference_tokenized': '准备时间含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）、参考模型对每个训练样本打分一次（precompute_ref_log_probs：按训练 MFU 计 {low}-{high} 秒）和数据分词',
+    'time.assume.tokenize': '分词：在本机统计 {tokens} 个 token 用了 {seconds} 秒（{rate} token/秒，{engine}）；框架自己的预处理（其模板代码、进程数、缓存）假定为它的 {low}-{high} 倍',
+    'time.note.prepare_tokenization_only': '准备时间只含分词：模型加载需要 --model/--params 或 --prepare-time',
+    'time.note.tokenize_cached': '准备时间不含分词：数据的统计结果来自缓存，没有测得分词速度（用 --no-cache 可测）',
     'time.assume.preference': '偏好训练（{trainer}，依据 {origin}）：每个样本策略模型训练 {trained} 行，参考模型前向打分 {reference} 行；每个行 token {flops} FLOPs，是单行训练的 {times} 倍',
     'time.assume.preference_precomputed': '偏好训练（{trainer}，依据 {origin}）：每个样本策略模型训练 {trained} 行；参考模型在训练前对 {reference} 行打分一次；每个行 token {flops} FLOPs，是单行训练的 {times} 倍',
     'time.assume.preference_free': '偏好训练（{trainer}，依据 {origin}）：每个样本策略模型训练 {trained} 行，没有参考模型；每个行 token {flops} FLOPs，是单行训练的 {times} 倍',
@@ -1553,6 +1577,8 @@ MESSAGES = {
     'explain.mfu.low': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：低于公开 {training} 训练的 {normal_low}-{normal_high}（数据加载、批次太小或通信开销）',
     'explain.mfu.high': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：高于公开 {training} 训练的 {normal_low}-{normal_high}：样本比 --seq-length 短（未打包或无填充），或实际使用的 GPU 更少',
     'explain.mfu.missing': '无法计算 MFU：请给出 --seq-length（每个样本的 token 数），且日志需显示批次和进程数（或给出 --gpus）',
+    'explain.mfu.framework.torchtitan': 'torchtitan 打印的 mfu 为 {theirs}（第 {line} 行），这里为 {mfu}：它把因果注意力按全量计（这里在因果掩码下减半），分母是它自己表里的稠密峰值，因此长序列时它的数字更高；两者都用稠密峰值（这里为 {peak} TFLOP/s {dtype}）',
+    'explain.mfu.framework.swift': 'ms-swift 记录的 MFU 为 {theirs}（第 {line} 行），这里为 {mfu}：它的分子是 Trainer 的 total_flos（6 x 参数量 x 输入 token：不含注意力，填充和冻结权重都按训练计），分母是启动时实测的矩阵乘速度（或 DEVICE_TFLOPS），而不是这里用的稠密规格峰值（{peak} TFLOP/s {dtype}）',
     'explain.error.mfu_needs': '计算 MFU 需要同时给出模型（--model 或 --params）和 --gpu',
     'explain.hint.mfu_needs': '例如 trainsteps explain train.log --model ./Qwen2.5-7B --gpu h100-sxm --seq-length 2048',
     'ptlog.tokens_printed': '日志打印了每轮 {T:,} 个 token：一轮 = (T - 1) // S = ({T:,} - 1) // {S:,} = {n1:,} 个长度为 {S:,} 的窗口（按打印值使用，不从样本数推测）',
@@ -1687,6 +1713,11 @@ MESSAGES = {
     'easyr1.what.running_step': '"Running step" 进度条总数',
     'trl.why.kto_unpair': 'KTOTrainer 把 chosen/rejected 成对数据拆开（maybe_unpair_preference_dataset）：每个回复一行',
     'trl.note.kto_unpaired': 'KTO 训练 {rows} 行：{pairs} 个偏好对中的每一对变成一个 desirable 行和一个 undesirable 行',
+    'trl.why.prompt_drop': '{trainer}Trainer（TRL {version}）只保留提示词本身少于 max_length 个 token 的行',
+    'trl.note.prompt_drop': '{trainer}Trainer 丢弃 {rows} 行中的 {dropped} 行：其提示词本身已有 max_length（{max_length}）个或更多 token，回复一个 token 都留不下',
+    'trl.error.prompt_drop_all': '每条提示词都有 max_length（{max_length}）个或更多 token：{trainer}Trainer 会丢弃所有行',
+    'trl.hint.prompt_drop_all': '请调大 max_length，或缩短提示词',
+    'trl.note.prompt_drop_uncounted': '{trainer}Trainer（TRL {version}）会丢弃提示词本身已有 max_length 个或更多 token 的行；此处的行数在丢弃之前统计：给出 --tokenizer（及数据文件）即可统计保留的行数',
     'trl.note.kto_given': 'KTO：--num-examples 视为 Trainer 看到的行数；N 个偏好对的数据集会变成 2N 行',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs 在第 1 步之前用参考模型把训练（及评估）数据跑一遍：耗时增加，步数不变',
     'trlppo.why.total': 'PPOTrainer：num_total_batches 即 state.max_steps、学习率总长（每批调度一次）和最后的 global_step',
@@ -1870,4 +1901,142 @@ MESSAGES = {
     'explain.why.world_configured': 'accelerate 配置文件要求的进程数（所有机器合计）',
     'explain.fact.launcher_saw_fewer': '配置要求所有机器合计 {configured} 个进程，但启动器打印的 world 为 {seen}（{where}）：每个节点各自运行了一个 {seen} 进程的作业，节点之间从未组成同一次运行（数据不会在节点间切分）。请检查每个节点的 machine rank、主节点地址和启动器',
     'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
+    # explain in the wild: script variables, RL timing lines, the answer's first line
+    'explain.note.script_variables': '启动脚本中的节点数与每节点进程数变量（节点数 x 每节点进程数）',
+    'rllog.world': '{world} 块 GPU：来自打印的配置或启动命令（n_gpus_per_node x nnodes）',
+    'rllog.rate_steps': '每步耗时 {time}（{seconds} 秒：{count} 个步骤总耗时的中位数，最后一个在第 {line} 行）',
+    'rllog.rate_phases': '每步耗时至少 {time}（{seconds} 秒）：第 {line} 行打印的各阶段之和；该步的总耗时没有打印',
+    'rllog.phases': '第 {step} 步的耗时分布：{phases}',
+    'rllog.remaining': '第 {step} 步，共 {total} 步：还剩 {left} 步，按每步 {seconds} 秒约需 {time}',
+    'rllog.crashed_before_start': '运行在第一步之前崩溃（第 {line} 行：“{text}”）',
+    'rllog.crashed_after': '运行在第 {step} 步之后崩溃（第 {line} 行：“{text}”）',
+    'explain.head.stopped': '停在{where}：{how}',
+    'explain.head.before_first_step': '在第一步之前停止：{how}',
+    'explain.head.how.crashed': '崩溃',
+    'explain.head.how.interrupted': '被中断',
+    'explain.head.how.in_evaluation': '在评估中崩溃',
+    'explain.head.finished': '已完成，止于{where}',
+    'explain.head.finished_then_error': '已完成，止于{where}；随后的错误发生在训练结束之后',
+    'explain.head.stuck': '卡住：{time} 仍未完成第一步',
+    'explain.head.running_left': '运行中：已完成 {percent}%（{where}），还剩 {time}',
+    'explain.head.running': '运行中：在{where}；日志没有给出估算剩余时间的速度',
+    'explain.head.last_step': '日志显示的最后一步：{where}',
+    'explain.head.no_step': '没有显示任何步骤',
+    'explain.head.step_of': '第 {step} 步（共 {total} 步）',
+    'explain.head.step': '第 {step} 步',
+    'explain.head.of_run': '第 {index} 次运行（共 {count} 次）：{answer}',
+    'rllog.rate_bar': '每步耗时 {time}（每步 {seconds} 秒，取自“{name}”进度条最后一次刷新）',
+    'explain.head.finished_no_step': '已完成（日志没有显示步数）',
+    'explain.head.finished_then_error_no_step': '已完成；随后的错误发生在训练结束之后',
+    'rllog.stated_crashed': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身在第 {step} 步之后没有显示结束：按在此处或粘贴内容结束之后崩溃处理',
+    'rllog.stated_interrupted': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身在第 {step} 步之后没有显示结束：按被中断处理',
+    'explain.head.stopped_no_step': '已停止：{how}（日志没有显示步数）',
+    'explain.head.started': '已开始：尚未完成任何一步（{where}）',
+    'rllog.stated_crashed_no_step': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按崩溃处理',
+    'rllog.stated_interrupted_no_step': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按被中断处理',
+    # RL step time
+    'time.rl.model_beside': 'RL 单步模型估算每步 {seconds} 秒（{low} – {high}）；采用实测的单步时间',
+    'time.rl.response.given': '回复平均 {expected} 个 token，按给定值',
+    'time.rl.response.given_range': '回复平均 {expected} 个 token（{low} – {high}），按给定值',
+    'time.rl.response.cap': '回复平均 {expected} 个 token（{low} – {high}）：未给出平均值，采用按公开运行拟合的典型长度，并以 {cap} 个 token 的上限为界；用日志中的 --response-length 可缩小范围',
+    'time.rl.prompt.given': '提示词平均 {prompt} 个 token，按给定值',
+    'time.rl.prompt.cap': '提示词平均 {prompt} 个 token：取提示词上限 {cap} 个 token 的一半（可用 --prompt-length 设置）',
+    'time.rl.prompt.default': '提示词平均 {prompt} 个 token：假设值，未知提示词上限（可用 --prompt-length 设置）',
+    'time.rl.hf_generate': 'use_vllm 未开启：由训练中的模型自行生成（transformers generate），此处按推理引擎的解码建模，实际生成可能更慢',
+    'rl.error.not_rl': '{option} 为 RL 单步模型设置长度，而此运行不是 RL 训练器的运行',
+    'rl.hint.not_rl': '请在 verl、OpenRLHF、EasyR1、TRL PPO 或 TRL GRPO/RLOO 配置中使用；此处请去掉它',
+    'rl.error.flops_option': '{option} 用于细化单次训练更新的 FLOPs 模型，而 RL 单步（生成、前向、更新）由 RL 单步模型计时',
+    'rl.hint.flops_option': '请去掉 {option}；RL 单步模型读取 --gpu、--params 或 --model、--response-length 和 --mfu',
+    'time.rl.budget_steps': '计划 {planned} 个训练步中的 {steps} 个',
+    'time.rl.budget_prompts': '{prompts} 个提示词（{responses} 条回复）',
+    'rl.error.budget_rate': '--time-budget 需要单步时间才能换算',
+    'rl.hint.budget_rate': '请加上 --step-time 秒数、--timing-from 日志，或 --gpu 加 --params/--model',
+    'solve.error.rl_only': '{option} 属于 RL 训练器的运行，而未用 --framework 指定训练器',
+    'solve.hint.rl_only': '请加上 --framework verl|openrlhf|easyr1|trl-ppo 和 --time-budget，或去掉 {option}',
+    'solve.error.rl_option': '{option} 不是 RL 训练器运行的设置',
+    'solve.hint.rl_option': '请用 --set KEY=VALUE 给出训练器自己的设置，或去掉 {option}',
+    'solve.error.rl_budget': 'solve --framework 回答 RL 运行在 --time-budget 内能跑多少，但未给出预算',
+    'solve.hint.rl_budget': '请加上 --time-budget 24h，或用 trainsteps plan --framework ... 规划整个运行',
+    'time.rl.shape': '每步 {prompts} 个提示词 × {n} 条回复，由 {gpus} 块 GPU 上 {engines} 个张量并行大小为 {tp} 的 rollout 引擎解码；{trainers} 块 GPU 训练',
+    'time.rl.sync': '同步：生成、前向、更新和权重同步依次进行',
+    'time.rl.async': '异步：下一步的生成与本步的训练重叠',
+    'time.rl.calibration': 'RL 单步模型的效率按公开的分阶段耗时拟合（docs/time.md 的 RL 一节）；在未参与拟合的运行上，中位误差为 {error}，区间覆盖 {held}',
+    'rl.error.response_length': 'RL 单步模型需要回复长度，而设置中没有最大回复长度',
+    'rl.hint.response_length': '请给出 --response-length 平均值（token 数），或用 --set 给出框架的最大回复长度',
+    'rl.error.length_value': '{option} {value} 不是 token 长度，也不是 LOW-HIGH 范围',
+    'rl.hint.length_value': '请给出正的 token 数（如 1200）或范围（如 600-2400）',
 }
+
+# 按各自参数规划的 RL 框架（slime、AReaL、open-instruct：planners/rl_stacks.py）
+QUANTITIES.update({
+    'rollouts_per_epoch': '每个 epoch 的 rollout 步数',
+    'num_rollout': 'rollout 步数（num_rollout）',
+    'optimizer_steps_per_rollout': '每次 rollout 的优化器步数',
+    'lr_decay_iters': '学习率衰减范围（迭代数）',
+    'num_training_steps': '训练步数（num_training_steps）',
+    'num_scheduler_steps': '学习率调度范围（num_scheduler_steps）',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch 被忽略：已设置 --num-rollout，运行 {num_rollout} 次 rollout，且不会在 epoch 结束时评估或保存',
+    'slime.warn.trailing': '每次 rollout 产生 {samples} 个样本，不能被每个优化器步的 {gbs} 整除：每次 rollout 最后 {dropped} 个样本从训练中丢弃',
+    'slime.warn.lr_short': '学习率调度按 {decay} 次迭代计算，但运行只走 {taken} 个优化器步：学习率到不了终值',
+    'slime.warn.dynamic_sampling': '动态采样会一直抽取提示词直到 {prompts} 个通过过滤：每次 rollout 用掉的提示词多于批大小，epoch 会比计划更早结束',
+    'slime.what.rollout_id': '日志中的 rollout_id（从 0 开始；最后一个）',
+    'slime.what.train_iters': 'Megatron 的 train_iters',
+    'slime.what.scheduler': '以样本计的调度范围（lr_decay_iters × 全局批大小）',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} 在学习率调度和 "Train step N/total" 行所计的 {horizon} 步之前就停止循环：调度不会走完',
+    'areal.warn.clock': '{name}={secs} 按时钟保存或评估：这些事件不在步数列表里',
+    'areal.what.train_step': '"Train step N/total" 行的总数',
+    'areal.what.loop': '循环的最后一个全局步',
+    'oi.warn.one_sample': '每个提示词只有一个样本：除非关闭 filter_zero_std_samples，否则 GRPO 优势为零',
+    'oi.warn.packed_mini_batches': '每个 learner 按其打包序列分组，每组走一次优化器：能整除时每轮 {mini} 次更新，否则会多或少（学习率范围按 {mini} 计算）',
+    'oi.warn.episodes': 'total_episodes={episodes} 不是整数个步：运行生成 {used} 个 episode',
+    'oi.what.training_step': '日志中的 training_step（最后一个）',
+    'rlstack.error.value': '{key}={value}（{origin}）不是{kind}',
+    'rlstack.hint.value': '按框架自己的写法给出设置，例如 --set num_rollout=100',
+    'rlstack.error.launch': '启动命令无法拆分成词（引号没有闭合？）',
+    'rlstack.hint.launch': '按 shell 中运行的样子粘贴命令，并闭合引号',
+    'rlstack.error.required': '{framework} 需要 {key}',
+    'rlstack.hint.required': '在启动命令中、用 --set 或用 {option} 给出',
+    'rlstack.hint.settings': '按框架自身检查的要求修改它指出的设置',
+})
+
+# explain：各 RL 框架的步数行（logs/rl_stacks.py）
+MESSAGES.update({
+    'stacklog.framework': '这些是 {framework} 的步数行',
+    'stacklog.progress': '运行到了第 {step} 步，共 {total} 步（{percent}%）',
+    'stacklog.step': '运行到了第 {step} 步；日志没有给出总步数（可先规划该运行：trainsteps plan --launch ...）',
+    'stacklog.areal_epoch': '当前在第 {epoch} 个 epoch，共 {epochs} 个',
+    'stacklog.areal_total': 'AReaL 的 "Train step N/total" 计到学习率调度的终点（epoch 数 × 每个 epoch 的步数）；设置 total_train_steps 会更早停止',
+    'stacklog.rate': '平均每步 {seconds} 秒（按日志中的步时间）',
+    'stacklog.rate_clock': '平均每步 {seconds} 秒（按首末步数行的时间戳）',
+    'stacklog.left': '还剩 {steps} 步：按此速度约需 {left}',
+})
+
+# TRL AsyncGRPOTrainer（frameworks/trl_async_grpo.py）
+QUANTITIES.update({
+    'samples_per_step': '每个优化器步的补全行数',
+    'prompt_groups': '要训练的提示词组数（按 epoch 停止）',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': '所有 epoch 的提示词组都训练完后运行停止：单轮提示词约 {steps} 步，对话分叉成多行或丢弃过期样本时会更多；max_steps={ceiling} 只是上限',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} 按 {ceiling} 步的上限衰减，而不是按实际运行：学习率一直接近峰值；要让调度随运行结束，请设置 max_steps',
+    'asyncgrpo.what.global_step': '日志中的 global_step（最后一个）',
+    'asyncgrpo.what.max_steps': 'Trainer 的 max_steps（学习率调度范围）',
+})
+
+# prime-rl（frameworks/prime_rl.py）
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} 按 token 数切分批次：每步至少 {rows} 个样本（每个样本不超过 seq_len），样本短时更多',
+    'prime.what.step': '"Starting training loop (max_steps=...)" 行和最后一个 "Step N" 行',
+})
+
+# ROLL（frameworks/roll.py）
+QUANTITIES.update({
+    'actor_max_steps_without_dp': '未除以 dp_size 的 actor 训练 max_steps',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'actor 的学习率调度范围是 {horizon} 个优化器步，但流水线实际走 {taken} 步：两处向下取整对不上，调度会提前结束或走不完',
+    'roll.what.pipeline_step': '日志中的 "pipeline step N start..."（从 0 开始；最后一个）',
+    'roll.what.actor_max_steps': '日志中的 "actor train max_steps without dp_size"',
+})

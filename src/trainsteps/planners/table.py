@@ -42,8 +42,11 @@ FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "stac
                         "tokens_per_second"})
 """Time settings that need the tokens of a step: the FLOPs model and a token rate."""
 MEASURED_TIME = TIME - FLOPS_TIME - {"samples_per_second"}
-"""Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost): an RL step
-is generation, scoring and update, which the FLOPs model of an update does not cover."""
+"""Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost)."""
+RL_MODEL_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "dtype", "mfu", "training", "response_length",
+                           "prompt_length", "time_budget", "safety_margin"})
+"""The RL step model (timing.rl): the model, the GPU and the prompt and response lengths; an RL step is generation,
+forwards, updates and weight sync, not the FLOPs of one update (so no --stack, --tokens-per-second, --eval-examples)."""
 
 
 @record(frozen=True)
@@ -70,6 +73,8 @@ class Answer:
     """Lines for stderr before the answer (what `--data` counted, Unsloth's rewritten defaults)."""
     time_steps: str = "optimizer_steps"
     """The `run` field the time model multiplies by a step's time (RL: training steps)."""
+    rollout: object = None
+    """An RL plan's step as timing.rl.RolloutShape: what the RL step-time model needs (None: not an RL plan)."""
 
 
 HF = OUTPUT | WORLD | TRAINER | DATA | TIME | {"unsloth_release"}
@@ -88,10 +93,10 @@ LIGHTNING = OUTPUT | WORLD | (TIME - FLOPS_TIME - {"eval_time", "save_time"}) | 
     "max_steps", "limit_train_batches", "dataloader_drop_last"}
 """Lightning's plan counts batches: rows, no tokens, no evaluations or saves."""
 RL_FILES = RL_COMMON | {"configs", "launch", "data_paths"}
-VERL = OUTPUT | WORLD | MEASURED_TIME | RL_FILES | {"framework_version", "tokenizer_path", "chat_template_path"}
-OPENRLHF = OUTPUT | WORLD | MEASURED_TIME | RL_FILES | {"framework_version"}
-EASYR1 = OUTPUT | WORLD | MEASURED_TIME | RL_FILES
-TRL_PPO = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {
+VERL = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | RL_FILES | {"framework_version", "tokenizer_path", "chat_template_path"}
+OPENRLHF = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | RL_FILES | {"framework_version"}
+EASYR1 = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | RL_FILES
+TRL_PPO = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_MODEL_TIME | RL_COMMON | {
     "configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "logging_steps",
     "save_steps", "warmup_ratio"}
 TORCHTITAN = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
@@ -123,12 +128,16 @@ SWIFT_MEGATRON = OUTPUT | WORLD | MEASURED_TIME | {
     "train_iters", "save_strategy", "save_interval", "eval_interval", "tensor_parallel_size", "pipeline_parallel_size",
     "context_parallel_size"}
 """ms-swift's Megatron trainer (`megatron sft/pt/rlhf`): its launch line or args.json, or flags."""
+RL_STACK = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | {"configs", "launch", "rl_overrides", "num_examples", "data_paths", "prompts_per_step",
+                                             "samples_per_prompt"}
+"""The RL stacks users moved to (slime, AReaL, open-instruct): their launch line, config and `--set`, then the plan's flags."""
 
 
 def _planners() -> dict[str, Planner]:
     return {p.name: p for p in (
         Planner("hf", HF | {"compare_versions"}, "trainsteps.planners.hf:plan_flags", counts_data=True),
-        Planner("config", HF | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs",
+        Planner("config", HF | {"configs", "launch", "framework_version", "response_length", "prompt_length"},
+                "trainsteps.planners.configs:plan_configs",
                 counts_data=True),
         Planner("neox", NEOX, "trainsteps.planners.pretrain:plan_neox"),
         Planner("megatron", MEGATRON, "trainsteps.planners.pretrain:plan_megatron"),
@@ -144,6 +153,15 @@ def _planners() -> dict[str, Planner]:
         Planner("litgpt", LITGPT, "trainsteps.planners.stacks:plan_litgpt"),
         Planner("megatron-bridge", MEGATRON_BRIDGE, "trainsteps.planners.stacks:plan_megatron_bridge"),
         Planner("swift-megatron", SWIFT_MEGATRON, "trainsteps.planners.stacks:plan_swift_megatron"),
+        Planner("slime", RL_STACK, "trainsteps.planners.rl_stacks:plan_slime"),
+        Planner("areal", RL_STACK, "trainsteps.planners.rl_stacks:plan_areal"),
+        Planner("open-instruct", RL_STACK, "trainsteps.planners.rl_stacks:plan_open_instruct"),
+        Planner("trl-async-grpo", (RL_STACK - {"eval_time"}) | {"framework_version"},  # evaluations are not planned
+                "trainsteps.planners.rl_stacks:plan_trl_async_grpo"),
+        Planner("prime-rl", RL_STACK - {"eval_time", "num_examples", "data_paths"},  # no epochs, no evaluations planned
+                "trainsteps.planners.rl_stacks:plan_prime_rl"),
+        Planner("roll", (RL_STACK - {"num_examples", "data_paths"}) | {"framework_version"},  # prompts cycle: no epochs
+                "trainsteps.planners.rl_stacks:plan_roll"),
     )}
 
 
@@ -152,7 +170,9 @@ PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
 STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt", "megatron-bridge", "swift-megatron")
 """Stacks with their own config files and loop: planned from their files or from flags."""
-FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
+RL_STACKS = ("slime", "areal", "open-instruct", "trl-async-grpo", "prime-rl", "roll")
+"""RL stacks planned from their own launch lines and configs (planners.rl_stacks)."""
+FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS, *RL_STACKS)
 """What `--framework` takes."""
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 """Words of a launch line that starts an RL trainer (`python3 -m verl.trainer.main_ppo ...`)."""
@@ -161,7 +181,8 @@ RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 def choose(request) -> Planner:
     """The planner of a request: `--framework`, else an RL launch line, else config files or a launch line, else the
     Trainer from flags."""
-    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS or request.framework in STACK_FRAMEWORKS:
+    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS or request.framework in STACK_FRAMEWORKS \
+            or request.framework in RL_STACKS:
         return PLANNERS[request.framework]
     if request.framework != "hf":
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
@@ -179,6 +200,9 @@ def choose(request) -> Planner:
         launched = read_launch(request.launch).framework
         if launched in RL_FRAMEWORKS:
             return PLANNERS[launched]
+    stack = _rl_stack_of(request)
+    if stack is not None:
+        return PLANNERS[stack]
     if request.configs and all(str(path).lower().endswith(".toml") for path in request.configs):
         return PLANNERS["torchtitan"]  # only torchtitan's job configs are TOML
     if request.configs:
@@ -222,6 +246,27 @@ def _stack_of(path: str) -> str | None:
 def _is_swift_megatron(line: str) -> bool:
     words = line.split()
     return any(word.endswith("megatron") and following in ("sft", "pt", "rlhf") for word, following in zip(words, words[1:], strict=False))
+
+
+def _rl_stack_of(request) -> str | None:
+    """slime, AReaL, open-instruct, ..., from the launch line's words or the first config's keys (configs.rl_stacks)."""
+    if not request.launch and not request.configs:  # flags only: nothing to read (and nothing imported)
+        return None
+    from trainsteps.configs.rl_stacks import stack_of_config, stack_of_launch
+
+    if request.launch:
+        stack = stack_of_launch(request.launch)
+        if stack is not None:
+            return stack
+    if request.configs and str(request.configs[0]).endswith((".yaml", ".yml")):
+        from trainsteps.configs.files import read_config
+
+        return stack_of_config(read_config(request.configs[0]).data)
+    if request.configs and str(request.configs[0]).lower().endswith(".toml"):
+        from trainsteps.configs.rl_stacks import load_toml, stack_of_toml
+
+        return stack_of_toml(load_toml(request.configs[0]))
+    return None
 
 
 def _rl_framework_of(path: str) -> str | None:
@@ -270,7 +315,7 @@ def option_name(name: str) -> str:
     return _OPTION_NAMES.get(name) or "--" + name.replace("_", "-")
 
 
-MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack")
+MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack", "response_length", "prompt_length")
 """Time settings that only the FLOPs model reads (`--gpu` with `--model` or `--params`)."""
 MODEL_ASKS = ("model_path", "params", "gpu_name", "peak_tflops")
 
