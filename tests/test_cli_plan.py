@@ -96,7 +96,7 @@ def test_a_resumed_run_does_not_report_lost_updates():
 
 @pytest.mark.parametrize("args, words", [
     (["--num-examples", "100", "--max-epochs", "5"], "--max-epochs is an option of --framework lightning"),
-    (["--num-examples", "100", "--train-iters", "50"], "--train-iters is an option of --framework megatron, neox"),
+    (["--num-examples", "100", "--train-iters", "50"], "--train-iters is an option of --framework megatron, megatron-bridge, neox, swift-megatron"),
     (["--num-examples", "100", "--logging-steps", "0"], "requires non-zero --logging_steps"),
     (["--num-examples", "99999999999999999999"], "beyond what any run can hold"),
 ])

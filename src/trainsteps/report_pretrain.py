@@ -122,3 +122,61 @@ def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> st
         rows = [row for row in rows if row[0] not in ("warmup_steps", "eval_steps")]
     out += _rows(rows, lang)
     return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_litgpt(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """litgpt: the last lines it prints, then steps, epochs (finetune) or tokens (pretrain), the LR horizon, saves, evals."""
+    r, pretrain = s.run, s.family == "pretrain"
+    out = [label("lg.printed", lang).format(version=s.version, script=s.inputs["script"], why=message(s.family_reason, lang))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [("optimizer_steps", f"{r.optimizer_steps:,}"), ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
+            ("lg.iterations", f"{s.inputs['iterations']:,}")]
+    if pretrain:
+        rows += [("tt.tokens_per_step", f"{r.tokens_per_step['tokens']:,}"), ("pt.tokens", f"{r.tokens_seen:,}"),
+                 ("lg.equivalent_epochs", "?" if r.equivalent_epochs is None else format_epochs(r.equivalent_epochs))]
+    else:
+        rows += [("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+                 ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
+                 ("epoch_end_steps", short_list(r.epoch_end_steps, lang) if r.epoch_end_steps else none),
+                 ("lg.horizon", f"{s.inputs['horizon']:,}")]
+    rows += [("samples_seen", f"{r.samples_seen:,}"), ("warmup_steps", f"{format_epochs(r.warmup_steps)}"),
+             ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+             ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_megatron_bridge(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """Megatron-Bridge: the lines it prints, then iterations, global batches an epoch, padding, epochs, LR, evals, saves."""
+    r, inputs = s.run, s.inputs
+    out = [label("mb.printed", lang).format(version=s.version, why=message(s.family_reason, lang))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [("pt.iterations", f"{r.optimizer_steps:,}"), ("tt.ga", f"{inputs['gradient_accumulation_steps']:,}"),
+            ("mb.batches_per_epoch", f"{r.batches_per_epoch:,}"), ("mb.padded", f"{inputs['padded_samples']:,}"),
+            ("samples_seen", f"{r.samples_seen:,}"), ("mb.epochs", format_epochs(r.equivalent_epochs)),
+            ("mb.lr", label("mb.lr_value", lang).format(decay=f"{inputs['lr_decay_steps']:,}", warmup=f"{inputs['lr_warmup_steps']:,}")),
+            ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+            ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))
+
+
+def render_swift_megatron(s: Schedule, lang: str = "en", explain: bool = False) -> str:
+    """ms-swift Megatron: its last log dict, then iterations, the rows an epoch, epochs, samples, saves and evals."""
+    r, inputs = s.run, s.inputs
+    out = [label("swm.printed", lang).format(version=s.version, names=", ".join(inputs["option_names"]))]
+    out += ["  " + line for line in s.banner_lines]
+    out += ["", label("run", lang)]
+    none = label("tt.none", lang)
+    rows = [("pt.iterations", f"{r.optimizer_steps:,}"), ("tt.ga", f"{inputs['gradient_accumulation_steps']:,}"),
+            ("swm.samples", f"{r.samples_per_epoch:,}"), ("mb.batches_per_epoch", f"{r.batches_per_epoch:,}"),
+            ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
+            ("samples_seen", f"{r.samples_seen:,}"),
+            ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
+            ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
+    out += _rows(rows, lang)
+    return "\n".join(out + _tail(s, lang, explain))

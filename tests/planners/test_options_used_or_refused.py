@@ -37,6 +37,11 @@ BASES = {
     "automodel": ["--framework", "automodel", "--num-examples", "1000", "--global-batch-size", "8", "--max-steps", "500",
                   "--eval-interval", "30"],
     "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
+    "litgpt": ["--framework", "litgpt", "--num-examples", "1000", "--eval-interval", "30", "--save-interval", "40"],
+    "swift-megatron": ["--framework", "swift-megatron", "--num-examples", "1000", "--num-train-epochs", "2", "--save-interval", "20",
+                       "--eval-interval", "15"],
+    "megatron-bridge": ["--framework", "megatron-bridge", "--num-examples", "1000", "--global-batch-size", "64", "--train-iters", "100",
+                        "--eval-interval", "30", "--save-interval", "40"],
     # the RL stacks planned from their own words (planners/rl_stacks.py)
     "slime": ["--framework", "slime", "--num-examples", "1000", "--set", "rollout_batch_size=8", "--set", "global_batch_size=8",
               "--set", "num_epoch=2", "--set", "eval_interval=3", "--set", "save_interval=3", "--set", "rollout_max_response_len=1024"],
@@ -283,6 +288,40 @@ PER_PLANNER = {
     ("llamafactory-v1", "max_steps"): ([], ["--max-steps", "7"]),
     ("llamafactory-v1", "cutoff_len"): ([], ["--cutoff-len", "4096"]),
     ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
+    ("litgpt", "configs"): ([], [str(EXAMPLES / "litgpt" / "lora.yaml")]),
+    ("litgpt", "launch"): ([], ["--launch", "litgpt finetune_lora --train.epochs 2"]),
+    ("litgpt", "rl_overrides"): ([], ["--set", "train.epochs=2"]),
+    ("litgpt", "framework_version"): ([], ["--framework-version", "0.4.13"]),
+    ("litgpt", "global_batch_size"): ([], ["--global-batch-size", "32"]),
+    ("litgpt", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("litgpt", "max_steps"): ([], ["--max-steps", "7"]),
+    ("litgpt", "world_size"): ([], ["--world-size", "2"]),
+    ("litgpt", "train_tokens"): (["--seq-length", "512"], ["--train-tokens", "50000000"]),
+    ("litgpt", "warmup_ratio"): (["--train-tokens", "1000000", "--seq-length", "128", "--warmup-steps", "0"], ["--warmup-ratio", "0.1"]),
+    ("litgpt", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("megatron-bridge", "configs"): (["--train-iters", "", "--gpus", "8"], [str(EXAMPLES / "megatron_bridge" / "sft.yaml")]),
+    ("megatron-bridge", "launch"): (["--train-iters", ""], ["--launch", "torchrun --nproc-per-node=2 run_recipe.py train.train_iters=50"]),
+    ("megatron-bridge", "rl_overrides"): ([], ["--set", "train.eval_interval=7"]),
+    ("megatron-bridge", "framework_version"): ([], ["--framework-version", "0.5.1"]),
+    ("megatron-bridge", "train_samples"): (["--train-iters", ""], ["--train-samples", "5000"]),
+    ("megatron-bridge", "num_train_epochs"): (["--train-iters", ""], ["--num-train-epochs", "2"]),
+    ("megatron-bridge", "global_batch_size"): ([], ["--global-batch-size", "16"]),
+    ("megatron-bridge", "micro_batch_size"): ([], ["--micro-batch-size", "2"]),
+    ("megatron-bridge", "world_size"): ([], ["--world-size", "2"]),
+    ("megatron-bridge", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("megatron-bridge", "warmup_ratio"): ([], ["--warmup-ratio", "0.1"]),
+    ("swift-megatron", "configs"): ([], ["SWIFTARGS"]),
+    ("swift-megatron", "launch"): ([], ["--launch", "megatron sft --global_batch_size 32"]),
+    ("swift-megatron", "framework_version"): (["--num-train-epochs", ""], ["--framework-version", "3.12.6", "--train-iters", "50"]),
+    ("swift-megatron", "global_batch_size"): ([], ["--global-batch-size", "32"]),
+    ("swift-megatron", "micro_batch_size"): (["--global-batch-size", "16", "--world-size", "2"], ["--micro-batch-size", "2"]),
+    ("swift-megatron", "world_size"): ([], ["--world-size", "2"]),
+    ("swift-megatron", "train_iters"): (["--num-train-epochs", ""], ["--train-iters", "77"]),
+    ("swift-megatron", "tensor_parallel_size"): (["--world-size", "4"], ["--tensor-parallel-size", "2"]),
+    ("swift-megatron", "pipeline_parallel_size"): (["--world-size", "4"], ["--pipeline-parallel-size", "2"]),
+    ("swift-megatron", "context_parallel_size"): (["--world-size", "4"], ["--context-parallel-size", "2"]),
+    ("swift-megatron", "eval_time"): (STEP_TIME, ["--eval-time", "60"]),
+    ("swift-megatron", "num_train_epochs"): ([], ["--num-train-epochs", "3"]),
     ("slime", "launch"): ([], ["--launch", "python train.py --num-rollout 5"]),
     ("slime", "prompts_per_step"): ([], ["--prompts-per-step", "16"]),
     ("areal", "launch"): ([], ["--launch", "python -m areal.launcher.local grpo.py actor.ppo_n_minibatches=2"]),
@@ -355,6 +394,10 @@ def _file(word: str, tmp_path) -> str:
 
             rows = [{"text": "a few words " * n} for n in range(1, 9)]
             DatasetDict({"train": Dataset.from_list(rows), "test": Dataset.from_list(rows[:3])}).save_to_disk(str(path))
+        return str(path)
+    if word == "SWIFTARGS":
+        path = tmp_path / "args.json"
+        path.write_text('{"global_batch_size": 32, "micro_batch_size": 1}')
         return str(path)
     if word == "ACCELERATE":
         path = tmp_path / "accelerate.yaml"

@@ -80,3 +80,11 @@ def test_num_epochs_null_in_an_override_runs_max_steps(run_cli):
 def test_a_global_batch_automodel_refuses_gets_one_line(run_cli):
     code, out, err = run_cli("plan", "--framework", "automodel", "--num-examples", "1000", "--gpus", "3")
     assert code == 2 and out == "" and err.count("\n") == 1 and "32" in err
+
+
+def test_gpu_hours_count_every_gpu_not_only_the_data_parallel_ranks(run_cli):
+    code, out, err = run_cli("plan", "--framework", "automodel", "--num-examples", "1000", "--gpus", "8", "--tensor-parallel-size", "2",
+                             "--step-time", "2", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["inputs"]["dp"] == 4 and data["time"]["gpus"] == 8

@@ -148,3 +148,10 @@ def test_a_global_batch_torchtitan_refuses_is_refused_with_its_arithmetic(run_cl
     code, out, err = run_cli("plan", "--framework", "torchtitan", "--gpus", "4", "--micro-batch-size", "8",
                              "--global-batch-size", "100")
     assert code == 2 and "multiple of local batch size x data-parallel degree (8 x 4)" in err
+
+
+def test_gpu_hours_count_every_gpu_not_only_the_data_parallel_ranks(run_cli):
+    code, out, err = run_cli("plan", "--framework", "torchtitan", "--gpus", "8", "--tensor-parallel-size", "2", "--step-time", "1",
+                             "--max-steps", "100", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["time"]["gpus"] == 8

@@ -19,7 +19,7 @@ import math
 import re
 
 from trainsteps import bars
-from trainsteps.logs import step_lines, timing
+from trainsteps.logs import stack_lines, step_lines, timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
@@ -189,6 +189,12 @@ def observe(line: str, ctx: ScanContext) -> None:
         if _bar(line, ctx):
             _ended(line, ctx)  # a crash message glued to the last bar draw
             return
+    if "'iteration'" in line and _stack_step(line, ctx):
+        return
+    if "stopping training" in line or "the training has finished" in line:
+        if stack_lines.ended(line):
+            _target(ctx).finish("completed", ctx.line_no)
+            return
     if "{" in line and ":" in line:
         if _dict(line, ctx):
             return
@@ -212,6 +218,12 @@ def observe(line: str, ctx: ScanContext) -> None:
         _rows(line, ctx)
     if "=" in line or ":" in line or "--" in line:
         step_lines.declared_total(line, ctx)
+        stack_total = stack_lines.declared_total(line)
+        if stack_total:
+            ctx.declared_totals["step"] = stack_total
+            tokens = stack_lines.declared_tokens_per_rank_step(line)
+            if tokens:
+                ctx.declared_totals[stack_lines.TOKENS_PER_RANK_STEP] = tokens
         for match in _SETTING.finditer(line):
             name, value = match.group(1), match.group(2)
             parsed: int | float | bool
@@ -228,24 +240,41 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     if found is None:
         return False
     step, total, unit = found
-    run = _target(ctx)
-    run.progress.step_lines += 1
     if step is None:  # a batch of a later epoch whose printer does not say how many steps came before it
+        _target(ctx).progress.step_lines += 1
         return True
-    total = total or ctx.declared_totals.get(unit)
+    per_step = step_lines.seconds_per_step(line) or stack_lines.seconds_from_tps(line, ctx.declared_totals.get(stack_lines.TOKENS_PER_RANK_STEP))
+    _step_reached(line, ctx, step, total or ctx.declared_totals.get(unit), per_step)
+    return True
+
+
+def _stack_step(line: str, ctx: ScanContext) -> bool:
+    """A stack's own progress line (logs/stack_lines.py): ms-swift Megatron's `'iteration': 'i/n'` dict."""
+    found = stack_lines.read(line)
+    if found is None:
+        return False
+    step, total, per_step, elapsed, remaining = found
+    _step_reached(line, ctx, step, total, per_step, elapsed, remaining)
+    return True
+
+
+def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per_step: float | None, elapsed: float | None = None,
+                  remaining: float | None = None) -> None:
+    """The step a loop's line reached, the total it counts to, the time of a step, and the times the line prints."""
     if total is not None and (total <= 0 or step > total):
         total = None
+    run = _target(ctx)
+    run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
     reported = step_lines.reported_mfu(line)
     if reported is not None:
         run.progress.reported_mfu = (*reported, ctx.line_no)
-    per_step = step_lines.seconds_per_step(line)
     if total is not None:
         run.progress.step_total = (step, total, ctx.line_no)
         bar = _track(ctx, total, labelled=True)
         if bar is not None:
             bar.kind = "iteration"
-            _draw(ctx, bar, step, None, None, per_step)
+            _draw(ctx, bar, step, elapsed, remaining, per_step)
     elif per_step is not None:
         rates = run.progress.step_rates
         rates.append((step, per_step, ctx.line_no))
@@ -254,7 +283,6 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None  # the run went on after what looked like a crash
     _ended(line, ctx)  # an error glued to the last step line
-    return True
 
 
 def printed_number(text: str) -> tuple[float, float]:

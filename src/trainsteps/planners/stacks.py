@@ -57,6 +57,7 @@ def plan_torchtitan(request, counted) -> Answer:
     spec = TitanSpec(dp=_dp(request, degrees), release=release, **settings)
     schedule = plan(spec)
     data = schedule.to_dict(request.lang)
+    data["inputs"]["world_size"] = spec.dp * degrees["tp"] * degrees["pp"] * degrees["cp"]  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_torchtitan(schedule, request.lang, request.explain))
 
@@ -141,6 +142,7 @@ def plan_automodel(request, counted) -> Answer:
     spec = AutomodelSpec(dp=_automodel_dp(request, degrees), release=release, num_epochs_given="num_epochs" in settings, **settings)
     schedule = plan(spec)
     data = schedule.to_dict(request.lang)
+    data["inputs"]["world_size"] = spec.dp * degrees["tp"] * degrees["cp"] * degrees["pp"]  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_automodel(schedule, request.lang, request.explain))
 
@@ -206,3 +208,153 @@ def plan_lf_v1(request, counted) -> Answer:
     data = schedule.to_dict(request.lang)
     data["inputs"]["from"] = origins
     return Answer(data, render_automodel(schedule, request.lang, request.explain))
+
+
+_LITGPT_FLAGS = {  # plan option -> litgpt setting
+    "num_examples": "num_examples", "global_batch_size": "global_batch_size", "micro_batch_size": "micro_batch_size",
+    "num_train_epochs": "epochs", "max_steps": "max_steps", "train_tokens": "max_tokens", "seq_length": "max_seq_length",
+    "warmup_steps": "lr_warmup_steps", "warmup_ratio": "lr_warmup_fraction", "save_interval": "save_interval",
+    "eval_interval": "eval_interval", "gpus": "devices", "nodes": "num_nodes", "framework_version": "release",
+}
+
+
+def plan_litgpt(request, counted) -> Answer:
+    """litgpt: its launch line and config YAML, `--set train.key=value`, then the flags, which win; `--train-tokens`
+    without a launch line or YAML that names the script plans `litgpt pretrain`."""
+    from trainsteps.configs.litgpt import read_launch, read_overrides, read_yaml
+    from trainsteps.frameworks.litgpt import NEWEST, NODES_IN_ACCUMULATION, LitgptSpec
+    from trainsteps.frameworks.litgpt import plan_litgpt as plan
+    from trainsteps.report_pretrain import render_litgpt
+
+    settings, origins, paths = {}, {}, list(request.configs)
+    launched = ({}, {})
+    if request.launch:
+        configs, *launched = read_launch(request.launch)
+        paths += [path for path in configs if path not in paths]
+    for found, where in [*(read_yaml(path) for path in paths), tuple(launched), read_overrides(request.settings.get("rl_overrides"))]:
+        settings.update(found)
+        origins.update(where)
+    _apply_flags(request, _LITGPT_FLAGS, (), settings, origins)
+    for name in ("epochs", "lr_warmup_steps", "max_tokens"):  # whole numbers given as floats (3e12); others are refused by the rules
+        if isinstance(settings.get(name), float) and settings[name].is_integer():
+            settings[name] = int(settings[name])
+    if request.gave("world_size"):  # devices per node: the world over the nodes
+        settings["devices"] = max(1, request.settings["world_size"] // settings.get("num_nodes", 1))
+        origins["devices"] = option_name("world_size")
+    if "script" not in settings and "max_tokens" in settings:
+        settings["script"] = "pretrain"
+    release = _release_from(settings.pop("release", NEWEST), NODES_IN_ACCUMULATION.entries[0][0], "lg")
+    given = frozenset(name for name in settings if name != "script")
+    schedule = plan(LitgptSpec(release=release, given=given, **settings))
+    data = schedule.to_dict(request.lang)
+    data["inputs"]["from"] = origins
+    return Answer(data, render_litgpt(schedule, request.lang, request.explain))
+
+
+_BRIDGE_FLAGS = {  # plan option -> Megatron-Bridge setting
+    "num_examples": "num_examples", "global_batch_size": "global_batch_size", "micro_batch_size": "micro_batch_size",
+    "train_iters": "train_iters", "train_samples": "train_samples", "num_train_epochs": "num_epochs", "eval_interval": "eval_interval",
+    "eval_iters": "eval_iters", "eval_global_batch_size": "eval_global_batch_size", "save_interval": "save_interval",
+    "lr_warmup_iters": "lr_warmup_iters", "warmup_ratio": "lr_warmup_fraction", "rampup_batch_size": "rampup_batch_size",
+    "framework_version": "release",
+}
+
+
+def plan_megatron_bridge(request, counted) -> Answer:
+    """Megatron-Bridge: its ConfigContainer YAML and launch line, `--set section.key=value`, then the flags, which win."""
+    from trainsteps.configs.megatron_bridge import read_launch, read_overrides, read_yaml
+    from trainsteps.frameworks.megatron_bridge import NEWEST, NUM_EPOCHS, BridgeSpec
+    from trainsteps.frameworks.megatron_bridge import plan_megatron_bridge as plan
+    from trainsteps.report_pretrain import render_megatron_bridge
+
+    opts = request.settings
+    settings, origins, paths, launched, launched_world = {}, {}, list(request.configs), ({}, {}), None
+    if request.launch:
+        configs, *launched, launched_world = read_launch(request.launch)
+        paths += [path for path in configs if path not in paths]
+    for found, where in [*(read_yaml(path) for path in paths), tuple(launched), read_overrides(opts.get("rl_overrides"))]:
+        settings.update(found)
+        origins.update(where)
+    _apply_flags(request, _BRIDGE_FLAGS, (), settings, origins)
+    if isinstance(settings.get("num_epochs"), float) and settings["num_epochs"].is_integer():
+        settings["num_epochs"] = int(settings["num_epochs"])
+    if "num_examples" not in settings:
+        raise InputError("mb.error.no_examples", "mb.hint.no_examples")
+    if "global_batch_size" not in settings:
+        raise InputError("mb.error.no_global_batch", "mb.hint.no_global_batch")
+    release = _release_from(settings.pop("release", NEWEST), NUM_EPOCHS.entries[0][0], "mb")
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    from trainsteps.world import world_or_one
+
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    model = degrees["tp"] * degrees["pp"] * degrees["cp"]
+    if world % model:
+        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
+    if settings.get("rampup_batch_size") is not None:
+        settings["rampup_batch_size"] = tuple(settings["rampup_batch_size"])
+    schedule = plan(BridgeSpec(dp=world // model, release=release, **settings))
+    data = schedule.to_dict(request.lang)
+    data["inputs"].update(world_size=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])  # every GPU, for the time model
+    data["inputs"]["from"] = origins
+    return Answer(data, render_megatron_bridge(schedule, request.lang, request.explain))
+
+
+_SWIFT_MEGATRON_FLAGS = {  # plan option -> ms-swift Megatron setting
+    "num_examples": "num_examples", "micro_batch_size": "micro_batch_size", "global_batch_size": "global_batch_size",
+    "num_train_epochs": "epochs", "train_iters": "train_iters", "save_strategy": "save_strategy", "save_interval": "save_interval",
+    "eval_interval": "eval_interval", "framework_version": "release",
+}
+
+
+def plan_swift_megatron(request, counted) -> Answer:
+    """ms-swift `megatron sft/pt/rlhf`: its args.json or launch line, then the flags, which win."""
+    from trainsteps.configs.swift_megatron import read_file, read_launch
+    from trainsteps.frameworks.swift_megatron import NEWEST, OPTION_NAMES, SwiftMegatronSpec
+    from trainsteps.frameworks.swift_megatron import plan_swift_megatron as plan
+    from trainsteps.report_pretrain import render_swift_megatron
+
+    opts = request.settings
+    settings, origins, launched_world = {}, {}, None
+    for found, where in (read_file(path) for path in request.configs):
+        settings.update(found)
+        origins.update(where)
+    if request.launch:
+        found, where, launched_world = read_launch(request.launch)
+        settings.update(found)
+        origins.update(where)
+    release = _release_from(str(opts["framework_version"]) if request.gave("framework_version") else NEWEST, OPTION_NAMES.entries[0][0], "swm")
+    origins["release"] = option_name("framework_version") if request.gave("framework_version") else "newest"
+    epochs_name, save_name, eval_name = OPTION_NAMES.at(release)
+    for name, wanted, setting in (("num_train_epochs", epochs_name, "epochs"), ("max_epochs", epochs_name, "epochs"),
+                                  ("save_steps", save_name, "save_interval"), ("save_interval", save_name, "save_interval"),
+                                  ("eval_steps", eval_name, "eval_interval"), ("eval_interval", eval_name, "eval_interval")):
+        if name in settings:
+            if name != wanted:
+                raise InputError("swm.error.renamed", "swm.hint.renamed", name=name, wanted=wanted, release=release)
+            settings[setting] = settings.pop(name)
+            origins[setting] = origins.pop(name)
+    _apply_flags(request, {k: v for k, v in _SWIFT_MEGATRON_FLAGS.items() if k != "framework_version"}, (), settings, origins)
+    if isinstance(settings.get("epochs"), float) and settings["epochs"].is_integer():  # MegatronArguments: an int
+        settings["epochs"] = int(settings["epochs"])
+    if "num_examples" not in settings:
+        raise InputError("swm.error.no_examples", "swm.hint.no_examples")
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    from trainsteps.world import world_or_one
+
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    model = degrees["tp"] * degrees["pp"] * degrees["cp"]
+    if world % model:
+        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
+    schedule = plan(SwiftMegatronSpec(dp=world // model, release=release, **settings))
+    data = schedule.to_dict(request.lang)
+    data["inputs"].update(world_size=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])  # every GPU, for the time model
+    data["inputs"]["from"] = origins
+    return Answer(data, render_swift_megatron(schedule, request.lang, request.explain))

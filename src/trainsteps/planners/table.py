@@ -113,6 +113,21 @@ LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
     "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
     "save_steps", "cutoff_len"}
 """LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
+LITGPT = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
+    "configs", "launch", "rl_overrides", "framework_version", "num_examples", "global_batch_size", "micro_batch_size",
+    "num_train_epochs", "max_steps", "train_tokens", "seq_length", "warmup_steps", "warmup_ratio", "save_interval",
+    "eval_interval"}
+"""litgpt: its config YAML or launch line (`litgpt finetune_lora ...`, `litgpt pretrain ...`), `--set train.key=value`, or flags."""
+MEGATRON_BRIDGE = OUTPUT | WORLD | MEASURED_TIME | {
+    "configs", "launch", "rl_overrides", "framework_version", "num_examples", "global_batch_size", "micro_batch_size",
+    "train_iters", "train_samples", "num_train_epochs", "eval_interval", "eval_iters", "eval_global_batch_size", "save_interval",
+    "lr_warmup_iters", "warmup_ratio", "rampup_batch_size", "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size"}
+"""Megatron-Bridge: its ConfigContainer YAML, `train.train_iters=...` overrides on the launch line or as `--set`, or flags."""
+SWIFT_MEGATRON = OUTPUT | WORLD | MEASURED_TIME | {
+    "configs", "launch", "framework_version", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs",
+    "train_iters", "save_strategy", "save_interval", "eval_interval", "tensor_parallel_size", "pipeline_parallel_size",
+    "context_parallel_size"}
+"""ms-swift's Megatron trainer (`megatron sft/pt/rlhf`): its launch line or args.json, or flags."""
 RL_STACK = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | {"configs", "launch", "rl_overrides", "num_examples", "data_paths", "prompts_per_step",
                                              "samples_per_prompt"}
 """The RL stacks users moved to (slime, AReaL, open-instruct): their launch line, config and `--set`, then the plan's flags."""
@@ -135,6 +150,9 @@ def _planners() -> dict[str, Planner]:
         Planner("torchtitan", TORCHTITAN, "trainsteps.planners.stacks:plan_torchtitan"),
         Planner("automodel", AUTOMODEL, "trainsteps.planners.stacks:plan_automodel"),
         Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
+        Planner("litgpt", LITGPT, "trainsteps.planners.stacks:plan_litgpt"),
+        Planner("megatron-bridge", MEGATRON_BRIDGE, "trainsteps.planners.stacks:plan_megatron_bridge"),
+        Planner("swift-megatron", SWIFT_MEGATRON, "trainsteps.planners.stacks:plan_swift_megatron"),
         Planner("slime", RL_STACK, "trainsteps.planners.rl_stacks:plan_slime"),
         Planner("areal", RL_STACK, "trainsteps.planners.rl_stacks:plan_areal"),
         Planner("open-instruct", RL_STACK, "trainsteps.planners.rl_stacks:plan_open_instruct"),
@@ -150,7 +168,7 @@ def _planners() -> dict[str, Planner]:
 PLANNERS = _planners()
 PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
-STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
+STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1", "litgpt", "megatron-bridge", "swift-megatron")
 """Stacks with their own config files and loop: planned from their files or from flags."""
 RL_STACKS = ("slime", "areal", "open-instruct", "trl-async-grpo", "prime-rl", "roll")
 """RL stacks planned from their own launch lines and configs (planners.rl_stacks)."""
@@ -170,6 +188,12 @@ def choose(request) -> Planner:
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
     if request.launch and "USE_V1=1" in request.launch.split():
         return PLANNERS["llamafactory-v1"]  # LLaMA-Factory's v1 trainer, not the Trainer
+    if request.launch and "litgpt" in request.launch.split():
+        return PLANNERS["litgpt"]  # `litgpt finetune_lora ...`, `litgpt pretrain ...`
+    if request.launch and "run_recipe.py" in request.launch:
+        return PLANNERS["megatron-bridge"]  # Megatron-Bridge's recipe launcher
+    if request.launch and _is_swift_megatron(request.launch):
+        return PLANNERS["swift-megatron"]  # `megatron sft ...`: ms-swift's Megatron trainer, not the Trainer
     if request.launch and any(word in request.launch for word in RL_LAUNCH_WORDS):
         from trainsteps.configs.rl_launch import read_launch
 
@@ -185,9 +209,43 @@ def choose(request) -> Planner:
         rl = _rl_framework_of(request.configs[0])
         if rl is not None:
             return PLANNERS[rl]
+        stack = _stack_of(request.configs[0])
+        if stack is not None:
+            return PLANNERS[stack]
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
+
+
+_LITGPT_TRAIN = frozenset({"global_batch_size", "micro_batch_size", "epochs", "max_tokens", "lr_warmup_steps", "save_interval"})
+_LITGPT_TOP = frozenset({"checkpoint_dir", "initial_checkpoint_dir", "tokenizer_dir", "model_name"})
+_BRIDGE_TRAIN = frozenset({"train_iters", "train_samples", "num_epochs"})
+
+
+def _stack_of(path: str) -> str | None:
+    """A stack's YAML planned by its stack without `--framework`: NeMo Automodel's `step_scheduler`, litgpt's `train` beside
+    its checkpoint or model, Megatron-Bridge's `train.train_iters | train_samples | num_epochs` (the Trainer's readers
+    would take them for another wrapper's file)."""
+    if not str(path).endswith((".yaml", ".yml")):
+        return None
+    from trainsteps.configs.files import read_config
+
+    data = read_config(path).data
+    train = data.get("train") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("step_scheduler"), dict):
+        return "automodel"
+    if isinstance(train, dict) and train.keys() & _BRIDGE_TRAIN:
+        return "megatron-bridge"
+    if isinstance(train, dict) and train.keys() & _LITGPT_TRAIN and data.keys() & _LITGPT_TOP:
+        return "litgpt"
+    return None
+
+
+def _is_swift_megatron(line: str) -> bool:
+    words = line.split()
+    return any(word.endswith("megatron") and following in ("sft", "pt", "rlhf") for word, following in zip(words, words[1:], strict=False))
 
 
 def _rl_stack_of(request) -> str | None:
