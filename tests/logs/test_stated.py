@@ -301,7 +301,8 @@ def test_no_english_label_word_is_left_in_chinese_output(tmp_path):
                            for w in re.findall(r"(?<![\w`])[a-z]{4,}(?![\w`])", re.sub(r"\{[^}]*\}", "", v))}
     # words the zh table keeps on purpose: names of libraries and the identifiers and log words they print
     # actor and critic are the RL roles verl and OpenRLHF print (`timing_s/update_actor`, `critic_lr`)
-    kept = {"accelerate", "actor", "critic", "completed", "configuration", "count", "distributed", "documents", "dtype", "epoch", "framework",
+    kept = {"accelerate", "actor", "critic", "completed", "configuration", "count", "distributed", "documents", "dtype", "epoch",
+            "framework", "litgpt", "swift",
             "global", "json", "jsonl", "loss", "path", "percentiles", "rank", "sequences", "size", "step", "tokens", "torch",
             "torchtitan", "transformers",
             "using", "version", "world"}

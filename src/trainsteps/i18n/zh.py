@@ -155,7 +155,7 @@ LABELS = {
     "mb.lr": "学习率（以样本计）",
     "mb.lr_value": "在 {decay} 内衰减，预热 {warmup}",
     "lg.printed": "litgpt {version} 结束时打印的内容（{script}：{why}）",
-    "lg.iterations": "微批次（iteration）",
+    "lg.iterations": "微批次（迭代）",
     "lg.equivalent_epochs": "等效 epoch 数（遍历加载器的次数；预训练没有 epoch）",
     "lg.horizon": "学习率调度长度（lr_max_steps）",
     "lfv1.printed": "LLaMA-Factory {version} v1（USE_V1=1）会记录的内容",
