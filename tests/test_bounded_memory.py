@@ -97,3 +97,11 @@ def test_the_largest_accepted_plan_of_every_planner_stays_under_100_mb_and_3_cpu
     assert result["peak_mb"] < PEAK_MB, f"{case}: {result['peak_mb']:.0f} MB"
     assert result["cpu"] < CPU_SECONDS, f"{case}: {result['cpu']:.1f} s"
     assert result["out"] < 1_000_000, f"{case}: {result['out']:,} bytes of output"
+
+
+def test_a_plans_time_counts_every_evaluation_of_a_step_list_written_compactly(run_cli):
+    code, out, err = run_cli("plan", "--num-examples", "1000000", "--per-device-train-batch-size", "1", "--eval-strategy", "steps",
+                             "--eval-steps", "1", "--max-steps", "20000", "--step-time", "1", "--eval-time", "1", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and "count" in data["run"]["eval_steps"]  # 20,000 evaluations: the compact form
+    assert data["time"]["parts"]["eval"]["expected"] == 20000.0

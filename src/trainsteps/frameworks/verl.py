@@ -45,8 +45,8 @@ from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
 from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_release, check_rows, ending_at, event_steps
-from trainsteps.steps import Steps
 from trainsteps.schedule import Trap
+from trainsteps.steps import Steps
 from trainsteps.versions import Timeline, as_version
 
 NEWEST = "0.9.1"
