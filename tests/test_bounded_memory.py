@@ -43,6 +43,9 @@ LARGEST = {
     "hf 4.40: 1 M epoch ends of the cumulative counter, evaluation after a delay": [
         "--num-examples", "7", "--per-device-train-batch-size", "1", "--gradient-accumulation-steps", "3", "--max-steps", "2333333",
         "--transformers", "4.40.0", "--eval-strategy", "epoch", "--eval-delay", "3", "--logging-steps", "1"],
+    "hf: 1 M epochs, evaluation from the last ten": [
+        "--num-examples", "1", "--per-device-train-batch-size", "1", "--num-train-epochs", ONE_M, "--eval-strategy", "epoch",
+        "--eval-delay", "999990"],
     "hf: a stream of 5 M steps and 1 M passes": [
         "--streaming", "--num-examples", "5", "--per-device-train-batch-size", "1", "--max-steps", FIVE_M, "--logging-steps", "1"],
     "hf: 1 M epochs of one row, with the time": [

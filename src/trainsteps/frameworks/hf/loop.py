@@ -23,7 +23,8 @@ class LoopResult:
     """Optimizer steps at the end (the Trainer's final `state.global_step`)."""
     epoch_end_steps: Steps = field(default_factory=Steps)
     epoch_end_states: list[float | None] = field(default_factory=list)
-    """`state.epoch` at the end of the first epochs `LoopInput.track_epoch_states` asks for. It moves only
+    """`state.epoch` at the end of the epochs `LoopInput.track_epoch_states` asks for (the first is epoch_end_steps'
+    entry `track_epoch_states[0] - first_epoch`, or 0). It moves only
     when the optimizer steps, so an epoch whose last batches do not step ends below its whole number."""
     state_epoch: float | None = 0.0
     """The Trainer's `state.epoch` at the end: set at every optimizer step to epoch + position / steps_in_epoch."""
@@ -36,6 +37,8 @@ class LoopResult:
     real_updates: int = 0
     """Optimizer steps that really changed the parameters (4.30 can step without syncing)."""
     reached_max_steps: bool = False
+    first_epoch: int = 0
+    """The epoch the loop starts in (a resume starts inside the checkpoint's epoch): epoch_end_steps' first entry."""
     never_ends: bool = False
     """The loop can make no progress (a stream shorter than one accumulation window in 4.47+)."""
 
@@ -55,9 +58,9 @@ class LoopInput:
     """`num_examples` as the 4.46-4.51 prefetch uses it (dataset rows, not batches)."""
     resume_step: int = 0
     nupe: int = 1
-    track_epoch_states: int = 0
-    """Record `state.epoch` at the end of the epochs before this one (epoch-strategy evaluation with eval_delay compares
-    with it); the epochs after it are jumped as usual."""
+    track_epoch_states: tuple = (0, 0)
+    """(first, end): record `state.epoch` at the end of these epochs, walked one by one (epoch-strategy evaluation with
+    eval_delay compares with it); the epochs before and after them are jumped as usual."""
 
 
 MAX_EPOCH_ENDS = 1_000_000
@@ -75,7 +78,7 @@ def run_loop(inp: LoopInput) -> LoopResult:
     out = LoopResult(global_step=inp.resume_step)
     first_epoch, skip = 0, 0
     if inp.resume_step:
-        first_epoch = inp.resume_step // inp.nupe
+        first_epoch = out.first_epoch = inp.resume_step // inp.nupe
         skip = (inp.resume_step % inp.nupe) * ga
         out.state_epoch = None  # kept from the checkpoint until the first new step
     remainder = inp.num_examples % ga or ga
@@ -86,8 +89,11 @@ def run_loop(inp: LoopInput) -> LoopResult:
         available = inp.batches_per_epoch - first
         pulled = min(available, ga * (L // ga) + remainder) if fam.chunk_bug else available
         out.batches_never_read = max(out.batches_never_read, available - pulled)
-        if first == 0 and epoch + 1 < inp.epochs and epoch >= inp.track_epoch_states:
-            jumped = _fast_forward(inp, out, epoch, pulled, counter)
+        tracked_from, tracked_to = inp.track_epoch_states
+        if first == 0 and epoch + 1 < inp.epochs and not tracked_from <= epoch < tracked_to:
+            # a jump stops where the tracked epochs begin
+            stop = min(inp.epochs, tracked_from + 1) if epoch < tracked_from else inp.epochs
+            jumped = _fast_forward(inp, out, epoch, pulled, counter, stop)
             if out.never_ends:
                 return out
             if jumped:
@@ -117,7 +123,7 @@ def run_loop(inp: LoopInput) -> LoopResult:
             out.last_batches_consumed += 1 if first + position == inp.batches_per_epoch else 0
             out.state_epoch = epoch + (first + position) / L
             out.epoch_end_steps.append(out.global_step)
-            if epoch < inp.track_epoch_states:
+            if tracked_from <= epoch < tracked_to:
                 out.epoch_end_states.append(out.state_epoch)
             out.reached_max_steps = True
             return out
@@ -131,14 +137,14 @@ def run_loop(inp: LoopInput) -> LoopResult:
         counter += pulled
         _room_for(out, inp, 1)
         out.epoch_end_steps.append(out.global_step)
-        if epoch < inp.track_epoch_states:
+        if tracked_from <= epoch < tracked_to:
             out.epoch_end_states.append(out.state_epoch)
         epoch += 1
     out.reached_max_steps = out.global_step >= inp.max_steps
     return out
 
 
-def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:
+def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int, stop: int) -> int:
     """Complete, in one go, the whole epochs from `epoch` on that end before max_steps; return how many.
 
     Epochs that start at batch 0 repeat: with a per-epoch counter each has the same steps; with the
@@ -146,7 +152,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
     which max_steps is reached, and epochs whose last batch forces a step (L <= GA), go batch-exact in run_loop.
     """
     fam, ga, L = inp.family, inp.grad_accum, inp.steps_in_epoch
-    remaining = inp.epochs - epoch
+    remaining = stop - epoch  # jumps leave epoch `stop - 1` (the last, or the first tracked) to the loop
     full = 1 if pulled == inp.batches_per_epoch else 0
     gs0 = out.global_step
     if fam.counter == "per_epoch":
@@ -170,7 +176,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         if pulled == 0:
             return 0
         if L <= ga and pulled == L:
-            return _fast_forward_forced(inp, out, epoch, pulled, counter)
+            return _fast_forward_forced(inp, out, epoch, pulled, counter, stop)
         target = inp.max_steps - gs0 + counter // ga
         k = min(remaining - 1, (target * ga - counter - 1) // pulled)
         if k <= 0:
@@ -201,7 +207,7 @@ def _floors(shift: int, pulled: int, ga: int, k: int) -> tuple[int, tuple, int]:
     return ends[0], tuple(b - a for a, b in zip(ends, ends[1:], strict=False)), k
 
 
-def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:
+def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int, stop: int) -> int:
     """The cumulative counter when every epoch's last batch forces a step (L <= GA): complete the whole epochs
     that end before max_steps in one go; return how many.
 
@@ -228,7 +234,7 @@ def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: in
         return 0
     whole, left = divmod(budget, per_period)
     r = max(i for i in range(period) if prefix[i] <= left)
-    k = min(inp.epochs - epoch - 1, whole * period + r)
+    k = min(stop - epoch - 1, whole * period + r)
     if k <= 0:
         return 0
     _room_for(out, inp, k)

@@ -45,13 +45,19 @@ def plan(spec: RunSpec) -> Schedule:
         return _plan_empty_loader(d, rules, spec, total_batch)
     nupe = _update_steps_per_epoch(d, rules, L, ga)
     max_steps, epochs = _max_steps_and_epochs(d, spec, nupe)
-    # state.epoch passes eval_delay at most GA epochs (an epoch has at least one batch) after epoch ceil(eval_delay):
-    # only the epochs before that are walked one by one to read it
-    track = min(epochs, math.ceil(spec.eval_delay) + ga + 1) if spec.eval_strategy == "epoch" and spec.eval_delay > 0 else 0
+    track = _epochs_near_the_delay(spec, epochs) if spec.eval_strategy == "epoch" and spec.eval_delay > 0 else (0, 0)
     loop = run_loop(
         LoopInput(rules.family, L, L, ga, max_steps, epochs, spec.num_examples, spec.resume_from_step or 0, nupe, track)
     )
     return _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, L)
+
+
+def _epochs_near_the_delay(spec: RunSpec, epochs: int) -> tuple[int, int]:
+    """The epochs whose state.epoch the loop must read to compare it with eval_delay. state.epoch at the end of epoch i
+    (from 0) is at most i + 1, so the epochs before floor(eval_delay) - 1 are all before the delay; it moves at every
+    optimizer step, so GA epochs after ceil(eval_delay) (an epoch has at least one batch) it is past the delay."""
+    delay = spec.eval_delay
+    return max(0, math.floor(delay) - 1), min(epochs, math.ceil(delay) + spec.gradient_accumulation_steps + 1)
 
 
 def _check_release_accepts(rules: Rules, spec: RunSpec) -> None:
@@ -230,11 +236,16 @@ def _log_steps(d, rules, spec, loop, max_steps, start) -> Steps:
 
 def _eval_steps(d, rules, spec, loop, max_steps, start) -> Steps:
     if spec.eval_strategy == "epoch":
-        # eval_delay is compared with state.epoch, which may end an epoch below its number; every epoch after the
-        # ones whose state was kept is past the delay
+        # eval_delay is compared with state.epoch, which may end an epoch below its number: read where it was kept,
+        # the epochs before those are before the delay and the epochs after them past it (_epochs_near_the_delay)
         ends, states = loop.epoch_end_steps, loop.epoch_end_states
-        kept = [step for i, (step, epoch) in enumerate(zip(ends, states)) if spec.eval_delay <= (i + 1 if epoch is None else epoch)]  # noqa: B905
-        return Steps(kept) + ends[len(states):]
+        if spec.eval_delay <= 0:
+            return ends[:]
+        tracked_from, tracked_to = _epochs_near_the_delay(spec, sys.maxsize)
+        start = max(0, tracked_from - loop.first_epoch)
+        kept = [step for i, (step, epoch) in enumerate(zip(ends[start:start + len(states)], states, strict=True), start)
+                if spec.eval_delay <= (i + 1 if epoch is None else epoch)]
+        return Steps(kept) + ends[start + len(states):]
     if spec.eval_strategy != "steps":
         return Steps()
     every = _every(d, rules, spec, "eval_steps", spec.eval_steps or spec.logging_steps, max_steps)
