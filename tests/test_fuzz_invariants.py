@@ -1,4 +1,4 @@
-"""Invariants every planner keeps on generated settings (hypothesis, a bounded budget of three cases per planner):
+"""Invariants every planner keeps on generated settings (hypothesis, a bounded budget: five cases per planner, about 20 s):
 
 - the Python API, the command line and the web route give the same numbers;
 - the human report says the JSON's step count; the English and Chinese reports open with the same figures;
@@ -49,8 +49,20 @@ PLANNERS = {
     "config (TrainingArguments)": ((EXAMPLES / "hf" / "training_args.yaml",), {"transformers": "5.14.0"},
                                    {"num_examples": (1, 10**6), "num_train_epochs": (1, 20)}, "num_examples", "num_train_epochs",
                                    "optimizer_steps"),
+    "torchtitan (.toml)": ((EXAMPLES / "torchtitan" / "llama3_8b.toml",), {}, {"num_examples": (1, 10**6), "train_tokens": (10**6, 10**10)},
+                           None, None, "optimizer_steps"),
 }
-BUDGET = settings(max_examples=3, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+# the config readers: each example file, its rows varied (the files' own data is replaced by --num-examples)
+READERS = {"llamafactory/sft_lora.yaml": "optimizer_steps", "llamafactory/pt_packing.yaml": "optimizer_steps",
+           "axolotl/lora_chat.yml": "optimizer_steps", "trl/grpo.yaml": "optimizer_steps", "trl/kto.yaml": "optimizer_steps",
+           "trl/sft_packing.yaml": "optimizer_steps", "trl/ppo.yaml": "training_steps", "verl/dapo.yaml": "training_steps",
+           "easyr1/config.yaml": "training_steps", "hf/trainer_state.json": "optimizer_steps", "hf/ds_zero2.json": "optimizer_steps"}
+PLANNERS.update({f"config: {name}": ((EXAMPLES / name,), {}, {"num_examples": (1, 10**6)}, "num_examples", None, key)
+                 for name, key in READERS.items()})
+LAUNCHES = {"swift/sft.sh": "optimizer_steps", "openrlhf/reinforce_ray.sh": "training_steps", "verl/gsm8k_grpo.sh": "training_steps"}
+PLANNERS.update({f"launch: {name}": ((), {"launch": "".join((EXAMPLES / name).read_text().splitlines(keepends=True)[1:])},
+                                     {"num_examples": (1, 10**6)}, "num_examples", None, key) for name, key in LAUNCHES.items()})
+BUDGET = settings(max_examples=5, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
@@ -78,7 +90,8 @@ def _settings(planner: str):
     return st.fixed_dictionaries({name: st.integers(low, high) for name, (low, high) in ranges.items()}).map(lambda v: {**fixed, **v})
 
 
-def _check_surfaces_agree(run_cli, planner: str, values: dict) -> None:
+def _check_surfaces_agree(run_cli, planner: str, values: dict) -> bool:
+    """True when the settings were planned, False when every surface refused them."""
     paths, _, _, _, _, key = PLANNERS[planner]
     code, out, err = _cli(run_cli, paths, values, "--format", "json")
     data = _api(paths, values)
@@ -86,10 +99,10 @@ def _check_surfaces_agree(run_cli, planner: str, values: dict) -> None:
     assert (code == 0) == (data is not None), (code, err)  # the API refuses exactly what the CLI refuses
     if code == 2:
         assert len(err.strip().splitlines()) == 1
-        return
+        return False
     cli_data = json.loads(out)
     assert _steps(cli_data, key) == _steps(data, key) and cli_data.get("run") == data.get("run")
-    if not paths and key:  # the web page plans from settings (it takes no server paths)
+    if not paths and key and "launch" not in values:  # the web page plans from settings (it takes no server paths)
         from trainsteps.web.routes import answer_query
 
         status, body = answer_query("/api/plan", urlencode(values))
@@ -99,24 +112,32 @@ def _check_surfaces_agree(run_cli, planner: str, values: dict) -> None:
     if key:
         assert f"{_steps(data, key):,}" in human  # the report says the JSON's count
     assert FIGURE.findall(human.splitlines()[0]) == FIGURE.findall(chinese.splitlines()[0]), (human, chinese)
+    return True
 
 
 @pytest.mark.parametrize("planner", sorted(PLANNERS))
-def test_api_cli_web_json_human_and_both_languages_agree_on_every_planner(run_cli, planner):
+def test_api_cli_web_json_human_and_both_languages_agree_on_every_planner(run_cli, monkeypatch, planner):
+    monkeypatch.chdir(EXAMPLES)  # where the launch lines' relative data paths resolve
+    planned = []
+
     @BUDGET
     @given(_settings(planner))
     def check(values):
-        _check_surfaces_agree(run_cli, planner, values)
+        planned.append(_check_surfaces_agree(run_cli, planner, values))
 
     check()
+    assert any(planned), f"{planner}: every generated case was refused, so no invariant was checked"
 
 
 MONOTONE = sorted(name for name, spec in PLANNERS.items() if spec[3] or spec[4])
 
 
 @pytest.mark.parametrize("planner", MONOTONE)
-def test_steps_never_fall_when_rows_or_epochs_grow(run_cli, planner):
+def test_steps_never_fall_when_rows_or_epochs_grow(run_cli, monkeypatch, planner):
+    monkeypatch.chdir(EXAMPLES)
     paths, _, _, rows, epochs, key = PLANNERS[planner]
+
+    compared = []
 
     @BUDGET
     @given(_settings(planner), st.sampled_from([name for name in (rows, epochs) if name]), st.integers(1, 1000))
@@ -125,9 +146,11 @@ def test_steps_never_fall_when_rows_or_epochs_grow(run_cli, planner):
         after = _api(paths, {**values, grown: values[grown] + more})
         if before is None or after is None:
             return  # a refusal (e.g. a batch larger than the rows) is checked by the surfaces test
+        compared.append(grown)
         assert _steps(after, key) >= _steps(before, key), (grown, values)
 
     check()
+    assert compared, f"{planner}: no generated pair was planned twice"
 
 
 def test_the_trainer_api_object_and_its_json_agree(run_cli):
