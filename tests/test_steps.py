@@ -2,6 +2,7 @@
 
 import pickle
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,3 +69,23 @@ def test_a_list_without_a_pattern_keeps_its_ends_and_its_count():
     assert steps.to_json() == compact_list(plain) and "head" in steps.to_json()
     estimate = Steps.of(steps.to_json())
     assert len(estimate) == len(plain) and estimate[:100] == plain[:100] and estimate[-100:] == plain[-100:]
+
+
+@pytest.mark.parametrize("settings_", [
+    dict(num_examples=7, per_device_train_batch_size=1, gradient_accumulation_steps=3, max_steps=123457, transformers="4.40.0",
+         logging_steps=1, save_strategy="epoch", logging_first_step=True),
+    dict(num_examples=10, per_device_train_batch_size=3, gradient_accumulation_steps=4, num_train_epochs=20000, transformers="4.49.0",
+         logging_strategy="epoch", eval_strategy="epoch", eval_delay=2.5, save_strategy="epoch"),
+    dict(num_examples=1047, per_device_train_batch_size=1, gradient_accumulation_steps=1, max_steps=30000, transformers="5.23.0",
+         save_steps=7, eval_strategy="steps", eval_steps=13, resume_from_step=10001, logging_steps=1),
+    dict(num_examples=3, per_device_train_batch_size=2, gradient_accumulation_steps=5, num_train_epochs=20000, transformers="4.30.0",
+         save_strategy="epoch", logging_steps=3),
+])
+def test_the_json_of_a_planned_step_list_is_the_one_its_full_list_gives(settings_):
+    import trainsteps
+    from trainsteps.schedule import STEP_LISTS, compact_steps
+
+    run = trainsteps.plan(**settings_).run
+    lists = [getattr(run, name) for name in STEP_LISTS if getattr(run, name) is not None]
+    assert any(len(steps) > LONG_LIST for steps in lists)
+    assert all(compact_steps(steps) == compact_list(list(steps)) for steps in lists)
