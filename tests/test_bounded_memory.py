@@ -46,6 +46,9 @@ LARGEST = {
     "hf: 1 M epochs, evaluation from the last ten": [
         "--num-examples", "1", "--per-device-train-batch-size", "1", "--num-train-epochs", ONE_M, "--eval-strategy", "epoch",
         "--eval-delay", "999990"],
+    "hf 4.46: 1 M epoch ends, some without a step, every event at each": [
+        "--num-examples", "8", "--per-device-train-batch-size", "2", "--gradient-accumulation-steps", "5", "--num-train-epochs", ONE_M,
+        "--transformers", "4.46.0", "--logging-strategy", "epoch", "--save-strategy", "epoch", "--eval-strategy", "epoch"],
     "hf: a stream of 5 M steps and 1 M passes": [
         "--streaming", "--num-examples", "5", "--per-device-train-batch-size", "1", "--max-steps", FIVE_M, "--logging-steps", "1"],
     "hf: 1 M epochs of one row, with the time": [

@@ -47,6 +47,8 @@ def test_steps_index_slice_search_and_compare_as_their_list_does(pieces, a, b, x
     assert steps.count_after(x) == sum(1 for s in plain if s > x)
     assert [0] + steps == [0, *plain] and steps + [10**6] == [*plain, 10**6]
     assert pickle.loads(pickle.dumps(steps)) == plain and Steps.of(steps.to_json()) == plain
+    assert steps.non_decreasing() and steps.distinct() == sorted(set(plain))
+    assert steps.strictly_increasing() == all(a < b for a, b in zip(plain, plain[1:]))  # noqa: B905
 
 
 def test_a_million_step_interval_is_a_few_numbers_and_its_json_is_the_lists():

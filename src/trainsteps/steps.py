@@ -201,12 +201,39 @@ class Steps:
         return self._len - self.index_at_least(step + 1)
 
     def strictly_increasing(self) -> bool:
-        last = None
+        return self._rising(strictly=True)
+
+    def non_decreasing(self) -> bool:
+        return self._rising(strictly=False)
+
+    def _rising(self, strictly: bool) -> bool:
+        floor, last = (1, None) if strictly else (0, None)
         for run in self._runs:
-            if (run.count > 1 and min(run.diffs) <= 0) or (last is not None and run.first <= last):
+            if (run.count > 1 and min(run.diffs) < floor) or (last is not None and run.first - last < floor):
                 return False
             last = run.last
         return True
+
+    def distinct(self) -> Steps:
+        """Each step once (the steps must be non-decreasing): a pattern's zero differences are dropped from it."""
+        out = Steps()
+        for run in self._runs:
+            period, zeros = len(run.diffs), run.diffs.count(0)
+            whole, rest = divmod(run.count - 1, period)
+            repeats = whole * zeros + run.diffs[:rest].count(0)
+            rising = tuple(d for d in run.diffs if d)
+            first = run.first
+            count = run.count - repeats
+            if out and out[-1] == first:  # the run starts where the last one ended
+                if count == 1:
+                    continue
+                first, count = first + rising[0], count - 1
+                rising = rising[1:] + rising[:1]
+            if count == 1 or not rising:
+                out.append(first)
+            else:
+                out.extend_periodic(first, rising, count)
+        return out
 
     def count(self, step) -> int:
         return self.index_at_least(step + 1) - self.index_at_least(step)

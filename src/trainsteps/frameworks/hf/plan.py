@@ -223,8 +223,10 @@ def _log_steps(d, rules, spec, loop, max_steps, start) -> Steps:
     triggers = Steps([1]) + ends if first else ends
     if triggers.strictly_increasing() and (not triggers or triggers[0] > start):
         return triggers[:]  # each trigger logs: no Python loop over a million epoch ends
+    if triggers.non_decreasing() and rules.log_same_step != "crash":
+        return triggers.distinct().at_least(start + 1)  # a step logs once, however many epochs end there
     logged, last = Steps(), start
-    for step in sorted([1, *ends] if first else ends):
+    for step in triggers if triggers.non_decreasing() else sorted(triggers):  # a crash comes at the first repeat
         if step > last:
             logged.append(step)
             last = step
