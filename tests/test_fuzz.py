@@ -84,6 +84,8 @@ def _negative_count(data, path="") -> str | None:
     countish = ("steps", "samples", "tokens", "epochs", "examples", "iterations", "rows", "sequences")
     if isinstance(data, dict):
         for key, value in data.items():
+            if key == "inputs" and not path:
+                continue  # the settings as given: -1 means "off" in several frameworks (OpenRLHF's save_steps)
             found = _negative_count(value, f"{path}.{key}")
             if found:
                 return found
@@ -178,6 +180,44 @@ def test_plan_pretraining_options(framework, data):
     base = [x for name in PRETRAIN[framework] if name in SANE for x in (name, SANE[name])]
     code, out, err, took = _run("plan", "--framework", framework, *base, *args, "--format", "json")
     check(f"CLI: plan --framework {framework}", code, out, err, took, json_out=True)
+
+
+# the planners driven by their own setting names (`--set section.key=value`), and LLaMA-Factory v1's flags
+STACKS = {
+    "verl": ["data.train_batch_size", "trainer.total_epochs", "trainer.save_freq", "trainer.test_freq",
+             "actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n", "trainer.n_gpus_per_node"],
+    "openrlhf": ["rollout_batch_size", "train_batch_size", "max_epochs", "n_samples_per_prompt", "save_steps", "eval_steps",
+                 "num_episodes"],
+    "easyr1": ["data.rollout_batch_size", "worker.actor.global_batch_size", "trainer.total_epochs", "trainer.save_freq",
+               "trainer.val_freq", "worker.rollout.n"],
+    "trl-ppo": ["num_ppo_epochs", "num_mini_batches", "gradient_accumulation_steps", "total_episodes", "num_train_epochs",
+                "save_steps", "logging_steps", "per_device_train_batch_size"],
+    "torchtitan": ["training.steps", "training.local_batch_size", "training.seq_len", "checkpoint.interval", "validation.freq",
+                   "lr_scheduler.warmup_steps", "training.global_batch_size"],
+    "automodel": ["step_scheduler.max_steps", "step_scheduler.num_epochs", "step_scheduler.ckpt_every_steps",
+                  "step_scheduler.val_every_steps", "step_scheduler.global_batch_size", "step_scheduler.local_batch_size"],
+}
+STACK_BASE = {"automodel": [str(EXAMPLES / "automodel" / "llama3_2_1b_squad.yaml")], "torchtitan": ["--set", "checkpoint.enable=true"]}
+LF_V1 = ["--num-examples", "--micro-batch-size", "--global-batch-size", "--max-steps", "--save-steps", "--num-train-epochs"]
+
+
+@fuzz(120)
+@given(st.sampled_from(sorted(STACKS)), st.data())
+def test_plan_stack_settings(framework, data):
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(STACKS[framework]), NUMBER_TEXT), max_size=4))
+    settings_ = [x for key, value in pairs for x in ("--set", f"{key}={value}")]
+    rows = data.draw(st.one_of(st.just("1000"), NUMBER_TEXT))
+    code, out, err, took = _run("plan", "--framework", framework, *STACK_BASE.get(framework, []), "--num-examples", rows, *settings_,
+                                "--format", "json")
+    check(f"CLI: plan --framework {framework}", code, out, err, took, json_out=True)
+
+
+@fuzz(40)
+@given(_options(LF_V1))
+def test_plan_llamafactory_v1_options(args):
+    code, out, err, took = _run("plan", "--framework", "llamafactory-v1", str(EXAMPLES / "llamafactory_v1" / "sft.yaml"), *args,
+                                "--format", "json")
+    check("CLI: plan --framework llamafactory-v1", code, out, err, took, json_out=True)
 
 
 @fuzz(80)

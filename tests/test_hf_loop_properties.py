@@ -70,3 +70,46 @@ def test_the_arithmetic_loop_equals_a_batch_by_batch_walk(family, batches, ga, n
         assert got.state_epoch is None
     else:
         assert abs(got.state_epoch - state) < 1e-9
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(version=st.sampled_from(["4.30.0", "4.40.0", "4.49.0", "5.23.0"]), n=st.integers(1, 60), bs=st.integers(1, 4),
+       ga=st.integers(1, 6), epochs=st.integers(1, 40), delay=st.one_of(st.integers(0, 45), st.floats(0, 45)), resume=st.integers(0, 30))
+def test_evaluation_after_a_delay_reads_only_the_epochs_near_it_and_finds_what_a_walk_of_every_epoch_finds(
+        version, n, bs, ga, epochs, delay, resume):
+    from unittest import mock
+
+    import trainsteps
+    from trainsteps.errors import TrainstepsError
+
+    settings_ = dict(num_examples=n, per_device_train_batch_size=bs, gradient_accumulation_steps=ga, num_train_epochs=epochs,
+                     eval_strategy="epoch", eval_delay=delay, save_strategy="no", transformers=version, resume_from_step=resume)
+    try:
+        near = trainsteps.plan(**settings_).run.eval_steps
+    except TrainstepsError:
+        return
+    with mock.patch("trainsteps.frameworks.hf.plan._epochs_near_the_delay", lambda spec, epochs: (0, epochs)):  # every epoch
+        every = trainsteps.plan(**settings_).run.eval_steps
+    assert near == every
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(version=st.sampled_from(["4.30.0", "4.40.0", "4.46.0", "4.49.0", "5.23.0"]), n=st.integers(1, 60), bs=st.integers(1, 4),
+       ga=st.integers(1, 8), epochs=st.integers(1, 60), first=st.booleans(), resume=st.integers(0, 30))
+def test_logging_at_epoch_ends_logs_each_step_once_after_the_start_as_a_walk_of_the_triggers_does(
+        version, n, bs, ga, epochs, first, resume):
+    import trainsteps
+    from trainsteps.errors import TrainstepsError
+
+    try:
+        run = trainsteps.plan(num_examples=n, per_device_train_batch_size=bs, gradient_accumulation_steps=ga, num_train_epochs=epochs,
+                              logging_strategy="epoch", logging_first_step=first, transformers=version, resume_from_step=resume).run
+    except TrainstepsError:
+        return  # a release that crashes on a repeated step refuses the plan
+    triggers = sorted(([1] if first and resume == 0 and run.optimizer_steps >= 1 else []) + list(run.epoch_end_steps))
+    logged, last = [], resume
+    for step in triggers:
+        if step > last:
+            logged.append(step)
+            last = step
+    assert run.log_steps == logged

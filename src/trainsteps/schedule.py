@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from trainsteps.derivation import Derivation
 from trainsteps.record import field, record
+from trainsteps.steps import Steps, compact_list
 
 
 @record
@@ -34,7 +35,7 @@ class RunFacts:
     """Optimizer steps actually taken (the final `global_step`)."""
     max_steps: int
     """The step count the framework plans for (what the scheduler and the banner use)."""
-    epoch_end_steps: list[int]
+    epoch_end_steps: Steps
     """`global_step` at the end of each epoch the loop enters (a cut-short last epoch included)."""
     epochs_completed: float
     """Epochs actually run, as the framework's own `epoch` counter reads at the end."""
@@ -44,11 +45,11 @@ class RunFacts:
     """Rows fed to the model over all ranks, counting rows duplicated to even out ranks."""
     warmup_steps: float
     """Optimizer steps of learning-rate warmup (a fraction only where a release takes a float as steps)."""
-    log_steps: list[int] = field(default_factory=list)
+    log_steps: Steps = field(default_factory=Steps)
     """Steps where the loss is logged."""
-    eval_steps: list[int] = field(default_factory=list)
+    eval_steps: Steps = field(default_factory=Steps)
     """Steps where an evaluation runs."""
-    save_steps: list[int] = field(default_factory=list)
+    save_steps: Steps = field(default_factory=Steps)
     """Steps where a checkpoint is saved (a step may appear twice when a release saves twice)."""
     real_optimizer_updates: int | None = None
     """Parameter updates actually applied, where they differ from `optimizer_steps`."""
@@ -61,7 +62,7 @@ class RunFacts:
     """How ranks share the stream: `single`, `dispatch` (rank 0 reads and slices) or `shard` (each rank reads its part)."""
     passes_completed: int | None = None
     """Complete passes over the stream (needs its size)."""
-    pass_end_steps: list[int] | None = None
+    pass_end_steps: Steps | None = None
     """`global_step` at the end of each complete pass over the stream."""
     equivalent_epochs: float | None = None
     """Rows fed over all ranks / rows in one pass: the epochs the run is worth."""
@@ -131,29 +132,14 @@ class Schedule:
 
 STEP_LISTS = ("epoch_end_steps", "pass_end_steps", "log_steps", "eval_steps", "save_steps")
 """RunFacts' lists of steps, which grow with the run: JSON writes a long one in its compact form (docs/json.md)."""
-LONG_LIST = 10_000
-"""Longer step lists are written compactly: a plan of 4 million logging steps is kilobytes of JSON, not 67 MB."""
-_PERIODS = 64
-_ENDS = 100
 
 
 def compact_steps(steps):
-    """`steps` itself up to LONG_LIST entries; above, `{count, first, last, period}` when the differences between
-    neighbours repeat with a period of at most 64 (every interval, and every epoch-end pattern the loop makes): step
-    i is first + (i // p) x sum(period) + sum(period[:i % p]), so the list is exact; up to two last steps outside the
-    pattern (the final save) are listed in `then`. Anything else keeps its first and last 100 steps (`head`, `tail`)
-    and its `count`."""
-    if steps is None or len(steps) <= LONG_LIST:
-        return steps
-    count = len(steps)
-    differences = [b - a for a, b in zip(steps, steps[1:])]  # noqa: B905 - one shorter by design
-    for extra in range(3):  # the last steps may break the pattern: the final save, a cut-short last epoch
-        regular = differences[:len(differences) - extra]
-        for p in range(1, _PERIODS + 1):
-            if regular[p:] == regular[:-p]:  # compared in C, stopping at the first difference
-                out = {"count": count, "first": steps[0], "last": steps[-1], "period": regular[:p]}
-                return {**out, "then": list(steps[count - extra:])} if extra else out
-    return {"count": count, "first": steps[0], "last": steps[-1], "head": list(steps[:_ENDS]), "tail": list(steps[-_ENDS:])}
+    """The JSON form of a step list (a `Steps` or a plain list): the list up to LONG_LIST steps, the compact form above
+    (docs/json.md); a `Steps` finds it from its runs without building the list."""
+    if isinstance(steps, Steps):
+        return steps.to_json()
+    return compact_list(steps)
 
 
 def expand_steps(value, limit: int | None = None) -> list[int]:

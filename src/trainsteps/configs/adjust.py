@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from trainsteps.steps import Steps
+
 
 def adjust_schedule(imported, schedule):
     """Return the schedule as the wrapper's run will print it."""
@@ -36,8 +38,8 @@ def _stop_after_epochs(schedule, epochs: int):
     samples = run.samples_per_epoch * epochs if run.samples_per_epoch else run.samples_seen
     stopped = dataclasses.replace(
         run, optimizer_steps=stop, epoch_end_steps=run.epoch_end_steps[:epochs], epochs_completed=float(epochs),
-        samples_seen=samples, log_steps=[s for s in run.log_steps if s <= stop], eval_steps=[s for s in run.eval_steps if s <= stop],
-        save_steps=[s for s in run.save_steps if s <= stop],
+        samples_seen=samples, log_steps=Steps.of(run.log_steps).up_to(stop), eval_steps=Steps.of(run.eval_steps).up_to(stop),
+        save_steps=Steps.of(run.save_steps).up_to(stop),
         real_optimizer_updates=None if run.real_optimizer_updates is None else min(run.real_optimizer_updates, stop),
     )
     return dataclasses.replace(schedule, run=stopped)

@@ -27,6 +27,11 @@ MAX_NODES = 200_000
 """Most values a YAML document may hold once its aliases are expanded."""
 MAX_DEPTH = 100
 """Deepest nesting of mappings and lists: real configs stay under 10."""
+_PARSED: dict[tuple, tuple[dict, dict]] = {}
+"""The last files parsed, by their kind and a hash of their bytes: one plan reads its config several times (what kind
+it is, the planner it goes to, the import), and a file of 100,000 keys takes a second and a half to compose. Reading
+and hashing the bytes again costs milliseconds, and an edited file never gets a stale parse."""
+_PARSED_KEPT = 4
 
 
 @dataclass(slots=True)
@@ -100,6 +105,12 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
     if size > MAX_BYTES:
         raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(path), size=size, limit=MAX_BYTES)
     raw = path.read_bytes()
+    identity = _identity(path, raw)
+    if identity in _PARSED:
+        import copy
+
+        data, lines = _PARSED[identity]
+        return ConfigFile(path, copy.deepcopy(data), dict(lines))  # each reader gets its own copy to change
     refuse_pickle(path, raw)
     try:
         text = raw.decode("utf-8-sig")
@@ -117,7 +128,22 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
         data = {}
     if not isinstance(data, dict):
         raise InputError("configs.error.not_mapping", "configs.hint.not_mapping", path=str(path), found=type(data).__name__)
+    _remember(identity, data, lines)
     return ConfigFile(path, data, lines)
+
+
+def _identity(path: pathlib.Path, raw: bytes) -> tuple:
+    import hashlib
+
+    return path.suffix.lower(), hashlib.blake2b(raw, digest_size=20).digest()
+
+
+def _remember(identity: tuple, data: dict, lines: dict) -> None:
+    import copy
+
+    if len(_PARSED) >= _PARSED_KEPT:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[identity] = (copy.deepcopy(data), dict(lines))  # kept apart from the copy the caller may change
 
 
 def refuse_pickle(path: pathlib.Path, head: bytes) -> None:

@@ -23,6 +23,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.loop import MAX_EPOCH_ENDS
 from trainsteps.schedule import RunFacts, Schedule, Trap
+from trainsteps.steps import Steps
 from trainsteps.versions import Timeline
 
 NEWEST = "0.7.0"
@@ -123,7 +124,7 @@ def plan_automodel(spec: AutomodelSpec) -> Schedule:
                     "(full epochs x rows per rank + rows of the cut epoch) x dp", "", "am.why.samples")
     if full > MAX_EPOCH_ENDS:  # the same cap as every plan that lists its epoch ends
         raise InputError("hf.error.too_many_epochs", "hf.hint.too_many_epochs", limit=MAX_EPOCH_ENDS, max_steps=steps)
-    ends = [epoch_len * (e + 1) for e in range(full)]
+    ends = Steps.every(epoch_len, epoch_len, epoch_len * full)
     facts = RunFacts(
         optimizer_steps=steps, max_steps=max_steps, epoch_end_steps=ends, epochs_completed=round(full + rest / epoch_len, 4),
         epochs_planned=epochs, samples_seen=samples, warmup_steps=warmup, eval_steps=vals, save_steps=saves,

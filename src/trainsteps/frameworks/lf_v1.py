@@ -20,6 +20,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.loop import MAX_EPOCH_ENDS
 from trainsteps.schedule import RunFacts, Schedule, Trap
+from trainsteps.steps import Steps
 
 RELEASE = "0.9.5"
 """The LLaMA-Factory release that ships v1."""
@@ -93,8 +94,10 @@ def plan_lf_v1(spec: LfV1Spec) -> Schedule:
                            f"max(1, int({per_epoch} x {spec.save_epochs}))", "lfv1.why.save_epochs")
     if save_every and steps // save_every > MAX_SAVES:
         raise InputError("lfv1.error.too_many_saves", "lfv1.hint.too_many_saves", steps=steps, every=save_every, limit=MAX_SAVES)
-    saves = list(range(save_every, steps + 1, save_every)) if save_every else []
-    ends = [per_epoch * (e + 1) for e in range(full)] + ([steps] if rest else [])
+    saves = Steps.every(save_every, save_every, steps) if save_every else Steps()
+    ends = Steps.every(per_epoch, per_epoch, per_epoch * full)
+    if rest:
+        ends.append(steps)
     facts = RunFacts(optimizer_steps=steps, max_steps=steps, epoch_end_steps=ends, epochs_completed=round(steps / per_epoch, 4),
                      epochs_planned=spec.num_train_epochs, samples_seen=steps * global_batch, warmup_steps=0, save_steps=saves,
                      batches_per_epoch=per_epoch, samples_per_epoch=per_epoch * global_batch)

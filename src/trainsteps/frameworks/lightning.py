@@ -15,6 +15,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.loop import MAX_EPOCH_ENDS
 from trainsteps.schedule import RunFacts, Schedule, Trap
+from trainsteps.steps import Steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +107,9 @@ def plan_lightning(spec: LightningSpec) -> Schedule:
     epoch_rows = min(_rows_per_rank(spec), batches * spec.batch_size)  # the last batch may be short
     samples = d.add("samples_seen", (full * epoch_rows + min(rest * acc * spec.batch_size, epoch_rows)) * spec.world_size,
                     "(full epochs * rows per epoch + rows of the cut epoch) * world", "", "lit.why.samples")
-    if full > MAX_EPOCH_ENDS:  # the same cap as the Trainer path: the list of epoch ends is built below
+    if full > MAX_EPOCH_ENDS:  # the same cap as the Trainer path
         raise InputError("hf.error.too_many_epochs", "hf.hint.too_many_epochs", limit=MAX_EPOCH_ENDS, max_steps=steps)
-    ends = [per_epoch * (e + 1) for e in range(full)]
+    ends = Steps.every(per_epoch, per_epoch, per_epoch * full)
     if rest:
         ends.append(steps)
     facts = RunFacts(

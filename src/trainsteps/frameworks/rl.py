@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.intervals import MAX_EVENTS
-from trainsteps.schedule import Trap
+from trainsteps.schedule import Trap, compact_steps
+from trainsteps.steps import Steps
 
 
 @dataclass(slots=True)
@@ -56,9 +57,9 @@ class RLRun:
     """Critic optimizer updates over the run, where there is a critic (PPO with GAE)."""
     critic_updates_per_step: int | None = None
     """Critic optimizer updates per training step."""
-    test_steps: list[int] = field(default_factory=list)
+    test_steps: Steps = field(default_factory=Steps)
     """Training steps after which a validation runs (0 = before training)."""
-    save_steps: list[int] = field(default_factory=list)
+    save_steps: Steps = field(default_factory=Steps)
     """Training steps whose checkpoint is written (`global_step_N`)."""
     upper_bound: bool = False
     """True where the counts are upper bounds (dynamic sampling may need several generation batches per step)."""
@@ -100,6 +101,7 @@ class RLPlan:
         from trainsteps.i18n import message
 
         run = {name: getattr(self.run, name) for name in RLRun.__slots__}
+        run.update(test_steps=compact_steps(run["test_steps"]), save_steps=compact_steps(run["save_steps"]))  # docs/json.md
         run["max_steps"] = self.run.scheduler_steps  # the HF-style name of the planned horizon, for scripts that read it
         return {
             "framework": self.framework,
@@ -121,16 +123,20 @@ MAX_SETTING = 10**13
 """Largest value of any numeric setting (batch sizes, epochs, steps, episodes): far beyond any real run."""
 
 
-def event_steps(every: int, last: int, *, name: str, at_end: bool = True) -> list[int]:
+def event_steps(every: int, last: int, *, name: str, at_end: bool = True) -> Steps:
     """Steps 1..last that are multiples of `every`, plus the last step when the framework also acts there; none if
     every <= 0. A list longer than the Trainer path's cap is refused, naming the setting `name`."""
     if every is None or every <= 0 or last <= 0:
-        return []
+        return Steps()
     count = last // every
     if count > MAX_EVENTS:
         raise InputError("hf.error.too_many_events", "hf.hint.too_many_events", name=name, every=every, count=count, steps=last)
-    steps = list(range(every, last + 1, every))
-    if at_end and (not steps or steps[-1] != last):
+    return ending_at(Steps.every(every, every, last), last) if at_end else Steps.every(every, every, last)
+
+
+def ending_at(steps: Steps, last: int) -> Steps:
+    """`steps` (all at or below `last`) with `last` added where it is not already the final one."""
+    if last > 0 and (not steps or steps[-1] != last):
         steps.append(last)
     return steps
 

@@ -44,8 +44,9 @@ import math
 from dataclasses import dataclass
 
 from trainsteps.derivation import Derivation
-from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_release, check_rows, event_steps
+from trainsteps.frameworks.rl import Notion, RLPlan, RLRun, check_release, check_rows, ending_at, event_steps
 from trainsteps.schedule import Trap
+from trainsteps.steps import Steps
 from trainsteps.versions import Timeline, as_version
 
 NEWEST = "0.9.1"
@@ -296,9 +297,9 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
                      f"{spec.train_batch_size} x {n} x {ran}")
     test_steps = event_steps(spec.test_freq, ran, name="trainer.test_freq")
     if spec.val_before_train:
-        test_steps = [0, *test_steps]
+        test_steps = Steps([0]) + test_steps
     first_actor_step = skipped + 1
-    save_steps = [s for s in event_steps(spec.save_freq, ran, name="trainer.save_freq") if s >= first_actor_step]
+    save_steps = event_steps(spec.save_freq, ran, name="trainer.save_freq").at_least(first_actor_step)
     epochs_done = ran / steps_per_epoch if steps_per_epoch else 0.0
     run = RLRun(
         training_steps=ran, optimizer_steps=optimizer_steps, scheduler_steps=total, scheduler_steps_taken=taken,
@@ -399,12 +400,14 @@ def plan_verl_fsdp_sft(spec: VerlSFTSpec) -> RLPlan:
         warnings.append(Trap("VERL_SCHEDULE_NOT_FINISHED", "verl.warn.schedule_longer", {"taken": f"{ran:,}", "total": f"{horizon:,}", "kind": "cosine"}))
     ends = ran >= total  # fit() validates and saves when global_step reaches total_training_steps
     if events == "epoch_end":
-        marks = sorted({*event_steps(length, ran, name="trainer.total_epochs", at_end=False), *([ran] if ends else [])}) if ran else []
-        test_steps = save_steps = marks
+        marks = event_steps(length, ran, name="trainer.total_epochs", at_end=False)
+        test_steps = save_steps = ending_at(marks, ran) if ends else marks
     else:
         freq = {name: int(value) for name, value in (("save", spec.save_freq), ("test", spec.test_freq))}
-        test_steps = sorted({*event_steps(freq["test"], ran, name="trainer.test_freq", at_end=False), *([ran] if ends and ran else [])})
-        save_steps = sorted({*event_steps(freq["save"], ran, name="trainer.save_freq", at_end=False), *([ran] if ends and ran else [])})
+        test_steps = event_steps(freq["test"], ran, name="trainer.test_freq", at_end=False)
+        save_steps = event_steps(freq["save"], ran, name="trainer.save_freq", at_end=False)
+        if ends:  # fit() also validates and saves at the last step
+            test_steps, save_steps = ending_at(test_steps, ran), ending_at(save_steps, ran)
     if not ends:
         warnings.append(Trap("VERL_FSDP_SFT_NO_FINAL", "verl.warn.fsdp_sft_no_final", {"steps": f"{ran:,}", "total": f"{total:,}"}))
     samples = ran * per_dp_batch * dp

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from trainsteps.errors import InputError
 from trainsteps.planners.table import TIME, Answer
+from trainsteps.steps import Steps
 
 
 def time_request(request) -> dict:
@@ -94,8 +95,8 @@ def _steps_view(data: dict, steps: str) -> dict:
     run, inputs = data["run"], data.get("inputs") or {}
     gpus = inputs.get("world_size") or (inputs.get("n_gpus_per_node") or 0) * (inputs.get("nnodes") or 1) or None
     return {"framework": data.get("framework"), "inputs": {"world_size": gpus},
-            "run": {"optimizer_steps": run[steps], "eval_steps": [s for s in run.get("test_steps") or () if s > 0],
-                    "save_steps": list(run.get("save_steps") or ()), "warmup_steps": 0}}
+            "run": {"optimizer_steps": run[steps], "eval_steps": Steps.of(run.get("test_steps")).at_least(1),
+                    "save_steps": Steps.of(run.get("save_steps")), "warmup_steps": 0}}
 
 
 MODEL_OPTIONS = ("model_path", "params", "gpu_name", "peak_tflops", "dtype", "mfu", "training", "response_length", "prompt_length")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
+from trainsteps.steps import Steps
 from trainsteps.timing.durations import Spoken, format_duration
 
 MEASURED_SPREAD = (0.95, 1.10)
@@ -161,8 +162,8 @@ class RunCounts:
         run = schedule.run
         start = after_step if after_step is not None else int((schedule.inputs or {}).get("resume_from_step") or 0)
         return cls(optimizer_steps=max(0, run.optimizer_steps - start),
-                   eval_count=sum(1 for s in run.eval_steps if s > start),
-                   save_count=sum(1 for s in run.save_steps if s > start),
+                   eval_count=Steps.of(run.eval_steps).count_after(start),
+                   save_count=Steps.of(run.save_steps).count_after(start),
                    warmup_steps=run.warmup_steps or 0,
                    tokens_per_step=tokens_per_step, samples_per_step=samples_per_step, start_step=start)
 

@@ -26,7 +26,7 @@ def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
     run, inputs = data["run"], data.get("inputs") or {}
     schedule = SimpleNamespace(run=SimpleNamespace(**{k: run.get(k) for k in (
         "optimizer_steps", "eval_steps", "save_steps", "warmup_steps")}), inputs=inputs)
-    schedule.run.eval_steps = schedule.run.eval_steps or []
+    schedule.run.eval_steps = schedule.run.eval_steps or []  # JSON step lists: plain, or compact (docs/json.md)
     schedule.run.save_steps = schedule.run.save_steps or []
     devices = _devices(inputs, request)
     shape_tokens = tokens_per_step(data, request, counted)

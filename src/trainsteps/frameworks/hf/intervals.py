@@ -8,6 +8,7 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.releases import SAVE_BEST_NEEDS_METRIC, SAVE_BEST_REFUSED, Rules
 from trainsteps.spec import RunSpec
+from trainsteps.steps import Steps
 
 
 def warmup_steps(d: Derivation, rules: Rules, max_steps: int, ratio: float | None, steps: float | None) -> int:
@@ -53,15 +54,15 @@ def interval(d: Derivation, key: str, value: float, max_steps: int) -> int:
 MAX_EVENTS = 5_000_000  # a list longer than this is a mistake in the settings, not a plan anyone reads
 
 
-def multiples(every: int, up_to: int, start: int = 1, name: str = "logging_steps") -> list[int]:
+def multiples(every: int, up_to: int, start: int = 1, name: str = "logging_steps") -> Steps:
     """Multiples of `every` from `start` to `up_to`: the steps where an interval fires (none for 0: the Trainer skips it)."""
     if every <= 0:
-        return []
+        return Steps()
     first = max(every, math.ceil(start / every) * every)
     count = max(0, (up_to - first) // every + 1)
     if count > MAX_EVENTS:
         raise InputError("hf.error.too_many_events", "hf.hint.too_many_events", name=name, every=every, count=count, steps=up_to)
-    return list(range(first, up_to + 1, every))
+    return Steps.every(every, first, up_to)
 
 
 def check_save_strategy(rules: Rules, spec: RunSpec) -> None:
@@ -76,7 +77,7 @@ def check_save_strategy(rules: Rules, spec: RunSpec) -> None:
                          framework_error=SAVE_BEST_NEEDS_METRIC)
 
 
-def best_saves(improving: str, eval_steps: list[int]) -> list[int]:
+def best_saves(improving: str, eval_steps: Steps) -> Steps:
     """`save_strategy="best"`: a checkpoint at each evaluation that improves the best metric, and nowhere else.
 
     Which evaluations improve depends on the metric values, so the user says: `all` (an upper bound),
@@ -85,9 +86,9 @@ def best_saves(improving: str, eval_steps: list[int]) -> list[int]:
     """
     choice = (improving or "all").strip().lower()
     if choice == "all":
-        return list(eval_steps)
+        return eval_steps[:]
     if choice == "first":
-        return list(eval_steps[:1])
+        return eval_steps[:1]
     try:
         wanted = sorted({int(part) for part in choice.split(",") if part.strip()})
     except ValueError:
@@ -96,7 +97,7 @@ def best_saves(improving: str, eval_steps: list[int]) -> list[int]:
     if missing:
         raise InputError("hf.error.improving_evals_not_eval", "hf.hint.improving_evals_not_eval",
                          steps=", ".join(map(str, missing)), evals=_short_list(eval_steps))
-    return wanted
+    return Steps(wanted)
 
 
 def _short_list(steps: list[int], most: int = 12) -> str:

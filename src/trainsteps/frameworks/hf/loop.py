@@ -10,20 +10,21 @@ Positions are computed arithmetically per epoch, so a plan costs microseconds.
 from __future__ import annotations
 
 import math
-from itertools import accumulate, cycle, islice
 
 from trainsteps.errors import InputError
 from trainsteps.frameworks.hf.releases import Family
 from trainsteps.record import field, record
+from trainsteps.steps import Steps
 
 
 @record
 class LoopResult:
     global_step: int
     """Optimizer steps at the end (the Trainer's final `state.global_step`)."""
-    epoch_end_steps: list[int] = field(default_factory=list)
+    epoch_end_steps: Steps = field(default_factory=Steps)
     epoch_end_states: list[float | None] = field(default_factory=list)
-    """`state.epoch` at each epoch end, only when `LoopInput.track_epoch_states` asks for it. It moves only
+    """`state.epoch` at the end of the epochs `LoopInput.track_epoch_states` asks for (the first is epoch_end_steps'
+    entry `track_epoch_states[0] - first_epoch`, or 0). It moves only
     when the optimizer steps, so an epoch whose last batches do not step ends below its whole number."""
     state_epoch: float | None = 0.0
     """The Trainer's `state.epoch` at the end: set at every optimizer step to epoch + position / steps_in_epoch."""
@@ -36,6 +37,8 @@ class LoopResult:
     real_updates: int = 0
     """Optimizer steps that really changed the parameters (4.30 can step without syncing)."""
     reached_max_steps: bool = False
+    first_epoch: int = 0
+    """The epoch the loop starts in (a resume starts inside the checkpoint's epoch): epoch_end_steps' first entry."""
     never_ends: bool = False
     """The loop can make no progress (a stream shorter than one accumulation window in 4.47+)."""
 
@@ -55,8 +58,9 @@ class LoopInput:
     """`num_examples` as the 4.46-4.51 prefetch uses it (dataset rows, not batches)."""
     resume_step: int = 0
     nupe: int = 1
-    track_epoch_states: bool = False
-    """Record `state.epoch` at every epoch end (epoch-strategy evaluation with eval_delay compares with it)."""
+    track_epoch_states: tuple = (0, 0)
+    """(first, end): record `state.epoch` at the end of these epochs, walked one by one (epoch-strategy evaluation with
+    eval_delay compares with it); the epochs before and after them are jumped as usual."""
 
 
 MAX_EPOCH_ENDS = 1_000_000
@@ -74,7 +78,7 @@ def run_loop(inp: LoopInput) -> LoopResult:
     out = LoopResult(global_step=inp.resume_step)
     first_epoch, skip = 0, 0
     if inp.resume_step:
-        first_epoch = inp.resume_step // inp.nupe
+        first_epoch = out.first_epoch = inp.resume_step // inp.nupe
         skip = (inp.resume_step % inp.nupe) * ga
         out.state_epoch = None  # kept from the checkpoint until the first new step
     remainder = inp.num_examples % ga or ga
@@ -85,8 +89,11 @@ def run_loop(inp: LoopInput) -> LoopResult:
         available = inp.batches_per_epoch - first
         pulled = min(available, ga * (L // ga) + remainder) if fam.chunk_bug else available
         out.batches_never_read = max(out.batches_never_read, available - pulled)
-        if first == 0 and epoch + 1 < inp.epochs and not inp.track_epoch_states:
-            jumped = _fast_forward(inp, out, epoch, pulled, counter)
+        tracked_from, tracked_to = inp.track_epoch_states
+        if first == 0 and epoch + 1 < inp.epochs and not tracked_from <= epoch < tracked_to:
+            # a jump stops where the tracked epochs begin
+            stop = min(inp.epochs, tracked_from + 1) if epoch < tracked_from else inp.epochs
+            jumped = _fast_forward(inp, out, epoch, pulled, counter, stop)
             if out.never_ends:
                 return out
             if jumped:
@@ -116,7 +123,7 @@ def run_loop(inp: LoopInput) -> LoopResult:
             out.last_batches_consumed += 1 if first + position == inp.batches_per_epoch else 0
             out.state_epoch = epoch + (first + position) / L
             out.epoch_end_steps.append(out.global_step)
-            if inp.track_epoch_states:
+            if tracked_from <= epoch < tracked_to:
                 out.epoch_end_states.append(out.state_epoch)
             out.reached_max_steps = True
             return out
@@ -130,14 +137,14 @@ def run_loop(inp: LoopInput) -> LoopResult:
         counter += pulled
         _room_for(out, inp, 1)
         out.epoch_end_steps.append(out.global_step)
-        if inp.track_epoch_states:
+        if tracked_from <= epoch < tracked_to:
             out.epoch_end_states.append(out.state_epoch)
         epoch += 1
     out.reached_max_steps = out.global_step >= inp.max_steps
     return out
 
 
-def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:
+def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int, stop: int) -> int:
     """Complete, in one go, the whole epochs from `epoch` on that end before max_steps; return how many.
 
     Epochs that start at batch 0 repeat: with a per-epoch counter each has the same steps; with the
@@ -145,7 +152,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
     which max_steps is reached, and epochs whose last batch forces a step (L <= GA), go batch-exact in run_loop.
     """
     fam, ga, L = inp.family, inp.grad_accum, inp.steps_in_epoch
-    remaining = inp.epochs - epoch
+    remaining = stop - epoch  # jumps leave epoch `stop - 1` (the last, or the first tracked) to the loop
     full = 1 if pulled == inp.batches_per_epoch else 0
     gs0 = out.global_step
     if fam.counter == "per_epoch":
@@ -160,7 +167,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         if k <= 0:
             return 0
         _room_for(out, inp, k)
-        out.epoch_end_steps.extend(range(gs0 + per_epoch, gs0 + k * per_epoch + 1, per_epoch))
+        out.epoch_end_steps.extend_periodic(gs0 + per_epoch, (per_epoch,), k)
         out.global_step = gs0 + k * per_epoch
         out.real_updates += k * (per_epoch if fam.extra_sync_updates else multiples)
         last = ga * multiples if extra == 0 else pulled
@@ -169,7 +176,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         if pulled == 0:
             return 0
         if L <= ga and pulled == L:
-            return _fast_forward_forced(inp, out, epoch, pulled, counter)
+            return _fast_forward_forced(inp, out, epoch, pulled, counter, stop)
         target = inp.max_steps - gs0 + counter // ga
         k = min(remaining - 1, (target * ga - counter - 1) // pulled)
         if k <= 0:
@@ -177,7 +184,7 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
         _room_for(out, inp, k)
         base = counter // ga
         # gs0 + floor((counter + j x pulled) / GA) - base for j = 1..k: shift by whole windows, then divide
-        out.epoch_end_steps.extend(_floors(counter + (gs0 - base) * ga, pulled, ga, k))
+        out.epoch_end_steps.extend_periodic(*_floors(counter + (gs0 - base) * ga, pulled, ga, k))
         steps = (counter + k * pulled) // ga - base
         out.global_step = gs0 + steps
         out.real_updates += steps
@@ -190,19 +197,17 @@ def _fast_forward(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, coun
     return k
 
 
-def _floors(shift: int, pulled: int, ga: int, k: int):
-    """floor((shift + j x pulled) / GA) for j = 1..k, in C.
+def _floors(shift: int, pulled: int, ga: int, k: int) -> tuple[int, tuple, int]:
+    """floor((shift + j x pulled) / GA) for j = 1..k, as (first, differences, count) for `Steps.extend_periodic`.
 
-    Their differences repeat every GA / gcd(pulled, GA) terms, so one period is divided out here and the rest
-    is a running sum over that period repeated (a 300-epoch plan lists 300 epoch ends)."""
+    Their differences repeat every GA / gcd(pulled, GA) terms, so one period is worked out and the rest is that
+    period repeated: a million epoch ends are held as one pattern."""
     period = min(k, ga // math.gcd(pulled, ga))
-    ends = [(shift + j * pulled) // ga for j in range(period + 1)]
-    steps = accumulate(islice(cycle([b - a for a, b in zip(ends, ends[1:], strict=False)]), k), initial=ends[0])
-    next(steps)  # floor(shift / GA) itself is not an epoch end
-    return steps
+    ends = [(shift + j * pulled) // ga for j in range(1, period + 2)]
+    return ends[0], tuple(b - a for a, b in zip(ends, ends[1:], strict=False)), k
 
 
-def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int) -> int:
+def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: int, counter: int, stop: int) -> int:
     """The cumulative counter when every epoch's last batch forces a step (L <= GA): complete the whole epochs
     that end before max_steps in one go; return how many.
 
@@ -229,19 +234,15 @@ def _fast_forward_forced(inp: LoopInput, out: LoopResult, epoch: int, pulled: in
         return 0
     whole, left = divmod(budget, per_period)
     r = max(i for i in range(period) if prefix[i] <= left)
-    k = min(inp.epochs - epoch - 1, whole * period + r)
+    k = min(stop - epoch - 1, whole * period + r)
     if k <= 0:
         return 0
     _room_for(out, inp, k)
     whole, r = divmod(k, period)
     gs0 = out.global_step
-    ends = [0] * k
-    for i in range(1, period + 1):  # epochs i, i + P, i + 2P, ... end at an arithmetic progression of steps
-        first = gs0 + prefix[i]
-        count = len(range(i - 1, k, period))
-        ends[i - 1::period] = range(first, first + count * per_period, per_period)
-    out.epoch_end_steps.extend(ends)
-    out.global_step = ends[-1]
+    # epoch j ends at gs0 + (j // P) x per_period + prefix[j % P + 1]: one pattern of the period's step counts
+    out.epoch_end_steps.extend_periodic(gs0 + steps[0], tuple(steps[1:] + steps[:1]), k)
+    out.global_step = out.epoch_end_steps[-1]
     out.real_updates += whole * sum(updates) + sum(updates[:r])
     out.state_epoch = epoch + k - 1 + lasts[(k - 1) % period] / inp.steps_in_epoch
     out.batches_consumed += k * pulled

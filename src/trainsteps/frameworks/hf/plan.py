@@ -15,6 +15,7 @@ from trainsteps.frameworks.hf.releases import EMPTY_LOADER_ERROR, LOG_SAME_STEP_
 from trainsteps.record import Deferred
 from trainsteps.schedule import RunFacts, Schedule
 from trainsteps.spec import RunSpec, settings_dict
+from trainsteps.steps import Steps
 from trainsteps.validate import validate_trainer_spec
 
 
@@ -44,11 +45,19 @@ def plan(spec: RunSpec) -> Schedule:
         return _plan_empty_loader(d, rules, spec, total_batch)
     nupe = _update_steps_per_epoch(d, rules, L, ga)
     max_steps, epochs = _max_steps_and_epochs(d, spec, nupe)
-    track = spec.eval_strategy == "epoch" and spec.eval_delay > 0
+    track = _epochs_near_the_delay(spec, epochs) if spec.eval_strategy == "epoch" and spec.eval_delay > 0 else (0, 0)
     loop = run_loop(
         LoopInput(rules.family, L, L, ga, max_steps, epochs, spec.num_examples, spec.resume_from_step or 0, nupe, track)
     )
     return _schedule(d, rules, spec, shape, loop, nupe, max_steps, epochs, total_batch, L)
+
+
+def _epochs_near_the_delay(spec: RunSpec, epochs: int) -> tuple[int, int]:
+    """The epochs whose state.epoch the loop must read to compare it with eval_delay. state.epoch at the end of epoch i
+    (from 0) is at most i + 1, so the epochs before floor(eval_delay) - 1 are all before the delay; it moves at every
+    optimizer step, so GA epochs after ceil(eval_delay) (an epoch has at least one batch) it is past the delay."""
+    delay = spec.eval_delay
+    return max(0, math.floor(delay) - 1), min(epochs, math.ceil(delay) + spec.gradient_accumulation_steps + 1)
 
 
 def _check_release_accepts(rules: Rules, spec: RunSpec) -> None:
@@ -125,7 +134,7 @@ def _plan_empty_loader(d: Derivation, rules: Rules, spec: RunSpec, total_batch: 
     # 4.49+: a length of 0 takes the no-length path; the first epoch yields nothing and the Trainer stops.
     m = d.given("max_steps", spec.max_steps, "hf.stream.max_steps")
     epochs = d.add("num_train_epochs", sys.maxsize, "sys.maxsize", "", "hf.empty.epochs")
-    loop = LoopResult(global_step=0, epoch_end_steps=[0], state_epoch=0.0, reached_max_steps=False, real_updates=0)
+    loop = LoopResult(global_step=0, epoch_end_steps=Steps([0]), state_epoch=0.0, reached_max_steps=False, real_updates=0)
     shape = LoaderShape(0, bs * spec.world_size, 0, spec.world_size)
     return _schedule(d, rules, spec, shape, loop, m, m, epochs, total_batch, m * spec.gradient_accumulation_steps,
                      stream=True, empty=True)
@@ -201,18 +210,23 @@ def _samples_seen(d: Derivation, loop: LoopResult, shape: LoaderShape) -> int:
                  "hf.samples")
 
 
-def _log_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
+def _log_steps(d, rules, spec, loop, max_steps, start) -> Steps:
     # DefaultFlowCallback sets should_log at global_step 1 whatever the strategy.
     first = spec.logging_first_step and start == 0 and loop.global_step >= 1
     if spec.logging_strategy == "steps":
         every = _every(d, rules, spec, "logging_steps", spec.logging_steps, max_steps)
         steps = intervals.multiples(every, loop.global_step, start + 1)
         if first and (not steps or steps[0] != 1):
-            steps.insert(0, 1)
+            steps = Steps([1]) + steps
         return steps
-    triggers = sorted(([1] if first else []) + (loop.epoch_end_steps if spec.logging_strategy == "epoch" else []))
-    logged, last = [], start
-    for step in triggers:
+    ends = loop.epoch_end_steps if spec.logging_strategy == "epoch" else Steps()
+    triggers = Steps([1]) + ends if first else ends
+    if triggers.strictly_increasing() and (not triggers or triggers[0] > start):
+        return triggers[:]  # each trigger logs: no Python loop over a million epoch ends
+    if triggers.non_decreasing() and rules.log_same_step != "crash":
+        return triggers.distinct().at_least(start + 1)  # a step logs once, however many epochs end there
+    logged, last = Steps(), start
+    for step in triggers if triggers.non_decreasing() else sorted(triggers):  # a crash comes at the first repeat
         if step > last:
             logged.append(step)
             last = step
@@ -222,32 +236,41 @@ def _log_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
     return logged
 
 
-def _eval_steps(d, rules, spec, loop, max_steps, start) -> list[int]:
+def _eval_steps(d, rules, spec, loop, max_steps, start) -> Steps:
     if spec.eval_strategy == "epoch":
-        if loop.epoch_end_states:  # eval_delay is compared with state.epoch, which may end an epoch below its number
-            return [step for i, (step, epoch) in enumerate(zip(loop.epoch_end_steps, loop.epoch_end_states, strict=True))
-                    if spec.eval_delay <= (i + 1 if epoch is None else epoch)]
-        return [step for i, step in enumerate(loop.epoch_end_steps) if i + 1 >= spec.eval_delay]
+        # eval_delay is compared with state.epoch, which may end an epoch below its number: read where it was kept,
+        # the epochs before those are before the delay and the epochs after them past it (_epochs_near_the_delay)
+        ends, states = loop.epoch_end_steps, loop.epoch_end_states
+        if spec.eval_delay <= 0:
+            return ends[:]
+        tracked_from, tracked_to = _epochs_near_the_delay(spec, sys.maxsize)
+        start = max(0, tracked_from - loop.first_epoch)
+        kept = [step for i, (step, epoch) in enumerate(zip(ends[start:start + len(states)], states, strict=True), start)
+                if spec.eval_delay <= (i + 1 if epoch is None else epoch)]
+        return Steps(kept) + ends[start + len(states):]
     if spec.eval_strategy != "steps":
-        return []
+        return Steps()
     every = _every(d, rules, spec, "eval_steps", spec.eval_steps or spec.logging_steps, max_steps)
-    steps = [s for s in intervals.multiples(every, loop.global_step, start + 1, "eval_steps") if s >= spec.eval_delay]
+    steps = intervals.multiples(every, loop.global_step, start + 1, "eval_steps").at_least(math.ceil(spec.eval_delay))
     if rules.final_step_eval and loop.reached_max_steps and every and max_steps % every and max_steps >= spec.eval_delay:
         steps.append(max_steps)
     return steps
 
 
-def _save_steps(d, rules, spec, loop, max_steps, start, eval_steps) -> list[int]:
+def _save_steps(d, rules, spec, loop, max_steps, start, eval_steps) -> Steps:
     if spec.save_strategy == "best":
         return intervals.best_saves(spec.improving_evals, eval_steps)
     final = loop.reached_max_steps and spec.save_strategy in rules.final_step_save
     if spec.save_strategy == "epoch":
-        steps = list(loop.epoch_end_steps)
-        if final:
-            steps.insert(len(steps) - 1, max_steps)
+        ends = loop.epoch_end_steps
+        if not (final and ends):
+            return ends[:]
+        steps = ends[:-1]
+        steps.append(max_steps)  # saved at max_steps, then again at the end of that epoch
+        steps.append(ends[-1])
         return steps
     if spec.save_strategy != "steps":
-        return []
+        return Steps()
     every = _every(d, rules, spec, "save_steps", spec.save_steps, max_steps)
     steps = intervals.multiples(every, loop.global_step, start + 1, "save_steps")
     if final and (not every or max_steps % every):

@@ -131,7 +131,7 @@ def annotate(d: Derivation, schedule: Schedule, spec: RunSpec, split: str, n: in
     passes = d.add("passes_completed", loop.batches_consumed // shape.batches, "floor(batches read / L)",
                    f"floor({loop.batches_consumed} / {shape.batches})", "hf.stream.passes")
     run.passes_completed = passes
-    run.pass_end_steps = list(loop.epoch_end_steps[:passes])
+    run.pass_end_steps = loop.epoch_end_steps[:passes]
     samples = run.samples_seen
     run.equivalent_epochs = d.add("equivalent_epochs", round(samples / n, 4), "samples seen / N", f"{samples:,} / {n:,}", "hf.stream.equivalent")
     if spec.seq_length:
