@@ -28,6 +28,7 @@ def test_the_static_site_plans_seed_001_in_the_browser_with_no_server_and_no_net
     assert figure(static_page, "f_steps") == f"{run['optimizer_steps']:,} / {run['max_steps']:,}" == "3,900 / 3,900"
     assert figure(static_page, "f_epochs") == f"{run['epochs_completed']:g} / {run['epochs_planned']:g}" == "278.61 / 300"
     assert static_page.locator("#engine-status").get_attribute("data-stage") == "ready"
+    assert static_page.evaluate("() => window.__engine.started") == "snapshot"  # the memory saved at build time, not a cold start
     static_page.wait_for_selector("#compare .bar.current")  # --compare-versions ran in the worker too
     assert any("/wheels/trainsteps-" in url for url in offline_context.requested)  # the worker's requests are seen (and checked)
     shot(static_page, "static-plan-seed001-1280")

@@ -6,22 +6,41 @@ import {loadPyodide} from "./pyodide/pyodide.mjs";
 const here = (path) => new URL(path, import.meta.url).href;
 const began = performance.now();
 const say = (stage, detail = {}) => postMessage({kind: "progress", stage, at: Math.round(performance.now() - began), ...detail});
+const versioned = (entry) => here(`./${entry.file}?v=${entry.sha256.slice(0, 12)}`);  // a new build is a new URL
 
-async function fetchWheels() {
-  const manifest = await (await fetch(here("./wheels/manifest.json"), {cache: "no-cache"})).json();
-  return Promise.all(manifest.wheels.map(async (w) => {
-    const answer = await fetch(here(`./wheels/${w.file}?v=${w.sha256.slice(0, 12)}`));  // a new build is a new URL
-    if (!answer.ok) throw new Error(`wheels/${w.file}: HTTP ${answer.status}`);
-    return answer.arrayBuffer();
-  }));
+async function download(url) {
+  const answer = await fetch(url);
+  if (!answer.ok) throw new Error(`${new URL(url).pathname}: HTTP ${answer.status}`);
+  return answer;
+}
+
+// The engine's memory saved at build time (tools/site_snapshot.mjs): Python initialised and trainsteps imported, so
+// starting is copying it in. Gzipped on disk (31 MB -> 7 MB), unpacked here as it arrives.
+async function snapshotBytes(entry) {
+  const answer = await download(versioned(entry));
+  return new Uint8Array(await new Response(answer.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+}
+
+async function start(manifest) {
+  const options = {indexURL: here("./pyodide/")};
+  if (manifest.snapshot && typeof DecompressionStream === "function") {
+    try {
+      return [await loadPyodide({...options, _loadSnapshot: snapshotBytes(manifest.snapshot)}), "snapshot"];
+    } catch (err) {  // a browser that cannot take the saved memory starts Python the long way
+      say("runtime", {snapshot: String(err && err.message || err)});
+    }
+  }
+  return [await loadPyodide(options), "start"];
 }
 
 async function boot() {
   say("runtime");
-  const wheels = fetchWheels();  // downloaded while the runtime starts
+  const manifest = await (await download(here("./wheels/manifest.json"))).json();
+  const wheels = Promise.all(manifest.wheels.map(async (w) => (await download(versioned({...w, file: `wheels/${w.file}`}))).arrayBuffer()));
   wheels.catch(() => {});  // a failed download is reported where it is awaited, not as an unhandled rejection
-  const py = await loadPyodide({indexURL: here("./pyodide/")});
+  const [py, started] = await start(manifest);
   say("wheels");
+  // Also after a snapshot: its memory has the modules imported, the files system starts empty (lazy imports need files).
   const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
   for (const buffer of await wheels) py.unpackArchive(buffer, "wheel", {extractDir: site});
   say("engine");
@@ -29,7 +48,7 @@ async function boot() {
   inprocess.use_browser_limits();
   const answer = inprocess.answer;
   answer("GET", "/api/meta");  // imports the route modules now, not on the first request
-  say("ready", {ms: Math.round(performance.now() - began)});
+  say("ready", {ms: Math.round(performance.now() - began), started});
   return answer;
 }
 

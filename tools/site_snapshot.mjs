@@ -1,0 +1,42 @@
+// The static site's engine, started once at build time: Pyodide boots in Node, the wheels are installed, the page's
+// routes are imported and each one answers a first request, then the interpreter's memory is saved. The page's worker
+// starts from that memory (loadPyodide's _loadSnapshot) instead of initialising Python and importing trainsteps again,
+// which is most of a first visit's time. Run by tools/build_site.py:
+//
+//     node tools/site_snapshot.mjs SITE_FOLDER OUTPUT_FILE
+//
+// SITE_FOLDER is the folder being built (its pyodide/ and wheels/); OUTPUT_FILE gets the raw snapshot.
+import fs from "node:fs";
+import path from "node:path";
+import {pathToFileURL} from "node:url";
+
+const [site, output] = process.argv.slice(2);
+const runtime = path.join(site, "pyodide") + path.sep;
+const {loadPyodide} = await import(pathToFileURL(path.join(runtime, "pyodide.mjs")).href);
+const manifest = JSON.parse(fs.readFileSync(path.join(site, "wheels", "manifest.json"), "utf8"));
+
+// Settings the warm-up asks with: seed 001 (the page's first link) on each GET route, and small texts on the POST ones,
+// so the modules every tab needs are imported now. Answers are not kept (the cache is emptied before the snapshot).
+const SEED = "num_examples=1047&per_device_train_batch_size=10&gradient_accumulation_steps=8&num_train_epochs=300&transformers=4.49.0";
+const WARM = [
+  ["GET", "/api/meta", "", ""],
+  ["GET", "/api/plan", SEED, ""],
+  ["GET", "/api/compare", SEED, ""],
+  ["GET", "/api/plan", "framework=megatron&train_iters=100&global_batch_size=8&seq_length=128", ""],
+  ["GET", "/api/solve", "num_examples=1047&per_device_train_batch_size=10&target_steps=100", ""],
+  ["POST", "/api/explain", "", JSON.stringify({text: "  1%|          | 10/3900 [00:20<2:10:00,  2.00s/it]\n", settings: {}})],
+];
+
+const py = await loadPyodide({indexURL: runtime, _makeSnapshot: true, env: {}});
+const purelib = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+for (const wheel of manifest.wheels) {
+  py.unpackArchive(new Uint8Array(fs.readFileSync(path.join(site, "wheels", wheel.file))), "wheel", {extractDir: purelib});
+}
+const inprocess = py.pyimport("trainsteps.web.inprocess");
+for (const [method, route, query, body] of WARM) {
+  const [status] = inprocess.answer(method, route, query, body).toJs();
+  if (status >= 500) throw new Error(`${method} ${route} answered ${status} while warming the engine`);
+}
+// Nothing of this machine in the saved memory: the Node script's path that Pyodide copies into the environment.
+py.runPython("import os; os.environ.pop('_', None); from trainsteps.web import inprocess; inprocess._cache.clear()");
+fs.writeFileSync(output, py.makeMemorySnapshot());
