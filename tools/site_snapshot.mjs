@@ -22,8 +22,8 @@ const WARM = [
   ["GET", "/api/meta", "", ""],
   ["GET", "/api/plan", SEED, ""],
   ["GET", "/api/compare", SEED, ""],
-  ["GET", "/api/plan", "framework=megatron&train_iters=100&global_batch_size=8&seq_length=128", ""],
-  ["GET", "/api/solve", "num_examples=1047&per_device_train_batch_size=10&target_steps=100", ""],
+  ["GET", "/api/plan", "framework=megatron&train_tokens=32017905665&seq_length=2048&global_batch_size=1024&micro_batch_size=4&world_size=64&train_iters=15000", ""],
+  ["GET", "/api/solve", "streaming=true&num_examples=1047&epochs=3&per_device_train_batch_size=10&gradient_accumulation_steps=8", ""],
   ["POST", "/api/explain", "", JSON.stringify({text: "  1%|          | 10/3900 [00:20<2:10:00,  2.00s/it]\n", settings: {}})],
 ];
 

@@ -191,6 +191,44 @@ def cli_line(command: click.Command, argv: list[str], files: list[str] = ()) -> 
     return " ".join(["trainsteps", command.name, *map(shlex.quote, files), *map(shlex.quote, shown)])
 
 
+# ---- the planners the page offers -----------------------------------------------------------------------------------
+FIELD_OF_OPTION = {"transformers_version": "transformers", "no_even_batches": "even_batches", "no_dispatch_batches": "dispatch_batches",
+                   "data_split": "split", "gpu_name": "gpu", "rl_overrides": "set", "unsloth_release": "unsloth"}
+"""The page's name for a CLI option where they differ (the reverse of _ALIASES, without its synonyms)."""
+
+
+def planner_fields(command: click.Command) -> list[dict]:
+    """Every planner of planners/table.py with the page fields it takes and their kinds: the page builds its framework
+    pickers and shows a planner's fields from this, so a planner added to the table appears without a page edit."""
+    from trainsteps.planners.table import OUTPUT, PLANNERS, PRETRAIN_FRAMEWORKS, RL_FRAMEWORKS, STACK_FRAMEWORKS, TIME
+
+    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    kinds = {**dict.fromkeys(PRETRAIN_FRAMEWORKS, "pretrain"), **dict.fromkeys(RL_FRAMEWORKS, "rl"),
+             **dict.fromkeys(STACK_FRAMEWORKS, "stack"), "hf": "hf", "config": "config"}
+    planners = []
+    for planner in PLANNERS.values():
+        names = sorted(n for n in planner.accepts - OUTPUT - _NEVER - {"compare_versions", "launch"} if n in params and not n.endswith("_path"))
+        planners.append({"name": planner.name, "kind": kinds.get(planner.name, "stack"),
+                         "files": bool(planner.accepts & {"configs", "deepspeed_config"}), "time": bool(planner.accepts & TIME),
+                         "fields": {FIELD_OF_OPTION.get(n, n): _field_kind(params[n]) for n in names}})
+    return planners
+
+
+def _field_kind(param: click.Option) -> str | list:
+    """How the page asks for an option: bool, int, float, lines (repeated), text, or the list of its choices."""
+    if param.is_flag:
+        return "bool"
+    if param.multiple:
+        return "lines"
+    if isinstance(param.type, click.Choice):
+        return ["", *map(str, param.type.choices)]
+    if isinstance(param.type, (click.types.IntParamType, click.IntRange)):
+        return "int"
+    if isinstance(param.type, (click.types.FloatParamType, click.FloatRange)):
+        return "float"
+    return "text"
+
+
 # ---- posted files: a log for explain, config files for plan --------------------------------------------------------
 
 def check_log(text: str) -> None:

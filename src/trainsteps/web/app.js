@@ -12,7 +12,7 @@ const T = {
     g_lr: "Learning-rate schedule", g_more: "More settings", g_target: "Target (give one)", g_parallel: "Parallelism", g_eval: "Evaluation and saving",
     g_log: "The log", g_files: "Config files", g_overrides: "Settings typed on the command line (override the files)",
     wrapper: "trainer", wrapper_note: "{name} plans come from its config file: open \"From a config\" with an example to edit.",
-    open_example: "Open an example", framework_pt: "framework",
+    open_example: "Open an example", wrapper_note_pt: "{name} is planned from its own settings in the Pretraining tab.", framework_pt: "framework",
     log_placeholder: "Paste a training log here (banner, progress bars, trainer_state.json, launcher output)...",
     config_placeholder: "Paste a LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or a DeepSpeed JSON here...",
     config_name: "file name", choose_log: "Choose a log file", choose_files: "Add files (dataset_info.json, data, accelerate config)",
@@ -45,7 +45,7 @@ const T = {
     g_lr: "学习率调度", g_more: "更多设置", g_target: "目标（填一项）", g_parallel: "并行", g_eval: "评估与保存",
     g_log: "日志", g_files: "配置文件", g_overrides: "命令行上输入的设置（覆盖文件中的值）",
     wrapper: "训练器", wrapper_note: "{name} 的规划来自它的配置文件：打开“从配置文件”并载入示例后修改。",
-    open_example: "打开示例", framework_pt: "框架",
+    open_example: "打开示例", wrapper_note_pt: "{name} 在“预训练”标签页中按它自己的设置规划。", framework_pt: "框架",
     log_placeholder: "在此粘贴训练日志（横幅、进度条、trainer_state.json、启动器输出）……",
     config_placeholder: "在此粘贴 LLaMA-Factory / Axolotl / TRL / ms-swift 的 YAML、TrainingArguments JSON 或 DeepSpeed JSON……",
     config_name: "文件名", choose_log: "选择日志文件", choose_files: "添加文件（dataset_info.json、数据、accelerate 配置）",
@@ -101,26 +101,30 @@ const RL = {
   easyr1: "python3 -m verl.trainer.main config=examples/config.yaml data.rollout_batch_size=512 worker.rollout.n=5 trainer.total_epochs=15",
   "verl-sft": "torchrun --nnodes=1 --nproc_per_node=8 -m verl.trainer.sft_trainer data.train_files=train.parquet data.train_batch_size=256 trainer.total_epochs=4",
 };
-const PT = ["megatron", "neox", "deepspeed", "lightning"];
+// Which planner takes which field comes from /api/meta `planners` (planners/table.py): a field is shown for the
+// frameworks that take it, and an option a planner takes that no group below lists gets a field of its own, so a
+// planner added to the table appears in the pickers with its fields and no page edit.
+const PLANNER_NAMES = {hf: "Hugging Face Trainer", megatron: "Megatron-LM", neox: "GPT-NeoX", deepspeed: "DeepSpeed", lightning: "Lightning",
+  torchtitan: "torchtitan", automodel: "NeMo Automodel", "llamafactory-v1": "LLaMA-Factory v1 (USE_V1=1)", verl: "verl (RL)",
+  openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)", "trl-ppo": "TRL PPO (RL)"};
+const plannerName = (name) => PLANNER_NAMES[name] || name;
+const PT_KINDS = ["pretrain", "stack"];  // the Pretraining tab plans these from flags
 const PT_FIELDS = [
-  {group: "g_framework", fields: [F("framework", "select", {options: PT, noDefault: true})]},
-  {group: "g_data", fields: [F("train_tokens", "int", {fw: "megatron neox"}), F("seq_length", "int", {fw: "megatron neox", ph: "2048"}),
-    F("split", "text", {fw: "megatron neox", ph: "969, 30, 1"}), F("num_examples", "int", {fw: "lightning"})]},
-  {group: "g_batch", fields: [F("world_size", "int", {ph: "1"}), F("global_batch_size", "int", {fw: "megatron"}),
-    F("train_batch_size", "int", {fw: "neox deepspeed"}), F("micro_batch_size", "int", {fw: "megatron neox deepspeed"}),
-    F("per_device_train_batch_size", "int", {fw: "lightning deepspeed", ph: "8"}), F("gradient_accumulation_steps", "int", {fw: "neox deepspeed lightning", ph: "1"}),
-    F("dataloader_drop_last", "bool", {fw: "lightning"}), F("rampup_batch_size", "text", {fw: "megatron", ph: "32 32 1000000"}),
-    F("decrease_batch_size_if_needed", "bool", {fw: "megatron"}), F("step_batch_size_schedule", "text", {fw: "megatron", ph: "0:768 250B:1536"})]},
-  {group: "g_length", fields: [F("train_iters", "int", {fw: "megatron neox"}), F("train_samples", "int", {fw: "megatron"}),
-    F("train_epochs", "int", {fw: "neox"}), F("max_epochs", "int", {fw: "lightning"}), F("max_steps", "int", {fw: "lightning", ph: "-1"}),
-    F("limit_train_batches", "text", {fw: "lightning", ph: "1.0"}), F("megatron_version", "text", {fw: "megatron", ph: "0.19.0"}),
-    F("megatron_code", "select", {fw: "megatron", options: ["", "core", "legacy"]}), F("neox_version", "select", {fw: "neox", options: ["", "main", "2.0", "1.0"]})]},
-  {group: "g_parallel", fields: [F("tensor_parallel_size", "int", {fw: "megatron neox deepspeed", ph: "1"}),
-    F("pipeline_parallel_size", "int", {fw: "megatron neox deepspeed", ph: "1"}), F("context_parallel_size", "int", {fw: "megatron", ph: "1"}),
-    F("expert_parallel_size", "int", {fw: "megatron", ph: "1"})]},
-  {group: "g_eval", fields: [F("eval_interval", "int", {fw: "megatron neox", ph: "1000"}), F("eval_iters", "int", {fw: "megatron neox", ph: "100"}),
-    F("eval_global_batch_size", "int", {fw: "megatron"}), F("save_interval", "int", {fw: "megatron neox"}),
-    F("lr_warmup_iters", "int", {fw: "megatron", ph: "0"}), F("warmup", "float", {fw: "neox", ph: "0.01"}), F("seed", "int", {fw: "neox", ph: "1234"})]},
+  {group: "g_framework", fields: [F("framework", "planner", {noDefault: true})]},
+  {group: "g_data", fields: [F("train_tokens", "int"), F("seq_length", "int", {ph: "2048"}), F("split", "text", {ph: "969, 30, 1"}),
+    F("num_examples", "int")]},
+  {group: "g_batch", fields: [F("world_size", "int", {ph: "1"}), F("global_batch_size", "int"), F("train_batch_size", "int"), F("micro_batch_size", "int"),
+    F("per_device_train_batch_size", "int", {ph: "8"}), F("gradient_accumulation_steps", "int", {ph: "1"}), F("dataloader_drop_last", "bool"),
+    F("rampup_batch_size", "text", {ph: "32 32 1000000"}), F("decrease_batch_size_if_needed", "bool"), F("step_batch_size_schedule", "text", {ph: "0:768 250B:1536"})]},
+  {group: "g_length", fields: [F("train_iters", "int"), F("train_samples", "int"), F("train_epochs", "int"), F("max_epochs", "int"),
+    F("num_train_epochs", "float"), F("max_steps", "int", {ph: "-1"}), F("resume_from_step", "int"), F("limit_train_batches", "text", {ph: "1.0"}),
+    F("megatron_version", "text", {ph: "0.19.0"}), F("megatron_code", "select", {options: ["", "core", "legacy"]}),
+    F("neox_version", "select", {options: ["", "main", "2.0", "1.0"]}), F("framework_version", "text"), F("set", "lines", {ph: "training.steps=1000"})]},
+  {group: "g_parallel", fields: [F("tensor_parallel_size", "int", {ph: "1"}), F("pipeline_parallel_size", "int", {ph: "1"}),
+    F("context_parallel_size", "int", {ph: "1"}), F("expert_parallel_size", "int", {ph: "1"})]},
+  {group: "g_eval", fields: [F("eval_interval", "int", {ph: "1000"}), F("eval_iters", "int", {ph: "100"}), F("eval_global_batch_size", "int"),
+    F("save_interval", "int"), F("save_steps", "int"), F("lr_warmup_iters", "int", {ph: "0"}), F("warmup", "float", {ph: "0.01"}),
+    F("warmup_steps", "int"), F("seed", "int", {ph: "1234"})]},
 ];
 const SOLVE_FIELDS = [
   {group: "g_target", fields: [F("epochs", "float"), F("examples", "int"), F("tokens", "int"), F("max_steps", "int"), F("global_batch", "int"),
@@ -136,7 +140,7 @@ const EXPLAIN_FIELDS = [
 ];
 const CONFIG_FIELDS = [
   {group: "g_overrides", fields: [F("launch", "lines", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
-    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256", needsRL: true}),
+    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256"}),
     F("num_examples", "int"), F("world_size", "int"), F("unsloth", "text", {ph: "2026.10.9"}),
     F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
   {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
@@ -144,6 +148,10 @@ const CONFIG_FIELDS = [
 const RATE_FIELDS = [F("step_time", "text", {ph: "4s"}), F("tokens_per_second", "text", {ph: "3500/gpu"}), F("samples_per_second", "text"),
   F("params", "text", {ph: "7.6B"}), F("gpu", "gpu"), F("dtype", "select", {options: ["", "bf16", "fp16", "fp8", "tf32", "fp32"]}),
   F("mfu", "text", {ph: "0.3-0.5"}), F("training", "select", {options: ["", "full", "lora", "qlora", "frozen"]})];
+const PAUSE_FIELDS = [F("eval_time", "text", {ph: "90s"}), F("save_time", "text", {ph: "30s"}), F("prepare_time", "text", {ph: "10m"}),
+  F("price_per_gpu_hour", "float"), F("currency", "text", {ph: "USD"})];
+PT_FIELDS.push({group: "g_rate", fold: true, fields: RATE_FIELDS}, {group: "g_pauses", fold: true, fields: PAUSE_FIELDS});
+CONFIG_FIELDS.push({group: "g_rate", fold: true, fields: RATE_FIELDS}, {group: "g_pauses", fold: true, fields: [F("eval_examples", "int"), ...PAUSE_FIELDS]});
 const TIME_FIELDS = [
   HF_FIELDS[0], HF_FIELDS[1], HF_FIELDS[2],
   {group: "g_rate", fields: RATE_FIELDS},
@@ -156,11 +164,11 @@ SOLVE_FIELDS.push({group: "g_budget", fold: true, fields: [F("time_budget", "tex
 const TABS = {
   plan: {api: "/api/plan", groups: HF_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
     num_train_epochs: "300", transformers: "4.49.0"}},
-  config: {api: "/api/config", post: true, groups: CONFIG_FIELDS, example: {}},
+  config: {api: "/api/config", post: true, groups: CONFIG_FIELDS, byPlanner: true, example: {}},
   explain: {api: "/api/explain", post: true, groups: EXPLAIN_FIELDS, example: {}},
   solve: {api: "/api/solve", groups: SOLVE_FIELDS, example: {streaming: "true", num_examples: "1047", epochs: "3", per_device_train_batch_size: "10",
     gradient_accumulation_steps: "8"}},
-  pretrain: {api: "/api/plan", groups: PT_FIELDS, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
+  pretrain: {api: "/api/plan", groups: PT_FIELDS, byPlanner: true, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
     global_batch_size: "1024", micro_batch_size: "4", world_size: "64", train_iters: "15000"}},
   time: {api: "/api/plan", groups: TIME_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
     num_train_epochs: "300", transformers: "4.49.0", step_time: "4s"}},
@@ -234,10 +242,11 @@ function fieldInput(f) {
   const id = "f-" + f.name;
   if (f.kind === "bool" || f.kind === "boolT") return el("input", {id, name: f.name, type: "checkbox"});
   if (f.kind === "lines") return el("textarea", {id, name: f.name, placeholder: f.ph || "", spellcheck: "false", rows: "2"});
-  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu" || f.kind === "framework") {
+  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu" || f.kind === "framework" || f.kind === "planner") {
     const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.kind === "gpu" ? ["", ...(state.meta?.gpus || [])]
-      : f.kind === "framework" ? ["", "deepspeed", ...(state.meta?.rl_frameworks || [])] : f.options;
-    return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: o === "" ? "(default)" : o})));
+      : f.kind === "framework" ? ["", ...filePlanners().map((p) => p.name)] : f.kind === "planner" ? ptPlanners().map((p) => p.name) : f.options;
+    const label = (o) => (o === "" ? "(default)" : f.kind === "planner" || f.kind === "framework" ? plannerName(o) : o);
+    return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: label(o)})));
   }
   const attrs = {id, name: f.name, type: "text", placeholder: f.ph || "", spellcheck: "false"};
   if (f.kind === "int") attrs.inputmode = "numeric";
@@ -245,12 +254,41 @@ function fieldInput(f) {
   if (f.kind === "release") { attrs.list = "releases"; attrs.placeholder = state.meta?.newest || ""; }
   return el("input", attrs);
 }
+const planners = () => state.meta?.planners || [];
+const ptPlanners = () => planners().filter((p) => PT_KINDS.includes(p.kind));
+// planners that read their own files in the config tab (the Trainer's configs are found without --framework)
+const filePlanners = () => planners().filter((p) => p.files && p.kind !== "config" && p.kind !== "hf");
+// the planners a tab can reach: the framework chosen, or in the config tab with none chosen, any that reads files
+function reachable() {
+  const fw = currentFramework();
+  if (fw) return [fw];
+  return state.tab === "config" ? ["config", ...filePlanners().map((p) => p.name)] : [];
+}
+// the planners of this tab that take a field ("" when none does: a field of the page, always shown)
+function takers(name) {
+  const users = planners().filter((p) => name in p.fields).map((p) => p.name);
+  return users.length ? users.join(" ") : undefined;
+}
+const shownFor = (fw) => fw === undefined || fw.split(" ").some((name) => reachable().includes(name));
+// options a Pretraining-tab planner takes that no group lists: a field each, of the kind the CLI option has
+function extraFields(groups) {
+  const listed = new Set(groups.flatMap((g) => g.fields.map((f) => f.name)));
+  const extra = new Map();
+  for (const p of ptPlanners()) {
+    for (const [name, kind] of Object.entries(p.fields)) {
+      if (listed.has(name) || extra.has(name)) continue;
+      extra.set(name, Array.isArray(kind) ? F(name, "select", {options: kind}) : F(name, kind === "bool" || kind === "lines" ? kind : kind === "int" || kind === "float" ? kind : "text"));
+    }
+  }
+  return extra.size ? [{group: "g_more", fold: true, fields: [...extra.values()]}] : [];
+}
 // a setting's name may wrap after an underscore, never inside a word (gradient_accumulation_steps, not ..._step / s)
 const breakable = (name) => name.split("_").flatMap((part, i, parts) => (i < parts.length - 1 ? [part + "_", el("wbr")] : [part]));
 function fieldRow(f) {
-  const row = [el("label", {for: "f-" + f.name, "data-fw": f.fw}, breakable(f.name)), fieldInput(f)];
+  const fw = TABS[state.tab].byPlanner && f.name !== "framework" ? takers(f.name) : undefined;
+  const row = [el("label", {for: "f-" + f.name, "data-fw": fw}, breakable(f.name)), fieldInput(f)];
   row[1].dataset.kind = f.kind;
-  if (f.fw) row[1].dataset.fw = f.fw;
+  if (fw) row[1].dataset.fw = fw;
   return row;
 }
 function buildForm() {
@@ -259,8 +297,7 @@ function buildForm() {
   const tab = TABS[state.tab];
   if (state.tab === "plan") {
     form.append(el("h3", {text: t("g_framework")}), el("label", {for: "wrapper", text: t("wrapper")}),
-      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).filter(([k]) => !NEEDS_RL[k] || (state.meta?.rl_frameworks || []).includes(NEEDS_RL[k]))
-        .map(([k, v]) => el("option", {value: k, text: v}))));
+      el("select", {id: "wrapper"}, Object.entries(wrappers()).map(([k, v]) => el("option", {value: k, text: v}))));
     form.append(el("p", {class: "note", id: "wrapper-note", hidden: true}));
   }
   if (state.tab === "explain") {
@@ -277,11 +314,13 @@ function buildForm() {
       el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
       el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}), el("div", {class: "wide", id: "file-notes"}));
   }
-  for (const g of tab.groups) {
-    const rows = g.fields.filter((f) => !f.needsRL || (state.meta?.rl_frameworks || []).length).map(fieldRow).flat();
+  const groups = state.tab === "pretrain" ? [...tab.groups, ...extraFields(tab.groups)] : tab.groups;
+  for (const g of groups) {
+    const rows = g.fields.map(fieldRow).flat();
     const used = g.fields.some((f) => state.values[f.name] !== undefined);
-    if (g.details || (g.fold && !used)) form.append(el("details", {open: used}, el("summary", {text: t(g.group)}), el("div", {}, rows)));
-    else form.append(el("h3", {text: t(g.group)}), ...rows);
+    const names = g.fields.map((f) => f.name).join(" ");  // a group none of whose fields the framework takes is hidden
+    if (g.details || (g.fold && !used)) form.append(el("details", {open: used, "data-group": names}, el("summary", {text: t(g.group)}), el("div", {}, rows)));
+    else form.append(el("h3", {text: t(g.group), "data-group": names}), ...rows);
   }
   if (tab.post) form.append(el("span"), el("button", {type: "submit", class: "primary", id: "run", text: t("run")}));
   fillForm();
@@ -298,9 +337,9 @@ function fillForm() {
   showFrameworkFields();
 }
 function collect() {
-  const values = {}, fw = currentFramework();
+  const values = {};
   for (const input of $("settings").querySelectorAll("[name]")) {
-    if (input.dataset.fw && !input.dataset.fw.split(" ").includes(fw)) continue;
+    if (!shownFor(input.dataset.fw)) continue;
     if (input.type === "checkbox") {
       if (input.dataset.kind === "boolT") { if (!input.checked) values[input.name] = "false"; } else if (input.checked) values[input.name] = "true";
     } else if (input.value.trim() !== "") values[input.name] = input.value.trim();
@@ -309,10 +348,9 @@ function collect() {
 }
 function currentFramework() { const s = $("f-framework"); return s ? s.value : ""; }
 function showFrameworkFields() {
-  const fw = currentFramework();
-  for (const node of $("settings").querySelectorAll("[data-fw]")) {
-    const on = node.dataset.fw.split(" ").includes(fw);
-    node.hidden = !on;
+  for (const node of $("settings").querySelectorAll("[data-fw]")) node.hidden = !shownFor(node.dataset.fw);
+  for (const group of $("settings").querySelectorAll("[data-group]")) {
+    group.hidden = !group.dataset.group.split(" ").some((name) => { const input = $("f-" + name); return input && !input.hidden; });
   }
 }
 function wireForm() {
@@ -335,7 +373,8 @@ function wireForm() {
     note.replaceChildren();
     note.hidden = wrapper.value === "hf";
     if (wrapper.value === "hf") return;
-    note.append(fmt(t("wrapper_note"), {name: WRAPPERS[wrapper.value]}) + " ",
+    const pt = ptPlanners().some((p) => p.name === wrapper.value);
+    note.append(fmt(t(pt ? "wrapper_note_pt" : "wrapper_note"), {name: wrappers()[wrapper.value]}) + " ",
       el("button", {type: "button", id: "open-example", text: t("open_example"), onclick: () => openTemplate(wrapper.value)}));
   });
   const file = $("log-file") || $("config-files");
@@ -347,7 +386,23 @@ function wireForm() {
     drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); readFiles([...e.dataTransfer.files]); });
   }
 }
+// the Plan tab's trainer picker: the wrappers planned from their config files, and every planner of planners/table.py
+function wrappers() {
+  const rl = state.meta?.rl_frameworks || [];
+  const listed = Object.fromEntries(Object.entries(WRAPPERS).filter(([k]) => !NEEDS_RL[k] || rl.includes(NEEDS_RL[k])));
+  for (const p of planners()) if (!(p.name in listed) && p.kind !== "config") listed[p.name] = plannerName(p.name);
+  return listed;
+}
 function openTemplate(name) {
+  const planner = planners().find((p) => p.name === name);
+  if (planner && PT_KINDS.includes(planner.kind)) {  // planned from flags in the Pretraining tab
+    state.tab = "pretrain"; state.values = {framework: name}; state.linkFiles = [];
+    writeURL(true); render(); return;
+  }
+  if (planner && planner.kind === "rl" && !RL[name] && !TEMPLATES[name]) {  // an RL trainer without a template: its launch line
+    state.tab = "config"; state.values = {framework: name}; state.configText = ""; state.files = []; state.linkFiles = [];
+    writeURL(true); render(); return;
+  }
   if (RL[name]) {
     state.tab = "config"; state.values = {framework: NEEDS_RL[name] || name, launch: RL[name], ...(TEMPLATE_VALUES[name] || {})};
     state.configText = ""; state.files = []; state.linkFiles = [];

@@ -125,7 +125,8 @@ def _setting_text(value) -> str:
 
 
 def meta() -> dict:
-    """What the page suggests: every transformers release modelled (newest first) and the scheduler names."""
+    """What the page suggests: every transformers release modelled (newest first), the scheduler names, and every
+    planner of the table with the fields it takes."""
     from trainsteps.frameworks.hf.log_lines import all_releases
     from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
     from trainsteps.frameworks.hf.releases import NEWEST
@@ -133,4 +134,5 @@ def meta() -> dict:
     from trainsteps.timing.gpus import GPUS
     return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
             "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},
-            "gpus": sorted(GPUS), "rl_frameworks": list(RL_FRAMEWORKS)}
+            "gpus": sorted(GPUS), "rl_frameworks": list(RL_FRAMEWORKS),
+            "planners": api.planner_fields(api.load_command(api.ROUTES["/api/plan"]))}
