@@ -191,6 +191,21 @@ def cli_line(command: click.Command, argv: list[str], files: list[str] = ()) -> 
     return " ".join(["trainsteps", command.name, *map(shlex.quote, files), *map(shlex.quote, shown)])
 
 
+def is_bare_name(name: str) -> bool:
+    """A file's name as a browser gives it: no folder, nothing that could leave the folder it is looked up in."""
+    return 0 < len(name) <= 255 and name not in (".", "..") and not any(c in name for c in "/\\\0")
+
+
+def stdin_line(command: click.Command, argv: list[str], text: str) -> str:
+    """A pasted log as a command that runs as pasted: the log on stdin (`trainsteps explain - <<'LOG'`), closed by
+    a word that is no line of the log."""
+    marker = "LOG"
+    lines = set(text.splitlines())
+    while marker in lines:
+        marker += "_END"
+    return f"{cli_line(command, ['-', *argv])} <<'{marker}'\n{text.rstrip(chr(10))}\n{marker}"
+
+
 # ---- the planners the page offers -----------------------------------------------------------------------------------
 FIELD_OF_OPTION = {"transformers_version": "transformers", "no_even_batches": "even_batches", "no_dispatch_batches": "dispatch_batches",
                    "data_split": "split", "gpu_name": "gpu", "rl_overrides": "set", "unsloth_release": "unsloth"}

@@ -31,6 +31,13 @@ const T = {
     loading: "Computing...", failed: "The server did not answer: {detail}",
     too_large_config: "{name} is {size}: the page takes at most {limit} of files in all, so it was left out and the other files kept. With every file: trainsteps plan {config}",
     needs_files: "This link was made with {files}. Add them above (they are read in this browser, never uploaded) to plan the same run: without them the page would compute other numbers. Or press Compute to plan what is here.",
+    cli_more: "... {n} more lines of the log (Copy copies the whole command)",
+    log_reading: "Reading {name} in this browser: {read} of {size}...", log_read: "{name} ({size}) was read in this browser; nothing was uploaded.",
+    x_gpus: "GPUs (processes)", x_release: "release", x_status: "status", x_rate: "time per optimizer step", x_left: "time left",
+    x_wrong: "What went wrong", x_at_step: "step {where}", x_planned: "planned: {planned} steps", x_run: "Run {n}",
+    st_finished: "finished", st_running: "running", st_crashed: "crashed", st_interrupted: "interrupted", st_unknown: "not known from the log",
+    c_steps_time: "Steps over time: what the log shows, against where the run ends", l_logged: "steps the log shows",
+    l_projected: "at the measured rate", l_end: "where the run really ends", l_planned: "the planned last step",
     engine_runtime: "Loading the Python engine into this page (about 21 MB on the first visit, cached after)...",
     engine_wheels: "Installing trainsteps into the page's Python...", engine_engine: "Starting trainsteps...",
     engine_ready: "The engine runs in this page (ready in {seconds} s): nothing you type or open leaves your browser.",
@@ -63,6 +70,13 @@ const T = {
     loading: "计算中……", failed: "服务器没有回应：{detail}",
     too_large_config: "{name} 大小为 {size}：网页最多接受共 {limit} 的文件，因此未载入它，其他文件已保留。使用全部文件：trainsteps plan {config}",
     needs_files: "此链接创建时使用了 {files}。请在上方添加这些文件（只在本浏览器中读取，不会上传）以规划同一次训练：没有它们，页面算出的将是另一组数字。也可以点击“计算”，按现有内容规划。",
+    cli_more: "……日志还有 {n} 行（“复制”会复制整条命令）",
+    log_reading: "正在本浏览器中读取 {name}：{read} / {size}……", log_read: "已在本浏览器中读取 {name}（{size}），没有上传任何内容。",
+    x_gpus: "GPU 数（进程数）", x_release: "版本", x_status: "状态", x_rate: "每个优化步耗时", x_left: "剩余时间",
+    x_wrong: "出了什么问题", x_at_step: "第 {where} 步", x_planned: "计划：{planned} 步", x_run: "第 {n} 次运行",
+    st_finished: "已完成", st_running: "运行中", st_crashed: "已崩溃", st_interrupted: "被中断", st_unknown: "日志中看不出",
+    c_steps_time: "步数随时间变化：日志所示与训练真正结束处", l_logged: "日志中的步数",
+    l_projected: "按实测速率推算", l_end: "训练真正结束的步", l_planned: "计划的最后一步",
     engine_runtime: "正在把 Python 引擎载入本页（首次约 21 MB，之后使用缓存）……",
     engine_wheels: "正在把 trainsteps 安装到本页的 Python 中……", engine_engine: "正在启动 trainsteps……",
     engine_ready: "引擎在本页中运行（{seconds} 秒就绪）：你输入或打开的内容都不会离开浏览器。",
@@ -304,6 +318,7 @@ function buildForm() {
     form.append(el("h3", {text: t("g_log")}), el("label", {class: "visually-hidden", for: "log-text", text: t("g_log")}),
       el("textarea", {id: "log-text", class: "wide", placeholder: t("log_placeholder"), spellcheck: "false"}),
       el("label", {class: "wide", for: "log-file", text: t("choose_log")}), el("input", {id: "log-file", class: "wide", type: "file"}),
+      el("p", {class: "note wide", id: "log-note", hidden: true}),
       el("div", {class: "drop", id: "drop", text: t("drop")}));
   }
   if (state.tab === "config") {
@@ -358,7 +373,7 @@ function wireForm() {
   form.addEventListener("input", (e) => {
     if (e.target.id === "f-framework") showFrameworkFields();
     if (e.target.id === "wrapper" || e.target.type === "file") return;
-    if (e.target.id === "log-text") { state.text = e.target.value; return; }
+    if (e.target.id === "log-text") { state.text = e.target.value; state.textName = null; state.logFile = null; $("log-note").hidden = true; return; }
     if (e.target.id === "config-text") { state.configText = e.target.value; writeURL(false); return; }
     if (e.target.id === "config-name") { state.configName = e.target.value; writeURL(false); return; }
     state.values = collect();
@@ -412,15 +427,39 @@ function openTemplate(name) {
   state.tab = "config"; state.values = {...(TEMPLATE_VALUES[name] || {})}; state.configName = file; state.configText = text; state.files = []; state.linkFiles = [];
   writeURL(true); render();
 }
+const LOG_SLICE = 4 * 1024 * 1024;
+// The static site: a log file goes to the engine in slices (File.slice), whatever its size, and explain reads it there
+// as the CLI reads a file. The page never holds the whole text.
+async function sendLog(file) {
+  for (let offset = 0; offset < file.size || offset === 0; offset += LOG_SLICE) {
+    const bytes = await file.slice(offset, offset + LOG_SLICE).arrayBuffer();
+    await ENGINE.write(file.name, offset, bytes);
+    if (file.size > LOG_SLICE) showLogNote(fmt(t("log_reading"), {name: file.name, read: mb(Math.min(file.size, offset + LOG_SLICE)), size: mb(file.size)}));
+  }
+  state.logFile = file.name; state.text = ""; state.textName = null;
+  $("log-text").value = "";
+  showLogNote(fmt(t("log_read"), {name: file.name, size: mb(file.size)}));
+}
+function showLogNote(text) {
+  const note = $("log-note");
+  if (note) { note.hidden = false; note.textContent = text; }
+}
 function readFiles(chosen) {
   let files = chosen;
+  if (state.tab === "explain" && ENGINE && files.length === 1) {
+    sendLog(files[0]).then(() => compute(), (err) => showError({error: String(err && err.message || err)}));
+    return;
+  }
   if (state.tab === "explain") {
     const limit = state.meta.limits.log_bytes;
     const large = files.find((f) => f.size > limit);
     if (large) { showError({error: fmt(t("too_large"), {size: mb(large.size), limit: mb(limit)})}); return; }
   } else files = withinConfigLimit(files);
   Promise.all(files.map((f) => f.text().then((text) => ({name: f.name, text})))).then((read) => {
-    if (state.tab === "explain") { state.text = read.map((r) => r.text).join("\n"); $("log-text").value = state.text; compute(); return; }
+    if (state.tab === "explain") {
+      state.text = read.map((r) => r.text).join("\n"); state.textName = read.length === 1 ? read[0].name : null; state.logFile = null;
+      $("log-text").value = state.text; compute(); return;
+    }
     for (const r of read) {
       if (!$("config-text").value.trim() && /\.(ya?ml|json|sh|txt|py)$/i.test(r.name) && r.name !== "dataset_info.json") {
         state.configText = r.text; state.configName = r.name; $("config-text").value = r.text; $("config-name").value = r.name;
@@ -459,7 +498,7 @@ async function call(tab) {
     return ask(spec.api, {query: new URLSearchParams({...state.values, lang: state.lang}).toString()});
   }
   const settings = {...state.values, lang: state.lang};
-  const body = tab === "explain" ? {text: state.text, settings}
+  const body = tab === "explain" ? (state.logFile ? {log_file: state.logFile, settings} : {text: state.text, name: state.textName || undefined, settings})
     : {files: [{name: state.configName || "config.yaml", text: state.configText || ""}, ...state.files.map((f) => ({...f, role: /\.(ya?ml)$/i.test(f.name) && !/dataset_info/.test(f.name) ? undefined : "data"}))], settings};
   return ask(spec.api, {body: JSON.stringify(body)});
 }
@@ -505,7 +544,11 @@ function startWorker() {
     if (done) done([m.status >= 200 && m.status < 300, JSON.parse(m.text)]);
   };
   worker.onerror = (e) => show("failed", {detail: e.message || "worker error"});
-  return {ask: (path, query, body) => new Promise((done) => {
+  return {write: (name, offset, bytes) => new Promise((done, failed) => {
+    const id = ++next;
+    waiting.set(id, ([ok, answer]) => (ok ? done() : failed(new Error(answer.error))));
+    worker.postMessage({id, kind: "write", name, offset, bytes}, [bytes]);
+  }), ask: (path, query, body) => new Promise((done) => {
     const id = ++next;
     waiting.set(id, done);
     worker.postMessage({id, method: body === null ? "GET" : "POST", path, query, body});
@@ -518,7 +561,7 @@ async function compute(asked = false) {
     $("result").replaceChildren(el("p", {class: "warn", id: "needs-files", role: "status"}, fmt(t("needs_files"), {files: missing.join(", ")})));
     return;
   }
-  const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
+  const hasInput = tab === "explain" ? state.logFile || state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
   const jobs = [call(tab)];
@@ -561,6 +604,7 @@ function renderResult(body, compare) {
     out.push(el("div", {class: "figures"}, figs));
   }
   for (const w of body.warnings || []) if (w && w.code) out.push(el("div", {class: "warn"}, el("code", {text: `[${w.code}]`}), " " + w.message));
+  (body.web.explain || []).forEach((view, i, all) => out.push(...explainCards(view, all.length > 1 ? i + 1 : 0)));
   const main = [];
   if (charts && charts.steps !== undefined) main.push(eventsCard(charts), charts.progress ? progressCard(charts.progress) : null);
   if (compare && compare.web) main.push(compareCard(compare.web.charts, body.family && body.family.name));
@@ -574,6 +618,54 @@ function renderResult(body, compare) {
   $("result").replaceChildren(...out);
   drawPending();
 }
+// ---- explain: a run's cards and its steps over time (numbers formatted in Python: web/charts.py explain_view) ----------
+function explainCards(v, number) {
+  const card = (key, value, detail) => el("div", {class: "figure", "data-figure": key}, el("div", {class: "k", text: t(key)}),
+    el("div", {class: "v", text: value ?? "—"}), detail ? el("div", {class: "k", text: detail}) : null);
+  const where = v.at_text ? (v.end_text && v.end_text !== v.at_text ? `${v.at_text} / ${v.end_text}` : v.at_text) : null;
+  const figs = [card("x_gpus", v.gpus_text), card("x_release", v.release_text, v.release_detail),
+    card("x_status", t("st_" + v.status) + (where ? " · " + fmt(t("x_at_step"), {where}) : ""), v.planned_text && v.planned_text !== v.end_text ? fmt(t("x_planned"), {planned: v.planned_text}) : null),
+    card("x_rate", v.rate_text, v.rate_range_text), card("x_left", v.left_text, v.left_text ? v.left_range_text : v.left_detail)];
+  const out = [];
+  if (number) out.push(el("h2", {class: "run-title", text: fmt(t("x_run"), {n: String(number)})}));
+  out.push(el("div", {class: "figures explain-cards"}, figs));
+  if (v.wrong.length) out.push(el("div", {class: "warn", id: "explain-wrong"}, el("strong", {text: t("x_wrong")}), el("ul", {}, v.wrong.map((w) => el("li", {text: w})))));
+  if (v.plot) out.push(stepsOverTimeCard(v.plot));
+  return out;
+}
+function stepsOverTimeCard(p) {
+  const box = el("div", {class: "chart", id: "chart-steps-time", role: "img", "aria-label": t("c_steps_time")});
+  const legend = el("div", {class: "legend"}, [["l_logged", "--accent", true], ["l_projected", "--plan", !!p.projection], ["l_end", "--stop", !!p.end_step],
+    ["l_planned", "--epoch", p.planned_end_step && p.planned_end_step !== p.end_step]].filter((x) => x[2])
+    .map(([k, v]) => { const i = el("i"); i.style.background = css(v); return el("span", {}, i, t(k)); }));
+  pending.push(() => drawStepsOverTime(box, p));
+  return el("div", {class: "card"}, el("h2", {text: t("c_steps_time")}), box, legend);
+}
+function drawStepsOverTime(box, p) {
+  // one x axis (hours) for the logged points and the projection: the union of their x values, gaps where a series has none
+  const xs = [...new Set([...p.points.map((q) => q[0]), ...(p.projection || []).map((q) => q[0])])].sort((a, b) => a - b);
+  const at = (series) => { const m = new Map(series.map((q) => [q[0], q[1]])); return xs.map((x) => (m.has(x) ? m.get(x) : null)); };
+  const top = Math.max(p.end_step || 0, p.planned_end_step || 0, ...p.points.map((q) => q[1]));
+  const opts = baseOpts(box, 220);
+  opts.scales = {x: {time: false}, y: {range: [0, top * 1.05 || 1]}};
+  opts.series = [{}, {label: t("l_logged"), stroke: css("--accent"), width: 2, spanGaps: true, points: {show: p.points.length < 40}},
+    {label: t("l_projected"), stroke: css("--plan"), width: 2, dash: [6, 4], spanGaps: true, points: {show: false}}];
+  opts.axes[0].values = (u, vals) => vals.map((h) => (h == null ? "" : +h.toPrecision(3) + " h"));
+  opts.hooks = {draw: [(u) => {
+    const ctx = u.ctx, dpr = devicePixelRatio || 1;
+    const hline = (step, color, dash) => {
+      const y = Math.round(u.valToPos(step, "y", true));
+      ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = 1.5 * dpr; ctx.setLineDash(dash.map((d) => d * dpr));
+      ctx.beginPath(); ctx.moveTo(u.bbox.left, y); ctx.lineTo(u.bbox.left + u.bbox.width, y); ctx.stroke(); ctx.restore();
+    };
+    if (p.end_step) hline(p.end_step, css("--stop"), []);
+    if (p.planned_end_step && p.planned_end_step !== p.end_step) hline(p.planned_end_step, css("--epoch"), [2, 3]);
+  }]};
+  box.replaceChildren();
+  const u = new uPlot(opts, [xs, at(p.points), at(p.projection || [])], box);
+  window.__charts.stepsOverTime = {u, points: p.points.length};
+  observe(box, u);
+}
 function cliCard(web) {
   const pre = el("pre", {id: "cli-text"});
   for (const line of web.text.split("\n")) {
@@ -581,7 +673,9 @@ function cliCard(web) {
   }
   if (pre.lastChild) pre.lastChild.remove();  // no newline after the last line: textContent equals the CLI's text
   const copy = el("button", {type: "button", id: "copy-cli", text: t("copy"), onclick: () => copyText(web.cli, t("copied_cli"))});
-  return el("div", {class: "card"}, el("h2", {text: t("cli_line")}), el("div", {class: "cli"}, el("pre", {id: "cli-line", text: web.cli}), copy),
+  const lines = web.cli.split("\n");
+  const shown = lines.length > 12 ? [...lines.slice(0, 6), fmt(t("cli_more"), {n: (lines.length - 7).toLocaleString("en-US")}), lines[lines.length - 1]].join("\n") : web.cli;
+  return el("div", {class: "card"}, el("h2", {text: t("cli_line")}), el("div", {class: "cli"}, el("pre", {id: "cli-line", "data-full": web.cli, text: shown}), copy),
     el("h2", {text: t("cli_output")}), pre);
 }
 function compareCard(c, current) {

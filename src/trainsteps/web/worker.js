@@ -49,16 +49,30 @@ async function boot() {
   const answer = inprocess.answer;
   answer("GET", "/api/meta");  // imports the route modules now, not on the first request
   say("ready", {ms: Math.round(performance.now() - began), started});
-  return answer;
+  return {answer, py, logs: inprocess.LOG_FOLDER};
 }
 
 const engine = boot();
 engine.catch((err) => say("failed", {detail: String(err && err.message || err)}));
 
+// A slice of a log file the page reads with File.slice: appended to the engine's LOG_FOLDER under the file's name.
+function writeSlice(py, folder, {name, offset, bytes}) {
+  if (!name || name.includes("/") || name === "." || name === "..") throw new Error(`not a file name: ${name}`);
+  py.FS.mkdirTree(folder);
+  if (offset === 0) for (const old of py.FS.readdir(folder)) if (old !== "." && old !== "..") py.FS.unlink(`${folder}/${old}`);  // one log at a time
+  const stream = py.FS.open(`${folder}/${name}`, offset === 0 ? "w" : "a");
+  try { py.FS.write(stream, new Uint8Array(bytes), 0, bytes.byteLength); } finally { py.FS.close(stream); }
+}
+
 self.onmessage = async (event) => {
-  const {id, method, path, query, body} = event.data;
+  const {id, kind, method, path, query, body} = event.data;
   try {
-    const answer = await engine;
+    const {answer, py, logs} = await engine;
+    if (kind === "write") {
+      writeSlice(py, logs, event.data);
+      postMessage({kind: "answer", id, status: 200, text: "{}"});
+      return;
+    }
     const result = answer(method, path, query || "", body || "");
     const [status, text] = result.toJs();
     result.destroy();
