@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import shot
-from tests.browser.test_web_browser import ISSUE_URL, LF, PLAN_CASES, flags, run_cli, wait_for_text
+from tests.browser.test_web_browser import ISSUE_URL, LF, PLAN_CASES, ROOT, flags, run_cli, wait_for_text
 
 # (label text, [characters after which the browser broke a line]) for every visible setting's name in the form
 LINE_BREAKS = """() => [...document.querySelectorAll('#settings label')].filter(l => l.offsetParent && !l.classList.contains('visually-hidden'))
@@ -123,3 +123,25 @@ def test_a_config_link_with_a_launch_line_still_waits_for_its_file_unless_asked(
     page.click("#run")  # asked for: what is there goes to the engine (here a launch line it cannot plan alone: its error)
     page.wait_for_selector("#cli-text, #error")
     assert page.locator("#needs-files").count() == 0
+
+
+def test_data_files_say_which_command_counts_their_tokens_and_that_command_runs(page, base_url, tmp_path, monkeypatch):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from trainsteps.cli.main import cli
+
+    page.goto(f"{base_url}/?tab=config")
+    page.fill("#config-name", "sft_lora.yaml")
+    page.fill("#config-text", (LF / "sft_lora.yaml").read_text())
+    page.set_input_files("#config-files", [str(LF / "data" / "dataset_info.json"), str(LF / "data" / "demo_alpaca.json")])
+    page.wait_for_selector("#tokens-note")
+    command = page.get_attribute("#tokens-note", "data-command")
+    assert command in page.locator("#tokens-note").text_content()
+    shutil.copytree(LF, tmp_path / "lf")
+    tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+    args = command.replace("MODEL_DIR", str(tokenizer)).split()[1:]
+    monkeypatch.chdir(tmp_path / "lf")  # where the files are, as the note says
+    done = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert done.exit_code == 0 and "tokens seen (all ranks)" in done.output

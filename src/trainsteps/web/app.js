@@ -31,6 +31,7 @@ const T = {
     loading: "Computing...", failed: "The server did not answer: {detail}",
     too_large_config: "{name} is {size}: the page takes at most {limit} of files in all, so it was left out and the other files kept. With every file: trainsteps plan {config}",
     needs_files: "This link was made with {files}. Add them above (they are read in this browser, never uploaded) to plan the same run: without them the page would compute other numbers. Or press Compute to plan what is here.",
+    tokens_cli: "Rows are counted in this browser. Tokens (tokens per step, packing) need the model's tokenizer, which the page does not carry; on the command line, where the files are:",
     cli_more: "... {n} more lines of the log (Copy copies the whole command)",
     log_reading: "Reading {name} in this browser: {read} of {size}...", log_read: "{name} ({size}) was read in this browser; nothing was uploaded.",
     x_gpus: "GPUs (processes)", x_release: "release", x_status: "status", x_rate: "time per optimizer step", x_left: "time left",
@@ -70,6 +71,7 @@ const T = {
     loading: "计算中……", failed: "服务器没有回应：{detail}",
     too_large_config: "{name} 大小为 {size}：网页最多接受共 {limit} 的文件，因此未载入它，其他文件已保留。使用全部文件：trainsteps plan {config}",
     needs_files: "此链接创建时使用了 {files}。请在上方添加这些文件（只在本浏览器中读取，不会上传）以规划同一次训练：没有它们，页面算出的将是另一组数字。也可以点击“计算”，按现有内容规划。",
+    tokens_cli: "行数在本浏览器中统计。token 数（每步 token 数、打包）需要模型的分词器，本页面不带分词器；请在文件所在目录的命令行中运行：",
     cli_more: "……日志还有 {n} 行（“复制”会复制整条命令）",
     log_reading: "正在本浏览器中读取 {name}：{read} / {size}……", log_read: "已在本浏览器中读取 {name}（{size}），没有上传任何内容。",
     x_gpus: "GPU 数（进程数）", x_release: "版本", x_status: "状态", x_rate: "每个优化步耗时", x_left: "剩余时间",
@@ -489,6 +491,11 @@ function showFiles() {
   if (!list) return;
   list.replaceChildren(...state.files.map((f) => el("span", {}, f.name, el("button", {type: "button", "aria-label": t("remove") + " " + f.name, text: "×",
     onclick: () => { state.files = state.files.filter((x) => x !== f); showFiles(); writeURL(false); }}))));
+  // Rows are counted where the page runs; tokens need a tokenizer, and none this page could carry is proven equal to
+  // Hugging Face tokenizers (fast-bpe is tiktoken's Rust engine checked against tokenizers): the command that counts them.
+  const data = state.files.some((f) => f.name !== "dataset_info.json" && !/\.(ya?ml)$/i.test(f.name));
+  const command = `trainsteps plan ${state.configName || "CONFIG"} --tokenizer MODEL_DIR`;
+  list.append(...(data ? [el("p", {class: "note", id: "tokens-note", "data-command": command}, t("tokens_cli") + " ", el("code", {text: command}))] : []));
 }
 
 // ---- requests -----------------------------------------------------------------------------------------------------
