@@ -145,3 +145,17 @@ def test_data_files_say_which_command_counts_their_tokens_and_that_command_runs(
     monkeypatch.chdir(tmp_path / "lf")  # where the files are, as the note says
     done = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert done.exit_code == 0 and "tokens seen (all ranks)" in done.output
+
+
+def test_chinese_counts_rows_with_tiao_and_its_table_values_line_up_as_in_a_terminal(page, base_url):
+    settings = PLAN_CASES["seed001-4.49.0"]
+    _, text = run_cli("plan", *flags(settings), lang="zh")
+    page.goto(f"{base_url}{ISSUE_URL}&lang=zh")
+    wait_for_text(page, text)  # the page's text is still the CLI's, character for character
+    answer = page.locator("#cli-text strong").first.text_content()
+    assert "1,047 条数据" in answer and "行" not in answer
+    starts = page.evaluate("""() => [...document.querySelectorAll('#cli-text .cell')].map(c => {
+        const r = document.createRange(); r.setStart(c.nextSibling, 0); r.setEnd(c.nextSibling, 1);
+        return Math.round(r.getBoundingClientRect().left); })""")
+    assert len(starts) >= 8 and max(starts) - min(starts) <= 1  # labels of CJK widths: the values start in one column
+    shot(page, "plan-zh-table-1280")

@@ -329,7 +329,8 @@ function buildForm() {
       el("label", {class: "visually-hidden", for: "config-text", text: t("g_files")}),
       el("textarea", {id: "config-text", class: "wide", placeholder: t("config_placeholder"), spellcheck: "false"}),
       el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
-      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}), el("div", {class: "wide", id: "file-notes"}));
+      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}), el("div", {class: "wide", id: "file-notes"}),
+      el("div", {class: "wide", id: "tokens-box"}));
   }
   const groups = state.tab === "pretrain" ? [...tab.groups, ...extraFields(tab.groups)] : tab.groups;
   for (const g of groups) {
@@ -495,7 +496,7 @@ function showFiles() {
   // Hugging Face tokenizers (fast-bpe is tiktoken's Rust engine checked against tokenizers): the command that counts them.
   const data = state.files.some((f) => f.name !== "dataset_info.json" && !/\.(ya?ml)$/i.test(f.name));
   const command = `trainsteps plan ${state.configName || "CONFIG"} --tokenizer MODEL_DIR`;
-  list.append(...(data ? [el("p", {class: "note", id: "tokens-note", "data-command": command}, t("tokens_cli") + " ", el("code", {text: command}))] : []));
+  $("tokens-box").replaceChildren(...(data ? [el("p", {class: "note", id: "tokens-note", "data-command": command}, t("tokens_cli") + " ", el("code", {text: command}))] : []));
 }
 
 // ---- requests -----------------------------------------------------------------------------------------------------
@@ -673,10 +674,23 @@ function drawStepsOverTime(box, p) {
   window.__charts.stepsOverTime = {u, points: p.points.length};
   observe(box, u);
 }
+// The CLI pads a table's labels to their width in terminal columns (a Chinese character takes two). A browser's
+// fallback font draws CJK at its own width, so a label with wide characters is put in a box of exactly that many
+// columns (ch): the values line up as in a terminal, and the text stays the CLI's, character for character.
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/g;
+function alignedRow(line) {
+  const m = line.match(/^(\s+\S.*?\s{2,})(?=\S)/);
+  if (!m || !WIDE.test(m[1])) return line;
+  WIDE.lastIndex = 0;
+  const columns = m[1].length + (m[1].match(WIDE) || []).length;
+  const cell = el("span", {class: "cell"}, m[1]);
+  cell.style.width = columns + "ch";
+  return el("span", {}, cell, line.slice(m[1].length));
+}
 function cliCard(web) {
   const pre = el("pre", {id: "cli-text"});
   for (const line of web.text.split("\n")) {
-    pre.append(/^\S/.test(line) ? el("strong", {text: line}) : line, "\n");
+    pre.append(/^\S/.test(line) ? el("strong", {text: line}) : alignedRow(line), "\n");
   }
   if (pre.lastChild) pre.lastChild.remove();  // no newline after the last line: textContent equals the CLI's text
   const copy = el("button", {type: "button", id: "copy-cli", text: t("copy"), onclick: () => copyText(web.cli, t("copied_cli"))});
