@@ -29,6 +29,10 @@ def test_the_pickers_offer_every_planner_of_the_table(page, base_url):
     page.goto(base_url + "/")
     page.wait_for_selector("#cli-text")
     assert set(FRAMEWORKS) <= set(options(page, "#wrapper"))
+    page.select_option("#wrapper", "torchtitan")  # a stack planned from flags opens in the Pretraining tab, chosen
+    page.click("#open-example")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === 'pretrain'")
+    assert page.input_value("#f-framework") == "torchtitan"
     page.click("#tab-pretrain")
     page.wait_for_selector("#f-framework")
     assert options(page, "#f-framework") == [*PRETRAIN_FRAMEWORKS, *STACK_FRAMEWORKS]
