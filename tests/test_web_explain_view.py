@@ -4,6 +4,7 @@ command line shown beside them runs as pasted (it is run here, in bash, and prin
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -75,8 +76,11 @@ def test_a_pasted_log_is_shown_as_a_command_that_runs_as_pasted(tmp_path):
     assert line.startswith("trainsteps explain - --raw-examples 1000 --lang zh <<'LOG_END'\n")
     from trainsteps.i18n import zh
 
-    shown = run_shown_line(line, tmp_path).replace(zh.LABELS["explain.stdin"], zh.LABELS["explain.pasted_text"])
-    assert shown.split("\n")[1:] == answer["web"]["text"].split("\n")[1:]  # the first line counts the lines read
+    shown = run_shown_line(line, tmp_path).replace(zh.LABELS["explain.stdin"], zh.LABELS["explain.pasted_text"]).split("\n")
+    page = answer["web"]["text"].split("\n")
+    # the same report; only the count of lines read may differ (--text counts the empty line after the last newline)
+    assert len(shown) == len(page) and all(a == b or re.sub(r"\d+", "N", a) == re.sub(r"\d+", "N", b) for a, b in zip(shown, page, strict=True))
+    assert sum(a != b for a, b in zip(shown, page, strict=True)) <= 1
 
 
 def test_a_log_from_a_file_is_shown_by_its_name_and_the_command_runs_where_the_file_is(tmp_path):
