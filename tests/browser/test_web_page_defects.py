@@ -159,3 +159,16 @@ def test_chinese_counts_rows_with_tiao_and_its_table_values_line_up_as_in_a_term
         return Math.round(r.getBoundingClientRect().left); })""")
     assert len(starts) >= 8 and max(starts) - min(starts) <= 1  # labels of CJK widths: the values start in one column
     shot(page, "plan-zh-table-1280")
+
+
+def test_a_row_count_for_a_stock_llamafactory_yaml_keeps_the_release_its_data_gives(page, base_url):
+    with_data, _ = run_cli("plan", str(LF / "sft_lora.yaml"))
+    counted, text = run_cli("plan", str(LF / "sft_lora.yaml"), "--num-examples", "5000")
+    assert counted["version"] == with_data["version"]  # a count never moves the release the config pins
+    page.goto(f"{base_url}/?tab=config&num_examples=5000")
+    page.fill("#config-name", "sft_lora.yaml")
+    page.fill("#config-text", (LF / "sft_lora.yaml").read_text())
+    page.click("#run")
+    page.wait_for_function("t => (document.querySelector('#cli-text') || {}).textContent?.split('\\n')[0] === t",
+                           arg=text.split("\n")[0])
+    assert f"transformers {with_data['version']}" in page.locator("#cli-text strong").first.text_content()
