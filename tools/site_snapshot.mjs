@@ -28,10 +28,12 @@ const WARM = [
 ];
 
 const py = await loadPyodide({indexURL: runtime, _makeSnapshot: true, env: {}});
-const purelib = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-for (const wheel of manifest.wheels) {
-  py.unpackArchive(new Uint8Array(fs.readFileSync(path.join(site, "wheels", wheel.file))), "wheel", {extractDir: purelib});
-}
+// The wheels are imported from where the page's worker puts them (worker.js WHEELS): as zips on sys.path, so a page
+// that starts from this memory only writes the same files back instead of unpacking them.
+const WHEELS = "/lib/trainsteps-wheels";
+py.FS.mkdirTree(WHEELS);
+for (const wheel of manifest.wheels) py.FS.writeFile(`${WHEELS}/${wheel.file}`, new Uint8Array(fs.readFileSync(path.join(site, "wheels", wheel.file))));
+py.runPython(`import sys; sys.path[:0] = ${JSON.stringify(manifest.wheels.map((w) => `${WHEELS}/${w.file}`))}`);
 const inprocess = py.pyimport("trainsteps.web.inprocess");
 for (const [method, route, query, body] of WARM) {
   const [status] = inprocess.answer(method, route, query, body).toJs();

@@ -6,6 +6,7 @@ import {loadPyodide} from "./pyodide/pyodide.mjs";
 const here = (path) => new URL(path, import.meta.url).href;
 const began = performance.now();
 const say = (stage, detail = {}) => postMessage({kind: "progress", stage, at: Math.round(performance.now() - began), ...detail});
+const WHEELS = "/lib/trainsteps-wheels";  // the same folder as tools/site_snapshot.mjs
 const versioned = (entry) => here(`./${entry.file}?v=${entry.sha256.slice(0, 12)}`);  // a new build is a new URL
 
 async function download(url) {
@@ -40,9 +41,13 @@ async function boot() {
   wheels.catch(() => {});  // a failed download is reported where it is awaited, not as an unhandled rejection
   const [py, started] = await start(manifest);
   say("wheels");
-  // Also after a snapshot: its memory has the modules imported, the files system starts empty (lazy imports need files).
-  const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-  for (const buffer of await wheels) py.unpackArchive(buffer, "wheel", {extractDir: site});
+  // The wheels are imported as zips on sys.path (pure Python), from where tools/site_snapshot.mjs put them: after a
+  // snapshot its memory has the modules imported and the zips' directories read, and the files system starts empty,
+  // so the same files are written back for the modules imported later.
+  py.FS.mkdirTree(WHEELS);
+  const paths = manifest.wheels.map((w) => `${WHEELS}/${w.file}`);
+  (await wheels).forEach((buffer, i) => py.FS.writeFile(paths[i], new Uint8Array(buffer)));
+  if (started !== "snapshot") py.runPython(`import sys; sys.path[:0] = ${JSON.stringify(paths)}`);
   say("engine");
   const inprocess = py.pyimport("trainsteps.web.inprocess");
   inprocess.use_browser_limits();
