@@ -71,7 +71,7 @@ const T = {
     loading: "计算中……", failed: "服务器没有回应：{detail}",
     too_large_config: "{name} 大小为 {size}：网页最多接受共 {limit} 的文件，因此未载入它，其他文件已保留。使用全部文件：trainsteps plan {config}",
     needs_files: "此链接创建时使用了 {files}。请在上方添加这些文件（只在本浏览器中读取，不会上传）以规划同一次训练：没有它们，页面算出的将是另一组数字。也可以点击“计算”，按现有内容规划。",
-    tokens_cli: "行数在本浏览器中统计。token 数（每步 token 数、打包）需要模型的分词器，本页面不带分词器；请在文件所在目录的命令行中运行：",
+    tokens_cli: "数据条数在本浏览器中统计。token 数（每步 token 数、打包）需要模型的分词器，本页面不带分词器；请在文件所在目录的命令行中运行：",
     cli_more: "……日志还有 {n} 行（“复制”会复制整条命令）",
     log_reading: "正在本浏览器中读取 {name}：{read} / {size}……", log_read: "已在本浏览器中读取 {name}（{size}），没有上传任何内容。",
     x_gpus: "GPU 数（进程数）", x_release: "版本", x_status: "状态", x_rate: "每个优化步耗时", x_left: "剩余时间",
@@ -280,7 +280,7 @@ function reachable() {
   if (fw) return [fw];
   return state.tab === "config" ? ["config", ...filePlanners().map((p) => p.name)] : [];
 }
-// the planners of this tab that take a field ("" when none does: a field of the page, always shown)
+// the planners that take a field (undefined when none does: a field of the page itself, always shown)
 function takers(name) {
   const users = planners().filter((p) => name in p.fields).map((p) => p.name);
   return users.length ? users.join(" ") : undefined;
@@ -293,7 +293,7 @@ function extraFields(groups) {
   for (const p of ptPlanners()) {
     for (const [name, kind] of Object.entries(p.fields)) {
       if (listed.has(name) || extra.has(name)) continue;
-      extra.set(name, Array.isArray(kind) ? F(name, "select", {options: kind}) : F(name, kind === "bool" || kind === "lines" ? kind : kind === "int" || kind === "float" ? kind : "text"));
+      extra.set(name, Array.isArray(kind) ? F(name, "select", {options: kind}) : F(name, ["bool", "lines", "int", "float"].includes(kind) ? kind : "text"));
     }
   }
   return extra.size ? [{group: "g_more", fold: true, fields: [...extra.values()]}] : [];
