@@ -172,3 +172,14 @@ def test_a_row_count_for_a_stock_llamafactory_yaml_keeps_the_release_its_data_gi
     page.wait_for_function("t => (document.querySelector('#cli-text') || {}).textContent?.split('\\n')[0] === t",
                            arg=text.split("\n")[0])
     assert f"transformers {with_data['version']}" in page.locator("#cli-text strong").first.text_content()
+
+
+def test_a_pasted_log_in_chinese_names_its_source_without_stray_spaces(page, base_url):
+    log = (ROOT / "tests" / "fixtures" / "logs" / "seed_003_4gpu.log").read_text(encoding="utf-8")
+    _, text = run_cli("explain", "--text", log, lang="zh")
+    page.goto(f"{base_url}/?tab=explain&lang=zh")
+    page.fill("#log-text", log)
+    page.click("#run")
+    wait_for_text(page, text)
+    first = page.locator("#cli-text").text_content().split("\n")[0]
+    assert first.startswith("在粘贴的文本的 ") and " 粘贴的文本 " not in page.locator("#cli-text").text_content()
