@@ -9,8 +9,9 @@ tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
 
     python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
     python bench/bench_time_model.py --calibration   # the half the fit saw
-    python bench/bench_time_model.py --loso          # leave one source out: refit without each source, score it
-                                                     # (sources that are their stack's only one are skipped)
+    python bench/bench_time_model.py --fresh         # the second held-out set (InternLM, xtuner)
+    python bench/bench_time_model.py --loso          # leave one calibration source out: refit without it, score it
+                                                     # (the held-out sets are not read)
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
 from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
 
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
+SPLITS = {"--calibration": "calibration", "--fresh": "fresh"}
+"""Which rows to score: the held-out sources by default; --fresh the second held-out set (sources chosen before the
+current fit and never used to tune it)."""
 
 
 def as_user_states(m) -> SetupFacts:
@@ -81,7 +85,7 @@ def loso(rows_all):
     for group in sorted({m.group for m in rows_all}):
         train = [m for m in rows_all if m.group != group]
         if {m.facts.stack for m in rows_all if m.group == group} - {m.facts.stack for m in train}:
-            continue  # the only source of its stack: nothing left to fit that stack on (ms-swift, the Trainer)
+            continue  # the only source of its stack: nothing left to fit that stack on
         coefficients = fit_efficiency.fit(train)
         efficiency.COEFFICIENTS.clear()
         efficiency.COEFFICIENTS.update(coefficients)
@@ -111,12 +115,12 @@ def main() -> None:
     import fit_efficiency
 
     if "--loso" in sys.argv:
-        table = loso(fit_efficiency.load())
-        title = "leave one source out (all sources)"
+        table = loso(fit_efficiency.load("calibration"))
+        title = "leave one calibration source out"
     else:
-        split = "calibration" if "--calibration" in sys.argv else "held_out"
+        split = next((name for flag, name in SPLITS.items() if flag in sys.argv), "held_out")
         table = score(fit_efficiency.load(split))
-        title = f"{split} half"
+        title = f"{split} rows"
     rows = summary(table)
     if "--json" in sys.argv:
         print(json.dumps(rows, indent=1))

@@ -94,3 +94,201 @@ def test_a_modelled_rl_run_carries_its_parts_and_needs_a_rate_or_a_model():
     assert time.wall_seconds.expected == pytest.approx(plan.run.training_steps * time.step_seconds.expected)
     with pytest.raises(InputError):
         rl_run_time(plan)
+
+
+# --- RL plans with a Time section, and the corpus the model is fitted on -------------------------------------------
+
+VERL_GRPO = ["plan", "--framework", "verl", "--num-examples", "7473", "--set", "data.train_batch_size=256",
+             "--set", "actor_rollout_ref.rollout.n=5", "--set", "algorithm.adv_estimator=grpo",
+             "--set", "data.max_response_length=4096", "--format", "json"]
+MODEL = ["--gpu", "h100-sxm", "--params", "8e9"]
+
+
+def _json(run_cli, *args):
+    import json
+
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_a_verl_plan_with_a_gpu_and_a_model_has_a_time_whose_parts_make_the_step(run_cli):
+    data = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "1200")
+    time, steps = data["time"], data["run"]["training_steps"]
+    assert set(time["step_parts"]) == {"generation", "old_log_prob", "actor_update", "weight_sync"}  # GRPO: no critic, no KL
+    assert time["step_seconds"]["expected"] == pytest.approx(sum(p["expected"] for p in time["step_parts"].values()), rel=1e-4)
+    assert time["wall_seconds"]["expected"] == pytest.approx(steps * time["step_seconds"]["expected"], rel=1e-4)
+    assert time["source"] == "model" and time["gpus"] == 8
+
+
+def test_the_human_time_section_names_each_part_of_the_step(run_cli):
+    code, out, err = run_cli(*VERL_GRPO[:-2], *MODEL)
+    assert code == 0, err
+    section = out[out.index("\nTime"):]
+    for line in ("one step, modelled:", "generation", "log-prob forward", "actor update", "weight sync"):
+        assert line in section
+    assert "cap" in section  # no mean response given: the typical length, bounded by the cap, says so
+
+
+def test_with_a_measured_step_time_wall_is_steps_times_the_step_and_the_model_stands_beside_it(run_cli):
+    measured = _json(run_cli, *VERL_GRPO, "--step-time", "728.3")
+    both = _json(run_cli, *VERL_GRPO, "--step-time", "728.3", *MODEL)
+    steps = measured["run"]["training_steps"]
+    for data in (measured, both):
+        assert data["time"]["wall_seconds"]["expected"] == pytest.approx(steps * 728.3)
+        assert data["time"]["source"] == "measured"
+    assert "step_parts" not in measured["time"] and "generation" in both["time"]["step_parts"]
+    assert any("RL step model gives" in note for note in both["time"]["notes"])
+
+
+def test_a_longer_response_makes_a_longer_step(run_cli):
+    short = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "300")["time"]["step_seconds"]["expected"]
+    long = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "3000")["time"]["step_seconds"]["expected"]
+    assert long > 3 * short
+
+
+def test_openrlhf_engines_on_their_own_gpus_are_billed_beside_the_trainers(run_cli):
+    data = _json(run_cli, "plan", "--framework", "openrlhf", "--num-examples", "5000", "--set", "vllm_num_engines=4",
+                 "--set", "vllm_tensor_parallel_size=2", "--set", "actor_num_gpus_per_node=8", *MODEL, "--format", "json")
+    assert data["time"]["gpus"] == 16
+
+
+def test_trl_ppo_generates_with_its_own_model_so_nothing_is_synced_and_a_value_model_runs(run_cli):
+    data = _json(run_cli, "plan", "--framework", "trl-ppo", "--num-examples", "5000", *MODEL, "--format", "json")
+    assert "weight_sync" not in data["time"]["step_parts"]
+    assert {"critic_values", "critic_update"} <= set(data["time"]["step_parts"])
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "900-300", "1-2-3"])
+def test_a_response_length_that_is_not_a_length_is_refused_in_one_line(run_cli, value):
+    code, out, err = run_cli(*VERL_GRPO[:-2], *MODEL, "--response-length", value)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--response-length" in err
+
+
+def test_a_response_length_without_a_model_is_refused(run_cli):
+    code, out, err = run_cli(*VERL_GRPO[:-2], "--step-time", "60", "--response-length", "900")
+    assert code == 2 and "--response-length" in err
+
+
+def test_an_asynchronous_step_is_still_the_sum_of_its_lines_with_the_overlap_taken_off():
+    time = rl_step_time(_setup(asynchronous=True))
+    assert time.parts["overlap"].expected < 0
+    assert time.step.expected == pytest.approx(sum(part.expected for part in time.parts.values()))
+
+
+def test_without_a_mean_or_a_cap_the_response_length_is_asked_for():
+    from trainsteps.timing.rl import response_interval
+
+    with pytest.raises(InputError):
+        response_interval(None, None)
+    typical, origin = response_interval(None, 100)
+    assert origin == "cap" and typical.high <= 80
+
+
+def _corpus():
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "fixtures" / "timing" / "rl_step_corpus.json").read_text())
+
+
+def test_no_source_of_the_rl_corpus_is_both_calibration_and_held_out():
+    corpus = _corpus()
+    calibration, held_out = set(corpus["split"]["calibration"]), set(corpus["split"]["held_out"])
+    assert not calibration & held_out
+    assert {row["source"] for row in corpus["rows"]} == calibration | held_out
+    assert all(row["url"].startswith("https://") and row["quote"] for row in corpus["rows"])
+
+
+def test_the_held_out_score_the_report_states_is_the_models_score_on_the_held_out_rows():
+    from trainsteps.timing.rl_corpus import score, summary
+    from trainsteps.timing.rl_fit import HELD_OUT
+
+    corpus = _corpus()
+    held_out = [row for row in corpus["rows"] if row["source"] in corpus["split"]["held_out"]]
+    assert summary(score(held_out, corpus["models"])) == HELD_OUT
+
+
+GRPO_YAML = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "examples" / "trl" / "grpo.yaml")
+
+
+def test_a_trl_grpo_config_is_timed_per_optimizer_step_by_the_rl_step_model(run_cli):
+    data = _json(run_cli, "plan", GRPO_YAML, "--num-examples", "7473", *MODEL, "--response-length", "200", "--format", "json")
+    parts = data["time"]["step_parts"]
+    assert "generation" in parts and "actor_update" in parts
+    assert "reference" not in parts and "old_log_prob" not in parts  # beta 0.0 (TRL >= 0.19), each generation trained on once
+    assert data["time"]["wall_seconds"]["expected"] == pytest.approx(
+        data["run"]["optimizer_steps"] * data["time"]["step_seconds"]["expected"], rel=1e-4)
+
+
+def test_a_trl_grpo_config_with_a_beta_runs_the_reference_model(run_cli, tmp_path):
+    config = tmp_path / "grpo.yaml"
+    config.write_text(open(GRPO_YAML).read() + "beta: 0.04\nnum_iterations: 2\n")
+    parts = _json(run_cli, "plan", str(config), "--num-examples", "7473", *MODEL, "--format", "json")["time"]["step_parts"]
+    assert "reference" in parts and "old_log_prob" in parts
+
+
+def test_a_response_length_on_a_run_that_generates_nothing_is_refused(run_cli):
+    code, out, err = run_cli("plan", "--num-examples", "1000", *MODEL, "--seq-length", "512", "--response-length", "300")
+    assert code == 2 and "--response-length" in err
+
+
+@pytest.mark.parametrize("option", [["--stack", "fsdp"], ["--eval-examples", "100"]])
+def test_a_flops_model_setting_on_a_grpo_run_is_refused(run_cli, option):
+    code, out, err = run_cli("plan", GRPO_YAML, "--num-examples", "7473", *MODEL, *option)
+    assert code == 2 and option[0] in err and err.count("\n") == 1
+
+
+def test_the_trl_generation_defaults_follow_each_recorded_release():
+    import json
+    from pathlib import Path
+
+    from trainsteps.frameworks import trl
+
+    recorded = json.loads((Path(__file__).parent / "fixtures" / "rl" / "generation-defaults-trl.json").read_text())
+    for version, trainers in recorded.items():
+        grpo = trainers["grpo"]
+        assert trl.MAX_COMPLETION_DEFAULT.at(version) == grpo["max_completion_length"], version
+        assert trl.MAX_PROMPT_DEFAULT.at(version) == grpo.get("max_prompt_length"), version
+        assert trl.BETA_DEFAULTS["grpo"].at(version) == grpo["beta"], version
+        if "vllm_mode" in grpo:
+            assert trl.VLLM_MODE_DEFAULT.at(version) == grpo["vllm_mode"], version
+        if trainers.get("rloo"):
+            assert trl.BETA_DEFAULTS["rloo"].at(version) == trainers["rloo"]["beta"], version
+
+
+def test_a_time_budget_on_an_rl_plan_gives_the_training_steps_and_prompts_that_fit(run_cli):
+    data = _json(run_cli, *VERL_GRPO, "--step-time", "700", "--time-budget", "24h")
+    budget, steps = data["time_budget"], data["run"]["training_steps"]
+    assert budget["max_steps"] == int(24 * 3600 * 0.9 // (700 * 1.10))  # at the slow end of a measured step
+    assert budget["max_steps"] < steps
+    code, out, err = run_cli(*VERL_GRPO[:-2], "--step-time", "700", "--time-budget", "24h")
+    assert f"{budget['max_steps']:,} of the plan's {steps:,} training steps" in out
+    assert f"{budget['max_steps'] * 256:,} prompts ({budget['max_steps'] * 256 * 5:,} responses)" in out
+
+
+def test_a_budget_longer_than_the_run_keeps_the_plans_steps(run_cli):
+    data = _json(run_cli, *VERL_GRPO, "--step-time", "10", "--time-budget", "30d")
+    assert data["time_budget"]["max_steps"] == data["run"]["training_steps"]
+
+
+@pytest.mark.parametrize("args", [["--time-budget", "24h"], ["--step-time", "60", "--safety-margin", "0.2"]])
+def test_a_budget_without_a_step_time_or_a_margin_without_a_budget_is_refused(run_cli, args):
+    code, out, err = run_cli(*VERL_GRPO[:-2], *args)
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_solve_with_an_rl_framework_fits_the_same_training_steps_as_plan(run_cli):
+    args = ["--framework", "verl", "--num-examples", "7473", "--set", "data.train_batch_size=256", "--set",
+            "actor_rollout_ref.rollout.n=5", "--step-time", "700", "--time-budget", "24h", "--format", "json"]
+    solved, planned = _json(run_cli, "solve", *args), _json(run_cli, "plan", *args)
+    assert solved["time_budget"]["max_steps"] == planned["time_budget"]["max_steps"] == int(24 * 3600 * 0.9 // (700 * 1.1))
+
+
+@pytest.mark.parametrize("args", [["--framework", "verl", "--num-examples", "7473", "--epochs", "2", "--step-time", "7",
+                                   "--time-budget", "1h"],
+                                  ["--framework", "verl", "--num-examples", "7473", "--step-time", "7"],
+                                  ["--num-examples", "7473", "--epochs", "2", "--response-length", "300"]])
+def test_solve_refuses_what_an_rl_budget_does_not_use_or_lacks(run_cli, args):
+    code, out, err = run_cli("solve", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1

@@ -130,5 +130,6 @@ def test_a_banner_pasted_on_one_line_is_read_label_by_label(run_cli):
 def test_pretraining_lines_open_with_what_was_read():
     path = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "corpus" / "megatron-lumi-mi300x-tp4pp2-timelimit.log"
     lines = path.read_text(encoding="utf-8").count("\n")
-    first = run(str(path)).output.splitlines()[0]
+    answer, first = run(str(path)).output.splitlines()[:2]
+    assert answer == "Stopped at step 17 of 20: interrupted"  # the answer first: the job hit its time limit at iteration 17
     assert first.startswith("Pretraining lines") and f"{lines:,} line(s)" in first

@@ -34,6 +34,22 @@ def test_a_sentence_that_names_gpus_gives_their_count(sentence, gpus):
     assert stated_gpus(sentence) == gpus
 
 
+# The forms people write a GPU count in, quoted from the fresh corpus (tests/fixtures/logs/wild, its .json has the source)
+@pytest.mark.parametrize(("sentence", "gpus"), [
+    ("mistral deep speed zero bug axolotl.cli.train FAILED 8XA100", 8),                       # axolotl#891
+    ("8*A100 training speed", 8),                                                                # lingbot-vla#27
+    ("My torch version: 2.5.1+cu124 python 3.10,2080Ti*8", 8),                                   # open_clip#1024
+    ("I am trying the run the code on a single A5000 Node with 4 GPUS", 4),                      # EgoVLP#21
+    ("I also try your fintuning on 8 NVIDIA RTX A4500 but got stuck for 2 hours after", 8),      # Finetune-Qwen2.5-VL#2
+    ("2*h200， QWen3 0.6B，  slimerl/slime:latest , data gsm8k", 2),                             # slime#385
+    ("fine-tuning on 2x RTX PRO 6000 Blackwell", 2),
+    ("one machine and 4 GPUs", 4),
+    ("I have run  code on a machine with x2 2080Tis, deepspeed report Kill subprocess", 2),     # DeepSpeed#4000
+])
+def test_the_forms_people_write_a_gpu_count_in_are_read(sentence, gpus):
+    assert stated_gpus(sentence) == gpus
+
+
 @pytest.mark.parametrize("sentence", [
     "Mixtral 8x7B with 32 experts",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB",
@@ -325,3 +341,46 @@ def test_a_hedged_conditional_or_negated_sentence_states_no_gpu_count_and_a_plai
         assert stated(sentence) is None, sentence
     assert stated("My current setup has 4 GPUs and 32 batch size with no accumulation. So, the chunks per GPU") == 4
     assert stated("Do you think it is slow? I train on 8 A100 GPUs.") == 8
+
+
+def _world_of(item_id: str) -> int | None:
+    from .wild_score import WILD
+
+    inferences = explain_log(read_log(str(WILD / f"{item_id}.log")))
+    return inferences[-1].world_size if inferences else None
+
+
+def test_a_printed_verl_config_gives_the_gpus_per_node_times_the_nodes():
+    assert _world_of("verl-1338-config-dump-four-gpus") == 4  # 'n_gpus_per_node': 4, 'nnodes': 1 in the pretty-printed dict
+
+
+def test_a_launch_script_s_variables_give_the_processes_even_through_continued_lines():
+    assert _world_of("toolstar-10-shell-vars-four-nodes") == 32  # NNODES=4 and N_GPUS_PER_NODE=8, each on its own line
+    assert _world_of("msswift-3954-nproc-shell-variable") == 4   # nproc_per_node=4, then NPROC_PER_NODE=$nproc_per_node \\ swift pt
+
+
+def test_a_variable_that_is_not_a_number_launches_nothing(tmp_path):
+    log = tmp_path / "run.sh"
+    log.write_text("NNODES=$SLURM_NNODES\nGPUS_PER_NODE=$SLURM_GPUS\ntorchrun --nnodes $NNODES train.py\n", encoding="utf-8")
+    assert not explain_log(read_log(str(log)))
+
+
+def test_a_post_s_title_quoting_the_error_it_hit_names_a_failure_when_the_log_shows_no_end():
+    from .wild_score import WILD
+
+    inf = explain_log(read_log(str(WILD / "verl-316-step5-timing.log")))[-1]  # `# 【bug】Exception raised from c10_cuda_...`
+    assert inf.status == "crashed" and inf.end_step == 5
+
+
+def test_a_title_that_names_an_error_as_avoided_or_a_line_the_program_printed_is_not_a_stated_failure(tmp_path):
+    log = tmp_path / "post.log"
+    log.write_text("# How to avoid RuntimeError: CUDA error when resuming\n\n 10%|#         | 10/100 [00:10<01:30,  1.00s/it]\n",
+                   encoding="utf-8")
+    assert "stated_failure" not in read_log(str(log)).stated
+
+
+def test_a_title_saying_the_job_died_or_crashed_names_a_failure():
+    from .wild_score import WILD
+
+    stated = read_log(str(WILD / "easyr1-324-config-json-dump.log")).stated  # `# The actor died unexpectedly ... has crashed.`
+    assert stated["stated_failure"].line == 1

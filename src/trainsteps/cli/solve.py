@@ -30,6 +30,12 @@ from trainsteps.world import world_or_one
 @click.option("--no-dispatch-batches", is_flag=True, help="accelerate dispatch_batches=False: each rank reads its own part of a stream.")
 @click.option("--transformers", "transformers_version", help="transformers release to model (default: newest known).")
 @click.option("--explain", is_flag=True, help="Show where every number comes from.")
+@click.option("--framework", type=click.Choice(["verl", "openrlhf", "easyr1", "trl-ppo"]),
+              help="RL: with --time-budget, the training steps and prompts of this trainer's run that fit (as plan).")
+@click.option("--set", "rl_overrides", multiple=True, metavar="KEY=VALUE",
+              help="RL: one setting of the trainer, as on its launch line (data.train_batch_size=512).")
+@click.option("--response-length", "response_length", metavar="MEAN|LOW-HIGH",
+              help="RL: mean response length in tokens, for the RL step model.")
 @FORMAT_OPTION
 @LANG_OPTION
 def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
@@ -48,6 +54,12 @@ def solve_command(fmt: str, lang: str, explain: bool, **opts) -> None:
     from trainsteps.solve_report import render_coverage, render_layouts, render_solution
 
     with user_errors(lang):
+        if opts.get("framework"):
+            return _solve_rl(fmt, lang, explain, opts)
+        for name in ("rl_overrides", "response_length"):
+            if _given(name):
+                raise InputError("solve.error.rl_only", "solve.hint.rl_only", option=_option(name))
+        opts.pop("framework"), opts.pop("rl_overrides"), opts.pop("response_length")
         time_request = _time_request(opts, lang, explain)  # --step-time, --time-budget, ...
         world = world_or_one(opts.pop("world_size"), opts.pop("gpus"), opts.pop("nodes"))
         targets = {k: opts.pop(k) for k in ("epochs", "examples", "tokens", "max_steps")}
@@ -118,6 +130,38 @@ def _solve_budget(fmt, lang, explain, opts, world, targets, given, request) -> N
         covered = ", ".join(p for p in parts if p)
     fits = None if limit is None else fit.max_steps >= limit
     emit(fmt, data, render_budget(fit, lang, explain, covered, fits))
+
+
+_RL_SETTINGS = {"framework", "rl_overrides", "response_length", "num_examples", "world_size", "gpus", "nodes", "time_budget",
+                "safety_margin", "explain", "fmt", "lang"}
+"""What `solve --framework verl ...` reads (with the time settings): the RL plan's own settings and its budget."""
+
+
+def _solve_rl(fmt: str, lang: str, explain: bool, opts: dict) -> None:
+    """`solve --framework verl --time-budget 24h ...`: the RL planner's plan with its budget (the same request as
+    `plan --framework verl ... --time-budget 24h`)."""
+    from trainsteps.planners import TIME, dispatch
+    from trainsteps.request import PlanRequest
+
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        if param.name not in _RL_SETTINGS | TIME and _given(param.name):
+            raise InputError("solve.error.rl_option", "solve.hint.rl_option", option=param.opts[0])
+    if not opts.get("time_budget"):
+        raise InputError("solve.error.rl_budget", "solve.hint.rl_budget")
+    given = frozenset(name for name in opts if _given(name)) - {"framework"}
+    request = PlanRequest(settings={**opts, "explain": explain}, given=given, framework=opts["framework"], fmt=fmt, lang=lang,
+                          explain=explain)
+    answer = dispatch(request)
+    emit(fmt, answer.data, answer.human)
+
+
+def _given(name: str) -> bool:
+    return click.get_current_context().get_parameter_source(name) in _GIVEN
+
+
+def _option(name: str) -> str:
+    return {"rl_overrides": "--set"}.get(name) or "--" + name.replace("_", "-")
 
 
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)

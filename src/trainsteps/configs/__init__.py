@@ -115,6 +115,8 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
     reader = _main_reader(framework)
     if main is not None:
         reader.read(main, settings)
+        if framework == "trl" and launch:
+            _trl_command(launch, settings)
     _read_deepspeed_key(main, files, settings)
     for cfg in files:
         if cfg is not main:
@@ -142,6 +144,30 @@ def import_run(paths: list[str], *, launch: str | None = None, flags: dict | Non
     run = _finish(framework, version, settings, files, outcome)
     run.notes[:0] = unsloth_notes
     return run
+
+
+TRL_COMMANDS = {"kto": ("trl.kto", True), "grpo": ("trl.grpo", True), "rloo": ("trl.rloo", True), "dpo": ("trl.trainer", "dpo"),
+                "orpo": ("trl.trainer", "orpo"), "cpo": ("trl.trainer", "cpo"), "reward": ("trl.trainer", "reward")}
+"""`trl <command> --config x.yaml`: the command names the trainer, which the YAML alone may not (a KTO file without
+desirable/undesirable weights still has its pairs unpaired into two rows each)."""
+
+
+def _trl_command(launch: str, settings: Settings) -> None:
+    import shlex
+
+    from trainsteps.configs.launch import join_continued_lines
+
+    try:
+        words = shlex.split(join_continued_lines(launch), comments=True)
+    except ValueError:
+        return
+    for first, command in zip(words, words[1:], strict=False):
+        if first.rsplit("/", 1)[-1] == "trl" and command in TRL_COMMANDS:
+            key, value = TRL_COMMANDS[command]
+            settings.put(key, value, f"launch: trl {command}")
+            if command == "rloo":
+                settings.put("trl.grpo", True, "launch: trl rloo")  # RLOOTrainer samples as GRPOTrainer does
+            return
 
 
 def _unsloth(main: ConfigFile | None, framework: str, settings: Settings, release: str | None) -> list:

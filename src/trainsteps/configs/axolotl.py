@@ -20,7 +20,9 @@ _SPEC_KEYS = {"micro_batch_size": "per_device_train_batch_size", "gradient_accum
 _RULE_KEYS = ("batch_size", "sample_packing", "sample_packing_eff_est", "sequence_len", "val_set_size", "evals_per_epoch",
               "saves_per_epoch", "warmup_steps", "warmup_ratio", "datasets", "flash_attention", "attn_implementation",
               "multipack_real_batches", "streaming", "pretraining_dataset", "total_num_tokens", "tensor_parallel_size", "context_parallel_size",
-              "train_on_inputs", "chat_template", "chat_template_jinja", "excess_length_strategy", "pad_to_sequence_len")
+              "train_on_inputs", "chat_template", "chat_template_jinja", "excess_length_strategy", "pad_to_sequence_len",
+              "rl", "precompute_ref_log_probs")
+"""Keys the plan reads (`rl` and `precompute_ref_log_probs` for the time model's preference costing)."""
 _KNOWN = ("base_model", "model_type", "tokenizer_type", "load_in_8bit", "load_in_4bit", "adapter", "lora_r", "lora_alpha", "lora_dropout",
           "lora_target_modules", "lora_target_linear", "output_dir", "learning_rate", "optimizer", "lr_scheduler", "bf16", "fp16", "tf32",
           "gradient_checkpointing", "dataset_prepared_path", "wandb_project", "wandb_entity", "wandb_name", "wandb_watch", "wandb_log_model",

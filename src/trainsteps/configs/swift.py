@@ -17,7 +17,8 @@ from trainsteps.frameworks.count import Count
 
 NEWEST_VERSION = swift.NEWEST
 RULE_KEYS = ("dataset", "split_dataset_ratio", "max_epochs", "packing", "max_length", "truncation_strategy", "streaming", "val_dataset",
-             "lazy_tokenize", "dataset_num_proc", "template", "system")
+             "lazy_tokenize", "dataset_num_proc", "template", "system", "rlhf_type")
+"""Keys the plan reads (`rlhf_type` for the time model's preference costing)."""
 KNOWN = ("model", "model_type", "train_type", "tuner_type", "torch_dtype", "lora_rank", "lora_alpha", "target_modules", "system", "template",
          "use_chat_template", "freeze_vit", "attn_impl", "padding_free", "deepspeed_config", "load_from_cache_file", "model_author", "model_name")
 DEFAULTS = {"per_device_train_batch_size": swift.DEFAULT_BATCH}

@@ -60,13 +60,27 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
+    result = _outcome(cfg, settings, version, lengths_provider)
+    trainer = "kto" if settings.get("trl.kto") else settings.get("trl.trainer") or ("dpo" if settings.get("trl.dpo") else None)
+    if trainer in ("dpo", "kto") and trl.PROMPT_FILLS_DROP.at(version) and "rows_kept" not in result.derivation:
+        result.notes.append(("TRL_PROMPT_DROP_UNCOUNTED", "trl.note.prompt_drop_uncounted", {"trainer": trainer.upper(),
+                                                                                              "version": version}))
+    return result
+
+
+def _outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
     d = Derivation()
     d.given("trl", version, "trl.version")
     g = lambda key, default=None: settings.get(f"trl.{key}", default)  # noqa: E731
     if g("grpo"):
         return _grpo(cfg, settings, d, g)
     if g("kto"):
-        return _kto(cfg, settings, d, g)
+        return _kto(cfg, settings, d, g, version, lengths_provider)
+    trainer = settings.get("trl.trainer") or ("dpo" if g("dpo") else None)
+    if trainer == "dpo" and lengths_provider is not None and settings.get("num_examples") is None:
+        dropped = _preference_drop(cfg, settings, d, g, version, lengths_provider, "dpo")
+        if dropped is not None:
+            return dropped
     if lengths_provider is not None and settings.get("num_examples") is None and not g("precompute_ref"):
         return _sft_exact(cfg, settings, version, d, g, lengths_provider)
     rows = _rows(cfg, settings, g)
@@ -139,10 +153,14 @@ def _unsloth_grpo_batch(settings: Settings, d: Derivation, notes: list, bs: int,
     return new
 
 
-def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
+def _kto(cfg, settings: Settings, d: Derivation, g, version: str, provider=None) -> Outcome:
     """KTOTrainer unpairs a chosen/rejected dataset (`maybe_unpair_preference_dataset`): one row per completion."""
     from trainsteps.frameworks.trl_rl import kto_rows
 
+    if provider is not None and settings.get("num_examples") is None:
+        dropped = _preference_drop(cfg, settings, d, g, version, provider, "kto")
+        if dropped is not None:
+            return dropped
     rows = _rows(cfg, settings, g, keep_rows=True)
     if isinstance(rows, int):  # --num-examples: the rows the Trainer sees (already unpaired)
         return Outcome(Count.of(d.given("rows", rows, "trl.rows.given")), d, [("TRL_KTO_ROWS_GIVEN", "trl.note.kto_given", {})])
@@ -151,6 +169,32 @@ def _kto(cfg, settings: Settings, d: Derivation, g) -> Outcome:
         return Outcome(Count.of(d.given("rows", len(rows), "trl.rows")), d)
     unpaired = d.add("kto_rows", kto_rows(len(rows)), "2 x pairs", f"2 x {len(rows)}", "trl.why.kto_unpair")
     return Outcome(Count.of(unpaired), d, [("TRL_KTO_UNPAIRED", "trl.note.kto_unpaired", {"pairs": f"{len(rows):,}", "rows": f"{unpaired:,}"})])
+
+
+def _preference_drop(cfg, settings: Settings, d: Derivation, g, version: str, provider, trainer: str) -> Outcome | None:
+    """DPO/KTO pairs counted with the tokenizer: the rows the trainer keeps once it drops those whose prompt alone
+    fills max_length (TRL >= 1.9.0; frameworks.trl.preference_rows_kept). None when the data is not prompt/chosen/
+    rejected pairs."""
+    rows = _rows(cfg, settings, g, keep_rows=True)
+    if not rows or not all(isinstance(r, dict) and {"prompt", "chosen", "rejected"} <= set(r) for r in rows):
+        return None
+    options = {"eos_token": g("eos_token"), "completion_only_loss": True}
+    sides = [provider([{"prompt": r["prompt"], "completion": r[side]} for r in rows], {**options, "side": side},
+                      _files(cfg, settings))[0] for side in ("chosen", "rejected")]
+    prompts = [(chosen[1], rejected[1]) for chosen, rejected in zip(*sides, strict=True)]
+    max_length = settings.whole("trl.max_length") if "max_length" in (cfg.data or {}) else trl.PREFERENCE_MAX_LENGTH_DEFAULT
+    keep_end = settings.text("trl.truncation_mode", "keep_start") == "keep_end"
+    d.given("pairs", len(rows), "trl.rows")
+    kept = d.add("rows_kept", trl.preference_rows_kept(prompts, trainer, max_length, keep_end, version),
+                 "rows whose prompt has fewer than max_length tokens" if trl.PROMPT_FILLS_DROP.at(version) else "every row",
+                 f"max_length {max_length}, {len(rows)} pairs", "trl.why.prompt_drop", trainer=trainer.upper(), version=version)
+    whole = len(rows) * (2 if trainer == "kto" else 1)
+    notes = [("TRL_PROMPT_FILLS_MAX_LENGTH", "trl.note.prompt_drop", {"trainer": trainer.upper(), "dropped": f"{whole - kept:,}",
+                                                                      "rows": f"{whole:,}", "max_length": max_length})] \
+        if kept < whole else []
+    if kept == 0:
+        raise InputError("trl.error.prompt_drop_all", "trl.hint.prompt_drop_all", trainer=trainer.upper(), max_length=max_length)
+    return Outcome(Count.of(kept), d, notes)
 
 
 def _files(cfg: ConfigFile, settings: Settings) -> list[str]:

@@ -139,6 +139,8 @@ def build(counted, cutoff_len: int | None, requests: list[PackingRequest], setti
         data["tokenizer_engine"] = counted.tokenizer_engine
     if getattr(counted, "cache_rebuilt", False):
         data["cache_rebuilt"] = True
+    if getattr(counted, "from_cache", False):  # `seconds` is then the cache read, not a tokenization
+        data["from_cache"] = True
     if cutoff_len:
         over = stats.over_cutoff(tokens, cutoff_len)
         data["cutoff"] = over

@@ -37,6 +37,36 @@ NUM_GENERATIONS_DEFAULT = 8
 NUM_GENERATIONS_DEFAULTS = {"grpo": 8, "rloo": 2}
 """`num_generations` default of each trainer's config (RLOOConfig's own is 2, not GRPOConfig's 8)."""
 
+# GRPOConfig / RLOOConfig generation defaults, read from each release's config class (tools/record_trl_generation_defaults.py,
+# tests/fixtures/rl/generation-defaults-trl.json: 0.14.0 to 1.16.0)
+MAX_COMPLETION_DEFAULT = Timeline("trl.max_completion_length", [("0.14.0", 256), ("1.10.0", 512)])
+"""`max_completion_length` when a GRPO/RLOO config leaves it out: the longest response generated."""
+MAX_PROMPT_DEFAULT = Timeline("trl.max_prompt_length", [("0.14.0", 512), ("0.27.0", None)])
+"""`max_prompt_length` (None from 0.27.0: prompts are no longer cut, and 0.29.0 drops the option)."""
+BETA_DEFAULTS = {"grpo": Timeline("trl.grpo.beta", [("0.14.0", 0.04), ("0.19.0", 0.0)]),
+                 "rloo": Timeline("trl.rloo.beta", [("0.14.0", 0.05)])}
+"""`beta`: a reference model is loaded and run each generation when it is not 0."""
+VLLM_MODE_DEFAULT = Timeline("trl.vllm_mode", [("0.14.0", "server"), ("1.0.0", "colocate")])
+"""`vllm_mode` with `use_vllm: true` (use_vllm is False by default in every release: generation with the training model)."""
+
+PROMPT_FILLS_DROP = Timeline("trl.prompt_fills_drop", [("0.7.5", False), ("1.9.0", True)])
+"""DPOTrainer and KTOTrainer drop rows whose tokenized prompt alone has max_length tokens or more (DPO only with
+truncation_mode keep_start, KTO always): from 1.9.0 (tools/record_trl_prompt_drop.py ran both trainers on 1.8.0,
+1.9.0 and 1.16.0: tests/fixtures/rl/prompt-drop-trl-*.json)."""
+PREFERENCE_MAX_LENGTH_DEFAULT = 1024
+"""DPOConfig / KTOConfig `max_length` from 1.9.0 (read from their config classes)."""
+
+
+def preference_rows_kept(prompt_tokens: list[tuple[int, int]], trainer: str, max_length: int | None, keep_end: bool,
+                         version: str) -> int:
+    """Rows DPOTrainer (one per pair) or KTOTrainer (two per pair: it unpairs them first) trains on, from each pair's
+    prompt tokens as the trainer measures them against the chosen and the rejected completion (the common prefix of
+    the prompt's ids and the prompt + completion's ids)."""
+    drops = PROMPT_FILLS_DROP.at(version) and max_length is not None and not (trainer == "dpo" and keep_end)
+    if trainer == "kto":
+        return sum(1 for pair in prompt_tokens for side in pair if not drops or side < max_length)
+    return sum(1 for pair in prompt_tokens if not drops or min(pair) < max_length)
+
 
 class RefusedConfig(ValueError):
     """A setting TRL's config refuses in `__post_init__`; the message is TRL's own."""

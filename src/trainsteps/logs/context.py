@@ -45,6 +45,10 @@ class ScanContext:
     train_dataset_line: int | None = None
     slurm_nodes: int | None = None
     """`#SBATCH --nodes` of a batch script, for the `--gres=gpu:N` that follows it."""
+    shell_vars: dict = field(default_factory=dict)
+    """A launch script's numeric variables (`NNODES=4`), for the `$NNODES` of the command that follows."""
+    command: str = ""
+    """The lines of a shell command continued with a trailing backslash, read so far."""
 
     def reading(self, value, source_line: int | None = None, note: str | None = None, **params) -> Reading:
         return Reading(value, self.line_no, self.line[:200].strip(), source_line, note, params)

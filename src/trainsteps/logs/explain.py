@@ -30,7 +30,7 @@ def explain_log(obs: LogObservations, raw_examples: int | None = None, hardware=
 
         for inf in inferences:
             if inf.timing is not None:
-                implied_mfu(inf.timing, hardware, _samples_per_step(inf), inf.world_size)
+                implied_mfu(inf.timing, hardware, _samples_per_step(inf), inf.world_size, inf.run.progress.reported_mfu)
     return inferences
 
 
@@ -142,16 +142,36 @@ def shown_name(name: str, lang: str) -> str:
 def render(obs: LogObservations, inferences: list[Inference], lang: str = "en") -> str:
     out = [message("explain.summary", lang, runs=len(inferences), lines=obs.lines_read,
                    files=", ".join(shown_name(f, lang) for f in obs.files) or "-")]
+    answer = answer_of(inferences, lang)
+    if answer is not None:  # the answer to what the poster asks comes first; what was read follows
+        out.insert(0, answer)
     for i, inf in enumerate(inferences, 1):
         out.append("")
         out += render_run(inf, i, len(inferences), lang)
     return "\n".join(out)
 
 
+def answer_of(inferences: list[Inference], lang: str = "en") -> str | None:
+    """The report's first line: the last run's answer (logs/headline.py), naming the run when the log holds several."""
+    from trainsteps.logs import headline
+
+    for index in range(len(inferences), 0, -1):
+        line = headline.for_run(inferences[index - 1], lang)
+        if line is not None:
+            return line if len(inferences) == 1 else message("explain.head.of_run", lang, index=index, count=len(inferences), answer=line)
+    return None
+
+
 def render_run(inf: Inference, index: int, count: int, lang: str) -> list[str]:
     run = inf.run
     out = [message("explain.run_title", lang, index=index, count=count, kind=label("explain.kind." + run.kind, lang),
                    file=shown_name(run.file, lang), line=run.header_line or _first_line(run))]
+    if count > 1:  # several runs in one file: each one's own answer under its title
+        from trainsteps.logs import headline
+
+        answer = headline.for_run(inf, lang)
+        if answer is not None:
+            out.append("  = " + answer)
     out.append(label("explain.section.read", lang))
     out += _read_lines(run, lang)
     for msg_id, params in run.notes:
@@ -225,6 +245,8 @@ def _timing_lines(inf: Inference, lang: str) -> list[str]:
         out.append("  " + say(Finding(t.verdict[0], t.verdict[1]), lang))
     if t.mfu_verdict is not None:
         out.append("  " + say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang))
+    if t.framework_mfu is not None:
+        out.append("  " + say(Finding(t.framework_mfu[0], t.framework_mfu[1]), lang))
     return out
 
 
@@ -394,13 +416,15 @@ def _alternatives(inf: Inference, lang: str) -> list[str]:
 # ---------------------------------------------------------------- JSON
 
 def to_json(obs: LogObservations, inferences: list[Inference], lang: str = "en") -> dict:
+    from trainsteps.logs.explain_json import envelope
+
     runs = [run_json(inf, lang) for inf in inferences]
-    out: dict = {"source": {"files": obs.files, "lines_read": obs.lines_read, "bytes_read": obs.bytes_read}, "runs": runs}
+    legacy: dict = {}
     primary = next((r for r in reversed(runs) if r["observed"]["banner"]), runs[-1] if runs else None)
     if primary is not None:
         for key in ("observed", "inferred", "run", "contradictions", "derivation", "facts", "evidence", "hypotheses"):
-            out[key] = primary[key]
-    return out
+            legacy[key] = primary[key]
+    return envelope("runs", answer_of(inferences, lang), obs, runs=runs, legacy=legacy)
 
 
 def _time_json(inf: Inference, lang: str) -> dict | None:
@@ -411,7 +435,15 @@ def _time_json(inf: Inference, lang: str) -> dict | None:
     out["verdict"] = None if t.verdict is None else {"id": t.verdict[0], "text": say(Finding(t.verdict[0], t.verdict[1]), lang)}
     out["mfu_verdict"] = None if t.mfu_verdict is None else {"id": t.mfu_verdict[0],
                                                              "text": say(Finding(t.mfu_verdict[0], t.mfu_verdict[1]), lang)}
+    out["framework_mfu"] = None if t.framework_mfu is None else {
+        "id": t.framework_mfu[0], "text": say(Finding(t.framework_mfu[0], t.framework_mfu[1]), lang)}
     return out
+
+
+def _answer_json(inf: Inference, lang: str) -> str | None:
+    from trainsteps.logs import headline
+
+    return headline.for_run(inf, lang)
 
 
 def run_json(inf: Inference, lang: str) -> dict:
@@ -433,6 +465,7 @@ def run_json(inf: Inference, lang: str) -> dict:
                            for c in inf.contradictions],
         "derivation": derivation,
         "evidence": [{"id": e.msg_id, "text": say(e, lang)} for e in inf.evidence],
+        "answer": _answer_json(inf, lang),
         "status": inf.status,
         "stopped": inf.stopped,
         "end_step": inf.end_step,

@@ -42,12 +42,23 @@ _DS_GPUS = re.compile(r"\bdeepspeed\b.*?--num[_-]gpus[= ](\d+)")
 _DS_NUM_NODES = re.compile(r"--num[_-]nodes[= ](\d+)")
 # accelerate's config file (`accelerate config` / default_config.yaml): the processes over all machines
 _ACCELERATE_YAML = re.compile(r"^\s*num_processes:\s*(\d+)\s*$")
-# verl / OpenRLHF launch arguments
-_VERL = (re.compile(r"\btrainer\.n_gpus_per_node=(\d+)"), re.compile(r"\btrainer\.nnodes=(\d+)"))
+# verl / OpenRLHF launch arguments; verl's and EasyR1's printed config (`'n_gpus_per_node': 4,` in the dict verl pretty-prints,
+# `"n_gpus_per_node": 8` in EasyR1's JSON) says the same
+_VERL = (re.compile(r"(?:\btrainer\.n_gpus_per_node=|['\"]n_gpus_per_node['\"]:\s*)(\d+)"),
+         re.compile(r"(?:\btrainer\.nnodes=|['\"]nnodes['\"]:\s*)(\d+)"))
+# A launch script's variables: `NNODES=4`, `N_GPUS_PER_NODE=8`, `nproc_per_node=4`, each on its own line (a value the
+# command then passes as `$NNODES`); only digits are kept (`NNODES=$SLURM_NNODES` says nothing here)
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=['\"]?(\d+)['\"]?\s*$")
+_NODES_VARS = {"NNODES", "NUM_NODES", "N_NODES", "NODE_NUM", "NUM_NODE"}
+_PER_NODE_VARS = {"NPROC_PER_NODE", "N_GPUS_PER_NODE", "GPUS_PER_NODE", "NGPUS_PER_NODE", "NUM_GPUS_PER_NODE", "GPU_PER_NODE",
+                  "NUM_GPU_PER_NODE", "N_GPU_PER_NODE"}
+_VARIABLE = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
+_COMMAND_LIMIT = 8192
 _OPENRLHF = (re.compile(r"--actor_num_gpus_per_node[= ](\d+)"), re.compile(r"--actor_num_nodes[= ](\d+)"))
 NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
            "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size", "python", "llamafactory-cli", "lmf ",
-           "n_gpus_per_node", "nnodes=", "actor_num_", "num_processes:", "NNODES", "NPROC_PER_NODE", "num_gpus", "num-gpus")
+           "n_gpus_per_node", "nnodes=", "nnodes'", 'nnodes"', "actor_num_", "num_processes:", "NNODES", "NPROC_PER_NODE", "num_gpus",
+           "num-gpus")
 
 
 # Advice quotes an option without launching anything: `If this was unintended please pass in --num_processes=1.`
@@ -55,6 +66,13 @@ _ADVICE = re.compile(r"\b(?:please|pass in|you can|you should|would need|try (?:
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
+    if "=" in line and _script_variable(line, ctx):
+        return True
+    if "$" in line and ctx.shell_vars:
+        line = _VARIABLE.sub(lambda m: str(ctx.shell_vars.get(m.group(1), m.group(0))), line)
+    if line.rstrip().endswith("\\") or ctx.command:
+        if _continued_command(line, ctx):
+            return True
     for needle in NEEDLES:
         if needle in line:
             break
@@ -124,6 +142,39 @@ def scan(line: str, ctx: ScanContext) -> bool:
     return match is not None
 
 
+def _script_variable(line: str, ctx: ScanContext) -> bool:
+    """`NNODES=4` / `N_GPUS_PER_NODE=8` on their own lines: kept for the `$NNODES` that follows; a node count and a
+    per-node count named as such are the processes the script launches (nodes x per node)."""
+    match = _ASSIGN.match(line)
+    if match is None:
+        return False
+    name, value = match.group(1), int(match.group(2))
+    ctx.shell_vars[name] = value
+    upper = name.upper()
+    if upper in _PER_NODE_VARS and value > 0:
+        ctx.shell_vars["_per_node"] = value
+    elif upper in _NODES_VARS and value > 0:
+        ctx.shell_vars["_nodes"] = value
+    else:
+        return False
+    per_node = ctx.shell_vars.get("_per_node")
+    if per_node is not None:
+        ctx.wrapper_value("launcher_world", ctx.reading(per_node * ctx.shell_vars.get("_nodes", 1), note="explain.note.script_variables"))
+    return True
+
+
+def _continued_command(line: str, ctx: ScanContext) -> bool:
+    """A command continued over lines with trailing backslashes, read as one line once it ends, for the settings
+    that only the whole command gives (`NPROC_PER_NODE=4 \\` then `swift pt \\`). Each line is also read on its own."""
+    stripped = line.rstrip()
+    if stripped.endswith("\\"):
+        if len(ctx.command) < _COMMAND_LIMIT:
+            ctx.command += stripped[:-1] + " "
+        return False
+    whole, ctx.command = ctx.command + stripped, ""
+    return _env_launch(whole, ctx) or _per_node_args(whole, ctx)
+
+
 def _devices(visible: re.Match) -> int:
     """The devices a `CUDA_VISIBLE_DEVICES=0,1,2,3` list names."""
     return len([d for d in visible.group(1).split(",") if d])
@@ -134,6 +185,8 @@ def _per_node_args(line: str, ctx: ScanContext) -> bool:
     on one line or on the lines of one command."""
     for per_node, nodes in (_VERL, _OPENRLHF):
         a, b = per_node.search(line), nodes.search(line)
+        a = a if a and int(a.group(1)) > 0 else None  # verl's reward model prints `n_gpus_per_node: 0` when it has no pool
+        b = b if b and int(b.group(1)) > 0 else None
         if a or b:
             if a:
                 ctx.wrapper_value("rl_gpus_per_node", ctx.reading(int(a.group(1))))

@@ -105,6 +105,9 @@ class Progress:
     """Such lines that repeat one of those steps: a second writer when some repeat has another loss."""
     jsonl_repeat_example: tuple | None = None
     """(step, loss before, loss, line): the first repeat whose losses differ (two trainings, not one line copied)."""
+    reported_mfu: tuple | None = None
+    """(framework, MFU as a fraction, line): the last MFU the framework printed itself (torchtitan's `mfu: 38.5%`,
+    ms-swift's `'MFU': 0.385`), to set beside the one explain computes."""
 
     def has_training(self) -> bool:
         return bool(self.step_total or self.epoch_points or self.loss_dicts or self.train_runtime is not None

@@ -106,6 +106,8 @@ def _target(ctx: ScanContext) -> RunObservation:
 
 _ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
 _ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
+# NeMo 2's iteration lines (`Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`): seconds
+_STEP_TIMING_S = re.compile(r"train_step_timing in s:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
 _NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
 _DS_STEP = re.compile(r"\bglobal_step=(\d+)")
 # NeMo's Megatron models log `global_step` and `consumed_samples` into Lightning's bar postfix; tqdm writes a float with
@@ -129,11 +131,15 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
     run.last_step = ctx.reading(step)
     timing.feed(run, line, ctx.line_no)
     ms = _ITER_MS.search(line)
-    if ms:
+    per_step = float(ms.group(1)) / 1000 if ms else None
+    if per_step is None and "train_step_timing" in line:
+        nemo = _STEP_TIMING_S.search(line)
+        per_step = float(nemo.group(1)) if nemo else None
+    if per_step is not None:
         bar = _track(ctx, total, labelled=True)
         if bar is not None:
             bar.kind = "iteration"
-            _draw(ctx, bar, step, None, None, float(ms.group(1)) / 1000)
+            _draw(ctx, bar, step, None, None, per_step)
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None
     if step >= total:
@@ -225,6 +231,9 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     run = _target(ctx)
     run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
+    reported = step_lines.reported_mfu(line)
+    if reported is not None:
+        run.progress.reported_mfu = (*reported, ctx.line_no)
     per_step = step_lines.seconds_per_step(line)
     if total is not None:
         run.progress.step_total = (step, total, ctx.line_no)
@@ -287,10 +296,11 @@ def _bar(line: str, ctx: ScanContext) -> bool:
     match = _TQDM.search(line)
     if match is None:
         return False
+    desc = line[:match.start()]
+    match = _last_redraw(line, match)
     n, total = int(match.group(1)), int(match.group(2))
     if total == 0 or n > total:
         return True
-    desc = line[:match.start()]
     known = _DESCRIPTIONS.get(desc)
     if known is None:  # a bar is redrawn thousands of times with the same description: classify it once
         words = _NON_ALPHA.sub(" ", _PERCENT_BAR.sub("", desc)).strip().lower()
@@ -311,6 +321,18 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
     _draw(ctx, bar, n, elapsed, remaining, per_step)
     return True
+
+
+def _last_redraw(line: str, first: re.Match) -> re.Match:
+    """The last of the bar's redraws a line holds: a copy that lost the carriage returns glues them (`1/29790 [...]  0%|
+    | 2/29790 [...]`); a later bar with another total is another bar, not a redraw."""
+    if line.count("it/s") + line.count("s/it") < 2:
+        return first
+    last = first
+    for match in _TQDM.finditer(line, first.end()):
+        if match.group(2) == first.group(2):
+            last = match
+    return last
 
 
 _PERCENT_BAR = re.compile(r"\d+%\|.*$")
@@ -409,6 +431,9 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         parts = pairs["global_step/max_steps"].split("/")
         if len(parts) == 2:
             step, total = _int(parts[0]), _int(parts[1])
+        mfu = _float(pairs.get("MFU"))  # its PerfMetricsLogCallback (swift/callbacks/perf_log.py)
+        if mfu is not None and 0 < mfu < 10:
+            p.reported_mfu = ("ms-swift", mfu, ctx.line_no)
     elif "step" in pairs and "epoch" in pairs:
         step = _int(pairs["step"])
     if step is not None and total is not None and p.step_total is not None and total != p.step_total[1] \

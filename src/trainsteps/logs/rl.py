@@ -6,7 +6,10 @@ Lines read (fed one at a time by the log reader, in the same pass as the other p
   `filter dataset len: 7000`, metric lines `step:12 - actor/pg_loss:0.1 - training/epoch:0 - ...` (verl's console
   logger), the `Training Progress` / `Running step` bars `12/435`;
 - OpenRLHF: `Global step 12: {...}` and the `Episode [1/2]` bar (it counts prompts);
-- Unsloth: `We will change the batch size of 3 to the `num_generations` of 8`.
+- Unsloth: `We will change the batch size of 3 to the `num_generations` of 8`;
+- the Ray driver's prefix (`(TaskRunner pid=...)`, `(main_task pid=...)`: verl; `(Runner pid=...)`: EasyR1), Hydra's
+  `Error executing job with overrides` and Ray's `ray.exceptions...` errors (a crash, before the first step when no
+  step line came before it), slime's perf dicts (`perf 3: {...}`) and the timing lines read by rl_timing.py.
 
 The explanation says which kind of step each number is: verl's steps are rollout (training) steps and its LR schedule
 counts them; OpenRLHF's global step counts rollout batches while its scheduler counts optimizer steps.
@@ -17,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from trainsteps.logs.rl_timing import RLTiming
+
 _TOTAL = re.compile(r"Total training steps:\s*(\d+)")
 _LOADER = re.compile(r"Size of train dataloader:\s*(\d+)")
 _DATASET = re.compile(r"(?<!filter )dataset len:\s*(\d+)")
@@ -26,6 +31,15 @@ _EPOCH = re.compile(r"training/epoch:(\d+)")
 _BAR = re.compile(r"(Training Progress|Running step|Episode \[(\d+)/(\d+)\])[^|]*\|[^|]*\|\s*(\d+)/(\d+)")
 _OPENRLHF = re.compile(r"Global step (\d+):")
 _UNSLOTH = re.compile(r"change the batch size of (\d+) to the `num_generations` of (\d+)")
+_DRIVER = re.compile(r"^\s*\((TaskRunner|main_task|Runner) pid=\d+")
+# Hydra's line when verl's main exits with an error; Ray's own errors; a Python traceback
+_CRASH = re.compile(r"Error executing job with overrides|ray\.exceptions\.\w+|Traceback \(most recent call last\)")
+_RL_CRASH = ("Error executing job with overrides", "ray.exceptions.")
+_BAR_RATE = re.compile(r"(\d+(?:\.\d+)?)(s/it|it/s)\]")
+_BAR_ELAPSED = re.compile(r"\|\s*\d+/\d+\s*\[(?:(\d+):)?(\d+):(\d+)<")
+_SLIME_PERF = re.compile(r"\bperf (\d+): \{")
+_NEEDLES = ("step", "dataset len", "dataloader", "batch size", "Episode", "Progress", "pid=", "Error executing", "ray.exceptions",
+            "Traceback", "timing_s/", "perf")
 
 
 @dataclass
@@ -42,15 +56,29 @@ class RLObserved:
     openrlhf_step: int | None = None
     episode: tuple[int, int] | None = None
     unsloth_batch: tuple[int, int] | None = None
+    driver: str | None = None
+    """The Ray driver whose prefix the lines carry: `TaskRunner` / `main_task` (verl), `Runner` (EasyR1)."""
+    crash: tuple[int, str] | None = None
+    """(line, text) of the last crash line: Hydra's, Ray's or a traceback."""
+    rl_crash: bool = False
+    """A crash line only an RL driver prints (Hydra's exit line, a Ray error)."""
+    slime_rollout: int | None = None
+    bar_seconds: float | None = None
+    """Seconds per step the step bar shows at its last draw (`662.94s/it`)."""
+    bar_elapsed: float | None = None
+    """Seconds the step bar shows as elapsed at its last draw (`0/125 [04:45<?, ?it/s]`)."""
+    timing: RLTiming = field(default_factory=RLTiming)
+    stated: dict = field(default_factory=dict)
+    """`stated_failure` / `stated_interruption` readings from the words around the log (see hear)."""
     lines: dict = field(default_factory=dict)
     """What -> the line number it was last read at."""
     _line_no: int = 0
 
     def feed(self, line: str) -> None:
         self._line_no += 1
-        if "step" not in line and "dataset len" not in line and "dataloader" not in line and "batch size" not in line \
-                and "Episode" not in line and "Progress" not in line:
+        if not any(needle in line for needle in _NEEDLES):
             return
+        self._driver_and_crash(line)
         for name, pattern in (("total_training_steps", _TOTAL), ("loader_length", _LOADER), ("filtered_len", _FILTERED),
                               ("dataset_len", _DATASET), ("openrlhf_step", _OPENRLHF)):
             match = pattern.search(line)
@@ -64,15 +92,59 @@ class RLObserved:
             epoch = _EPOCH.search(line)
             if epoch:
                 self.last_epoch = int(epoch.group(1))
+        perf = _SLIME_PERF.search(line)
+        if perf:
+            self.slime_rollout = int(perf.group(1))
+        self.timing.feed(line, self._line_no, self.slime_rollout if perf else self.last_step, bool(match or perf))
         match = _BAR.search(line)
         if match:
             self.bar = (match.group(1).split(" [")[0], int(match.group(4)), int(match.group(5)))
             if match.group(2):
                 self.episode = (int(match.group(2)), int(match.group(3)))
+            rate = _BAR_RATE.search(line, match.start())
+            if rate:
+                value = float(rate.group(1))
+                self.bar_seconds = value if rate.group(2) == "s/it" else (1 / value if value else None)
+            elapsed = _BAR_ELAPSED.search(line, match.start())
+            if elapsed:
+                hours, minutes, seconds = elapsed.groups()
+                self.bar_elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
         match = _UNSLOTH.search(line)
         if match:
             self.unsloth_batch = (int(match.group(1)), int(match.group(2)))
             self.lines["unsloth_batch"] = self._line_no
+
+    def _driver_and_crash(self, line: str) -> None:
+        if self.driver is None and "pid=" in line:
+            driver = _DRIVER.match(line)
+            if driver:
+                self.driver = driver.group(1)
+        crash = _CRASH.search(line)
+        if crash and not line.lstrip().startswith("#"):  # a post's `# title` naming the error is words, not the program's line
+            self.crash = (self._line_no, line.strip()[:200])
+            self.rl_crash = self.rl_crash or any(marker in line for marker in _RL_CRASH)
+
+    def status(self) -> str | None:
+        """`crashed` when a crash line came after the last step line (or with none); else what the words around the log
+        name (a title's `OOM`: crashed; a time limit: interrupted), as for any log that shows no end of its own."""
+        if self.crash is not None:
+            after = self.lines.get("last_step")
+            if after is None or self.crash[0] > after:
+                return "crashed"
+        if "stated_failure" in self.stated:
+            return "crashed"
+        return "interrupted" if "stated_interruption" in self.stated else None
+
+    def hear(self, stated: dict) -> None:
+        """The words read around the log (logs/stated.py): a failure or a stop they name."""
+        self.stated = {k: v for k, v in stated.items() if k in ("stated_failure", "stated_interruption")}
+
+    def step_reached(self) -> int | None:
+        """The last step a line shows; 0 when the run crashed before any step line."""
+        step = next((v for v in (self.last_step, self.openrlhf_step, self.bar and self.bar[1]) if v is not None and v is not False), None)
+        if step is None and self.crash is not None and self.status() == "crashed" and self.found_anything():
+            return 0  # the program's own crash line with no step line before it: before the first step
+        return step
 
     def chain(self, other):
         """A feed that also passes each line to `other` (another collector), when there is one."""
@@ -86,21 +158,25 @@ class RLObserved:
 
     def found_anything(self) -> bool:
         return any(v is not None for v in (self.total_training_steps, self.last_step, self.openrlhf_step, self.unsloth_batch,
-                                           self.loader_length))
+                                           self.loader_length, self.driver, self.slime_rollout)) or self.rl_crash or self.timing.found()
 
     def framework(self) -> str:
         if self.openrlhf_step is not None or self.episode is not None:
             return "openrlhf"
-        if self.bar and self.bar[0] == "Running step":
+        if self.slime_rollout is not None or self.timing.source == "slime":
+            return "slime"
+        if (self.bar and self.bar[0] == "Running step") or self.driver == "Runner":
             return "easyr1"
         if self.unsloth_batch and self.total_training_steps is None and self.last_step is None:
             return "unsloth"
         return "verl"
 
-    def explanation(self, lang: str = "en") -> list[str]:
+    def explanation(self, lang: str = "en", world: int | None = None) -> list[str]:
         from trainsteps.i18n import message
 
         out = [message("rllog.framework", lang, framework=self.framework())]
+        if world is not None:
+            out.append(message("rllog.world", lang, world=world))
         total, loader = self.total_training_steps, self.loader_length
         if self.dataset_len is not None:
             out.append(message("rllog.dataset", lang, rows=f"{self.dataset_len:,}"))
@@ -132,10 +208,68 @@ class RLObserved:
             out.append(message("rllog.unsloth", lang, old=self.unsloth_batch[0], new=self.unsloth_batch[1]))
         if self.framework() == "verl":
             out.append(message("rllog.verl_lr", lang))
+        return out + self._timing_lines(lang) + self._end_lines(lang)
+
+    def _end_lines(self, lang: str) -> list[str]:
+        from trainsteps.i18n import message
+
+        status = self.status()
+        if status is None:
+            return []
+        step = self.step_reached()
+        if self.crash is not None and status == "crashed" and (self.lines.get("last_step") is None or self.crash[0] > self.lines["last_step"]):
+            line, text = self.crash
+            key = "rllog.crashed_before_start" if not step else "rllog.crashed_after"
+            return [message(key, lang, step=f"{step or 0:,}", line=line, text=text[:100])]
+        reading = self.stated["stated_failure" if status == "crashed" else "stated_interruption"]
+        return [message("rllog.stated_" + status + ("" if step is not None else "_no_step"), lang, line=reading.line,
+                        text=reading.text[:100], step=f"{step:,}" if step is not None else "")]
+
+    def total_steps(self) -> int | None:
+        """The run's last step: `Total training steps`, else the total of its step bar."""
+        return self.total_training_steps or (self.bar[2] if self.bar else None)
+
+    def seconds_per_step(self) -> tuple[float, str] | None:
+        """(seconds, how): the steps' own totals (`steps`), the sum of the phases printed (`phases`, a lower bound) or
+        the step bar's rate (`bar`)."""
+        timed = self.timing.seconds_per_step()
+        if timed is not None:
+            return timed[0], "steps" if timed[1] else "phases"
+        return (self.bar_seconds, "bar") if self.bar_seconds else None
+
+    def remaining_seconds(self) -> float | None:
+        rate, step, total = self.seconds_per_step(), self.step_reached(), self.total_steps()
+        if rate is None or step is None or not total or step >= total:
+            return None
+        return (total - step) * rate[0]
+
+    def _timing_lines(self, lang: str) -> list[str]:
+        from trainsteps.i18n import message
+        from trainsteps.logs.timing import duration
+
+        rate = self.seconds_per_step()
+        if rate is None:
+            return []
+        seconds, how = rate
+        out = [message("rllog.rate_" + how, lang, seconds=f"{seconds:,.1f}", time=duration(seconds, lang),
+                       count=len(self.timing.step_seconds), line=self.timing.line, name=self.bar[0] if self.bar else "")]
+        shares = self.timing.shares()
+        if shares:
+            parts = ", ".join(f"{name} {share:.0%} ({value:,.0f} s)" for name, value, share in shares)
+            out.append(message("rllog.phases", lang, step=self.timing.phases_step if self.timing.phases_step is not None else "?",
+                               phases=parts))
+        left = self.remaining_seconds()
+        if left is not None:
+            step, total = self.step_reached(), self.total_steps()
+            out.append(message("rllog.remaining", lang, step=f"{step:,}", total=f"{total:,}", left=f"{total - step:,}",
+                               time=duration(left, lang), seconds=f"{seconds:,.1f}"))
         return out
 
     def to_dict(self, lang: str = "en") -> dict:
         keys = ("total_training_steps", "loader_length", "dataset_len", "filtered_len", "last_step", "last_epoch",
                 "openrlhf_step", "episode", "unsloth_batch", "bar")
         return {"framework": self.framework(), "observed": {k: getattr(self, k) for k in keys},
-                "explanation": self.explanation(lang)}
+                "status": self.status(), "step_reached": self.step_reached(), "total_steps": self.total_steps(),
+                "crash": None if self.crash is None else {"line": self.crash[0], "text": self.crash[1]},
+                "timing": self.timing.to_dict() if self.timing.found() else None,
+                "remaining_seconds": self.remaining_seconds(), "explanation": self.explanation(lang)}

@@ -19,8 +19,11 @@ import re
 
 from trainsteps.logs.context import ScanContext
 
+# A GPU model: `A100`, `h200` (lower case in prose), `A4500`, `RTX 4090`, `RTX PRO 6000`, `2080Ti` (a Ti suffix names a
+# GeForce card), `4090 GPU`, `MI300X`, `910B`
 _MODEL = (r"(?:(?:NVIDIA|Nvidia|nvidia|Tesla|GeForce|RTX|rtx)[\s_-]*)*"
-          r"(?:[AHBL]\d{2,3}[A-Z]{0,3}|V100|T4|L4|A10G?|A[456]000|RTX[\s_-]?\d{4}(?:\s?Ti)?|\d{4}(?:\s?Ti)?(?=\s*(?:GPU|gpu|显卡|卡))|MI\d{3}X?|910B?)")
+          r"(?:[AHBL]\d{2,3}[A-Z]{0,3}|[ahb]\d{3}(?![\d.])|V100|T4|L4|A10G?|A\d000|A\d{2}00|(?:RTX[\s_-]?)?PRO[\s_-]?\d{4}|RTX[\s_-]?\d{4}(?:\s?Ti)?"
+          r"|\d{4}\s?Tis?\b|\d{4}(?:\s?Ti)?(?=\s*(?:GPU|gpu|显卡|卡))|MI\d{3}X?|910B?)")
 _SIZE = r"(?:\d+\s*G[Bb]?\s+)?"
 _COUNT_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16}
 # "4 × 8 H100 nodes", "2 x 8 A100": nodes times GPUs per node
@@ -38,11 +41,13 @@ _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五":
 _ZH_NODES = re.compile(r"([0-9]{1,3}|[一二两兩三四五六七八九十])\s*(?:台|个|個|组|組)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機|nodes?)"
                        r"\s*[,，、]?\s*(?:每|各)\s*(?:台|个|個)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機)?\s*(?:上|都|各)?\s*(?:有|装|裝|用)?\s*"
                        r"([0-9]{1,2})\s*(?:张|張|块|塊)?\s*(?:" + _MODEL + r"|卡|显卡|顯卡|GPU|gpu)")
-# "16 x H100", "8x A100", "NVIDIA L4 x 4" (the env report's accelerator line)
-_TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[x×]\s*{_MODEL}")
-_MODEL_TIMES = re.compile(rf"{_MODEL}\s*[x×]\s*(\d{{1,4}})\b")
+# "16 x H100", "8x A100", "8XA100", "8*A100 80G", "NVIDIA L4 x 4" (the env report's accelerator line), "2080Ti*8"
+_TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[xX×*]\s*{_MODEL}")
+_MODEL_TIMES = re.compile(rf"{_MODEL}\s*[x×*]\s*(\d{{1,4}})\b")
+# "x2 2080Tis", "x4 A100": the count written after the times sign
+_X_COUNT = re.compile(rf"(?<![\w.])[xX×]\s?(\d{{1,2}})\s+{_MODEL}")
 # "4 A100 80GB", "16 A100 GPU", "8 80G GPU", "has 4 GPUs", "on 1 GPUs", "8 cards"
-_COUNT_OF = re.compile(rf"\b(\d{{1,4}})\s+{_SIZE}(?:{_MODEL}\s*{_SIZE})?(?:GPUs?|gpus?|cards?)\b|\b(\d{{1,4}})\s+{_MODEL}\b")
+_COUNT_OF = re.compile(rf"\b(\d{{1,4}})\s+{_SIZE}(?:{_MODEL}\s*{_SIZE})?(?:GPU[sS]?|gpus?|cards?)\b|\b(\d{{1,4}})\s+{_MODEL}\b")
 _WORD_OF = re.compile(r"\b(one|single|a single|two|four|eight|sixteen)\s+(?:\d+\s*G[Bb]?\s+)?(?:" + _MODEL + r"\s*)?(?:GPU|gpu|card)\b",
                       re.IGNORECASE)
 # "(7 for training and 1 for vllm)": the processes that train, when some GPUs serve generation
@@ -65,9 +70,12 @@ _FAILURE = re.compile(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|�
 # line is the log's, read by progress.py)
 _INTERRUPTION = re.compile(r"time ?limit|wall ?time|preempt|(?:was|got|been|job) cancell?ed|cancell?ed by (?:slurm|the scheduler)"
                            r"|时间限制|超时被(?:杀|取消|终止)|被抢占|作业被取消|任务被取消", re.IGNORECASE)
+_TITLE_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b(?::|\s+raised)|\bException raised\b|\b(?:has |have )?crash(?:ed|es)\b|\bdied\b",
+                          re.IGNORECASE)
 _AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
+           "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55", "crash", "Crash", "died",
            "L4", "A10", "090", "V100", "A6000", "L40", "MI3", "910", "limit", "LIMIT", "wall", "preempt", "cancel", "CANCEL",
            "时间限制", "超时被", "抢占", "被取消")
 
@@ -79,6 +87,12 @@ _MENTIONS = re.compile("|".join(map(re.escape, NEEDLES))).search
 
 def scan(line: str, ctx: ScanContext) -> bool:
     """Counts and failures stated in words; never claims the line (other parsers still read it)."""
+    if line.startswith("# ") and "stated_failure" not in ctx.out.stated:
+        # a post's title quoting the error it hit (`# 【bug】Exception raised from c10_cuda_check_implementation`,
+        # `# IndexError: index 1 is out of bounds`): words about the run, not a line the program printed
+        match = _TITLE_ERROR.search(line)
+        if match and not _AVOIDED.search(line):
+            ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
     if _MENTIONS(line) is None:
         return False
     if "SBATCH" in line:
@@ -93,6 +107,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+
     if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line:
         match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
         if match and not _AVOIDED.search(line):
@@ -156,7 +171,7 @@ def stated_gpus(line: str) -> int | None:
     split = nodes_and_per_node(line)
     if split is not None:
         return split[0] * split[1]
-    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _COUNT_OF):
+    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _X_COUNT, _COUNT_OF):
         match = pattern.search(line)
         if match:
             return int(next(g for g in match.groups() if g))

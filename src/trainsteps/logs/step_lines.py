@@ -41,6 +41,8 @@ _SECONDS = (
     (re.compile(r"([\d.]+)\s*s/it\b"), 1.0),
 )
 _PER_SECOND = re.compile(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b")
+# torchtitan's step line ends `tps: 7,282  tflops: 0.52  mfu: 0.17%` (components/metrics.py)
+_TITAN_MFU = re.compile(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
 
 
 def declared_total(line: str, ctx: ScanContext) -> None:
@@ -74,6 +76,14 @@ def read(line: str) -> tuple[int, int | None, str] | None:
     if it is not None:
         return int(it.group(1)), None, "iter"
     return None
+
+
+def reported_mfu(line: str) -> tuple[str, float] | None:
+    """(framework, MFU as a fraction) a step line prints itself: torchtitan's `tflops: ... mfu: x%`."""
+    if "mfu:" not in line:
+        return None
+    match = _TITAN_MFU.search(line)
+    return None if match is None else ("torchtitan", float(match.group(1)) / 100)
 
 
 def seconds_per_step(line: str) -> float | None:

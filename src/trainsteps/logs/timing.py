@@ -60,6 +60,8 @@ class Timing:
     mfu: Interval | None = None
     """The model FLOPs utilisation the measured rate implies (with --model/--params and --gpu)."""
     mfu_verdict: tuple[str, dict] | None = None
+    framework_mfu: tuple[str, dict] | None = None
+    """The MFU the framework printed itself, beside ours, and how its count differs (FRAMEWORK_MFU)."""
     trace: list = field(default_factory=list)
     """(step, elapsed seconds) of the timing lines the rate came from, in order (at most TRACE_POINTS): the run's
     progress over time, for a plot."""
@@ -227,9 +229,22 @@ class Hardware:
     dtype: str = "bf16"
 
 
-def implied_mfu(timing: Timing, hardware: Hardware, samples_per_step: int | None, devices: int | None) -> None:
+FRAMEWORK_MFU = {
+    "torchtitan": "explain.mfu.framework.torchtitan",
+    "ms-swift": "explain.mfu.framework.swift",
+}
+"""How a framework's own printed MFU is counted, against ours (dense BF16 peak of timing/gpus.py; 6N or 4N plus
+attention halved under the causal mask). torchtitan (models/utils.py get_dense_model_nparams_and_flops, tools/utils.py
+get_peak_flops): causal attention counted in full, dense peaks from its own table. ms-swift (callbacks/perf_log.py):
+the Trainer's total_flos (6 x non-embedding parameters x input tokens: no attention, padding and frozen weights
+included) over a matmul rate it measures at start (8192-wide GEMMs) or DEVICE_TFLOPS, not a datasheet peak."""
+
+
+def implied_mfu(timing: Timing, hardware: Hardware, samples_per_step: int | None, devices: int | None,
+                reported: tuple | None = None) -> None:
     """The MFU the log's speed implies, and whether it is normal for the kind of training (the time model's
-    published ranges). Tokens per step = seq_length x samples per step: an upper bound when rows are shorter."""
+    published ranges). Tokens per step = seq_length x samples per step: an upper bound when rows are shorter.
+    `reported`: (framework, MFU, line) the framework printed itself, set beside ours with how its count differs."""
     from trainsteps.timing.flops import MFU_DEFAULTS, train_flops_per_token
     from trainsteps.timing.flops import implied_mfu as mfu_of
 
@@ -244,6 +259,10 @@ def implied_mfu(timing: Timing, hardware: Hardware, samples_per_step: int | None
     params = {"mfu": f"{timing.mfu.expected:.1%}", "low": f"{timing.mfu.low:.1%}", "high": f"{timing.mfu.high:.1%}",
               "tokens": f"{tokens:,}", "devices": devices, "gpu": hardware.gpu.name, "training": hardware.training,
               "normal_low": f"{normal.low:.0%}", "normal_high": f"{normal.high:.0%}"}
+    if reported is not None and reported[0] in FRAMEWORK_MFU:
+        timing.framework_mfu = (FRAMEWORK_MFU[reported[0]], {
+            "theirs": f"{reported[1]:.1%}", "line": reported[2], "mfu": params["mfu"],
+            "peak": f"{hardware.gpu.peak(hardware.dtype) / 1e12:,.1f}", "dtype": hardware.dtype})
     if timing.mfu.expected < normal.low:
         timing.mfu_verdict = ("explain.mfu.low", params)
     elif timing.mfu.expected > normal.high:

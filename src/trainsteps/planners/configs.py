@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trainsteps.planners.hf import _RENAMED, answer_first, attach_known_tokens, spec_fields, with_tokens_note
-from trainsteps.planners.table import Answer, option_name
+from trainsteps.planners.table import Answer, asks_time, option_name
 
 _NOT_SPEC = frozenset({"configs", "launch", "framework_version", "unsloth_release", "fmt", "lang", "explain"})
 """Given settings that are not RunSpec values (the request's shape, how to answer, the data options)."""
@@ -63,7 +63,36 @@ def plan_configs(request, counted) -> Answer:
     human = answer_first(schedule, lang, ("\n".join(warnings) + "\n\n" if warnings else "") + body, counted,
                          wrapper=_wrapper_label(imported),
                          extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None)
-    return Answer(data, human, notes=[counted.note] if counted is not None and counted.note else [])
+    return Answer(data, human, notes=[counted.note] if counted is not None and counted.note else [],
+                  rollout=_trl_rollout(imported, data) if asks_time(request.settings) else None)
+
+
+def _trl_rollout(imported, data: dict):
+    """A TRL GRPO/RLOO run's optimizer step as the RL step model reads it: each optimizer step trains on
+    batch x processes x accumulation completions, generated num_iterations times less often; the generation defaults
+    of the release (frameworks.trl) where the config leaves them out."""
+    if imported.framework != "trl" or not imported.settings.get("trl.grpo"):
+        return None
+    from trainsteps.frameworks import trl
+    from trainsteps.timing.request import raw_config
+    from trainsteps.timing.rl import RolloutShape
+
+    raw, inputs, version = raw_config(data), data.get("inputs") or {}, imported.framework_version or trl.NEWEST
+    trainer = "rloo" if imported.settings.get("trl.rloo") else "grpo"
+    generations = imported.settings.whole("trl.num_generations", trl.NUM_GENERATIONS_DEFAULTS[trainer])
+    iterations = imported.settings.whole("trl.num_iterations", 1)
+    world = inputs.get("world_size") or 1
+    completions = (inputs.get("per_device_train_batch_size") or 1) * world * (inputs.get("gradient_accumulation_steps") or 1)
+    beta = raw.get("beta", trl.BETA_DEFAULTS[trainer].at(version))
+    vllm = bool(raw.get("use_vllm"))
+    colocated = not vllm or raw.get("vllm_mode", trl.VLLM_MODE_DEFAULT.at(version)) == "colocate"
+    return RolloutShape(framework=f"trl-{trainer}", training_steps=data["run"]["optimizer_steps"],
+                        prompts_per_step=max(completions // (generations * iterations), 1), samples_per_prompt=generations,
+                        max_prompt_length=raw.get("max_prompt_length", trl.MAX_PROMPT_DEFAULT.at(version)),
+                        max_response_length=raw.get("max_completion_length", trl.MAX_COMPLETION_DEFAULT.at(version)),
+                        gpus=world, rollout_gpus=None if colocated else 1, rollout_tp=1, ppo_epochs=iterations,
+                        reference=bool(beta), weight_sync=vllm, old_log_prob=iterations > 1,
+                        max_num_seqs=256 if vllm else max(completions // world // iterations, 1))
 
 
 def _wrapper_label(imported) -> str | None:

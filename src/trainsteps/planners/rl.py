@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from trainsteps.configs.rl import EASYR1_KEYS, OPENRLHF_TYPES, PPO_KEYS, typed
 from trainsteps.errors import InputError
-from trainsteps.planners.table import Answer
+from trainsteps.planners.table import Answer, asks_time
 
 
 def plan_verl(request, counted) -> Answer:
@@ -29,6 +29,7 @@ def _plan(request, framework: str) -> Answer:
     from trainsteps.report_rl import render_rl
 
     kw = request.settings
+    _refuse_budget_without_time(request)
     if request.gave("num_examples") and kw.get("data_paths"):  # one of the two would be ignored
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
     if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
@@ -50,7 +51,16 @@ def _plan(request, framework: str) -> Answer:
     data = plan.to_dict(request.lang)
     data["config"] = {"framework": plan.framework, "entry": config.entry, "files": list(request.configs),
                       "settings": {k: {"value": v, "from": config.origins.get(k)} for k, v in config.values.items()}}
-    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps")
+    rollout = rollout_shape(plan, config, gpus) if asks_time(kw) else None  # the time model is imported only when asked
+    return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps", rollout=rollout)
+
+
+def _refuse_budget_without_time(request) -> None:
+    """`--time-budget` needs a step time to divide it by; `--safety-margin` refines a budget."""
+    if request.gave("safety_margin") and not request.settings.get("time_budget"):
+        raise InputError("time.error.refines_budget", "time.hint.refines_budget", option="--safety-margin")
+    if request.gave("time_budget") and not asks_time(request.settings):
+        raise InputError("rl.error.budget_rate", "rl.hint.budget_rate")
 
 
 def plan_rl_config(framework: str, config, kw: dict, given=frozenset(), gpus: int | None = None):
@@ -258,3 +268,65 @@ def _trl_ppo(config, kw: dict, given, gpus: int | None):
         return plan_trl_ppo(PPOSpec(num_examples=kw["num_examples"], world_size=world, **fields))
     except ValueError as exc:
         raise InputError("rl.error.settings", "rl.hint.settings", detail=str(exc)) from None
+
+
+RESPONSE_CAP_DEFAULTS = {"verl": 512, "easyr1": 512, "openrlhf": 1024}
+"""The response length limit when the settings give none: verl's `data.max_response_length` and EasyR1's (512),
+OpenRLHF's `--generate_max_len` (1024)."""
+
+
+def rollout_shape(plan, config, gpus: int | None):
+    """What one training step of this plan does, for the RL step-time model (timing.rl.RolloutShape)."""
+    from trainsteps.timing.rl import RolloutShape
+
+    if plan.algorithm.startswith("SFT"):  # verl's SFT trainers generate nothing
+        return None
+    run, inputs = plan.run, plan.inputs
+    prompts = max(run.prompts_per_step, 1)
+    common = {"framework": plan.framework, "training_steps": run.training_steps, "prompts_per_step": prompts,
+              "samples_per_prompt": max(run.rollouts_per_step // prompts, 1), "critic": run.critic_optimizer_steps is not None}
+    return RolloutShape(**{**common, **_ROLLOUT_READERS[plan.framework](config, inputs, gpus)})
+
+
+def _verl_rollout(config, inputs: dict, gpus: int | None) -> dict:
+    """verl's hybrid engine: rollout and training share the GPUs; a reference forward only with a KL term."""
+    kl = bool(typed(config, "actor_rollout_ref.actor.use_kl_loss", bool) or typed(config, "algorithm.use_kl_in_reward", bool))
+    return {"max_prompt_length": inputs.get("max_prompt_length"),
+            "max_response_length": inputs.get("max_response_length") or RESPONSE_CAP_DEFAULTS["verl"],
+            "gpus": gpus or (inputs.get("n_gpus_per_node") or 8) * (inputs.get("nnodes") or 1),
+            "rollout_tp": typed(config, "actor_rollout_ref.rollout.tensor_model_parallel_size", int) or 2,
+            "max_num_seqs": typed(config, "actor_rollout_ref.rollout.max_num_seqs", int) or 1024,
+            "ppo_epochs": inputs.get("ppo_epochs") or 1, "reference": kl}
+
+
+def _easyr1_rollout(config, inputs: dict, gpus: int | None) -> dict:
+    """EasyR1 (a verl fork): shared GPUs; the reference model runs unless algorithm.disable_kl."""
+    nodes = typed(config, "trainer.nnodes", int) or 1
+    return {"max_prompt_length": typed(config, "data.max_prompt_length", int) or 512,
+            "max_response_length": inputs.get("max_response_length") or RESPONSE_CAP_DEFAULTS["easyr1"],
+            "gpus": gpus or (typed(config, "trainer.n_gpus_per_node", int) or 8) * nodes,
+            "rollout_tp": typed(config, "worker.rollout.tensor_parallel_size", int) or 2,
+            "ppo_epochs": inputs.get("ppo_epochs") or 1, "reference": not typed(config, "algorithm.disable_kl", bool)}
+
+
+def _openrlhf_rollout(config, inputs: dict, gpus: int | None) -> dict:
+    """OpenRLHF: vLLM engines on their own GPUs unless --colocate_all_models; --async_train overlaps them."""
+    engines = typed(config, "vllm_num_engines", int) or 0
+    tp = typed(config, "vllm_tensor_parallel_size", int) or 1
+    colocated = bool(typed(config, "colocate_all_models", bool)) or not engines
+    trainers = (typed(config, "actor_num_nodes", int) or 1) * (typed(config, "actor_num_gpus_per_node", int) or 8)
+    kl = typed(config, "init_kl_coef", float)
+    return {"max_prompt_length": typed(config, "prompt_max_len", int) or 1024,
+            "max_response_length": inputs.get("generate_max_len") or RESPONSE_CAP_DEFAULTS["openrlhf"],
+            "gpus": gpus or trainers, "rollout_gpus": None if colocated else engines * tp, "rollout_tp": tp,
+            "ppo_epochs": inputs.get("max_epochs") or 1, "asynchronous": bool(typed(config, "async_train", bool)),
+            "reference": bool(typed(config, "use_kl_loss", bool)) or kl is None or kl > 0}
+
+
+def _trl_ppo_rollout(config, inputs: dict, gpus: int | None) -> dict:
+    """TRL PPO generates with the policy being trained (no engine, no weight copy), policy and value model alike."""
+    return {"max_response_length": inputs.get("response_length"), "gpus": gpus or 1, "weight_sync": False, "critic": True,
+            "max_num_seqs": inputs.get("per_device_train_batch_size") or 64, "ppo_epochs": inputs.get("num_ppo_epochs") or 1}
+
+
+_ROLLOUT_READERS = {"verl": _verl_rollout, "easyr1": _easyr1_rollout, "openrlhf": _openrlhf_rollout, "trl-ppo": _trl_ppo_rollout}

@@ -42,8 +42,11 @@ FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "stac
                         "tokens_per_second"})
 """Time settings that need the tokens of a step: the FLOPs model and a token rate."""
 MEASURED_TIME = TIME - FLOPS_TIME - {"samples_per_second"}
-"""Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost): an RL step
-is generation, scoring and update, which the FLOPs model of an update does not cover."""
+"""Time from a measured step (`--step-time`, `--timing-from`) and what it adds (evaluations, saves, cost)."""
+RL_MODEL_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "dtype", "mfu", "training", "response_length",
+                           "prompt_length", "time_budget", "safety_margin"})
+"""The RL step model (timing.rl): the model, the GPU and the prompt and response lengths; an RL step is generation,
+forwards, updates and weight sync, not the FLOPs of one update (so no --stack, --tokens-per-second, --eval-examples)."""
 
 
 @record(frozen=True)
@@ -70,6 +73,8 @@ class Answer:
     """Lines for stderr before the answer (what `--data` counted, Unsloth's rewritten defaults)."""
     time_steps: str = "optimizer_steps"
     """The `run` field the time model multiplies by a step's time (RL: training steps)."""
+    rollout: object = None
+    """An RL plan's step as timing.rl.RolloutShape: what the RL step-time model needs (None: not an RL plan)."""
 
 
 HF = OUTPUT | WORLD | TRAINER | DATA | TIME | {"unsloth_release"}
@@ -88,10 +93,10 @@ LIGHTNING = OUTPUT | WORLD | (TIME - FLOPS_TIME - {"eval_time", "save_time"}) | 
     "max_steps", "limit_train_batches", "dataloader_drop_last"}
 """Lightning's plan counts batches: rows, no tokens, no evaluations or saves."""
 RL_FILES = RL_COMMON | {"configs", "launch", "data_paths"}
-VERL = OUTPUT | WORLD | MEASURED_TIME | RL_FILES | {"framework_version", "tokenizer_path", "chat_template_path"}
-OPENRLHF = OUTPUT | WORLD | MEASURED_TIME | RL_FILES | {"framework_version"}
-EASYR1 = OUTPUT | WORLD | MEASURED_TIME | RL_FILES
-TRL_PPO = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_COMMON | {
+VERL = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | RL_FILES | {"framework_version", "tokenizer_path", "chat_template_path"}
+OPENRLHF = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | RL_FILES | {"framework_version"}
+EASYR1 = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | RL_FILES
+TRL_PPO = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | RL_MODEL_TIME | RL_COMMON | {
     "configs", "launch", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "logging_steps",
     "save_steps", "warmup_ratio"}
 TORCHTITAN = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
@@ -113,7 +118,8 @@ LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
 def _planners() -> dict[str, Planner]:
     return {p.name: p for p in (
         Planner("hf", HF | {"compare_versions"}, "trainsteps.planners.hf:plan_flags", counts_data=True),
-        Planner("config", HF | {"configs", "launch", "framework_version"}, "trainsteps.planners.configs:plan_configs",
+        Planner("config", HF | {"configs", "launch", "framework_version", "response_length", "prompt_length"},
+                "trainsteps.planners.configs:plan_configs",
                 counts_data=True),
         Planner("neox", NEOX, "trainsteps.planners.pretrain:plan_neox"),
         Planner("megatron", MEGATRON, "trainsteps.planners.pretrain:plan_megatron"),
@@ -212,7 +218,7 @@ def option_name(name: str) -> str:
     return _OPTION_NAMES.get(name) or "--" + name.replace("_", "-")
 
 
-MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack")
+MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack", "response_length", "prompt_length")
 """Time settings that only the FLOPs model reads (`--gpu` with `--model` or `--params`)."""
 MODEL_ASKS = ("model_path", "params", "gpu_name", "peak_tflops")
 

@@ -12,7 +12,8 @@ def time_request(request) -> dict:
     settings = request.settings
     return {**{name: settings.get(name) for name in TIME}, "lang": request.lang, "explain": request.explain,
             "seq_length": settings.get("seq_length"), "gpus_flag": settings.get("gpus"), "nodes_flag": settings.get("nodes"),
-            "world_flag": settings.get("world_size")}
+            "world_flag": settings.get("world_size"), **{name: settings.get(name) for name in (
+                "response_length", "prompt_length", "time_budget", "safety_margin")}}
 
 
 def attach_time(answer: Answer, request, counted) -> Answer:
@@ -26,10 +27,52 @@ def attach_time(answer: Answer, request, counted) -> Answer:
     asked = time_request(request)
     view = data if answer.time_steps == "optimizer_steps" else _steps_view(data, answer.time_steps)
     _refuse_times_of_no_events(request, view["run"])
-    result = estimate_for_plan(view, asked, counted.report if counted is not None else None)
+    for name in ("response_length", "prompt_length"):
+        if request.gave(name) and answer.rollout is None:  # a config that is not an RL trainer's (TRL GRPO/RLOO) has no rollout
+            from trainsteps.planners.table import option_name
+
+            raise InputError("rl.error.not_rl", "rl.hint.not_rl", option=option_name(name))
+    if answer.rollout is not None:
+        result = rl_estimate(view, asked, answer.rollout)
+    else:
+        result = estimate_for_plan(view, asked, counted.report if counted is not None else None)
     lang = request.lang
     human = _answer_with_time(answer.human, result, lang) + "\n\n" + render_time(result, lang, request.explain)
-    return Answer({**data, "time": result.to_dict(lang)}, human, notes=answer.notes, time_steps=answer.time_steps)
+    data = {**data, "time": result.to_dict(lang)}
+    if asked.get("time_budget"):
+        budget, text = rl_budget(result, asked, answer.rollout, data)
+        data, human = {**data, "time_budget": budget}, human + "\n\n" + text
+    return Answer(data, human, notes=answer.notes, time_steps=answer.time_steps, rollout=answer.rollout)
+
+
+def rl_budget(result, asked: dict, rollout, data: dict) -> tuple[dict, str]:
+    """`--time-budget` on an RL plan: the training steps (and prompts, epochs) that fit the wall time at the slow end
+    of the step time the Time section used."""
+    from trainsteps.i18n import label, message
+    from trainsteps.timing import parse_duration
+    from trainsteps.timing.budget import fit_budget
+    from trainsteps.timing.report import render_budget
+
+    budget = parse_duration(asked["time_budget"], "--time-budget")
+    margin = asked.get("safety_margin") if asked.get("safety_margin") is not None else 0.10
+    fit = fit_budget(budget, result.rate, margin=margin, step_limit=rollout.training_steps, gpus=rollout.total_gpus,
+                     prepare_seconds=result.prepare, save_seconds=_per_save(result, data))
+    lang = asked["lang"]
+    per_epoch = (data.get("run") or {}).get("steps_per_epoch")
+    covered = ", ".join(part for part in (
+        message("time.rl.budget_steps", lang, steps=f"{fit.max_steps:,}", planned=f"{rollout.training_steps:,}"),
+        message("time.rl.budget_prompts", lang, prompts=f"{fit.max_steps * rollout.prompts_per_step:,}",
+                responses=f"{fit.max_steps * rollout.prompts_per_step * rollout.samples_per_prompt:,}"),
+        f"{fit.max_steps / per_epoch:,.4g} {label('unit.epochs', lang)}" if per_epoch else None) if part)
+    fit.estimate.step_parts = result.step_parts
+    text = render_budget(fit, lang, asked.get("explain"), covered, fit.max_steps >= rollout.training_steps)
+    return fit.to_dict(lang), text
+
+
+def _per_save(result, data: dict):
+    """Seconds of one checkpoint save, where the Time section had them (--save-time)."""
+    saves = len((data.get("run") or {}).get("save_steps") or ())
+    return result.save.scaled(1 / saves) if result.save is not None and saves and result.save.high > 0 else None
 
 
 def _refuse_times_of_no_events(request, run: dict) -> None:
@@ -53,6 +96,111 @@ def _steps_view(data: dict, steps: str) -> dict:
     return {"framework": data.get("framework"), "inputs": {"world_size": gpus},
             "run": {"optimizer_steps": run[steps], "eval_steps": [s for s in run.get("test_steps") or () if s > 0],
                     "save_steps": list(run.get("save_steps") or ()), "warmup_steps": 0}}
+
+
+MODEL_OPTIONS = ("model_path", "params", "gpu_name", "peak_tflops", "dtype", "mfu", "training", "response_length", "prompt_length")
+"""The settings of the RL step model (timing.rl); a measured step time is read without them."""
+
+
+def rl_estimate(view: dict, asked: dict, rollout):
+    """The time of an RL plan: a measured step time (wall = training steps x step time), else the RL step model
+    (timing.rl: generation, forwards, updates, weight sync, overlap) on the user's model and GPU. Both given: the
+    measurement is the time, and the model's step is set beside it."""
+    from trainsteps.timing.request import estimate_for_plan
+
+    without_model = {**asked, **dict.fromkeys(MODEL_OPTIONS)}
+    wants_model = any(asked.get(name) for name in ("model_path", "params", "gpu_name", "peak_tflops"))
+    measured = any(asked.get(name) for name in ("step_time", "timing_from"))
+    if not wants_model:
+        return estimate_for_plan(view, without_model)
+    for name in ("stack", "eval_examples"):  # the FLOPs model of one update reads them; the RL step model does not
+        if asked.get(name) is not None:
+            from trainsteps.planners.table import option_name
+
+            raise InputError("rl.error.flops_option", "rl.hint.flops_option", option=option_name(name))
+    step, notes = rl_step(asked, rollout)
+    if measured:
+        result = estimate_for_plan(view, without_model)
+        result.notes.append(("time.rl.model_beside", {"seconds": f"{step.step.expected:,.4g}", "low": f"{step.step.low:,.4g}",
+                                                      "high": f"{step.step.high:,.4g}"}))
+        result.step_parts = dict(step.parts)
+        return result
+    return _modelled_rl(view, asked, rollout, step, notes)
+
+
+def rl_step(asked: dict, rollout):
+    """The modelled RL step of a RolloutShape under the time settings, and the notes that say what it assumed."""
+    from trainsteps.timing.flops import parse_mfu, shape_from_params
+    from trainsteps.timing.gpus import custom_gpu, find_gpu
+    from trainsteps.timing.model_files import read_model_shape
+    from trainsteps.timing.request import _parse_count
+    from trainsteps.timing.rl import prompt_mean, response_interval, rl_step_time, setup_from_shape
+    from trainsteps.timing.rl_fit import HELD_OUT
+
+    mfu = parse_mfu(asked["mfu"]) if asked.get("mfu") is not None else None
+    if asked.get("model_path") and asked.get("params"):
+        raise InputError("time.error.model_twice", "time.hint.model_twice")
+    shape = read_model_shape(asked["model_path"]) if asked.get("model_path") else \
+        shape_from_params(_parse_count(asked["params"])) if asked.get("params") else None
+    gpu = find_gpu(asked["gpu_name"]) if asked.get("gpu_name") else None
+    if asked.get("peak_tflops") is not None:
+        gpu = custom_gpu(asked["peak_tflops"], asked.get("dtype") or "bf16", gpu)
+    if shape is None or gpu is None:
+        raise InputError("time.error.model_incomplete", "time.hint.model_incomplete",
+                         missing="--gpu or --peak-tflops" if gpu is None else "--model or --params")
+    response, response_from = response_interval(_lengths(asked.get("response_length"), "--response-length"),
+                                                rollout.max_response_length)
+    prompt_given = _lengths(asked.get("prompt_length"), "--prompt-length")
+    prompt, prompt_from = prompt_mean(prompt_given.expected if prompt_given else None, rollout.max_prompt_length)
+    setup = setup_from_shape(rollout, shape, gpu, prompt_tokens=prompt, response_tokens=response,
+                             training=asked.get("training") or "full", dtype=asked.get("dtype") or "bf16", training_mfu=mfu)
+    step = rl_step_time(setup)
+    engines = (rollout.rollout_gpus or rollout.gpus) // rollout.rollout_tp
+    kind = response_from + ("_range" if response_from == "given" and not response.is_exact() else "")
+    notes = [("time.rl.response." + kind, {"low": f"{response.low:,.0f}", "expected": f"{response.expected:,.0f}",
+                                                    "high": f"{response.high:,.0f}", "cap": f"{rollout.max_response_length or 0:,}"}),
+             ("time.rl.prompt." + prompt_from, {"prompt": f"{prompt:,.0f}", "cap": f"{rollout.max_prompt_length or 0:,}"}),
+             ("time.rl.shape", {"prompts": f"{rollout.prompts_per_step:,}", "n": rollout.samples_per_prompt,
+                                "engines": engines, "tp": rollout.rollout_tp, "gpus": rollout.rollout_gpus or rollout.gpus,
+                                "trainers": rollout.gpus}),
+             ("time.rl.async" if rollout.asynchronous else "time.rl.sync", {}),
+             *([("time.rl.hf_generate", {})] if not rollout.weight_sync and rollout.framework.startswith("trl-") else []),
+             ("time.rl.calibration", {"error": f"{HELD_OUT['median_error']:.0%}", "held": f"{HELD_OUT['interval_holds']:.0%}"}),
+             *shape.notes]
+    return step, notes
+
+
+def _lengths(text, option: str):
+    """`1200` or `600-2400` (tokens) -> an Interval; None when not given."""
+    from trainsteps.timing import Interval
+
+    if text is None:
+        return None
+    try:
+        values = [float(part) for part in str(text).replace(",", "").split("-")]
+    except ValueError:
+        values = []
+    if not values or len(values) > 2 or any(not 0 < v < 10_000_000 for v in values) or values[0] > values[-1]:
+        raise InputError("rl.error.length_value", "rl.hint.length_value", option=option, value=str(text)[:60])
+    return Interval(values[0], sum(values) / len(values), values[-1])
+
+
+def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list):
+    """The Time section of a modelled RL run: training steps x the modelled step, with the step's parts."""
+    from trainsteps.timing import Rate, RunCounts, estimate
+    from trainsteps.timing.request import duration_option
+
+    run = view["run"]
+    counts = RunCounts(optimizer_steps=run["optimizer_steps"], eval_count=len(run["eval_steps"]), save_count=len(run["save_steps"]))
+    detail = f"{rollout.framework} RL, {rollout.total_gpus} GPU"
+    rate = Rate(step.step, "model", detail, assumptions=tuple(notes))
+    result = estimate(counts, rate, eval_seconds=duration_option(asked.get("eval_time"), "--eval-time"),
+                      save_seconds=duration_option(asked.get("save_time"), "--save-time"),
+                      prepare_seconds=duration_option(asked.get("prepare_time"), "--prepare-time"), gpus=rollout.total_gpus,
+                      price_per_gpu_hour=asked.get("price_per_gpu_hour"), currency=asked.get("currency") or "USD")
+    result.step_parts = dict(step.parts)
+    result.derivation.steps = step.derivation.steps + result.derivation.steps
+    return result
 
 
 def _answer_with_time(human: str, result, lang: str) -> str:

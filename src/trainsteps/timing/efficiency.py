@@ -4,10 +4,12 @@ residuals of similar setups and the fact that would narrow it most.
     log MFU = Σ coefficient x feature        (MFU against the BF16 dense peak; FLOPs = timing.flops' model FLOPs)
 
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
-checkpointing, fp8 (so its coefficient is the measured fp8 gain over the BF16 peak), tokens per micro-batch and model
-size (logs), MoE, the GPU generation and the GPU count. The coefficients and residual quantiles are data written by
-tools/fit_efficiency.py from the calibration half of tests/fixtures/timing/time_corpus.json (efficiency_fit.py);
-bench/bench_time_model.py scores the held-out half. Pure: no I/O.
+checkpointing, tokens per micro-batch and model size (logs), MoE, the GPU generation and the GPU count. The fit gives
+every source its own intercept, so a stack's level is its typical source's (shrunk toward the mean of every source's)
+and a fact's coefficient is what holds inside sources (fp8 is not one: only NVIDIA's Megatron tables have it, so an
+fp8 run gets its stack's level, against the BF16 peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
+from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
+scores the two held-out sets. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class MfuEstimate:
     """An MFU interval and what it rests on."""
 
     mfu: Interval
-    """Against the BF16 dense peak (fp8's gain is inside)."""
+    """Against the BF16 dense peak (an fp8 run too)."""
     unknown: tuple[str, ...]
     """Facts the estimate had to range over (stack, checkpointing), most informative first."""
     similar: int
@@ -83,14 +85,16 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
     }
 
 
-def predict_log_mfu(facts: SetupFacts, stack: str, checkpointing: str) -> float:
-    return sum(COEFFICIENTS.get(name, 0.0) * value for name, value in features(facts, stack, checkpointing).items())
+def predict_log_mfu(facts: SetupFacts, stack: str, checkpointing: str, coefficients: dict | None = None) -> float:
+    """log MFU of a setup: the stack's level plus each fact's coefficient (`coefficients`: a refit's, for the bench)."""
+    coefficients = COEFFICIENTS if coefficients is None else coefficients
+    return sum(coefficients.get(name, 0.0) * value for name, value in features(facts, stack, checkpointing).items())
 
 
 def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
-    """The expected MFU of a setup and an interval: the residual quantiles of similar calibration setups around the
-    prediction (each at least as wide as the calibration sources' errors on one another: RESIDUALS), widened over
-    every stack (and checkpointing) the facts leave open."""
+    """The expected MFU of a setup and an interval: the quantiles of how far calibration sources of a similar setup
+    sit from a fit made without them (RESIDUALS), around the prediction, widened over every stack (and
+    checkpointing) the facts leave open."""
     stacks = (facts.stack,) if facts.stack else STACKS
     checkpointings = (facts.checkpointing,) if facts.checkpointing else ("none", "full")
     predictions = {(s, c): predict_log_mfu(facts, s, c) for s in stacks for c in checkpointings}
@@ -99,8 +103,10 @@ def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
     expected_ckpt = facts.checkpointing or "none"
     expected = predictions.get((expected_stack, expected_ckpt), max(predictions.values()))
     residuals = {stack: _residuals(stack, method) for stack in stacks}
-    low = min(value + residuals[stack][0] for (stack, _), value in predictions.items())
-    high = max(value + residuals[stack][1] for (stack, _), value in predictions.items())
+    # the bounds always hold the expected value: where every calibration source of a stack sat above its shrunk level
+    # (megatron), the residuals alone would put the low end above the value planned with
+    low = min(expected, *(value + residuals[stack][0] for (stack, _), value in predictions.items()))
+    high = max(expected, *(value + residuals[stack][1] for (stack, _), value in predictions.items()))
     similar = sum(residuals[stack][2] for stack in stacks)
     by_stack = [max(v for (s, _), v in predictions.items() if s == stack) for stack in stacks]
     unknown = tuple(name for name, open_ in (("stack", not facts.stack), ("checkpointing", not facts.checkpointing)) if open_)
@@ -109,7 +115,8 @@ def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
 
 
 def _residuals(stack: str | None, method: str) -> tuple[float, float, int]:
-    """(10th, 90th percentile of log residuals, measurements) of the same stack and method, else of the method, else all."""
+    """(10th, 90th percentile of out-of-source log residuals, measurements) of the same stack and method, else of the
+    method, else all (a key exists only where two sources or more give its residuals)."""
     for key in (f"{stack}/{method}" if stack else None, f"*/{method}", "*/*"):
         if key and key in RESIDUALS and RESIDUALS[key][2] >= 5:
             return RESIDUALS[key]

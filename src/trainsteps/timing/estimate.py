@@ -209,6 +209,8 @@ class TimeEstimate:
     """(message id, params) shown under the figures: assumptions, precedence (a rate beat a model)."""
     derivation: Derivation = field(default_factory=Derivation)
     """Every figure with its formula and inputs."""
+    step_parts: dict[str, Interval] | None = None
+    """An RL step by part (timing.rl.PARTS: generation, forwards, updates, weight sync, overlap), when modelled."""
 
     def part(self, name: str) -> Interval | None:
         return getattr(self, name)
@@ -234,6 +236,7 @@ class TimeEstimate:
             "left_out": list(self.left_out),
             "notes": [message(msg_id, lang, **params) for msg_id, params in self.notes],
             "derivation": self.derivation.to_list(lang),
+            **({} if self.step_parts is None else {"step_parts": {name: part.to_dict() for name, part in self.step_parts.items()}}),
         }
 
 

@@ -24,6 +24,8 @@ def render_time(result, lang: str = "en", explain: bool = False) -> str:
             rows.append(_row(label(f"time.row.{name}", lang), part.describe(lang)))
     step = result.step_seconds
     rows.append(_row(label("time.step", lang), f"{step.expected:,.4g} s ({step.low:,.4g} – {step.high:,.4g})"))
+    if result.step_parts:
+        rows.extend(_step_part_rows(result, lang))
     if result.tokens_per_second:
         tps = result.tokens_per_second
         rows.append(_row(label("time.tokens_per_second", lang), f"{tps.expected:,.0f} ({tps.low:,.0f} – {tps.high:,.0f})"))
@@ -42,6 +44,17 @@ def render_time(result, lang: str = "en", explain: bool = False) -> str:
     if explain:
         rows.extend("  " + line for line in result.derivation.render(lang))
     return "\n".join(rows)
+
+
+def _step_part_rows(result, lang: str) -> list[str]:
+    """An RL step by part: the modelled step (or, beside a measured one, the model's view of it)."""
+    from trainsteps.i18n import label
+
+    heading = "time.rl.parts" if result.source == "model" else "time.rl.parts_beside"
+    rows = ["  " + label(heading, lang)]
+    for name, part in result.step_parts.items():
+        rows.append(_row("  " + label(f"time.rl.part.{name}", lang), f"{part.expected:,.4g} s ({part.low:,.4g} – {part.high:,.4g})"))
+    return rows
 
 
 def _row(name: str, value: str) -> str:

@@ -38,16 +38,48 @@ def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
         eval_seconds = _modelled_eval(data, request, counted, model, shape_tokens, notes)
     save_seconds = duration_option(request.get("save_time"), "--save-time")
     prepare_seconds = duration_option(request.get("prepare_time"), "--prepare-time")
+    tokenizing = _tokenization(counted, notes) if prepare_seconds is None and counts.start_step == 0 else None
     if model is not None:
-        save_seconds, prepare_seconds = _modelled_overheads(data, model, counts, save_seconds, prepare_seconds, notes)
+        save_seconds, prepare_seconds = _modelled_overheads(data, model, counts, save_seconds, prepare_seconds, notes,
+                                                            tokenized=tokenizing is not None)
+    if tokenizing is not None:
+        if prepare_seconds is None:
+            notes.append(("time.note.prepare_tokenization_only", {}))
+        prepare_seconds = tokenizing if prepare_seconds is None else prepare_seconds + tokenizing
     return estimate(counts, rate, eval_seconds=eval_seconds, save_seconds=save_seconds,
                     prepare_seconds=prepare_seconds, gpus=devices,
                     price_per_gpu_hour=request.get("price_per_gpu_hour"), currency=request.get("currency") or "USD",
                     notes=notes)
 
 
-def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list):
-    """Saves and the model load from the model's size (timing.overheads) where no measured time was given."""
+TOKENIZE_SPREAD = (0.5, 3.0)
+"""The framework's own tokenization against the time `plan --data`'s count took on the same files: it runs the same
+kind of tokenizer, but with its own template code, worker count and caching (an assumption, said in the output)."""
+
+
+def _tokenization(counted: dict | None, notes: list):
+    """Tokenizing the counted data before step 1, at the rate its count measured on this machine (None, with a note,
+    when the count was read from the cache or counted rows only)."""
+    from trainsteps.timing import Interval
+
+    if not counted or not counted.get("tokens"):
+        return None
+    if counted.get("from_cache"):
+        notes.append(("time.note.tokenize_cached", {}))
+        return None
+    seconds = float(counted.get("seconds") or 0.0)
+    if seconds <= 0:
+        return None
+    engine = (counted.get("tokenizer_engine") or {}).get("engine") or "-"
+    notes.append(("time.assume.tokenize", {"tokens": f"{counted['tokens']:,}", "rate": f"{counted['tokens'] / seconds:,.0f}",
+                                           "engine": engine, "seconds": f"{seconds:,.1f}", "low": TOKENIZE_SPREAD[0],
+                                           "high": TOKENIZE_SPREAD[1]}))
+    return Interval(seconds * TOKENIZE_SPREAD[0], seconds, seconds * TOKENIZE_SPREAD[1])
+
+
+def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list, tokenized: bool = False):
+    """Saves and the model load from the model's size (timing.overheads) where no measured time was given; the notes
+    say whether the data's tokenization is in the preparation too."""
     from trainsteps.timing.overheads import checkpoint_bytes, load_seconds
     from trainsteps.timing.overheads import save_seconds as modelled_save
 
@@ -59,12 +91,14 @@ def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds
     if prepare_seconds is None and counts.start_step == 0:
         prepare_seconds = load_seconds(model.shape)
         reference = _precomputed_reference(data, model, counts)
+        suffix = "_tokenized" if tokenized else ""
         if reference is None:
-            notes.append(("time.assume.load", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+            notes.append(("time.assume.load" + suffix, {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
         else:
             prepare_seconds = prepare_seconds + reference
-            notes.append(("time.assume.load_and_reference", {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}",
-                                                             "low": f"{reference.low:,.0f}", "high": f"{reference.high:,.0f}"}))
+            notes.append(("time.assume.load_and_reference" + suffix, {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}",
+                                                                      "low": f"{reference.low:,.0f}",
+                                                                      "high": f"{reference.high:,.0f}"}))
     return save_seconds, prepare_seconds
 
 
@@ -340,12 +374,16 @@ def _preference_note(preference, pairs, times: float) -> tuple[str, dict]:
 def preference_of(data: dict) -> SimpleNamespace | None:
     """The preference trainer a config runs (trainer: a key of timing.flops.PREFERENCE_TRAINERS, precompute: the
     reference log-probs computed once before training, origin: the setting that says so), or None. LLaMA-Factory:
-    `stage: dpo` (its `pref_loss: orpo|simpo` has no reference model), `kto`, `rm`; TRL: the script's DPOConfig /
-    KTOConfig / ORPOConfig / CPOConfig / RewardConfig call, or a YAML with KTO or DPO keys."""
+    `stage: dpo` (its `pref_loss: orpo|simpo` has no reference model), `kto`, `rm`; Axolotl: `rl: dpo|ipo|kto|orpo|
+    simpo`; ms-swift: `rlhf_type: dpo|kto|orpo|simpo|cpo|rm`; TRL: the script's DPOConfig / KTOConfig / ORPOConfig /
+    CPOConfig / RewardConfig call, or a YAML with KTO or DPO keys."""
     config = data.get("config") or {}
     settings = {key: (entry or {}).get("value") for key, entry in (config.get("settings") or {}).items()}
+    origins = {key: (entry or {}).get("from") for key, entry in (config.get("settings") or {}).items()}
     if config.get("framework") == "llamafactory":
         return _llamafactory_preference(settings.get("lf.stage"), raw_config(data))
+    if config.get("framework") in WRAPPER_PREFERENCE:
+        return _wrapper_preference(config["framework"], settings, origins)
     if config.get("framework") != "trl":
         return None
     precompute = bool(settings.get("trl.precompute_ref"))
@@ -363,6 +401,31 @@ def preference_of(data: dict) -> SimpleNamespace | None:
     if trainer == "cpo" and raw.get("loss_type") == "simpo":
         trainer = "simpo"
     return SimpleNamespace(trainer=trainer, precompute=precompute and trainer in ("dpo", "kto"), origin=origin)
+
+
+WRAPPER_PREFERENCE = {
+    "axolotl": ("axolotl.rl", "Axolotl rl", {"dpo": "dpo", "ipo": "dpo", "kto": "kto", "orpo": "orpo", "simpo": "simpo"},
+                "axolotl.precompute_ref_log_probs"),
+    "swift": ("swift.rlhf_type", "ms-swift rlhf_type",
+              {"dpo": "dpo", "kto": "kto", "orpo": "orpo", "simpo": "simpo", "cpo": "cpo", "rm": "reward"}, None),
+}
+"""A wrapper's preference key -> the trainer it runs (timing.flops.PREFERENCE_TRAINERS). Axolotl 0.19
+(core/builders/rl.py): dpo and ipo run DPOTrainer, kto KTOTrainer, orpo ORPOTrainer, simpo CPOTrainer with the simpo
+loss; only its DPO passes `precompute_ref_log_probs` on. ms-swift 4 (arguments/rlhf_args.py): simpo is CPO with the
+simpo loss; dpo and kto score with a reference (a copy of the model under full training, the base model with the
+adapter off under LoRA). Online kinds (grpo, ppo, gkd) are RL plans, not preference costing."""
+
+
+def _wrapper_preference(framework: str, settings: dict, origins: dict) -> SimpleNamespace | None:
+    key, label, trainers, precompute_key = WRAPPER_PREFERENCE[framework]
+    kind = str(settings.get(key) or "").lower()
+    if kind not in trainers:
+        return None
+    trainer = trainers[kind]
+    where = origins.get(key)
+    precompute = bool(precompute_key and settings.get(precompute_key)) and trainer == "dpo"
+    origin = f"{label}: {kind}" + (f" ({where})" if where else "") + (", precompute_ref_log_probs" if precompute else "")
+    return SimpleNamespace(trainer=trainer, precompute=precompute, origin=origin)
 
 
 def _llamafactory_preference(stage, raw: dict) -> SimpleNamespace | None:

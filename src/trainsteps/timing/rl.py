@@ -1,27 +1,33 @@
-"""Time of one RL training step (verl, OpenRLHF, EasyR1, TRL GRPO/PPO): generation, forwards, updates, weight sync.
+"""Time of one RL training step (verl, OpenRLHF, EasyR1, TRL GRPO/RLOO/PPO, and any RL planner that hands over a
+`RolloutShape`): generation, forwards, updates, weight sync, async overlap.
+
+The entry for a planner: build a `RolloutShape` (prompts per step, samples per prompt, training steps, prompt and
+response caps, sync or async, training GPUs and separate rollout GPUs, rollout tensor parallel size, ppo epochs,
+reference / critic / old-log-prob forwards, weight copy), then `setup_from_shape(shape, model, gpu, prompt_tokens=,
+response_tokens=)` and `rl_step_time(setup)`; planners/time.py does this for every RL plan.
 
 One step, synchronous (the rollout engine and the trainer share the GPUs, as verl's hybrid engine does):
 
     step = generation + old log-probs + reference + critic values + actor update + critic update + weight sync
 
     generation    prefill: 2·N FLOPs per prompt token, compute bound (prefill MFU);
-                  decode: memory-bandwidth bound. Each rollout engine (tensor-parallel group of `rollout_tp` GPUs)
-                  holds prompts x n / engines sequences and runs them in waves of at most `max_num_seqs` (vLLM's
-                  default 256). A decode step reads the engine's weights (bytes/param x N / tp per GPU) and the KV
-                  cache of the wave; a wave lasts as long as its longest response: between the mean response and
-                  the cap (or twice the mean without a cap). A decode step is never faster than its FLOPs allow.
+                  decode: memory-bandwidth bound, continuous batching. Each rollout engine (tensor-parallel group of
+                  `rollout_tp` GPUs) decodes its share of prompts x n sequences `concurrency` at a time (at most
+                  `max_num_seqs`, and no more than the KV cache holds), then drains its longest response alone
+                  (halfway from the mean to the cap). A decode step reads the engine's weights and the running
+                  sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM bandwidth, and is never faster than its FLOPs.
     forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
-    updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops (the critic the same)
+    updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops x UPDATE_EFFICIENCY
     weight sync   the policy's weights resharded to the rollout engine each step (bytes/param x N / tp per GPU)
 
 Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
 
-    step = max(generation, forwards + updates) + weight sync
+    step = max(generation, forwards + updates) + weight sync      (the `overlap` part is the time taken off)
 
-Every efficiency is an interval and is an assumption, not a calibration: the parts are the structure to
-calibrate against logged breakdowns (verl `timing_s/gen`, `timing_s/old_log_prob`, `timing_s/ref`,
-`timing_s/update_actor`), which has not been done yet. A measured step time (`--step-time`) replaces the model:
-wall = training steps x step time, exactly.
+DECODE_BANDWIDTH_SHARE, UPDATE_EFFICIENCY and the typical response length (used when only the cap is known) are
+fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
+tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT and docs/time.md. A measured
+step time (`--step-time`) replaces the model: wall = training steps x step time, exactly.
 Pure: no I/O, no CLI; numbers recorded in a `Derivation`.
 """
 
@@ -32,21 +38,22 @@ from dataclasses import dataclass, field
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
+from trainsteps.timing import rl_fit
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import MFU_DEFAULTS, ModelShape, eval_flops_per_token, train_flops_per_token
 from trainsteps.timing.gpus import Gpu
 
 HBM_TB_PER_S = {
-    "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
+    "gh200": 4.0, "gb200": 8.0, "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
     "a100-80g": 2.039, "a100-40g": 1.555, "a800": 2.039, "l40s": 0.864, "rtx4090": 1.008, "rtx3090": 0.936,
     "v100": 0.9, "mi300x": 5.3, "ascend-910b": 1.6,
 }
 """Peak memory bandwidth per device (TB/s), from the same vendor datasheets as timing/gpus.py (the 910B: third-party
 reports)."""
 
-DECODE_BANDWIDTH_SHARE = Interval(0.3, 0.5, 0.7)
-"""Share of peak HBM bandwidth a rollout engine's decode achieves (assumed: vLLM/SGLang decode of dense models
-reaches 50-80% of peak in kernel benchmarks, less with scheduling and sampling overhead)."""
+DECODE_BANDWIDTH_SHARE = Interval(rl_fit.DECODE_SHARE / rl_fit.SPREAD, rl_fit.DECODE_SHARE, min(rl_fit.DECODE_SHARE * rl_fit.SPREAD, 1.0))
+"""Share of peak HBM bandwidth a rollout engine's decode reaches, fitted on published RL steps (timing/rl_fit.py):
+scheduling, sampling, long tails and engine restarts included."""
 PREFILL_MFU = Interval(0.3, 0.45, 0.6)
 """Prefill MFU (assumed: long, batched prompts are compute bound)."""
 FORWARD_MFU = Interval(0.2, 0.3, 0.45)
@@ -54,9 +61,15 @@ FORWARD_MFU = Interval(0.2, 0.3, 0.45)
 SYNC_GB_PER_S = Interval(20.0, 50.0, 150.0)
 """Effective bandwidth of the per-step weight sync (GB/s per GPU; assumed: NVLink resharding in-node, slower with
 offload or across nodes)."""
+KV_MEMORY_SHARE = 0.9
+"""Share of a rollout GPU's memory its engine holds for weights and KV cache (vLLM's gpu_memory_utilization in verl's
+and NeMo RL's defaults: 0.5-0.6)."""
 KV_GROUPS = 4
 """Query heads per KV head assumed when the model's config is not read (grouped-query attention; Llama 3 8B: 4)."""
-PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync")
+UPDATE_EFFICIENCY = Interval(rl_fit.UPDATE_EFFICIENCY / rl_fit.SPREAD, rl_fit.UPDATE_EFFICIENCY, rl_fit.UPDATE_EFFICIENCY * rl_fit.SPREAD)
+"""The training engine's MFU in an RL step (its forwards and updates) relative to timing.flops' training MFU, fitted
+on published RL steps (variable-length micro-batches, offload and resharding included)."""
+PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "overlap")
 """The Time section's lines, in the order a step runs them."""
 
 
@@ -96,6 +109,16 @@ class RLStepSetup:
     """One-step off-policy: the next step's generation overlaps this step's training."""
     dtype: str = "bf16"
     """Data type of the weights and of the peak FLOP/s."""
+    rollout_gpus: int | None = None
+    """GPUs of the rollout engines when they are not the training GPUs (OpenRLHF's vLLM engines, slime, AReaL);
+    None: rollout and training share `gpus` (verl's hybrid engine, colocated runs)."""
+    weight_sync: bool = True
+    """The policy's weights are copied to a separate rollout engine each step (not when the trainer generates with
+    its own model, as TRL PPO does)."""
+    training_mfu: Interval | None = None
+    """The update's MFU (`--mfu`); None: timing.flops.MFU_DEFAULTS for the training kind."""
+    old_log_prob: bool = True
+    """A forward for the old policy's log-probs each step."""
 
 
 @dataclass(slots=True)
@@ -130,65 +153,91 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     parts = {"generation": _generation(setup, d, n_params, peak, bytes_per_param, rollouts)}
     attended = setup.prompt_tokens + mean_response.expected
     forward = eval_flops_per_token(setup.shape, attended)
-    forward_seconds = _compute(tokens, forward, setup.gpus, peak, FORWARD_MFU)
-    parts["old_log_prob"] = _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
-                                  f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {FORWARD_MFU.expected})")
+    forward_mfu = _times(FORWARD_MFU, UPDATE_EFFICIENCY)
+    forward_seconds = _compute(tokens, forward, setup.gpus, peak, forward_mfu)
+    _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
+          f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
+    if setup.old_log_prob:
+        parts["old_log_prob"] = forward_seconds
     if setup.reference:
         parts["reference"] = forward_seconds
     if setup.critic:
         parts["critic_values"] = forward_seconds
     train = train_flops_per_token(setup.shape, attended, setup.training)
-    mfu = MFU_DEFAULTS[setup.training].mfu
+    mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, UPDATE_EFFICIENCY)
     update = _compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu)
     parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
-                                  f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / ({setup.gpus} x {peak:.4g} x {mfu.expected})")
+                                  f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / "
+                                  f"({setup.gpus} x {peak:.4g} x {mfu.expected:.3g})")
     if setup.critic:
         parts["critic_update"] = update
-    sync_bytes = bytes_per_param * n_params / setup.rollout_tp
-    parts["weight_sync"] = _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(sync_bytes / 1e9),
-                                 "bytes/param x N / rollout tp / sync bandwidth", f"{bytes_per_param} x {n_params:.4g} / {setup.rollout_tp}")
+    if setup.weight_sync:
+        tp = setup.rollout_tp
+        sync_bytes = bytes_per_param * n_params / tp
+        parts["weight_sync"] = _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(sync_bytes / 1e9),
+                                     "bytes/param x N / rollout tp / sync bandwidth", f"{bytes_per_param} x {n_params:.4g} / {tp}")
     training = _sum(part for name, part in parts.items() if name not in ("generation", "weight_sync"))
+    sync = parts.get("weight_sync", Interval.exact(0.0))
     if setup.asynchronous:
         gen = parts["generation"]
-        step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + parts["weight_sync"]
+        step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + sync
+        parts["overlap"] = Interval(*(max(g, t) - g - t for g, t in zip((gen.high, gen.expected, gen.low),
+                                                                        (training.high, training.expected, training.low), strict=True)))
         _note(d, "rl_step_seconds", step, "max(generation, forwards + updates) + weight sync (one-step off-policy)")
     else:
         step = _sum(parts.values())
         _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync")
-    assumptions = ["decode bandwidth share 0.3-0.7", "prefill MFU 0.3-0.6", "forward MFU 0.2-0.45",
-                   f"training MFU {mfu.low}-{mfu.high}", "weight sync 20-150 GB/s per GPU", "not calibrated on logged runs"]
+    assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:.2g}-{DECODE_BANDWIDTH_SHARE.high:.2g}",
+                   f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {forward_mfu.low:.2g}-{forward_mfu.high:.2g}",
+                   f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", f"weight sync {SYNC_GB_PER_S.low:g}-{SYNC_GB_PER_S.high:g} GB/s per GPU"]
     if not (setup.shape.layers and setup.shape.attention_width):
         assumptions.append("no KV-cache reads (the model's layers are unknown)")
     return RLStepTime(parts, step, d, assumptions)
 
 
 def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, bytes_per_param: int, rollouts: int) -> Interval:
-    """Prefill (compute bound) + decode waves (memory bound, never faster than their FLOPs)."""
-    engines = max(setup.gpus // setup.rollout_tp, 1)
+    """Prefill (compute bound) + continuous-batching decode (memory bound, never faster than its FLOPs): each engine
+    decodes its sequences `concurrency` at a time (vLLM's max_num_seqs, or fewer when their KV cache does not fit),
+    then drains the longest response alone."""
+    rollout_gpus = setup.rollout_gpus or setup.gpus
+    engines = max(rollout_gpus // setup.rollout_tp, 1)
     per_engine = math.ceil(rollouts / engines)
-    wave = min(per_engine, setup.max_num_seqs)
-    waves = math.ceil(per_engine / wave)
-    mean = setup.response_tokens
-    longest = setup.response_cap or 2 * mean.high
-    wave_steps = Interval(min(mean.low, longest), min((mean.expected + longest) / 2, longest), longest)
     bandwidth = HBM_TB_PER_S.get(setup.gpu.name)
     if bandwidth is None:
         raise InputError("time.error.gpu_bandwidth", "time.hint.gpu_bandwidth", gpu=setup.gpu.name, known=", ".join(HBM_TB_PER_S))
-    context = setup.prompt_tokens + mean.expected / 2
     kv_per_token = _kv_bytes_per_token(setup.shape, bytes_per_param)
-    read_per_gpu = (bytes_per_param * n_params + wave * context * kv_per_token) / setup.rollout_tp
-    memory_step = DECODE_BANDWIDTH_SHARE.inverse(read_per_gpu / (bandwidth * 1e12))
-    compute_step = PREFILL_MFU.inverse(2 * n_params * wave / (setup.rollout_tp * peak))
-    decode_step = Interval(*(max(a, b) for a, b in zip((memory_step.low, memory_step.expected, memory_step.high),
-                                                       (compute_step.low, compute_step.expected, compute_step.high), strict=True)))
-    decode = Interval(decode_step.low * wave_steps.low * waves, decode_step.expected * wave_steps.expected * waves,
-                      decode_step.high * wave_steps.high * waves)
-    prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, setup.gpus, peak, PREFILL_MFU)
-    _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x wave / (tp x peak x MFU))",
-          f"({bytes_per_param} x {n_params:.4g} + {wave} x {context:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x "
-          f"{DECODE_BANDWIDTH_SHARE.expected})")
-    return _note(d, "rl_generation_seconds", prefill + decode, "prefill + decode steps per wave x waves x decode step",
-                 f"{waves} waves of {wave} sequences on each of {engines} engines, {wave_steps.expected:.4g} decode steps a wave")
+    bounds = []
+    for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
+        longest = min((mean + setup.response_cap) / 2, setup.response_cap) if setup.response_cap else 2 * mean
+        context = setup.prompt_tokens + mean / 2
+        concurrency = _concurrency(setup, per_engine, kv_per_token, n_params, bytes_per_param)
+        steps = per_engine * mean / concurrency + max(longest - mean, 0)
+        read_per_gpu = (bytes_per_param * n_params + concurrency * context * kv_per_token) / setup.rollout_tp
+        bounds.append((steps, read_per_gpu, concurrency))
+    memory = [read / (bandwidth * 1e12) / share for (_, read, _), share in
+              zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
+    compute = [2 * n_params * c / (setup.rollout_tp * peak) / mfu for (_, _, c), mfu in
+               zip(bounds, (PREFILL_MFU.high, PREFILL_MFU.expected, PREFILL_MFU.low), strict=True)]
+    decode_step = Interval(*sorted(max(m, c) for m, c in zip(memory, compute, strict=True)))
+    decode = Interval(*sorted(step * b[0] for step, b in zip((decode_step.low, decode_step.expected, decode_step.high), bounds,
+                                                            strict=True)))
+    prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
+    _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x concurrency / (tp x peak x MFU))",
+          f"({bytes_per_param} x {n_params:.4g} + {bounds[1][2]:.0f} x {setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x "
+          f"{kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g})")
+    return _note(d, "rl_generation_seconds", prefill + decode, "prefill + (sequences x mean response / concurrency + tail) x decode step",
+                 f"{per_engine} sequences on each of {engines} engines, {bounds[1][2]:.0f} at a time, {bounds[1][0]:.4g} decode steps")
+
+
+def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, n_params: float, bytes_per_param: int) -> float:
+    """Sequences an engine decodes at once: its share of the rollouts, at most max_num_seqs, at most what its KV cache
+    holds (KV_MEMORY_SHARE of the engine's memory less the weights, over the sequences' mean context)."""
+    concurrency = min(per_engine, setup.max_num_seqs)
+    if kv_per_token:
+        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * n_params
+        sequence = setup.prompt_tokens + setup.response_tokens.expected
+        concurrency = min(concurrency, max(free / (sequence * kv_per_token), 1.0))
+    return max(concurrency, 1.0)
 
 
 def _note(d: Derivation, key: str, seconds: Interval, formula: str, values: str = "") -> Interval:
@@ -210,6 +259,11 @@ def _compute(tokens: Interval, flops_per_token: float, gpus: int, peak: float, m
                     tokens.high * flops_per_token / (gpus * peak * mfu.low))
 
 
+def _times(a: Interval, b: Interval) -> Interval:
+    """Bound by bound product of two efficiencies (at most 1)."""
+    return Interval(min(a.low * b.low, 1.0), min(a.expected * b.expected, 1.0), min(a.high * b.high, 1.0))
+
+
 def _sum(parts) -> Interval:
     total = Interval.exact(0.0)
     for part in parts:
@@ -221,8 +275,9 @@ def _check(setup: RLStepSetup) -> None:
     for name in ("gpus", "prompts_per_step", "samples_per_prompt", "rollout_tp", "max_num_seqs", "ppo_epochs"):
         if getattr(setup, name) < 1:
             raise InputError("rl.error.positive", "rl.hint.positive", key=name, value=getattr(setup, name))
-    if setup.gpus % setup.rollout_tp:
-        raise InputError("rl.error.rollout_tp", "rl.hint.rollout_tp", gpus=setup.gpus, tp=setup.rollout_tp)
+    rollout_gpus = setup.rollout_gpus or setup.gpus
+    if rollout_gpus % setup.rollout_tp:
+        raise InputError("rl.error.rollout_tp", "rl.hint.rollout_tp", gpus=rollout_gpus, tp=setup.rollout_tp)
     if setup.response_tokens.low <= 0 or setup.prompt_tokens < 0:
         raise InputError("rl.error.above_zero", "rl.hint.above_zero", key="response length", value=f"{setup.response_tokens.low:g}")
 
@@ -244,6 +299,91 @@ def setup_from_plan(plan, shape: ModelShape, gpu: Gpu, gpus: int, *, prompt_toke
     options.setdefault("response_cap", cap)
     return RLStepSetup(shape=shape, gpu=gpu, gpus=gpus, prompts_per_step=run.prompts_per_step, samples_per_prompt=n,
                        prompt_tokens=prompt_tokens, response_tokens=response_tokens, ppo_epochs=int(epochs), **options)
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutShape:
+    """One RL training step as its planner knows it: what any RL planner (verl, OpenRLHF, EasyR1, TRL, slime,
+    AReaL, prime-rl, ROLL, open-instruct, ...) hands to the step-time model. The planner fills it from its
+    framework's settings and defaults; the user's model, GPU and lengths complete it (`setup_from_shape`)."""
+
+    framework: str
+    """The planner's name (verl, openrlhf, ...), for the report."""
+    training_steps: int
+    """Training (rollout) steps of the run: the steps whose time is counted."""
+    prompts_per_step: int
+    """Prompts generated for per training step."""
+    samples_per_prompt: int
+    """Responses per prompt (rollout.n, n_samples_per_prompt, num_generations, group size)."""
+    max_prompt_length: int | None = None
+    """The prompt length limit (tokens), where the framework has one."""
+    max_response_length: int | None = None
+    """The response length limit (tokens): the longest a decode wave can run."""
+    asynchronous: bool = False
+    """Generation of the next step overlaps training on this one (one-step off-policy, fully async)."""
+    gpus: int = 1
+    """GPUs that train (and that generate, when `rollout_gpus` is None)."""
+    rollout_gpus: int | None = None
+    """GPUs that only generate (separate vLLM/SGLang engines); None: the training GPUs generate too."""
+    rollout_tp: int = 1
+    """Tensor-parallel size of one rollout engine."""
+    ppo_epochs: int = 1
+    """Passes of the update over one step's responses."""
+    reference: bool = True
+    """A reference-model forward each step (KL loss or KL in the reward)."""
+    critic: bool = False
+    """A critic: a values forward and a critic update each step (PPO with GAE)."""
+    weight_sync: bool = True
+    """The trained weights are copied to the rollout engine each step (False: the trainer generates itself)."""
+    max_num_seqs: int = 256
+    """Sequences one rollout engine decodes at once."""
+    old_log_prob: bool = True
+    """A forward for the old policy's log-probs each step (TRL GRPO skips it when each generation is trained on once)."""
+
+    @property
+    def total_gpus(self) -> int:
+        """GPUs the run holds (billed)."""
+        return self.gpus + (self.rollout_gpus or 0)
+
+
+TYPICAL_RESPONSE_SPREAD = 3.0
+"""Without a stated mean, the mean response is TYPICAL_RESPONSE tokens (fitted on published runs that state only their
+cap, timing/rl_fit.py) within a factor of this, and never more than the cap allows (a quarter to 0.8 of it)."""
+PROMPT_SHARE_OF_CAP = 0.5
+"""Mean prompt length as a share of the prompt cap when no mean is given (prompts are filtered to fit the cap)."""
+DEFAULT_PROMPT_TOKENS = 256
+"""Mean prompt length when neither a mean nor a cap is known."""
+
+
+def response_interval(mean: Interval | None, cap: int | None) -> tuple[Interval, str]:
+    """The mean response length to model with, and where it came from (`given`, `cap` or a refusal)."""
+    if mean is not None:
+        return mean, "given"
+    if cap:
+        typical = rl_fit.TYPICAL_RESPONSE
+        return Interval(min(typical / TYPICAL_RESPONSE_SPREAD, 0.25 * cap), min(typical, 0.5 * cap),
+                        min(typical * TYPICAL_RESPONSE_SPREAD, 0.8 * cap)), "cap"
+    raise InputError("rl.error.response_length", "rl.hint.response_length")
+
+
+def prompt_mean(mean: float | None, cap: int | None) -> tuple[float, str]:
+    """The mean prompt length to model with, and where it came from (`given`, `cap` or `default`)."""
+    if mean is not None:
+        return mean, "given"
+    if cap:
+        return PROMPT_SHARE_OF_CAP * cap, "cap"
+    return float(DEFAULT_PROMPT_TOKENS), "default"
+
+
+def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prompt_tokens: float, response_tokens: Interval,
+                     training: str = "full", dtype: str = "bf16", training_mfu: Interval | None = None) -> RLStepSetup:
+    """The step of a planner's RolloutShape on the user's model and GPU."""
+    return RLStepSetup(shape=shape, gpu=gpu, gpus=rollout.gpus, prompts_per_step=rollout.prompts_per_step,
+                       samples_per_prompt=rollout.samples_per_prompt, prompt_tokens=prompt_tokens, response_tokens=response_tokens,
+                       response_cap=rollout.max_response_length, rollout_tp=rollout.rollout_tp, max_num_seqs=rollout.max_num_seqs,
+                       ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
+                       asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
+                       weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob)
 
 
 @dataclass(slots=True)

@@ -1,0 +1,61 @@
+"""A row of the RL step corpus (tests/fixtures/timing/rl_step_corpus.json) -> the step model's setup, and the score of
+the model on a set of rows (median error, share of rows inside the interval). What tools/fit_rl_time.py fits with and
+what the tests check the stated held-out figures against. Pure: the caller reads the file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trainsteps.timing.estimate import Interval
+from trainsteps.timing.flops import ModelShape
+from trainsteps.timing.gpus import find_gpu
+from trainsteps.timing.rl import RolloutShape, response_interval, rl_step_time, setup_from_shape
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One corpus row under the model."""
+
+    row_id: str
+    source: str
+    measured: float
+    """The published seconds per step."""
+    modelled: Interval
+    """The model's step (low, expected, high)."""
+
+    @property
+    def error(self) -> float:
+        """|modelled / measured - 1| of the expected step."""
+        return abs(self.modelled.expected / self.measured - 1)
+
+    @property
+    def held(self) -> bool:
+        return self.modelled.low <= self.measured <= self.modelled.high
+
+
+def modelled_step(row: dict, models: dict) -> Interval:
+    """The model's step for a corpus row, with the lengths a user would give: the stated mean response, else the cap."""
+    facts = models[row["model"]]
+    shape = ModelShape(facts["params"], facts["params"], layers=facts["layers"], attention_width=facts["attention_width"],
+                       source=row["model"])
+    rollout = RolloutShape(framework=row["source"], training_steps=1, prompts_per_step=row["prompts_per_step"],
+                           samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
+                           asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
+                           rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"])
+    stated = row["response_tokens"]
+    response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
+    setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response)
+    return rl_step_time(setup).step
+
+
+def score(rows: list[dict], models: dict) -> list[Scored]:
+    return [Scored(r["id"], r["source"], r["step_seconds"], modelled_step(r, models)) for r in rows]
+
+
+def summary(scored: list[Scored]) -> dict:
+    """Median error of the expected step and the share of measured steps inside the interval."""
+    errors = sorted(s.error for s in scored)
+    middle = len(errors) // 2
+    median = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+    return {"median_error": round(median, 3), "interval_holds": round(sum(s.held for s in scored) / len(scored), 3),
+            "runs": len(scored)}
