@@ -94,7 +94,8 @@ def test_an_rl_plan_has_its_time_fields_and_says_the_clis_hours(page, base_url):
                          "--save-time", "2m")
     page.goto(f"{base_url}/?{urlencode({'tab': 'config', 'framework': 'verl', 'launch': VERL, 'num_examples': 7473})}")
     page.wait_for_selector("#f-step_time", state="attached")
-    assert offered(page, "step_time") and not offered(page, "params")  # the FLOPs model of an update does not cover an RL step
+    for name, option in (("step_time", "step_time"), ("params", "params"), ("gpu", "gpu_name"), ("eval_examples", "eval_examples")):
+        assert offered(page, name) == (option in PLANNERS["verl"].accepts), name  # the RL time settings verl's planner takes
     page.click("details[data-group*=step_time] summary")
     page.fill("#f-step_time", "45s")
     page.click("details[data-group*=save_time] summary")
