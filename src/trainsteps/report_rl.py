@@ -33,8 +33,9 @@ def render_rl(plan: RLPlan, lang: str = "en", explain: bool = False) -> str:
         lines.append(f"  {message(key, lang):<{width}}{format_value(value):>9}{bound}  {what}")
     lines.append("")
     lines.append(message("rl.data", lang))
-    lines.append("  " + message("rl.data.prompts", lang, prompts=f"{run.prompts:,}", per_epoch=f"{run.steps_per_epoch:,}",
-                                 done=format_value(run.epochs_completed), planned=format_value(run.epochs_planned)))
+    if run.prompts:  # the stacks without epochs (prime-rl, ROLL) or a prompt count (slime with --num-rollout) have no line
+        lines.append("  " + message("rl.data.prompts", lang, prompts=f"{run.prompts:,}", per_epoch=f"{run.steps_per_epoch:,}",
+                                     done=format_value(run.epochs_completed), planned=format_value(run.epochs_planned)))
     if not sft:
         lines.append("  " + message("rl.data.rollouts", lang, rollouts=f"{run.rollouts:,}", per_step=f"{run.rollouts_per_step:,}") + bound)
     if run.response_tokens_max:

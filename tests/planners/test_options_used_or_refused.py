@@ -37,6 +37,17 @@ BASES = {
     "automodel": ["--framework", "automodel", "--num-examples", "1000", "--global-batch-size", "8", "--max-steps", "500",
                   "--eval-interval", "30"],
     "llamafactory-v1": ["--framework", "llamafactory-v1", "--num-examples", "1000"],
+    # the RL stacks planned from their own words (planners/rl_stacks.py)
+    "slime": ["--framework", "slime", "--num-examples", "1000", "--set", "rollout_batch_size=8", "--set", "global_batch_size=8",
+              "--set", "num_epoch=2", "--set", "eval_interval=3", "--set", "save_interval=3", "--set", "rollout_max_response_len=1024"],
+    "areal": ["--framework", "areal", "--num-examples", "1000", "--set", "train_dataset.batch_size=8", "--set", "saver.freq_steps=7",
+              "--set", "evaluator.freq_steps=7"],
+    "open-instruct": ["--framework", "open-instruct", "--num-examples", "1000", "--set", "total_episodes=6400",
+                      "--set", "local_eval_every=3", "--set", "dataset_mixer_eval_list=x"],
+    "trl-async-grpo": ["--framework", "trl-async-grpo", "--num-examples", "1000", "--set", "save_steps=10"],
+    "prime-rl": ["--framework", "prime-rl", "--set", "max_steps=50", "--set", "ckpt.interval=10",
+                 "--set", "orchestrator.train.sampling.max_completion_tokens=128"],
+    "roll": ["--framework", "roll", "--set", "max_steps=50", "--set", "save_steps=10", "--set", "response_length=1024"],
 }
 """The smallest request each planner plans."""
 
@@ -155,6 +166,8 @@ SAMPLES = {
     "chat_template_path": ([], ["--chat-template", "x.jinja"]),
     "unsloth_release": ([], ["--unsloth", "2026.10.9"]),
     "rl_overrides": ([], ["--set", "a=1"]),
+    "prompts_per_step": ([], ["--prompts-per-step", "4"]),
+    "samples_per_prompt": ([], ["--samples-per-prompt", "3"]),
     "response_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--response-length", "300"]),
     "prompt_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--prompt-length", "300"]),
     "time_budget": (STEP_TIME, ["--time-budget", "1h"]),
@@ -270,10 +283,27 @@ PER_PLANNER = {
     ("llamafactory-v1", "max_steps"): ([], ["--max-steps", "7"]),
     ("llamafactory-v1", "cutoff_len"): ([], ["--cutoff-len", "4096"]),
     ("llamafactory-v1", "save_time"): (STEP_TIME + ["--save-steps", "100"], ["--save-time", "60"]),
+    ("slime", "launch"): ([], ["--launch", "python train.py --num-rollout 5"]),
+    ("slime", "prompts_per_step"): ([], ["--prompts-per-step", "16"]),
+    ("areal", "launch"): ([], ["--launch", "python -m areal.launcher.local grpo.py actor.ppo_n_minibatches=2"]),
+    ("areal", "configs"): ([], [str(EXAMPLES / "areal" / "gsm8k_grpo.yaml")]),
+    ("open-instruct", "launch"): ([], ["--launch", "python open_instruct/grpo_fast.py --num_mini_batches 2"]),
+    ("trl-async-grpo", "launch"): ([], ["--launch", "accelerate launch async_grpo.py --num_generations 4"]),
+    ("trl-async-grpo", "framework_version"): ([], ["--framework-version", "1.8.0"]),
+    ("prime-rl", "configs"): ([], [str(EXAMPLES / "prime_rl" / "reverse_text.toml")]),
+    ("prime-rl", "launch"): ([], ["--launch", f"uv run rl @ {EXAMPLES / 'prime_rl' / 'reverse_text.toml'}"]),
+    ("roll", "configs"): ([], [str(EXAMPLES / "roll" / "rlvr_config.yaml")]),
+    ("roll", "framework_version"): (["--set", "rollout_batch_size=100", "--set", "num_return_sequences_in_group=3",
+                                     "--set", "actor_train.training_args.per_device_train_batch_size=7"], ["--framework-version", "0.1.3"]),
+    ("roll", "eval_time"): (STEP_TIME + ["--set", "validation.data_args.file_name=x"], ["--eval-time", "60"]),
+    ("prime-rl", "samples_per_prompt"): ([], ["--samples-per-prompt", "4"]),
+    ("roll", "launch"): ([], ["--launch", "python examples/start_rlvr_pipeline.py --config_name x"]),
 }
 
 PER_PLANNER.update({(planner, name): sample for planner in ("verl", "openrlhf", "easyr1", "trl-ppo")
                     for name, sample in RL_MODEL_SAMPLES.items()})
+PER_PLANNER.update({(planner, name): sample for planner in ("slime", "areal", "open-instruct", "trl-async-grpo", "prime-rl", "roll")
+                    for name, sample in RL_MODEL_SAMPLES.items() if (planner, name) not in PER_PLANNER})
 GRPO_CONFIG = "CONFIG=" + str(EXAMPLES / "trl" / "grpo.yaml")
 """A sample that needs another config file than the planner's base one: a TRL GRPO run, whose step the RL model times."""
 PER_PLANNER.update({("config", name): ([GRPO_CONFIG, *RL_MODEL], [f"--{name.replace('_', '-')}", "300"])

@@ -63,8 +63,15 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
 
         pretrain = PretrainObserved()
         rl = RLObserved()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
-        observations = read_log(path if text is None else None, text, also=rl.chain(pretrain.feed if framework != "hf" else None))
+        from trainsteps.logs.rl_stacks import StackObserved
+
+        stacks = StackObserved()  # AReaL / open-instruct / prime-rl / ROLL step lines (logs/rl_stacks.py)
+        observations = read_log(path if text is None else None, text,
+                                also=rl.chain(stacks.chain(pretrain.feed if framework != "hf" else None)))
         progress_only = all(run.kind == "progress" for run in observations.runs)
+        if framework == "auto" and progress_only and stacks.found_anything() and not pretrain.found_anything():
+            emit(fmt, stacks.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(stacks.explanation(lang), 1)))
+            return
         if framework == "auto" and _rl_answers(rl, observations, progress_only) and not pretrain.found_anything():
             _explain_rl(rl, observations, lang, fmt)
             return

@@ -196,6 +196,7 @@ LABELS = {
     "explain.finished_by.at_total": "the run finished (its step reached the total it counts to)",
     "explain.finished_by.state": "the run finished (train_runtime in trainer_state.json's log_history)",
     "explain.finished_by.lightning": "the run finished (`Trainer.fit` stopped)",
+    "explain.finished_by.loop_end": "the run finished (the loop's own `End of training.` line)",
     "explain.finished": "the run finished (train_runtime / Training completed)",
     "explain.finished_lightning": "the run finished (`Trainer.fit` stopped at its limit)",
     "explain.mode.epochs": "num_train_epochs set",
@@ -266,9 +267,11 @@ LABELS = {
     'explain.time.source.elapsed_one': 'the elapsed_time of the one logged step over its step count (no second reading to time an interval)',
     'explain.time.source.runtime': 'train_runtime over the steps that ran',
     'explain.time.source.iteration': 'iteration lines (elapsed time per iteration)',
+    "explain.time.source.step_lines": "the loop's step lines (the time per step they print)",
     'explain.wrapper.dataset_rows': 'training rows (num_rows)',
     'explain.wrapper.launcher_world': 'processes started by the launcher',
     'explain.wrapper.framework_world': 'processes Megatron was started with (using world size)',
+    "explain.wrapper.loop_world": "processes the training loop says it runs on (World size (gpu number))",
     "explain.wrapper.lightning_epoch_batches": "batches of the epoch on Lightning's bar (no total)",
     "explain.wrapper.lightning_fit_stopped": "the limit `Trainer.fit` stopped at",
     "explain.wrapper.nemo_global_step": "NeMo's global_step (bar postfix)",
@@ -336,6 +339,7 @@ LABELS = {
     'explain.source.card': 'model card num_devices',
     'explain.source.accelerate': 'accelerate config num_processes',
     'explain.source.megatron': "Megatron's using world size",
+    "explain.source.loop_world": "the loop's World size (gpu number)",
     'explain.source.one_node': 'processes per node, one node',
     'explain.wrapper.card_train_batch_size': 'model card train_batch_size',
     'explain.wrapper.card_gradient_accumulation_steps': 'model card gradient_accumulation_steps',
@@ -1760,6 +1764,7 @@ MESSAGES = {
     "ptlog.mg_layout_bad_nocp": "Megatron's printed layout does not add up: world size {W} != tensor {T} x pipeline {P} x data-parallel {D} = {product}; the lines come from different runs, were edited, or a context-parallel size that was not printed is {W} / {product}",
     "ptlog.mg_world_from_layout_nocp": "world size {W} = tensor {T} x pipeline {P} x data-parallel {D} (no context-parallel size printed: taken as 1)",
     "explain.why.world_megatron": "from Megatron's own `using world size` line (world = tensor x pipeline x context x data-parallel)",
+    "explain.why.world_loop": "from the loop's own training statistics (`World size (gpu number): N`, BasicSR's train.py)",
     "explain.fact.nemo_batch": "NeMo's bar postfix at line {line} says global_step={step}, consumed_samples={consumed}: NeMo counts consumed samples as (global_step + 1) x global batch (the step being run is not yet in global_step), so {done} optimizer steps were done and the global batch is {batch} (consumed / (global_step + 1), within the bar's 3-significant-digit rounding; a batch-size ramp-up makes it an average)",
     "explain.fact.lightning_itbar": "Lightning's bar has no total (the dataset has no length): at line {line}, epoch {epoch} had run {batches:,} batches in {elapsed} at {rate} batches/s; it counts batches of that epoch only (optimizer steps = batches / accumulate_grad_batches), and an epoch here is not a pass over a known number of rows",
     "explain.fact.lightning_stopped": "Lightning says how the run ended (line {line}): `Trainer.fit` stopped because {limit}={n:,} was reached, the limit it was given; it did not crash",
@@ -1798,6 +1803,7 @@ MESSAGES = {
     'explain.head.stuck': 'Stuck: {time} with no first step',
     'explain.head.running_left': 'Running: {percent}% done ({where}), {time} left',
     'explain.head.running': 'Running: at {where}; the log gives no rate for the time left',
+    "explain.head.running_no_total": "Running: at {where}, {time} per step; the log gives no total to count the time left to",
     'explain.head.last_step': 'Last step shown: {where}',
     'explain.head.no_step': 'no step shown',
     'explain.head.step_of': 'step {step} of {total}',
@@ -1844,3 +1850,77 @@ MESSAGES = {
     'rl.error.length_value': '{option} {value} is not a token length or a range LOW-HIGH',
     'rl.hint.length_value': 'give a positive number of tokens such as 1200, or a range such as 600-2400',
 }
+
+# RL stacks planned from their own words (slime, AReaL, open-instruct: planners/rl_stacks.py)
+QUANTITIES.update({
+    'rollouts_per_epoch': 'rollout steps per epoch',
+    'num_rollout': 'rollout steps (num_rollout)',
+    'optimizer_steps_per_rollout': 'optimizer steps per rollout',
+    'lr_decay_iters': 'LR decay horizon (iterations)',
+    'num_training_steps': 'training steps (num_training_steps)',
+    'num_scheduler_steps': 'LR scheduler horizon (num_scheduler_steps)',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch is ignored: --num-rollout is set, so the run makes {num_rollout} rollouts and evaluates or saves at no epoch end',
+    'slime.warn.trailing': 'a rollout makes {samples} samples, which {gbs} per optimizer step does not divide: the last {dropped} of each rollout are dropped from training',
+    'slime.warn.lr_short': 'the LR schedule counts {decay} iterations but the run takes {taken} optimizer steps: it never reaches its end value',
+    'slime.warn.dynamic_sampling': 'dynamic sampling draws prompts until {prompts} pass the filter: each rollout uses more prompts than its batch, so epochs end sooner than planned',
+    'slime.what.rollout_id': 'logged rollout_id (0-based; the last one)',
+    'slime.what.train_iters': 'Megatron train_iters',
+    'slime.what.scheduler': 'scheduler horizon in samples (lr_decay_iters x global batch)',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} stops the loop before the {horizon} steps the LR schedule and the "Train step N/total" line count: the schedule never finishes',
+    'areal.warn.clock': '{name}={secs} saves or evaluates by the clock: those events are not in the step lists',
+    'areal.what.train_step': '"Train step N/total" line total',
+    'areal.what.loop': 'last global step of the loop',
+    'oi.warn.one_sample': 'one sample per prompt: GRPO advantages are zero unless filter_zero_std_samples is off',
+    'oi.warn.packed_mini_batches': 'each learner steps the optimizer once per group of its packed sequences: {mini} updates per pass when they divide evenly, more or fewer otherwise (the LR horizon assumes {mini})',
+    'oi.warn.episodes': 'total_episodes={episodes} is not a whole number of steps: the run generates {used} episodes',
+    'oi.what.training_step': 'logged training_step (the last one)',
+    'rlstack.error.value': '{key}={value} ({origin}) is not a {kind}',
+    'rlstack.hint.value': 'give the setting as its framework spells it, e.g. --set num_rollout=100',
+    'rlstack.error.launch': 'the launch line cannot be split into words (an unclosed quote?)',
+    'rlstack.hint.launch': 'paste the command as it runs in the shell, quotes closed',
+    'rlstack.error.required': '{framework} needs {key}',
+    'rlstack.hint.required': 'give it on the launch line, with --set, or as {option}',
+    'rlstack.hint.settings': 'change the settings the framework names, as its own check would ask',
+})
+
+# explain: the RL stacks' step lines (logs/rl_stacks.py)
+MESSAGES.update({
+    'stacklog.framework': 'These are {framework} step lines',
+    'stacklog.progress': 'The run reached step {step} of {total} ({percent}%)',
+    'stacklog.step': 'The run reached step {step}; the lines do not state the total (plan the run for it: trainsteps plan --launch ...)',
+    'stacklog.areal_epoch': 'It is in epoch {epoch} of {epochs}',
+    'stacklog.areal_total': 'AReaL\'s "Train step N/total" counts to the LR horizon (epochs x steps per epoch); a total_train_steps cap stops the run earlier',
+    'stacklog.rate': 'One step takes {seconds} s on average (the logged step times)',
+    'stacklog.rate_clock': 'One step takes {seconds} s on average (between the timestamps of the first and last step lines)',
+    'stacklog.left': '{steps} steps are left: about {left} at this rate',
+})
+
+# TRL AsyncGRPOTrainer (frameworks/trl_async_grpo.py)
+QUANTITIES.update({
+    'samples_per_step': 'completion rows per optimizer step',
+    'prompt_groups': 'prompt groups to train (the epoch stop)',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': 'the run stops when every prompt group of the epochs is trained: about {steps} steps for single-turn prompts, more when conversations fork into several rows or stale samples are dropped; max_steps={ceiling} is only a ceiling',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} decays over the {ceiling}-step ceiling, not the run: the learning rate stays near its peak; set max_steps for a schedule that ends with the run',
+    'asyncgrpo.what.global_step': 'logged global_step (the last one)',
+    'asyncgrpo.what.max_steps': 'Trainer max_steps (the LR horizon)',
+})
+
+# prime-rl (frameworks/prime_rl.py)
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} cuts each batch by tokens: at least {rows} samples a step (seq_len caps a sample), more with short samples',
+    'prime.what.step': '"Starting training loop (max_steps=...)" and the last "Step N" line',
+})
+
+# ROLL (frameworks/roll.py)
+QUANTITIES.update({
+    'actor_max_steps_without_dp': 'actor train max_steps without dp_size',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'the actor\'s LR horizon is {horizon} optimizer steps but the pipeline takes {taken}: the floor divisions do not meet, so the schedule ends early or never',
+    'roll.what.pipeline_step': 'logged "pipeline step N start..." (0-based; the last one)',
+    'roll.what.actor_max_steps': 'logged "actor train max_steps without dp_size"',
+})

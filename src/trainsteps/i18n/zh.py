@@ -196,6 +196,7 @@ LABELS = {
     "explain.finished_by.at_total": "运行已结束（步数到达了它计数的总数）",
     "explain.finished_by.state": "运行已结束（trainer_state.json 的 log_history 中有 train_runtime）",
     "explain.finished_by.lightning": "运行已结束（`Trainer.fit` 已停止）",
+    "explain.finished_by.loop_end": "运行已结束（训练循环打印了自己的结束行）",
     "explain.finished": "训练已结束（train_runtime / Training completed）",
     "explain.finished_lightning": "运行已结束（`Trainer.fit` 在其上限处停止）",
     "explain.mode.epochs": "设置了 num_train_epochs",
@@ -267,8 +268,11 @@ LABELS = {
     'explain.time.source.runtime': 'train_runtime 除以实际运行的步数',
     'explain.time.source.iteration': '迭代行（每次迭代的耗时）',
     'explain.wrapper.dataset_rows': '训练数据条数（num_rows）',
+    "explain.time.source.step_lines": "训练循环自己的步数行（其中打印的每步用时）",
+    'explain.wrapper.dataset_rows': '训练数据行数（num_rows）',
     'explain.wrapper.launcher_world': '启动器启动的进程数',
     'explain.wrapper.framework_world': 'Megatron 启动时的进程数（using world size）',
+    "explain.wrapper.loop_world": "训练循环自己报告的进程数（BasicSR 的训练统计）",
     "explain.wrapper.lightning_epoch_batches": "Lightning 进度条上本 epoch 的批次数（无总数）",
     "explain.wrapper.lightning_fit_stopped": "`Trainer.fit` 停止时达到的上限",
     "explain.wrapper.nemo_global_step": "NeMo 的 global_step（进度条后缀）",
@@ -336,6 +340,7 @@ LABELS = {
     'explain.source.card': '模型卡 num_devices',
     'explain.source.accelerate': 'accelerate 配置 num_processes',
     'explain.source.megatron': 'Megatron 的 using world size',
+    "explain.source.loop_world": "训练循环的训练统计（world size）",
     'explain.source.one_node': '每节点进程数（假定一个节点）',
     'explain.wrapper.card_train_batch_size': '模型卡 train_batch_size',
     'explain.wrapper.card_gradient_accumulation_steps': '模型卡 gradient_accumulation_steps',
@@ -1755,6 +1760,7 @@ MESSAGES = {
     "ptlog.mg_layout_bad_nocp": "Megatron 打印的并行布局对不上：world size {W} != 张量 {T} x 流水线 {P} x 数据并行 {D} = {product}；这些行来自不同的运行、被改动过，或未打印的上下文并行规模为 {W} / {product}",
     "ptlog.mg_world_from_layout_nocp": "world size {W} = 张量 {T} x 流水线 {P} x 数据并行 {D}（未打印上下文并行规模：按 1 计）",
     "explain.why.world_megatron": "来自 Megatron 自己的 `using world size` 行（world = 张量 x 流水线 x 上下文 x 数据并行）",
+    "explain.why.world_loop": "来自训练循环自己的训练统计（`World size (gpu number): N`，BasicSR 的 train.py）",
     "explain.fact.nemo_batch": "第 {line} 行 NeMo 进度条后缀为 global_step={step}、consumed_samples={consumed}：NeMo 按 `(global_step + 1) x 全局批` 计已消耗样本（正在进行的这一步尚未计入 global_step），所以已完成 {done} 个优化器步，全局批为 {batch}（consumed / (global_step + 1)，误差来自进度条的 3 位有效数字；批大小 ramp-up 时为平均值）",
     "explain.fact.lightning_itbar": "Lightning 的进度条没有总数（数据集没有长度）：第 {line} 行时，epoch {epoch} 已跑 {batches:,} 个批次，用时 {elapsed}，每秒 {rate} 个批次；它只计该 epoch 的批次（优化器步数 = 批次数 / accumulate_grad_batches），这里的 epoch 也不是对已知行数的一遍遍历",
     "explain.fact.lightning_stopped": "Lightning 说明了运行如何结束（第 {line} 行）：`Trainer.fit` 因达到设定的 {limit}={n:,} 而停止，不是崩溃",
@@ -1793,6 +1799,7 @@ MESSAGES = {
     'explain.head.stuck': '卡住：{time} 仍未完成第一步',
     'explain.head.running_left': '运行中：已完成 {percent}%（{where}），还剩 {time}',
     'explain.head.running': '运行中：在{where}；日志没有给出估算剩余时间的速度',
+    "explain.head.running_no_total": "运行中：在{where}，每步 {time}；日志没有给出总步数，无法估算剩余时间",
     'explain.head.last_step': '日志显示的最后一步：{where}',
     'explain.head.no_step': '没有显示任何步骤',
     'explain.head.step_of': '第 {step} 步（共 {total} 步）',
@@ -1839,3 +1846,77 @@ MESSAGES = {
     'rl.error.length_value': '{option} {value} 不是 token 长度，也不是 LOW-HIGH 范围',
     'rl.hint.length_value': '请给出正的 token 数（如 1200）或范围（如 600-2400）',
 }
+
+# 按各自参数规划的 RL 框架（slime、AReaL、open-instruct：planners/rl_stacks.py）
+QUANTITIES.update({
+    'rollouts_per_epoch': '每个 epoch 的 rollout 步数',
+    'num_rollout': 'rollout 步数（num_rollout）',
+    'optimizer_steps_per_rollout': '每次 rollout 的优化器步数',
+    'lr_decay_iters': '学习率衰减范围（迭代数）',
+    'num_training_steps': '训练步数（num_training_steps）',
+    'num_scheduler_steps': '学习率调度范围（num_scheduler_steps）',
+})
+MESSAGES.update({
+    'slime.warn.num_epoch_ignored': '--num-epoch 被忽略：已设置 --num-rollout，运行 {num_rollout} 次 rollout，且不会在 epoch 结束时评估或保存',
+    'slime.warn.trailing': '每次 rollout 产生 {samples} 个样本，不能被每个优化器步的 {gbs} 整除：每次 rollout 最后 {dropped} 个样本从训练中丢弃',
+    'slime.warn.lr_short': '学习率调度按 {decay} 次迭代计算，但运行只走 {taken} 个优化器步：学习率到不了终值',
+    'slime.warn.dynamic_sampling': '动态采样会一直抽取提示词直到 {prompts} 个通过过滤：每次 rollout 用掉的提示词多于批大小，epoch 会比计划更早结束',
+    'slime.what.rollout_id': '日志中的 rollout_id（从 0 开始；最后一个）',
+    'slime.what.train_iters': 'Megatron 的 train_iters',
+    'slime.what.scheduler': '以样本计的调度范围（lr_decay_iters × 全局批大小）',
+    'areal.warn.benchmark_cap': 'total_train_steps={cap} 在学习率调度和 "Train step N/total" 行所计的 {horizon} 步之前就停止循环：调度不会走完',
+    'areal.warn.clock': '{name}={secs} 按时钟保存或评估：这些事件不在步数列表里',
+    'areal.what.train_step': '"Train step N/total" 行的总数',
+    'areal.what.loop': '循环的最后一个全局步',
+    'oi.warn.one_sample': '每个提示词只有一个样本：除非关闭 filter_zero_std_samples，否则 GRPO 优势为零',
+    'oi.warn.packed_mini_batches': '每个 learner 按其打包序列分组，每组走一次优化器：能整除时每轮 {mini} 次更新，否则会多或少（学习率范围按 {mini} 计算）',
+    'oi.warn.episodes': 'total_episodes={episodes} 不是整数个步：运行生成 {used} 个 episode',
+    'oi.what.training_step': '日志中的 training_step（最后一个）',
+    'rlstack.error.value': '{key}={value}（{origin}）不是{kind}',
+    'rlstack.hint.value': '按框架自己的写法给出设置，例如 --set num_rollout=100',
+    'rlstack.error.launch': '启动命令无法拆分成词（引号没有闭合？）',
+    'rlstack.hint.launch': '按 shell 中运行的样子粘贴命令，并闭合引号',
+    'rlstack.error.required': '{framework} 需要 {key}',
+    'rlstack.hint.required': '在启动命令中、用 --set 或用 {option} 给出',
+    'rlstack.hint.settings': '按框架自身检查的要求修改它指出的设置',
+})
+
+# explain：各 RL 框架的步数行（logs/rl_stacks.py）
+MESSAGES.update({
+    'stacklog.framework': '这些是 {framework} 的步数行',
+    'stacklog.progress': '运行到了第 {step} 步，共 {total} 步（{percent}%）',
+    'stacklog.step': '运行到了第 {step} 步；日志没有给出总步数（可先规划该运行：trainsteps plan --launch ...）',
+    'stacklog.areal_epoch': '当前在第 {epoch} 个 epoch，共 {epochs} 个',
+    'stacklog.areal_total': 'AReaL 的 "Train step N/total" 计到学习率调度的终点（epoch 数 × 每个 epoch 的步数）；设置 total_train_steps 会更早停止',
+    'stacklog.rate': '平均每步 {seconds} 秒（按日志中的步时间）',
+    'stacklog.rate_clock': '平均每步 {seconds} 秒（按首末步数行的时间戳）',
+    'stacklog.left': '还剩 {steps} 步：按此速度约需 {left}',
+})
+
+# TRL AsyncGRPOTrainer（frameworks/trl_async_grpo.py）
+QUANTITIES.update({
+    'samples_per_step': '每个优化器步的补全行数',
+    'prompt_groups': '要训练的提示词组数（按 epoch 停止）',
+})
+MESSAGES.update({
+    'asyncgrpo.warn.epoch_stop': '所有 epoch 的提示词组都训练完后运行停止：单轮提示词约 {steps} 步，对话分叉成多行或丢弃过期样本时会更多；max_steps={ceiling} 只是上限',
+    'asyncgrpo.warn.lr_ceiling': 'lr_scheduler_type {scheduler} 按 {ceiling} 步的上限衰减，而不是按实际运行：学习率一直接近峰值；要让调度随运行结束，请设置 max_steps',
+    'asyncgrpo.what.global_step': '日志中的 global_step（最后一个）',
+    'asyncgrpo.what.max_steps': 'Trainer 的 max_steps（学习率调度范围）',
+})
+
+# prime-rl（frameworks/prime_rl.py）
+MESSAGES.update({
+    'prime.warn.token_batch': 'token_batch_size={tokens} 按 token 数切分批次：每步至少 {rows} 个样本（每个样本不超过 seq_len），样本短时更多',
+    'prime.what.step': '"Starting training loop (max_steps=...)" 行和最后一个 "Step N" 行',
+})
+
+# ROLL（frameworks/roll.py）
+QUANTITIES.update({
+    'actor_max_steps_without_dp': '未除以 dp_size 的 actor 训练 max_steps',
+})
+MESSAGES.update({
+    'roll.warn.horizon': 'actor 的学习率调度范围是 {horizon} 个优化器步，但流水线实际走 {taken} 步：两处向下取整对不上，调度会提前结束或走不完',
+    'roll.what.pipeline_step': '日志中的 "pipeline step N start..."（从 0 开始；最后一个）',
+    'roll.what.actor_max_steps': '日志中的 "actor train max_steps without dp_size"',
+})

@@ -45,6 +45,8 @@ def for_run(inf: Inference, lang: str = "en") -> str | None:
         left = inf.timing.remaining.expected if inf.timing is not None and inf.timing.remaining is not None else None
         if total and left is not None:
             return message("explain.head.running_left", lang, percent=f"{100 * step / total:.1f}", where=where, time=_duration(left, lang))
+        if not total and inf.timing is not None:
+            return message("explain.head.running_no_total", lang, where=where, time=_duration(inf.timing.rate.step_seconds.expected, lang))
         return message("explain.head.running", lang, where=where)
     return None
 

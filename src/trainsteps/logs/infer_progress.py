@@ -282,9 +282,9 @@ def _declared_max_steps(run) -> int | None:
 
 
 # Ends the Trainer itself writes (train metrics, train_runtime, LLaMA-Factory's final line, Lightning's `Trainer.fit
-# stopped`, trainer_state.json): training was over when they were written. A bar at its total is not one of them (the
+# stopped`, trainer_state.json, a loop's own `End of training.`): training was over when they were written. A bar at its total is not one of them (the
 # final evaluation and save still run inside train()).
-_OWN_ENDS = ("runtime", "completed", "jsonl_final", "lightning", "state")
+_OWN_ENDS = ("runtime", "completed", "jsonl_final", "lightning", "state", "loop_end")
 
 
 def _before_the_end(inf: Inference, stop: tuple | None) -> tuple | None:

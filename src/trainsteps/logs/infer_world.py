@@ -38,11 +38,12 @@ def decide_world_size(inf: Inference) -> None:
                                    "explain.why.world_deepspeed")
         elif ds_world != inf.world_size:
             inf.facts.append(Finding("explain.fact.deepspeed_differs", {"ds": format_value(ds_world), "world": inf.world_size}))
-    framework = run.wrapper.get("framework_world")
-    if inf.world_size is None and framework is not None and run.kind in ("progress", "wrapper"):
-        inf.world_size = d.add("world_size", framework.value, "explain.source.megatron", "", "explain.why.world_megatron",
-                               **at(framework, run))
-        return
+    for key, source, why in (("framework_world", "explain.source.megatron", "explain.why.world_megatron"),
+                             ("loop_world", "explain.source.loop_world", "explain.why.world_loop")):
+        framework = run.wrapper.get(key)
+        if inf.world_size is None and framework is not None and run.kind in ("progress", "wrapper"):
+            inf.world_size = d.add("world_size", framework.value, source, "", why, **at(framework, run))
+            return
     if inf.world_size is None and run.kind in ("progress", "wrapper", "trainer_state"):
         _source_world(inf)
         return

@@ -15,8 +15,11 @@ import re
 
 from trainsteps.logs.context import ScanContext
 
-_PER_NODE = (re.compile(r"--nproc[_-]per[_-]node[= ](\d+)"), re.compile(r"\bGPU number:\s*(\d+)"))
-_NODES = re.compile(r"--nnodes[= ](\d+)(?![:\d])")
+# An option and its value, also as a command quoted as a Python list (subprocess's CalledProcessError, a launcher's own
+# log of what it runs): `'--nproc_per_node', '2'`
+_ARG = r"(?:[= ]|['\"],\s*['\"])"
+_PER_NODE = (re.compile(r"--nproc[_-]per[_-]node" + _ARG + r"(\d+)"), re.compile(r"\bGPU number:\s*(\d+)"))
+_NODES = re.compile(r"--nnodes" + _ARG + r"(\d+)(?![:\d])")
 # accelerate's notice of its defaults: `--num_processes was set to a value of 4` (one per GPU it found)
 _TOTAL = (re.compile(r"--num[_-]processes(?:[= ]| was set to a value of )(\d+)"), re.compile(r"\bdist_world_size=(\d+)"), re.compile(r"\bWORLD_SIZE=(\d+)\b"))
 _DS_NODES = re.compile(r"\bnnodes=(\d+),\s*num_local_procs=(\d+)")
@@ -25,7 +28,9 @@ _DS_ASSERT = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \
                         r"(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)")
 _PIPE = re.compile(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
 _GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
-_MEGATRON_WORLD = re.compile(r"using world size:\s*(\d+)")  # Megatron's arguments.py: the processes it was started with
+# The processes a framework says it was started with: Megatron's arguments.py (`using world size: 16, ...`), BasicSR's
+# training statistics (basicsr/train.py: `World size (gpu number): 4`)
+_FRAMEWORK_WORLD = re.compile(r"using world size:\s*(\d+)|World size \(gpu number\):\s*(\d+)")
 _BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
 # `python train.py` (no launcher): one process, whatever the devices
 _PYTHON = re.compile(r"^\s*(?:\$\s*)?(?:(?:export\s+)?[A-Z_][A-Z0-9_]*=\S*\s+)*python3?(?:\.\d+)?\s+(?:-u\s+)?(?!-m\b)\S+\.py\b")
@@ -56,7 +61,7 @@ _VARIABLE = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
 _COMMAND_LIMIT = 8192
 _OPENRLHF = (re.compile(r"--actor_num_gpus_per_node[= ](\d+)"), re.compile(r"--actor_num_nodes[= ](\d+)"))
 NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
-           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size", "python", "llamafactory-cli", "lmf ",
+           "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size", "World size (gpu", "python", "llamafactory-cli", "lmf ",
            "n_gpus_per_node", "nnodes=", "nnodes'", 'nnodes"', "actor_num_", "num_processes:", "NNODES", "NPROC_PER_NODE", "num_gpus",
            "num-gpus")
 
@@ -89,9 +94,10 @@ def scan(line: str, ctx: ScanContext) -> bool:
         count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER else int(match.group(1))
         ctx.wrapper_value("launcher_world", ctx.reading(count))
         return True
-    match = _MEGATRON_WORLD.search(line)
+    match = _FRAMEWORK_WORLD.search(line)
     if match:
-        ctx.wrapper_value("framework_world", ctx.reading(int(match.group(1))))
+        key = "framework_world" if match.group(1) else "loop_world"
+        ctx.wrapper_value(key, ctx.reading(int(match.group(1) or match.group(2))))
         return True
     match = _DS_ASSERT.search(line)
     if match:

@@ -97,6 +97,9 @@ class Progress:
     loss_dicts: int = 0
     step_lines: int = 0
     """Lines stating a global step with no total (DeepSpeed's `global_step=13120` timer lines)."""
+    step_rates: list = field(default_factory=list)
+    """(step, seconds per step) a loop's own step lines print when no total is known (`91.93 seconds/step`,
+    `steps/sec: 0.1`), at most RATE_SAMPLES (every other one kept when full)."""
     jsonl_losses: int = 0
     """trainer_log.jsonl lines with a training loss."""
     jsonl_recent: dict = field(default_factory=dict)
@@ -149,7 +152,7 @@ class RunObservation:
     finished_by: tuple | None = None
     """(evidence, line) of the finish: `runtime` (train_runtime), `completed` (Training completed), `jsonl_final`
     (LLaMA-Factory's final trainer_log.jsonl line, without a loss), `at_total` (a step at the total it counts to),
-    `state` (train_runtime in trainer_state.json's log_history), `lightning`."""
+    `state` (train_runtime in trainer_state.json's log_history), `lightning`, `loop_end` (a custom loop's `End of training.`)."""
     runtime_steps: float | None = None
     """train_runtime x train_steps_per_second, when both are printed (an estimate of the final step)."""
     wrapper: dict[str, Reading] = field(default_factory=dict)

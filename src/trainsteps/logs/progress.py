@@ -201,6 +201,9 @@ def observe(line: str, ctx: ScanContext) -> None:
         return
     if _step_line(line, ctx):
         return
+    if "End of" in line and step_lines.ends_the_loop(line):
+        _target(ctx).finish("loop_end", ctx.line_no)
+        return
     if _ended(line, ctx):
         return
     if "ransformers" in line or "Version:" in line:
@@ -225,11 +228,13 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     if found is None:
         return False
     step, total, unit = found
+    run = _target(ctx)
+    run.progress.step_lines += 1
+    if step is None:  # a batch of a later epoch whose printer does not say how many steps came before it
+        return True
     total = total or ctx.declared_totals.get(unit)
     if total is not None and (total <= 0 or step > total):
         total = None
-    run = _target(ctx)
-    run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
     reported = step_lines.reported_mfu(line)
     if reported is not None:
@@ -241,6 +246,11 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
         if bar is not None:
             bar.kind = "iteration"
             _draw(ctx, bar, step, None, None, per_step)
+    elif per_step is not None:
+        rates = run.progress.step_rates
+        rates.append((step, per_step, ctx.line_no))
+        if len(rates) > RATE_SAMPLES:
+            del rates[1::2]  # constant memory, the whole run still covered
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None  # the run went on after what looked like a crash
     _ended(line, ctx)  # an error glued to the last step line

@@ -7,6 +7,13 @@
     Iter 10: Train loss 0.061, ..., It/sec 0.103, Tokens/sec 63.892                                        (MLX)
     INFO:tensorflow:global step 5: loss = 62.5264 (20.205 sec/step)                                        (TF-Slim)
     [Step 120] loss=1.93 lr=2e-5  /  Step 12 | loss 1.2 | 3.1 s/it  /  step 15/300 loss 0.8                 (custom loops)
+    step:5750/20000 train_loss:2.0206 train_time:250140ms step_avg:43.50ms                                  (modded-nanogpt)
+    train | step:    180 | steps/sec:    0.1 | output:                                                      (TF Model Garden)
+    [train..][epoch: 14, iter: 135,100, lr:(2.000e-04,)] [eta: 3 days, ...] l_pix: 1.2130e-02               (BasicSR)
+    Stage [train] iter: [10/500], data_time: 1.0402(1.0402), time: 1.4696(1.4696), loss: 0.0978             (scepter)
+    Epoch [1][800/5005]    lr: 1.000e-01, eta: 5 days, 12:03:23, time: 0.173, ...                           (mmcv)
+    Epoch: [0/100]  [2300/2502]  eta: 0:02:06  loss: 5.514215 (7.492564)  lr: 0.000092 ...                  (DINO, DeiT)
+    Epoch:[0/19](1900/24681) loss:2.744 lr:0.00020000 epoch_Time:87.0min:                                   (minimind)
 
 One rule reads them all: a step marker (`step`, `global step`, `[Step N]`, `Iter N:`; LitGPT's `iter I step S`
 counts optimizer steps S) followed by a number, on a line that also carries a training metric (a loss, a rate, a
@@ -14,10 +21,17 @@ learning rate). A marker with no metric beside it is prose or a framework messag
 step 200`), and a validation line (`Iter 50: Val loss ...`) is an evaluation, not a step. The total is the one the
 line prints (`step 4/21400`) or the last declared before it in the same unit (`iters: 500` for `Iter N` lines,
 `max_steps: N` for step lines).
+
+A loop's iteration counter (`iter: 1,700`, `iter: [10/500]`, `Iter [100/100000]`) counts steps over the whole run.
+A batch counter inside an epoch (`Epoch [e][i/N]`, `Epoch: [e]  [i/N]`, `Epoch:[e/E](i/N)`) is a step only where the
+epoch says how many epochs came before: mmcv and mmengine print `runner.epoch + 1` (so epoch e began after (e-1) x N
+steps), while the `Epoch: [e]` printers differ (timm, DeiT and DINO count from 0, others from 1), so there only the
+first epoch (e = 0) gives the step; a later one is a position in its epoch, not a step.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from trainsteps.logs.context import ScanContext
@@ -28,7 +42,7 @@ _LITGPT = re.compile(r"\biter\s+\d+\s*\|?\s*step\s+(\d+)\b")
 _STEP = re.compile(r"(?<![\w/.])(?:global[_ ])?[Ss]tep\]?\s*[:=]?\s*\[?\s*(\d{1,12})(?:\s*/\s*(\d{1,12}))?(?![\w.])")
 # MLX and similar: `Iter 10: Train loss ...`
 _ITER = re.compile(r"(?<![\w/.])[Ii]ter\s+(\d{1,12})\s*:")
-_METRIC = re.compile(r"\bloss\b|\blr\b|learning[_ ]rate|\btps\b|tok(?:ens)?/s(?:ec)?|\bdt\s*[:=]|iter time|sec/step|s/it\b"
+_METRIC = re.compile(r"(?:\b|_)loss\b|steps?/s(?:ec)?\b|\blr\b|learning[_ ]rate|\btps\b|tok(?:ens)?/s(?:ec)?|\bdt\s*[:=]|iter time|sec/step|s/it\b"
                      r"|it/s(?:ec)?\b|It/sec|grad_norm|\breward", re.IGNORECASE)
 _VALIDATION = re.compile(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:loss|took|accuracy)\b")
 # Totals declared before the steps: `max_steps: 300`, `Maximum number of steps set at 33788`, `iters: 500`
@@ -37,12 +51,30 @@ _DECLARED = re.compile(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training
 # Seconds per step printed on the line: `dt: 989.44ms`, `(20.205 sec/step)`, `It/sec 0.141`, `3.1 s/it`
 _SECONDS = (
     (re.compile(r"\bdt\s*[:=]\s*([\d.]+)\s*ms\b"), 1e-3),
+    (re.compile(r"\bstep_avg:\s*([\d.]+)\s*ms\b"), 1e-3),
     (re.compile(r"\(([\d.]+) sec/step\)"), 1.0),
+    (re.compile(r"([\d.]+)\s*seconds/step\b"), 1.0),
     (re.compile(r"([\d.]+)\s*s/it\b"), 1.0),
 )
-_PER_SECOND = re.compile(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b")
+_PER_SECOND = re.compile(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b|\bsteps/sec:\s*([\d.]+)")
 # torchtitan's step line ends `tps: 7,282  tflops: 0.52  mfu: 0.17%` (components/metrics.py)
 _TITAN_MFU = re.compile(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
+# The end line of BasicSR-style loops (basicsr/train.py: `End of training. Time consumed: 0:12:34`)
+_LOOP_END = "End of training. Time consumed"
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """The counters of custom loops, compiled on first use (most logs never reach them)."""
+    # A whole-run iteration counter: `iter:   1,700,` (BasicSR), `iter: [10/500],` (scepter), `Iter [100/100000]` (mmcv)
+    iter_count = re.compile(r"(?<![\w/.])[Ii]ter(?:ation)?\s*:?\s*\[?\s*(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\s*/\s*(\d{1,12}))?\s*\]?"
+                            r"(?=[\s,;|\]]|$)")
+    # A batch counter inside an epoch: `Epoch [1][800/5005]`, `Epoch(train) [1][50/1000]` (mmcv, mmengine: epochs from
+    # 1), `Epoch: [0]  [ 10/1251]`, `Epoch: [0/100]  [2300/2502]`, `Epoch:[0/19](1900/24681)` (epochs from 0 or from 1)
+    epoch_batch = re.compile(r"\bEpoch(\(train\))?\s*(:?)\s*\[\s*(\d{1,9})(?:\s*/\s*\d{1,9})?\s*\]\s*[\[(]\s*(\d{1,12})\s*/\s*(\d{1,12})\s*[\])]")
+    # What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
+    epoch_batch_metric = re.compile(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
+    return iter_count, epoch_batch, epoch_batch_metric
 
 
 def declared_total(line: str, ctx: ScanContext) -> None:
@@ -59,8 +91,13 @@ def declared_total(line: str, ctx: ScanContext) -> None:
     ctx.declared_totals[unit] = int(match.group(2))
 
 
-def read(line: str) -> tuple[int, int | None, str] | None:
-    """(step, total printed on the line or None, unit) of a step line; None for anything else."""
+def read(line: str) -> tuple[int | None, int | None, str] | None:
+    """(step, total printed on the line or None, unit) of a step line; None for anything else. The step is None for
+    a batch counter in an epoch that does not say how many steps came before it."""
+    if "poch" in line and ("[" in line or "(" in line):
+        counted = _epoch_batch(line)
+        if counted is not None:
+            return counted
     if "tep" not in line and "ter" not in line:
         return None
     if _METRIC.search(line) is None or _VALIDATION.search(line):
@@ -75,6 +112,9 @@ def read(line: str) -> tuple[int, int | None, str] | None:
     it = _ITER.search(line)
     if it is not None:
         return int(it.group(1)), None, "iter"
+    count = _patterns()[0].search(line)
+    if count is not None:
+        return int(count.group(1).replace(",", "")), int(count.group(2)) if count.group(2) else None, "iter"
     return None
 
 
@@ -84,6 +124,26 @@ def reported_mfu(line: str) -> tuple[str, float] | None:
         return None
     match = _TITAN_MFU.search(line)
     return None if match is None else ("torchtitan", float(match.group(1)) / 100)
+
+
+def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
+    _, epoch_batch, epoch_batch_metric = _patterns()
+    match = epoch_batch.search(line)
+    if match is None or _VALIDATION.search(line):
+        return None
+    if _METRIC.search(line) is None and epoch_batch_metric.search(line) is None:
+        return None
+    mmcv, colon, epoch, batch, per_epoch = match.group(1), match.group(2), int(match.group(3)), int(match.group(4)), int(match.group(5))
+    if batch > per_epoch:
+        return None
+    if mmcv or not colon:  # mmcv / mmengine: `runner.epoch + 1`
+        return ((epoch - 1) * per_epoch + batch if epoch >= 1 else None), None, "step"
+    return (batch if epoch == 0 else None), None, "step"
+
+
+def ends_the_loop(line: str) -> bool:
+    """The line a BasicSR-style loop prints once its last iteration is done."""
+    return _LOOP_END in line
 
 
 def seconds_per_step(line: str) -> float | None:
@@ -98,6 +158,6 @@ def seconds_per_step(line: str) -> float | None:
             return value if value > 0 else None
     match = _PER_SECOND.search(line)
     if match:
-        rate = float(match.group(1) or match.group(2))
+        rate = float(match.group(1) or match.group(2) or match.group(3))
         return 1 / rate if rate > 0 else None
     return None

@@ -120,6 +120,16 @@ def _fallback(bar: BarTrack) -> tuple[Rate, int] | None:
     return Rate(Interval(low, mid, high), "log", rate.detail), len(kept)
 
 
+def _step_line_rate(rates: list, at: int, end_step: int | None) -> Timing | None:
+    """The rate a loop's step lines print when no total is known: the median of the last ones, the first left out
+    when there are others (the first step carries the start-up: `5.59 seconds/step`, then `92.09`)."""
+    kept = [r for _, r, _ in (rates[1:] if len(rates) > 1 else rates)][-32:]
+    mid = statistics.median(kept)
+    rate = Rate.from_step_seconds(mid, "log", f"step lines, median of {len(kept)}")
+    low, high = min([rate.step_seconds.low, *kept]), max([rate.step_seconds.high, *kept])
+    return Timing("step_lines", rates[-1][2], Rate(Interval(low, mid, high), "log", rate.detail), len(kept), at, end_step)
+
+
 def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, stopped: bool) -> Timing | None:
     """The rate and the time left, from whatever timing the log shows; None if it shows none."""
     p = run.progress
@@ -142,6 +152,8 @@ def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, sto
         if found is not None:
             timing = Timing(bar.kind, bar.line, found[0], found[1], at, end_step, elapsed_seconds=bar.elapsed,
                             framework_eta=bar.remaining, framework_eta_line=bar.line)
+    if timing is None and p.step_rates:
+        timing = _step_line_rate(p.step_rates, at, end_step)
     if timing is None and p.elapsed_points:
         last = p.elapsed_points[-1]
         if last[0] > 0 and last[1] > 0:

@@ -113,6 +113,9 @@ LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
     "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
     "save_steps", "cutoff_len"}
 """LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
+RL_STACK = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | {"configs", "launch", "rl_overrides", "num_examples", "data_paths", "prompts_per_step",
+                                             "samples_per_prompt"}
+"""The RL stacks users moved to (slime, AReaL, open-instruct): their launch line, config and `--set`, then the plan's flags."""
 
 
 def _planners() -> dict[str, Planner]:
@@ -132,6 +135,15 @@ def _planners() -> dict[str, Planner]:
         Planner("torchtitan", TORCHTITAN, "trainsteps.planners.stacks:plan_torchtitan"),
         Planner("automodel", AUTOMODEL, "trainsteps.planners.stacks:plan_automodel"),
         Planner("llamafactory-v1", LF_V1, "trainsteps.planners.stacks:plan_lf_v1"),
+        Planner("slime", RL_STACK, "trainsteps.planners.rl_stacks:plan_slime"),
+        Planner("areal", RL_STACK, "trainsteps.planners.rl_stacks:plan_areal"),
+        Planner("open-instruct", RL_STACK, "trainsteps.planners.rl_stacks:plan_open_instruct"),
+        Planner("trl-async-grpo", (RL_STACK - {"eval_time"}) | {"framework_version"},  # evaluations are not planned
+                "trainsteps.planners.rl_stacks:plan_trl_async_grpo"),
+        Planner("prime-rl", RL_STACK - {"eval_time", "num_examples", "data_paths"},  # no epochs, no evaluations planned
+                "trainsteps.planners.rl_stacks:plan_prime_rl"),
+        Planner("roll", (RL_STACK - {"num_examples", "data_paths"}) | {"framework_version"},  # prompts cycle: no epochs
+                "trainsteps.planners.rl_stacks:plan_roll"),
     )}
 
 
@@ -140,7 +152,9 @@ PRETRAIN_FRAMEWORKS = ("neox", "megatron", "deepspeed", "lightning")
 RL_FRAMEWORKS = ("verl", "openrlhf", "easyr1", "trl-ppo")
 STACK_FRAMEWORKS = ("torchtitan", "automodel", "llamafactory-v1")
 """Stacks with their own config files and loop: planned from their files or from flags."""
-FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS)
+RL_STACKS = ("slime", "areal", "open-instruct", "trl-async-grpo", "prime-rl", "roll")
+"""RL stacks planned from their own launch lines and configs (planners.rl_stacks)."""
+FRAMEWORKS = ("hf", *PRETRAIN_FRAMEWORKS, *RL_FRAMEWORKS, *STACK_FRAMEWORKS, *RL_STACKS)
 """What `--framework` takes."""
 RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 """Words of a launch line that starts an RL trainer (`python3 -m verl.trainer.main_ppo ...`)."""
@@ -149,7 +163,8 @@ RL_LAUNCH_WORDS = ("verl.trainer", "main_dapo", "openrlhf.cli")
 def choose(request) -> Planner:
     """The planner of a request: `--framework`, else an RL launch line, else config files or a launch line, else the
     Trainer from flags."""
-    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS or request.framework in STACK_FRAMEWORKS:
+    if request.framework in PRETRAIN_FRAMEWORKS or request.framework in RL_FRAMEWORKS or request.framework in STACK_FRAMEWORKS \
+            or request.framework in RL_STACKS:
         return PLANNERS[request.framework]
     if request.framework != "hf":
         raise InputError("api.error.framework", "api.hint.framework", framework=repr(request.framework)[:60], guess="hf")
@@ -161,6 +176,9 @@ def choose(request) -> Planner:
         launched = read_launch(request.launch).framework
         if launched in RL_FRAMEWORKS:
             return PLANNERS[launched]
+    stack = _rl_stack_of(request)
+    if stack is not None:
+        return PLANNERS[stack]
     if request.configs and all(str(path).lower().endswith(".toml") for path in request.configs):
         return PLANNERS["torchtitan"]  # only torchtitan's job configs are TOML
     if request.configs:
@@ -170,6 +188,27 @@ def choose(request) -> Planner:
     if request.configs or request.launch:
         return PLANNERS["config"]
     return PLANNERS["hf"]
+
+
+def _rl_stack_of(request) -> str | None:
+    """slime, AReaL, open-instruct, ..., from the launch line's words or the first config's keys (configs.rl_stacks)."""
+    if not request.launch and not request.configs:  # flags only: nothing to read (and nothing imported)
+        return None
+    from trainsteps.configs.rl_stacks import stack_of_config, stack_of_launch
+
+    if request.launch:
+        stack = stack_of_launch(request.launch)
+        if stack is not None:
+            return stack
+    if request.configs and str(request.configs[0]).endswith((".yaml", ".yml")):
+        from trainsteps.configs.files import read_config
+
+        return stack_of_config(read_config(request.configs[0]).data)
+    if request.configs and str(request.configs[0]).lower().endswith(".toml"):
+        from trainsteps.configs.rl_stacks import load_toml, stack_of_toml
+
+        return stack_of_toml(load_toml(request.configs[0]))
+    return None
 
 
 def _rl_framework_of(path: str) -> str | None:
