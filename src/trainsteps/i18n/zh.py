@@ -267,9 +267,8 @@ LABELS = {
     'explain.time.source.elapsed_one': '唯一记录的一步的 elapsed_time 除以其步数（没有第二个读数来计时一个区间）',
     'explain.time.source.runtime': 'train_runtime 除以实际运行的步数',
     'explain.time.source.iteration': '迭代行（每次迭代的耗时）',
-    'explain.wrapper.dataset_rows': '训练数据条数（num_rows）',
     "explain.time.source.step_lines": "训练循环自己的步数行（其中打印的每步用时）",
-    'explain.wrapper.dataset_rows': '训练数据行数（num_rows）',
+    'explain.wrapper.dataset_rows': '训练数据条数（num_rows）',
     'explain.wrapper.launcher_world': '启动器启动的进程数',
     'explain.wrapper.framework_world': 'Megatron 启动时的进程数（using world size）',
     "explain.wrapper.loop_world": "训练循环自己报告的进程数（BasicSR 的训练统计）",
@@ -1895,7 +1894,7 @@ MESSAGES.update({
 
 # TRL AsyncGRPOTrainer（frameworks/trl_async_grpo.py）
 QUANTITIES.update({
-    'samples_per_step': '每个优化器步的补全行数',
+    'samples_per_step': '每个优化器步的补全条数',
     'prompt_groups': '要训练的提示词组数（按 epoch 停止）',
 })
 MESSAGES.update({
