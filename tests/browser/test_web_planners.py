@@ -33,6 +33,12 @@ def test_the_pickers_offer_every_planner_of_the_table(page, base_url):
     page.click("#open-example")
     page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === 'pretrain'")
     assert page.input_value("#f-framework") == "torchtitan"
+    rl_by_launch = [p.name for p in PLANNERS.values() if "launch" in p.accepts and p.name not in ("config", "llamafactory-v1")]
+    page.goto(base_url + "/")
+    page.select_option("#wrapper", rl_by_launch[-1])  # an RL trainer (the newest in the table) opens the config tab, chosen
+    page.click("#open-example")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === 'config'")
+    assert page.input_value("#f-framework") == rl_by_launch[-1]
     page.click("#tab-pretrain")
     page.wait_for_selector("#f-framework")
     assert options(page, "#f-framework") == [*PRETRAIN_FRAMEWORKS, *STACK_FRAMEWORKS]

@@ -215,16 +215,20 @@ FIELD_OF_OPTION = {"transformers_version": "transformers", "no_even_batches": "e
 def planner_fields(command: click.Command) -> list[dict]:
     """Every planner of planners/table.py with the page fields it takes and their kinds: the page builds its framework
     pickers and shows a planner's fields from this, so a planner added to the table appears without a page edit."""
-    from trainsteps.planners.table import OUTPUT, PLANNERS, PRETRAIN_FRAMEWORKS, RL_FRAMEWORKS, STACK_FRAMEWORKS, TIME
+    from trainsteps.planners import table
 
     params = {p.name: p for p in command.params if isinstance(p, click.Option)}
-    kinds = {**dict.fromkeys(PRETRAIN_FRAMEWORKS, "pretrain"), **dict.fromkeys(RL_FRAMEWORKS, "rl"),
-             **dict.fromkeys(STACK_FRAMEWORKS, "stack"), "hf": "hf", "config": "config"}
+    kinds = {**dict.fromkeys(table.PRETRAIN_FRAMEWORKS, "pretrain"), **dict.fromkeys(table.STACK_FRAMEWORKS, "stack"),
+             **dict.fromkeys((*table.RL_FRAMEWORKS, *getattr(table, "RL_STACKS", ())), "rl"), "hf": "hf", "config": "config"}
     planners = []
-    for planner in PLANNERS.values():
-        names = sorted(n for n in planner.accepts - OUTPUT - _NEVER - {"compare_versions", "launch"} if n in params and not n.endswith("_path"))
-        planners.append({"name": planner.name, "kind": kinds.get(planner.name, "stack"),
-                         "files": bool(planner.accepts & {"configs", "deepspeed_config"}), "time": bool(planner.accepts & TIME),
+    for planner in table.PLANNERS.values():
+        names = sorted(n for n in planner.accepts - table.OUTPUT - _NEVER - {"compare_versions", "launch"}
+                       if n in params and not n.endswith("_path"))
+        # a planner of a kind the page does not know yet: one started by a launch line is planned as the RL trainers
+        # are (the config tab), any other from flags as the stacks are (the Pretraining tab)
+        kind = kinds.get(planner.name) or ("rl" if "launch" in planner.accepts else "stack")
+        planners.append({"name": planner.name, "kind": kind,
+                         "files": bool(planner.accepts & {"configs", "deepspeed_config"}), "time": bool(planner.accepts & table.TIME),
                          "fields": {FIELD_OF_OPTION.get(n, n): _field_kind(params[n]) for n in names}})
     return planners
 
