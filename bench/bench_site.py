@@ -49,12 +49,14 @@ def build() -> Path:
     return module.build(module.DEFAULT_OUT, log=lambda *_: None)
 
 
-def timed_load(page, url: str) -> tuple[float, float]:
-    """(seconds to the drawn plan, seconds the engine took to start as the worker reports it)"""
+def timed_load(page, url: str) -> tuple[float, float, dict]:
+    """(seconds to the drawn plan, seconds the engine took to start as the worker reports it, seconds per start stage)"""
     began = time.perf_counter()
     page.goto(url)
     page.wait_for_function(DRAWN, timeout=120_000, polling=20)
-    return time.perf_counter() - began, page.evaluate("() => window.__engine.ms") / 1000
+    stages = page.evaluate("() => window.__stages")  # [stage, ms since the worker began], in order
+    spent = {stage: (stages[i + 1][1] - at) / 1000 for i, (stage, at) in enumerate(stages[:-1])}
+    return time.perf_counter() - began, page.evaluate("() => window.__engine.ms") / 1000, spent
 
 
 def later_plans(page, count: int) -> list[float]:
@@ -77,16 +79,18 @@ def main() -> None:
     folder = build()
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     server, url = serve(folder)
-    first, warm, engine = [], [], []
+    first, warm, engine, stages = [], [], [], []
     with sync_playwright() as p:
         for _ in range(args.loads):
             profile = tempfile.mkdtemp(prefix="trainsteps-bench-")
             context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True,
                                                            viewport={"width": 1280, "height": 1000})
             page = context.new_page()
-            seconds, started = timed_load(page, url + SEED001)
+            seconds, started, spent = timed_load(page, url + SEED001)
             first.append(seconds)
             engine.append(started)
+            stages.append(spent)
+            mode = page.evaluate("() => window.__engine.started")
             warm.append(timed_load(page, url + SEED001 + "&logging_steps=50")[0])
             if len(first) == args.loads:
                 plans = later_plans(page, args.plans)
@@ -95,7 +99,9 @@ def main() -> None:
     server.shutdown()
     print(f"static site {folder} ({size / 1e6:.1f} MB), Chromium {CHROMIUM}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     print(f"first load, fresh profile (s):      {', '.join(f'{s:.2f}' for s in first)}   median {statistics.median(first):.2f}")
-    print(f"  of which the engine starting (s): {', '.join(f'{s:.2f}' for s in engine)}")
+    print(f"  of which the engine starting (s): {', '.join(f'{s:.2f}' for s in engine)}   (from the {mode})")
+    for stage, says in (("runtime", "Pyodide"), ("wheels", "wheels installed"), ("engine", "routes imported")):
+        print(f"    {says + ' (s):':31} {', '.join(f'{spent.get(stage, 0):.2f}' for spent in stages)}")
     print(f"second load, cached files (s):      {', '.join(f'{s:.2f}' for s in warm)}   median {statistics.median(warm):.2f}")
     plans.sort()
     print(f"later plans (ms, {len(plans)}: plan + compare + drawing): median {statistics.median(plans):.0f}, "

@@ -120,3 +120,23 @@ def test_a_pypi_file_is_found_by_its_name_in_the_simple_index_and_checked(tmp_pa
     assert build_site.pypi_file("click", "click-0.0-py3-none-any.whl", pinned, log=lambda *_: None) == found and len(asked) == 2  # cached
     with pytest.raises(build_site.BuildError, match="lists no click-9.9-py3-none-any.whl"):
         build_site.pypi_file("click", "click-9.9-py3-none-any.whl", pinned, log=lambda *_: None)
+
+
+def test_without_nodejs_the_site_is_built_without_a_saved_engine_and_says_so(tmp_path, monkeypatch):
+    build_site = load_build_site()
+    monkeypatch.setattr(build_site.shutil, "which", lambda name: None)
+    said = []
+    assert build_site.write_snapshot(tmp_path, log=said.append) is None
+    assert said and "no Node.js" in said[0]
+
+
+def test_a_snapshot_that_node_cannot_write_fails_the_build_with_its_reason(tmp_path, monkeypatch):
+    build_site = load_build_site()
+    monkeypatch.setattr(build_site.shutil, "which", lambda name: "/usr/bin/node")
+
+    class Done:
+        returncode, stdout, stderr = 1, "", "Error: Snapshot build id mismatch"
+
+    monkeypatch.setattr(build_site.subprocess, "run", lambda *a, **k: Done())
+    with pytest.raises(build_site.BuildError, match="could not save the started engine: Error: Snapshot build id mismatch"):
+        build_site.write_snapshot(tmp_path, log=lambda *_: None)

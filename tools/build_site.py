@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gzip
 import hashlib
 import io
 import json
@@ -48,6 +49,10 @@ ENGINE_SERVER = '<meta name="trainsteps-engine" content="server">'
 # No host sends a policy for a folder of files: the page carries its own. WebAssembly needs 'wasm-unsafe-eval'.
 STATIC_POLICY = ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; script-src \'self\' \'wasm-unsafe-eval\'; '
                  "worker-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'\">")
+SNAPSHOT_SCRIPT = ROOT / "tools" / "site_snapshot.mjs"
+SNAPSHOT_FILE = "engine.snapshot.gz"
+"""The engine's memory after start-up (pyodide/), gzipped: a Node.js >= 18 at build time writes it; without one the
+page starts Pyodide from the beginning (several seconds more on a first visit)."""
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed, so the same sources give the same wheel bytes
 
 
@@ -65,7 +70,7 @@ def inputs_digest() -> str:
     digest = hashlib.sha256()
     files = [p for p in sorted((ROOT / "src").rglob("*")) if p.is_file() and p.suffix != ".pyc"
              and not any(part == "__pycache__" or part.endswith(".egg-info") for part in p.parts)]  # an editable install's files
-    for path in [*files, ROOT / "pyproject.toml", Path(__file__).resolve()]:
+    for path in [*files, ROOT / "pyproject.toml", Path(__file__).resolve(), SNAPSHOT_SCRIPT]:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -82,6 +87,9 @@ def build(out: Path = DEFAULT_OUT, force: bool = False, log=print) -> Path:
     write_pyodide(staging / "pyodide", log)
     wheels = write_wheels(staging / "wheels", log)
     (staging / "wheels" / "manifest.json").write_text(json.dumps({"wheels": wheels}, indent=1) + "\n")
+    snapshot = write_snapshot(staging, log)
+    if snapshot:
+        (staging / "wheels" / "manifest.json").write_text(json.dumps({"wheels": wheels, "snapshot": snapshot}, indent=1) + "\n")
     (staging / ".nojekyll").write_text("")  # GitHub Pages: serve every file as it is
     (staging / "stamp").write_text(stamp)
     shutil.rmtree(out, ignore_errors=True)
@@ -123,6 +131,25 @@ def write_wheels(folder: Path, log) -> list[dict]:
     yaml_wheel = pure_yaml_wheel(pypi_file(*PYYAML, log=log), folder)
     own = trainsteps_wheel(folder, log)
     return [{"file": p.name, "sha256": sha256(p)} for p in (folder / click_wheel.name, yaml_wheel, own)]
+
+
+def write_snapshot(folder: Path, log) -> dict | None:
+    """The engine started once here, in Node.js, and saved (tools/site_snapshot.mjs); None when there is no Node.js."""
+    node = shutil.which(os.environ.get("TRAINSTEPS_NODE", "node"))
+    if node is None:
+        log("no Node.js: the page will start Pyodide from the beginning (set TRAINSTEPS_NODE or install nodejs for a faster start)")
+        return None
+    log("starting the engine once to save its memory")
+    with tempfile.TemporaryDirectory(prefix="trainsteps-snapshot-") as scratch:
+        raw = Path(scratch) / "snapshot"
+        done = subprocess.run([node, str(SNAPSHOT_SCRIPT), str(folder), str(raw)], capture_output=True, text=True, cwd=scratch,
+                              env={"PATH": os.environ.get("PATH", ""), "HOME": scratch})  # nothing of this machine in it
+        if done.returncode != 0 or not raw.is_file():
+            raise BuildError(f"{node} could not save the started engine: {(done.stderr or done.stdout).strip()[-400:]}")
+        target = folder / "pyodide" / SNAPSHOT_FILE
+        with raw.open("rb") as source, gzip.GzipFile(target, "wb", compresslevel=6, mtime=0) as packed:
+            shutil.copyfileobj(source, packed, 1 << 20)
+    return {"file": f"pyodide/{SNAPSHOT_FILE}", "sha256": sha256(target)}
 
 
 # ---- downloads -------------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ def test_the_static_site_plans_seed_001_in_the_browser_with_no_server_and_no_net
     assert figure(static_page, "f_steps") == f"{run['optimizer_steps']:,} / {run['max_steps']:,}" == "3,900 / 3,900"
     assert figure(static_page, "f_epochs") == f"{run['epochs_completed']:g} / {run['epochs_planned']:g}" == "278.61 / 300"
     assert static_page.locator("#engine-status").get_attribute("data-stage") == "ready"
+    assert static_page.evaluate("() => window.__engine.started") == "snapshot"  # the memory saved at build time, not a cold start
     static_page.wait_for_selector("#compare .bar.current")  # --compare-versions ran in the worker too
     assert any("/wheels/trainsteps-" in url for url in offline_context.requested)  # the worker's requests are seen (and checked)
     shot(static_page, "static-plan-seed001-1280")
@@ -57,6 +58,7 @@ def test_the_static_site_explains_seed_003_and_plans_a_config_with_its_data(stat
     static_page.fill("#log-text", log)
     static_page.click("#run")
     wait_for_text(static_page, text)
+    assert figure(static_page, "x_gpus") == "4"  # the seed's answer, on a card
     shot(static_page, "static-explain-seed003-1280")
 
     _, text = run_cli("plan", str(LF / "sft_lora.yaml"), "--transformers", "4.49.0")
@@ -83,3 +85,23 @@ def test_the_static_page_fits_a_phone_with_its_progress_line(static_page, static
     right = static_page.evaluate("() => Math.max(...[...document.querySelectorAll('nav.tabs button')].map(b => b.getBoundingClientRect().right))")
     assert right <= 390
     shot(static_page, "static-plan-390")
+
+
+def test_the_static_site_explains_a_50_mb_log_read_in_slices_in_the_browser(static_page, static_url, tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_explain", ROOT / "bench" / "bench_explain.py")
+    bench_explain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_explain)
+    log = tmp_path / "train.log"
+    assert bench_explain.generate(str(log), 50) >= 50 << 20
+    data, text = run_cli("explain", str(log))
+    if not static_page.url.startswith(static_url):  # run alone: open the site first
+        static_page.goto(static_url)
+    static_page.wait_for_function("() => window.__engine && window.__engine.stage === 'ready'", timeout=FIRST_LOAD_MS)
+    static_page.click("#tab-explain")
+    static_page.set_input_files("#log-file", str(log))
+    wait_for_text(static_page, text.replace(str(log), "train.log"), timeout=FIRST_LOAD_MS)
+    assert static_page.get_attribute("#cli-line", "data-full") == "trainsteps explain train.log"
+    assert static_page.input_value("#log-text") == ""  # the page never held the text: the slices went to the engine
+    assert figure(static_page, "x_status") == f"finished · step {data['runs'][0]['end_step']:,}"

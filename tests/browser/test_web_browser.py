@@ -308,3 +308,21 @@ def test_every_rl_trainer_opens_from_the_picker_and_shows_the_clis_plan(page, ba
     if "training_steps" in data["run"]:
         assert f"{data['run']['training_steps']:,}" in shown
     shot(page, f"config-rl-{entry}-1280")
+
+
+def test_explain_shows_cards_its_steps_over_time_and_a_command_that_runs_as_pasted(page, base_url):
+    log = (ROOT / "tests" / "fixtures" / "logs" / "corpus" / "lf-8261-nccl-timeout.log").read_text(encoding="utf-8")
+    data, text = run_cli("explain", "--text", log)
+    run = data["runs"][0]
+    page.goto(f"{base_url}/?tab=explain")
+    page.fill("#log-text", log)
+    page.click("#run")
+    wait_for_text(page, text)
+    assert figure(page, "x_status") == f"crashed · step {run['end_step']:,}"
+    crash = next(f["text"] for f in run["facts"] if f["code"] == "LOG_CRASHED")
+    assert crash in page.locator("#explain-wrong").text_content()
+    assert page.evaluate("() => window.__charts.stepsOverTime.points") == len(run["time"]["trace"])
+    full = page.get_attribute("#cli-line", "data-full")
+    assert full.startswith("trainsteps explain - <<'LOG'\n") and full.endswith("\nLOG")  # the log on stdin: runs as pasted
+    assert len(page.locator("#cli-line").text_content().split("\n")) < len(full.split("\n"))  # shown by its first lines
+    shot(page, "explain-cards-crashed-1280")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import shot
-from tests.browser.test_web_browser import ISSUE_URL, LF, PLAN_CASES, flags, run_cli, wait_for_text
+from tests.browser.test_web_browser import ISSUE_URL, LF, PLAN_CASES, ROOT, flags, run_cli, wait_for_text
 
 # (label text, [characters after which the browser broke a line]) for every visible setting's name in the form
 LINE_BREAKS = """() => [...document.querySelectorAll('#settings label')].filter(l => l.offsetParent && !l.classList.contains('visually-hidden'))
@@ -123,3 +123,63 @@ def test_a_config_link_with_a_launch_line_still_waits_for_its_file_unless_asked(
     page.click("#run")  # asked for: what is there goes to the engine (here a launch line it cannot plan alone: its error)
     page.wait_for_selector("#cli-text, #error")
     assert page.locator("#needs-files").count() == 0
+
+
+def test_data_files_say_which_command_counts_their_tokens_and_that_command_runs(page, base_url, tmp_path, monkeypatch):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from trainsteps.cli.main import cli
+
+    page.goto(f"{base_url}/?tab=config")
+    page.fill("#config-name", "sft_lora.yaml")
+    page.fill("#config-text", (LF / "sft_lora.yaml").read_text())
+    page.set_input_files("#config-files", [str(LF / "data" / "dataset_info.json"), str(LF / "data" / "demo_alpaca.json")])
+    page.wait_for_selector("#tokens-note")
+    command = page.get_attribute("#tokens-note", "data-command")
+    assert command in page.locator("#tokens-note").text_content()
+    shutil.copytree(LF, tmp_path / "lf")
+    tokenizer = ROOT / "tests" / "assets" / "tiny_tokenizer.json"
+    args = command.replace("MODEL_DIR", str(tokenizer)).split()[1:]
+    monkeypatch.chdir(tmp_path / "lf")  # where the files are, as the note says
+    done = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert done.exit_code == 0 and "tokens seen (all ranks)" in done.output
+
+
+def test_chinese_counts_rows_with_tiao_and_its_table_values_line_up_as_in_a_terminal(page, base_url):
+    settings = PLAN_CASES["seed001-4.49.0"]
+    _, text = run_cli("plan", *flags(settings), lang="zh")
+    page.goto(f"{base_url}{ISSUE_URL}&lang=zh")
+    wait_for_text(page, text)  # the page's text is still the CLI's, character for character
+    answer = page.locator("#cli-text strong").first.text_content()
+    assert "1,047 条数据" in answer and "行" not in answer
+    starts = page.evaluate("""() => [...document.querySelectorAll('#cli-text .cell')].map(c => {
+        const r = document.createRange(); r.setStart(c.nextSibling, 0); r.setEnd(c.nextSibling, 1);
+        return Math.round(r.getBoundingClientRect().left); })""")
+    assert len(starts) >= 8 and max(starts) - min(starts) <= 1  # labels of CJK widths: the values start in one column
+    shot(page, "plan-zh-table-1280")
+
+
+def test_a_row_count_for_a_stock_llamafactory_yaml_keeps_the_release_its_data_gives(page, base_url):
+    with_data, _ = run_cli("plan", str(LF / "sft_lora.yaml"))
+    counted, text = run_cli("plan", str(LF / "sft_lora.yaml"), "--num-examples", "5000")
+    assert counted["version"] == with_data["version"]  # a count never moves the release the config pins
+    page.goto(f"{base_url}/?tab=config&num_examples=5000")
+    page.fill("#config-name", "sft_lora.yaml")
+    page.fill("#config-text", (LF / "sft_lora.yaml").read_text())
+    page.click("#run")
+    page.wait_for_function("t => (document.querySelector('#cli-text') || {}).textContent?.split('\\n')[0] === t",
+                           arg=text.split("\n")[0])
+    assert f"transformers {with_data['version']}" in page.locator("#cli-text strong").first.text_content()
+
+
+def test_a_pasted_log_in_chinese_names_its_source_without_stray_spaces(page, base_url):
+    log = (ROOT / "tests" / "fixtures" / "logs" / "seed_003_4gpu.log").read_text(encoding="utf-8")
+    _, text = run_cli("explain", "--text", log, lang="zh")
+    page.goto(f"{base_url}/?tab=explain&lang=zh")
+    page.fill("#log-text", log)
+    page.click("#run")
+    wait_for_text(page, text)
+    first = page.locator("#cli-text").text_content().split("\n")[0]
+    assert first.startswith("在粘贴的文本的 ") and " 粘贴的文本 " not in page.locator("#cli-text").text_content()

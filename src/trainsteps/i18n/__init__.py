@@ -34,11 +34,43 @@ class _AsIs(str):
 
 def message(msg_id: str, lang: str = "en", **params) -> str:
     template = _catalog(lang).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
+    if lang == "zh" and params:
+        template = _tight_around_chinese_names(template, params)
     try:
         text = template.format_map(_Blank(params))
     except ValueError:  # a word where a number goes (`{total:,}` of an unknown "?"): the word is shown as it is
         text = template.format_map(_Blank({k: _AsIs(v) if isinstance(v, str) else v for k, v in params.items()}))
     return _singular(text) if lang != "zh" and "1 " in text and _may_have_one_noun(text) else text
+
+
+def _is_ideograph(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf"
+
+
+def _tight_around_chinese_names(template: str, params: dict) -> str:
+    """Chinese puts a space between a Chinese word and a Latin name (`在 train.log 的`), none around a Chinese one
+    (`在粘贴的文本的`): the space a template keeps around a placeholder goes where the value meets Chinese."""
+    for key, value in params.items():
+        if not isinstance(value, str) or not value or "{" + key not in template:
+            continue
+        starts, ends = _is_ideograph(value[0]), _is_ideograph(value[-1])
+        if not (starts or ends):
+            continue
+        at = template.find("{" + key)
+        while at >= 0:
+            close = template.find("}", at)
+            if close < 0:
+                break
+            if template[at + 1 + len(key)] not in "}:!":  # {file} is not {files}
+                at = template.find("{" + key, at + 1)
+                continue
+            if ends and template[close + 1:close + 2] == " " and _is_ideograph(template[close + 2:close + 3]):
+                template = template[:close + 1] + template[close + 2:]
+            if starts and at >= 2 and template[at - 1] == " " and _is_ideograph(template[at - 2]):
+                template = template[:at - 1] + template[at:]
+                at -= 1
+            at = template.find("{" + key, at + 1)
+    return template
 
 
 _ONE = None

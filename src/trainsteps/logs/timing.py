@@ -21,6 +21,8 @@ WARMUP_SHARE = 0.05
 """Bar draws before this share of the run are left out of the fallback rate when later draws exist."""
 AGREE = 0.10
 """The framework's own ETA agrees when it is within 10% of ours."""
+TRACE_POINTS = 200
+"""(step, elapsed seconds) pairs kept for a plot of the run's progress over time; longer traces are thinned evenly."""
 
 Dur = Spoken
 """Seconds in a message parameter, said in the message's language."""
@@ -60,6 +62,9 @@ class Timing:
     mfu_verdict: tuple[str, dict] | None = None
     framework_mfu: tuple[str, dict] | None = None
     """The MFU the framework printed itself, beside ours, and how its count differs (FRAMEWORK_MFU)."""
+    trace: list = field(default_factory=list)
+    """(step, elapsed seconds) of the timing lines the rate came from, in order (at most TRACE_POINTS): the run's
+    progress over time, for a plot."""
 
     @property
     def per_step(self) -> Interval:
@@ -79,6 +84,7 @@ class Timing:
             "paused_seconds": round(self.paused_seconds, 1),
             "framework_eta_seconds": self.framework_eta,
             "mfu": None if self.mfu is None else self.mfu.to_dict(),
+            "trace": [[step, round(seconds, 1)] for step, seconds in self.trace],
         }
 
 
@@ -140,6 +146,7 @@ def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, sto
                             framework_eta=lt.framework_remaining_seconds, framework_eta_line=line, paused_seconds=lt.paused_seconds)
             if lt.kind == "summary":
                 timing.framework_eta = None
+            timing.trace = _thinned([(s.step, s.elapsed) for s in lt.samples if s.elapsed is not None])
     if timing is None and bar is not None:
         found = _fallback(bar)
         if found is not None:
@@ -152,6 +159,7 @@ def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, sto
         if last[0] > 0 and last[1] > 0:
             timing = Timing("elapsed", last[3], Rate.from_step_seconds(last[1] / last[0], "log", f"elapsed_time, line {last[3]}"), 1,
                             at, end_step, elapsed_seconds=last[1], framework_eta=last[2], framework_eta_line=last[3])
+            timing.trace = _thinned([(point[0], point[1]) for point in p.elapsed_points])
     if timing is None and p.train_runtime and at:
         steps_run = at - (run.resume_global_step or 0)
         if steps_run > 0:
@@ -178,6 +186,14 @@ def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, sto
     if timing.elapsed_seconds is not None:
         timing.total = Interval.exact(timing.elapsed_seconds) + timing.remaining
     return timing
+
+
+def _thinned(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """At most TRACE_POINTS points, evenly spread, the last one kept (where the run stood)."""
+    if len(points) <= TRACE_POINTS:
+        return points
+    stride = len(points) / (TRACE_POINTS - 1)
+    return [points[int(i * stride)] for i in range(TRACE_POINTS - 1)] + [points[-1]]
 
 
 def _eval_every(steps: list[int]) -> int | None:

@@ -191,6 +191,63 @@ def cli_line(command: click.Command, argv: list[str], files: list[str] = ()) -> 
     return " ".join(["trainsteps", command.name, *map(shlex.quote, files), *map(shlex.quote, shown)])
 
 
+def is_bare_name(name: str) -> bool:
+    """A file's name as a browser gives it: no folder, nothing that could leave the folder it is looked up in."""
+    return 0 < len(name) <= 255 and name not in (".", "..") and not any(c in name for c in "/\\\0")
+
+
+def stdin_line(command: click.Command, argv: list[str], text: str) -> str:
+    """A pasted log as a command that runs as pasted: the log on stdin (`trainsteps explain - <<'LOG'`), closed by
+    a word that is no line of the log."""
+    marker = "LOG"
+    lines = set(text.splitlines())
+    while marker in lines:
+        marker += "_END"
+    return f"{cli_line(command, ['-', *argv])} <<'{marker}'\n{text.rstrip(chr(10))}\n{marker}"
+
+
+# ---- the planners the page offers -----------------------------------------------------------------------------------
+FIELD_OF_OPTION = {"transformers_version": "transformers", "no_even_batches": "even_batches", "no_dispatch_batches": "dispatch_batches",
+                   "data_split": "split", "gpu_name": "gpu", "rl_overrides": "set", "unsloth_release": "unsloth"}
+"""The page's name for a CLI option where they differ (the reverse of _ALIASES, without its synonyms)."""
+
+
+def planner_fields(command: click.Command) -> list[dict]:
+    """Every planner of planners/table.py with the page fields it takes and their kinds: the page builds its framework
+    pickers and shows a planner's fields from this, so a planner added to the table appears without a page edit."""
+    from trainsteps.planners import table
+
+    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    kinds = {**dict.fromkeys(table.PRETRAIN_FRAMEWORKS, "pretrain"), **dict.fromkeys(table.STACK_FRAMEWORKS, "stack"),
+             **dict.fromkeys((*table.RL_FRAMEWORKS, *getattr(table, "RL_STACKS", ())), "rl"), "hf": "hf", "config": "config"}
+    planners = []
+    for planner in table.PLANNERS.values():
+        names = sorted(n for n in planner.accepts - table.OUTPUT - _NEVER - {"compare_versions", "launch"}
+                       if n in params and not n.endswith("_path"))
+        # a planner of a kind the page does not know yet: one started by a launch line is planned as the RL trainers
+        # are (the config tab), any other from flags as the stacks are (the Pretraining tab)
+        kind = kinds.get(planner.name) or ("rl" if "launch" in planner.accepts else "stack")
+        planners.append({"name": planner.name, "kind": kind,
+                         "files": bool(planner.accepts & {"configs", "deepspeed_config"}), "time": bool(planner.accepts & table.TIME),
+                         "fields": {FIELD_OF_OPTION.get(n, n): _field_kind(params[n]) for n in names}})
+    return planners
+
+
+def _field_kind(param: click.Option) -> str | list:
+    """How the page asks for an option: bool, int, float, lines (repeated), text, or the list of its choices."""
+    if param.is_flag:
+        return "bool"
+    if param.multiple:
+        return "lines"
+    if isinstance(param.type, click.Choice):
+        return ["", *map(str, param.type.choices)]
+    if isinstance(param.type, (click.types.IntParamType, click.IntRange)):
+        return "int"
+    if isinstance(param.type, (click.types.FloatParamType, click.FloatRange)):
+        return "float"
+    return "text"
+
+
 # ---- posted files: a log for explain, config files for plan --------------------------------------------------------
 
 def check_log(text: str) -> None:

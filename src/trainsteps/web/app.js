@@ -12,7 +12,7 @@ const T = {
     g_lr: "Learning-rate schedule", g_more: "More settings", g_target: "Target (give one)", g_parallel: "Parallelism", g_eval: "Evaluation and saving",
     g_log: "The log", g_files: "Config files", g_overrides: "Settings typed on the command line (override the files)",
     wrapper: "trainer", wrapper_note: "{name} plans come from its config file: open \"From a config\" with an example to edit.",
-    open_example: "Open an example", framework_pt: "framework",
+    open_example: "Open an example", wrapper_note_pt: "{name} is planned from its own settings in the Pretraining tab.", framework_pt: "framework",
     log_placeholder: "Paste a training log here (banner, progress bars, trainer_state.json, launcher output)...",
     config_placeholder: "Paste a LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or a DeepSpeed JSON here...",
     config_name: "file name", choose_log: "Choose a log file", choose_files: "Add files (dataset_info.json, data, accelerate config)",
@@ -31,7 +31,15 @@ const T = {
     loading: "Computing...", failed: "The server did not answer: {detail}",
     too_large_config: "{name} is {size}: the page takes at most {limit} of files in all, so it was left out and the other files kept. With every file: trainsteps plan {config}",
     needs_files: "This link was made with {files}. Add them above (they are read in this browser, never uploaded) to plan the same run: without them the page would compute other numbers. Or press Compute to plan what is here.",
-    engine_runtime: "Loading the Python engine into this page (about 13 MB on the first visit, cached after)...",
+    tokens_cli: "Rows are counted in this browser. Tokens (tokens per step, packing) need the model's tokenizer, which the page does not carry; on the command line, where the files are:",
+    cli_more: "... {n} more lines of the log (Copy copies the whole command)",
+    log_reading: "Reading {name} in this browser: {read} of {size}...", log_read: "{name} ({size}) was read in this browser; nothing was uploaded.",
+    x_gpus: "GPUs (processes)", x_release: "release", x_status: "status", x_rate: "time per optimizer step", x_left: "time left",
+    x_wrong: "What went wrong", x_at_step: "step {where}", x_planned: "planned: {planned} steps", x_run: "Run {n}",
+    st_finished: "finished", st_running: "running", st_crashed: "crashed", st_interrupted: "interrupted", st_unknown: "not known from the log",
+    c_steps_time: "Steps over time: what the log shows, against where the run ends", l_logged: "steps the log shows",
+    l_projected: "at the measured rate", l_end: "where the run really ends", l_planned: "the planned last step",
+    engine_runtime: "Loading the Python engine into this page (about 21 MB on the first visit, cached after)...",
     engine_wheels: "Installing trainsteps into the page's Python...", engine_engine: "Starting trainsteps...",
     engine_ready: "The engine runs in this page (ready in {seconds} s): nothing you type or open leaves your browser.",
     engine_failed: "The engine could not start in this browser: {detail}. The same answers: pip install trainsteps, then trainsteps web",
@@ -45,7 +53,7 @@ const T = {
     g_lr: "学习率调度", g_more: "更多设置", g_target: "目标（填一项）", g_parallel: "并行", g_eval: "评估与保存",
     g_log: "日志", g_files: "配置文件", g_overrides: "命令行上输入的设置（覆盖文件中的值）",
     wrapper: "训练器", wrapper_note: "{name} 的规划来自它的配置文件：打开“从配置文件”并载入示例后修改。",
-    open_example: "打开示例", framework_pt: "框架",
+    open_example: "打开示例", wrapper_note_pt: "{name} 在“预训练”标签页中按它自己的设置规划。", framework_pt: "框架",
     log_placeholder: "在此粘贴训练日志（横幅、进度条、trainer_state.json、启动器输出）……",
     config_placeholder: "在此粘贴 LLaMA-Factory / Axolotl / TRL / ms-swift 的 YAML、TrainingArguments JSON 或 DeepSpeed JSON……",
     config_name: "文件名", choose_log: "选择日志文件", choose_files: "添加文件（dataset_info.json、数据、accelerate 配置）",
@@ -63,7 +71,15 @@ const T = {
     loading: "计算中……", failed: "服务器没有回应：{detail}",
     too_large_config: "{name} 大小为 {size}：网页最多接受共 {limit} 的文件，因此未载入它，其他文件已保留。使用全部文件：trainsteps plan {config}",
     needs_files: "此链接创建时使用了 {files}。请在上方添加这些文件（只在本浏览器中读取，不会上传）以规划同一次训练：没有它们，页面算出的将是另一组数字。也可以点击“计算”，按现有内容规划。",
-    engine_runtime: "正在把 Python 引擎载入本页（首次约 13 MB，之后使用缓存）……",
+    tokens_cli: "数据条数在本浏览器中统计。token 数（每步 token 数、打包）需要模型的分词器，本页面不带分词器；请在文件所在目录的命令行中运行：",
+    cli_more: "……日志还有 {n} 行（“复制”会复制整条命令）",
+    log_reading: "正在本浏览器中读取 {name}：{read} / {size}……", log_read: "已在本浏览器中读取 {name}（{size}），没有上传任何内容。",
+    x_gpus: "GPU 数（进程数）", x_release: "版本", x_status: "状态", x_rate: "每个优化步耗时", x_left: "剩余时间",
+    x_wrong: "出了什么问题", x_at_step: "第 {where} 步", x_planned: "计划：{planned} 步", x_run: "第 {n} 次运行",
+    st_finished: "已完成", st_running: "运行中", st_crashed: "已崩溃", st_interrupted: "被中断", st_unknown: "日志中看不出",
+    c_steps_time: "步数随时间变化：日志所示与训练真正结束处", l_logged: "日志中的步数",
+    l_projected: "按实测速率推算", l_end: "训练真正结束的步", l_planned: "计划的最后一步",
+    engine_runtime: "正在把 Python 引擎载入本页（首次约 21 MB，之后使用缓存）……",
     engine_wheels: "正在把 trainsteps 安装到本页的 Python 中……", engine_engine: "正在启动 trainsteps……",
     engine_ready: "引擎在本页中运行（{seconds} 秒就绪）：你输入或打开的内容都不会离开浏览器。",
     engine_failed: "引擎无法在此浏览器中启动：{detail}。同样的结果可通过 pip install trainsteps 后运行 trainsteps web 得到",
@@ -101,26 +117,30 @@ const RL = {
   easyr1: "python3 -m verl.trainer.main config=examples/config.yaml data.rollout_batch_size=512 worker.rollout.n=5 trainer.total_epochs=15",
   "verl-sft": "torchrun --nnodes=1 --nproc_per_node=8 -m verl.trainer.sft_trainer data.train_files=train.parquet data.train_batch_size=256 trainer.total_epochs=4",
 };
-const PT = ["megatron", "neox", "deepspeed", "lightning"];
+// Which planner takes which field comes from /api/meta `planners` (planners/table.py): a field is shown for the
+// frameworks that take it, and an option a planner takes that no group below lists gets a field of its own, so a
+// planner added to the table appears in the pickers with its fields and no page edit.
+const PLANNER_NAMES = {hf: "Hugging Face Trainer", megatron: "Megatron-LM", neox: "GPT-NeoX", deepspeed: "DeepSpeed", lightning: "Lightning",
+  torchtitan: "torchtitan", automodel: "NeMo Automodel", "llamafactory-v1": "LLaMA-Factory v1 (USE_V1=1)", verl: "verl (RL)",
+  openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)", "trl-ppo": "TRL PPO (RL)"};
+const plannerName = (name) => PLANNER_NAMES[name] || name;
+const PT_KINDS = ["pretrain", "stack"];  // the Pretraining tab plans these from flags
 const PT_FIELDS = [
-  {group: "g_framework", fields: [F("framework", "select", {options: PT, noDefault: true})]},
-  {group: "g_data", fields: [F("train_tokens", "int", {fw: "megatron neox"}), F("seq_length", "int", {fw: "megatron neox", ph: "2048"}),
-    F("split", "text", {fw: "megatron neox", ph: "969, 30, 1"}), F("num_examples", "int", {fw: "lightning"})]},
-  {group: "g_batch", fields: [F("world_size", "int", {ph: "1"}), F("global_batch_size", "int", {fw: "megatron"}),
-    F("train_batch_size", "int", {fw: "neox deepspeed"}), F("micro_batch_size", "int", {fw: "megatron neox deepspeed"}),
-    F("per_device_train_batch_size", "int", {fw: "lightning deepspeed", ph: "8"}), F("gradient_accumulation_steps", "int", {fw: "neox deepspeed lightning", ph: "1"}),
-    F("dataloader_drop_last", "bool", {fw: "lightning"}), F("rampup_batch_size", "text", {fw: "megatron", ph: "32 32 1000000"}),
-    F("decrease_batch_size_if_needed", "bool", {fw: "megatron"}), F("step_batch_size_schedule", "text", {fw: "megatron", ph: "0:768 250B:1536"})]},
-  {group: "g_length", fields: [F("train_iters", "int", {fw: "megatron neox"}), F("train_samples", "int", {fw: "megatron"}),
-    F("train_epochs", "int", {fw: "neox"}), F("max_epochs", "int", {fw: "lightning"}), F("max_steps", "int", {fw: "lightning", ph: "-1"}),
-    F("limit_train_batches", "text", {fw: "lightning", ph: "1.0"}), F("megatron_version", "text", {fw: "megatron", ph: "0.19.0"}),
-    F("megatron_code", "select", {fw: "megatron", options: ["", "core", "legacy"]}), F("neox_version", "select", {fw: "neox", options: ["", "main", "2.0", "1.0"]})]},
-  {group: "g_parallel", fields: [F("tensor_parallel_size", "int", {fw: "megatron neox deepspeed", ph: "1"}),
-    F("pipeline_parallel_size", "int", {fw: "megatron neox deepspeed", ph: "1"}), F("context_parallel_size", "int", {fw: "megatron", ph: "1"}),
-    F("expert_parallel_size", "int", {fw: "megatron", ph: "1"})]},
-  {group: "g_eval", fields: [F("eval_interval", "int", {fw: "megatron neox", ph: "1000"}), F("eval_iters", "int", {fw: "megatron neox", ph: "100"}),
-    F("eval_global_batch_size", "int", {fw: "megatron"}), F("save_interval", "int", {fw: "megatron neox"}),
-    F("lr_warmup_iters", "int", {fw: "megatron", ph: "0"}), F("warmup", "float", {fw: "neox", ph: "0.01"}), F("seed", "int", {fw: "neox", ph: "1234"})]},
+  {group: "g_framework", fields: [F("framework", "planner", {noDefault: true})]},
+  {group: "g_data", fields: [F("train_tokens", "int"), F("seq_length", "int", {ph: "2048"}), F("split", "text", {ph: "969, 30, 1"}),
+    F("num_examples", "int")]},
+  {group: "g_batch", fields: [F("world_size", "int", {ph: "1"}), F("global_batch_size", "int"), F("train_batch_size", "int"), F("micro_batch_size", "int"),
+    F("per_device_train_batch_size", "int", {ph: "8"}), F("gradient_accumulation_steps", "int", {ph: "1"}), F("dataloader_drop_last", "bool"),
+    F("rampup_batch_size", "text", {ph: "32 32 1000000"}), F("decrease_batch_size_if_needed", "bool"), F("step_batch_size_schedule", "text", {ph: "0:768 250B:1536"})]},
+  {group: "g_length", fields: [F("train_iters", "int"), F("train_samples", "int"), F("train_epochs", "int"), F("max_epochs", "int"),
+    F("num_train_epochs", "float"), F("max_steps", "int", {ph: "-1"}), F("resume_from_step", "int"), F("limit_train_batches", "text", {ph: "1.0"}),
+    F("megatron_version", "text", {ph: "0.19.0"}), F("megatron_code", "select", {options: ["", "core", "legacy"]}),
+    F("neox_version", "select", {options: ["", "main", "2.0", "1.0"]}), F("framework_version", "text"), F("set", "lines", {ph: "training.steps=1000"})]},
+  {group: "g_parallel", fields: [F("tensor_parallel_size", "int", {ph: "1"}), F("pipeline_parallel_size", "int", {ph: "1"}),
+    F("context_parallel_size", "int", {ph: "1"}), F("expert_parallel_size", "int", {ph: "1"})]},
+  {group: "g_eval", fields: [F("eval_interval", "int", {ph: "1000"}), F("eval_iters", "int", {ph: "100"}), F("eval_global_batch_size", "int"),
+    F("save_interval", "int"), F("save_steps", "int"), F("lr_warmup_iters", "int", {ph: "0"}), F("warmup", "float", {ph: "0.01"}),
+    F("warmup_steps", "int"), F("seed", "int", {ph: "1234"})]},
 ];
 const SOLVE_FIELDS = [
   {group: "g_target", fields: [F("epochs", "float"), F("examples", "int"), F("tokens", "int"), F("max_steps", "int"), F("global_batch", "int"),
@@ -136,7 +156,7 @@ const EXPLAIN_FIELDS = [
 ];
 const CONFIG_FIELDS = [
   {group: "g_overrides", fields: [F("launch", "lines", {ph: "torchrun --nproc_per_node 4 train.py"}), F("transformers", "release"),
-    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256", needsRL: true}),
+    F("framework_version", "text"), F("framework", "framework"), F("set", "lines", {ph: "data.train_batch_size=256"}),
     F("num_examples", "int"), F("world_size", "int"), F("unsloth", "text", {ph: "2026.10.9"}),
     F("per_device_train_batch_size", "int"), F("gradient_accumulation_steps", "int"), F("num_train_epochs", "float"), F("max_steps", "int")]},
   {group: "g_lr", fields: [F("lr_scheduler_type", "scheduler"), F("learning_rate", "float"), F("lr_scheduler_kwargs", "text", {ph: '{"min_lr_rate": 0.1}'})]},
@@ -144,6 +164,10 @@ const CONFIG_FIELDS = [
 const RATE_FIELDS = [F("step_time", "text", {ph: "4s"}), F("tokens_per_second", "text", {ph: "3500/gpu"}), F("samples_per_second", "text"),
   F("params", "text", {ph: "7.6B"}), F("gpu", "gpu"), F("dtype", "select", {options: ["", "bf16", "fp16", "fp8", "tf32", "fp32"]}),
   F("mfu", "text", {ph: "0.3-0.5"}), F("training", "select", {options: ["", "full", "lora", "qlora", "frozen"]})];
+const PAUSE_FIELDS = [F("eval_time", "text", {ph: "90s"}), F("save_time", "text", {ph: "30s"}), F("prepare_time", "text", {ph: "10m"}),
+  F("price_per_gpu_hour", "float"), F("currency", "text", {ph: "USD"})];
+PT_FIELDS.push({group: "g_rate", fold: true, fields: RATE_FIELDS}, {group: "g_pauses", fold: true, fields: PAUSE_FIELDS});
+CONFIG_FIELDS.push({group: "g_rate", fold: true, fields: RATE_FIELDS}, {group: "g_pauses", fold: true, fields: [F("eval_examples", "int"), ...PAUSE_FIELDS]});
 const TIME_FIELDS = [
   HF_FIELDS[0], HF_FIELDS[1], HF_FIELDS[2],
   {group: "g_rate", fields: RATE_FIELDS},
@@ -156,11 +180,11 @@ SOLVE_FIELDS.push({group: "g_budget", fold: true, fields: [F("time_budget", "tex
 const TABS = {
   plan: {api: "/api/plan", groups: HF_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
     num_train_epochs: "300", transformers: "4.49.0"}},
-  config: {api: "/api/config", post: true, groups: CONFIG_FIELDS, example: {}},
+  config: {api: "/api/config", post: true, groups: CONFIG_FIELDS, byPlanner: true, example: {}},
   explain: {api: "/api/explain", post: true, groups: EXPLAIN_FIELDS, example: {}},
   solve: {api: "/api/solve", groups: SOLVE_FIELDS, example: {streaming: "true", num_examples: "1047", epochs: "3", per_device_train_batch_size: "10",
     gradient_accumulation_steps: "8"}},
-  pretrain: {api: "/api/plan", groups: PT_FIELDS, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
+  pretrain: {api: "/api/plan", groups: PT_FIELDS, byPlanner: true, example: {framework: "megatron", train_tokens: "32017905665", seq_length: "2048",
     global_batch_size: "1024", micro_batch_size: "4", world_size: "64", train_iters: "15000"}},
   time: {api: "/api/plan", groups: TIME_FIELDS, example: {num_examples: "1047", per_device_train_batch_size: "10", gradient_accumulation_steps: "8",
     num_train_epochs: "300", transformers: "4.49.0", step_time: "4s"}},
@@ -234,10 +258,11 @@ function fieldInput(f) {
   const id = "f-" + f.name;
   if (f.kind === "bool" || f.kind === "boolT") return el("input", {id, name: f.name, type: "checkbox"});
   if (f.kind === "lines") return el("textarea", {id, name: f.name, placeholder: f.ph || "", spellcheck: "false", rows: "2"});
-  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu" || f.kind === "framework") {
+  if (f.kind === "select" || f.kind === "scheduler" || f.kind === "gpu" || f.kind === "framework" || f.kind === "planner") {
     const options = f.kind === "scheduler" ? ["", ...(state.meta?.schedulers || ["linear"])] : f.kind === "gpu" ? ["", ...(state.meta?.gpus || [])]
-      : f.kind === "framework" ? ["", "deepspeed", ...(state.meta?.rl_frameworks || [])] : f.options;
-    return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: o === "" ? "(default)" : o})));
+      : f.kind === "framework" ? ["", ...filePlanners().map((p) => p.name)] : f.kind === "planner" ? ptPlanners().map((p) => p.name) : f.options;
+    const label = (o) => (o === "" ? "(default)" : f.kind === "planner" || f.kind === "framework" ? plannerName(o) : o);
+    return el("select", {id, name: f.name}, options.map((o) => el("option", {value: o, text: label(o)})));
   }
   const attrs = {id, name: f.name, type: "text", placeholder: f.ph || "", spellcheck: "false"};
   if (f.kind === "int") attrs.inputmode = "numeric";
@@ -245,12 +270,41 @@ function fieldInput(f) {
   if (f.kind === "release") { attrs.list = "releases"; attrs.placeholder = state.meta?.newest || ""; }
   return el("input", attrs);
 }
+const planners = () => state.meta?.planners || [];
+const ptPlanners = () => planners().filter((p) => PT_KINDS.includes(p.kind));
+// planners that read their own files in the config tab (the Trainer's configs are found without --framework)
+const filePlanners = () => planners().filter((p) => p.files && p.kind !== "config" && p.kind !== "hf");
+// the planners a tab can reach: the framework chosen, or in the config tab with none chosen, any that reads files
+function reachable() {
+  const fw = currentFramework();
+  if (fw) return [fw];
+  return state.tab === "config" ? ["config", ...filePlanners().map((p) => p.name)] : [];
+}
+// the planners that take a field (undefined when none does: a field of the page itself, always shown)
+function takers(name) {
+  const users = planners().filter((p) => name in p.fields).map((p) => p.name);
+  return users.length ? users.join(" ") : undefined;
+}
+const shownFor = (fw) => fw === undefined || fw.split(" ").some((name) => reachable().includes(name));
+// options a Pretraining-tab planner takes that no group lists: a field each, of the kind the CLI option has
+function extraFields(groups) {
+  const listed = new Set(groups.flatMap((g) => g.fields.map((f) => f.name)));
+  const extra = new Map();
+  for (const p of ptPlanners()) {
+    for (const [name, kind] of Object.entries(p.fields)) {
+      if (listed.has(name) || extra.has(name)) continue;
+      extra.set(name, Array.isArray(kind) ? F(name, "select", {options: kind}) : F(name, ["bool", "lines", "int", "float"].includes(kind) ? kind : "text"));
+    }
+  }
+  return extra.size ? [{group: "g_more", fold: true, fields: [...extra.values()]}] : [];
+}
 // a setting's name may wrap after an underscore, never inside a word (gradient_accumulation_steps, not ..._step / s)
 const breakable = (name) => name.split("_").flatMap((part, i, parts) => (i < parts.length - 1 ? [part + "_", el("wbr")] : [part]));
 function fieldRow(f) {
-  const row = [el("label", {for: "f-" + f.name, "data-fw": f.fw}, breakable(f.name)), fieldInput(f)];
+  const fw = TABS[state.tab].byPlanner && f.name !== "framework" ? takers(f.name) : undefined;
+  const row = [el("label", {for: "f-" + f.name, "data-fw": fw}, breakable(f.name)), fieldInput(f)];
   row[1].dataset.kind = f.kind;
-  if (f.fw) row[1].dataset.fw = f.fw;
+  if (fw) row[1].dataset.fw = fw;
   return row;
 }
 function buildForm() {
@@ -259,14 +313,14 @@ function buildForm() {
   const tab = TABS[state.tab];
   if (state.tab === "plan") {
     form.append(el("h3", {text: t("g_framework")}), el("label", {for: "wrapper", text: t("wrapper")}),
-      el("select", {id: "wrapper"}, Object.entries(WRAPPERS).filter(([k]) => !NEEDS_RL[k] || (state.meta?.rl_frameworks || []).includes(NEEDS_RL[k]))
-        .map(([k, v]) => el("option", {value: k, text: v}))));
+      el("select", {id: "wrapper"}, Object.entries(wrappers()).map(([k, v]) => el("option", {value: k, text: v}))));
     form.append(el("p", {class: "note", id: "wrapper-note", hidden: true}));
   }
   if (state.tab === "explain") {
     form.append(el("h3", {text: t("g_log")}), el("label", {class: "visually-hidden", for: "log-text", text: t("g_log")}),
       el("textarea", {id: "log-text", class: "wide", placeholder: t("log_placeholder"), spellcheck: "false"}),
       el("label", {class: "wide", for: "log-file", text: t("choose_log")}), el("input", {id: "log-file", class: "wide", type: "file"}),
+      el("p", {class: "note wide", id: "log-note", hidden: true}),
       el("div", {class: "drop", id: "drop", text: t("drop")}));
   }
   if (state.tab === "config") {
@@ -275,13 +329,16 @@ function buildForm() {
       el("label", {class: "visually-hidden", for: "config-text", text: t("g_files")}),
       el("textarea", {id: "config-text", class: "wide", placeholder: t("config_placeholder"), spellcheck: "false"}),
       el("label", {class: "wide", for: "config-files", text: t("choose_files")}), el("input", {id: "config-files", class: "wide", type: "file", multiple: true}),
-      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}), el("div", {class: "wide", id: "file-notes"}));
+      el("div", {class: "drop", id: "drop", text: t("drop")}), el("div", {class: "files", id: "file-list"}), el("div", {class: "wide", id: "file-notes"}),
+      el("div", {class: "wide", id: "tokens-box"}));
   }
-  for (const g of tab.groups) {
-    const rows = g.fields.filter((f) => !f.needsRL || (state.meta?.rl_frameworks || []).length).map(fieldRow).flat();
+  const groups = state.tab === "pretrain" ? [...tab.groups, ...extraFields(tab.groups)] : tab.groups;
+  for (const g of groups) {
+    const rows = g.fields.map(fieldRow).flat();
     const used = g.fields.some((f) => state.values[f.name] !== undefined);
-    if (g.details || (g.fold && !used)) form.append(el("details", {open: used}, el("summary", {text: t(g.group)}), el("div", {}, rows)));
-    else form.append(el("h3", {text: t(g.group)}), ...rows);
+    const names = g.fields.map((f) => f.name).join(" ");  // a group none of whose fields the framework takes is hidden
+    if (g.details || (g.fold && !used)) form.append(el("details", {open: used, "data-group": names}, el("summary", {text: t(g.group)}), el("div", {}, rows)));
+    else form.append(el("h3", {text: t(g.group), "data-group": names}), ...rows);
   }
   if (tab.post) form.append(el("span"), el("button", {type: "submit", class: "primary", id: "run", text: t("run")}));
   fillForm();
@@ -298,9 +355,9 @@ function fillForm() {
   showFrameworkFields();
 }
 function collect() {
-  const values = {}, fw = currentFramework();
+  const values = {};
   for (const input of $("settings").querySelectorAll("[name]")) {
-    if (input.dataset.fw && !input.dataset.fw.split(" ").includes(fw)) continue;
+    if (!shownFor(input.dataset.fw)) continue;
     if (input.type === "checkbox") {
       if (input.dataset.kind === "boolT") { if (!input.checked) values[input.name] = "false"; } else if (input.checked) values[input.name] = "true";
     } else if (input.value.trim() !== "") values[input.name] = input.value.trim();
@@ -309,10 +366,9 @@ function collect() {
 }
 function currentFramework() { const s = $("f-framework"); return s ? s.value : ""; }
 function showFrameworkFields() {
-  const fw = currentFramework();
-  for (const node of $("settings").querySelectorAll("[data-fw]")) {
-    const on = node.dataset.fw.split(" ").includes(fw);
-    node.hidden = !on;
+  for (const node of $("settings").querySelectorAll("[data-fw]")) node.hidden = !shownFor(node.dataset.fw);
+  for (const group of $("settings").querySelectorAll("[data-group]")) {
+    group.hidden = !group.dataset.group.split(" ").some((name) => { const input = $("f-" + name); return input && !input.hidden; });
   }
 }
 function wireForm() {
@@ -320,7 +376,7 @@ function wireForm() {
   form.addEventListener("input", (e) => {
     if (e.target.id === "f-framework") showFrameworkFields();
     if (e.target.id === "wrapper" || e.target.type === "file") return;
-    if (e.target.id === "log-text") { state.text = e.target.value; return; }
+    if (e.target.id === "log-text") { state.text = e.target.value; state.textName = null; state.logFile = null; $("log-note").hidden = true; return; }
     if (e.target.id === "config-text") { state.configText = e.target.value; writeURL(false); return; }
     if (e.target.id === "config-name") { state.configName = e.target.value; writeURL(false); return; }
     state.values = collect();
@@ -335,7 +391,8 @@ function wireForm() {
     note.replaceChildren();
     note.hidden = wrapper.value === "hf";
     if (wrapper.value === "hf") return;
-    note.append(fmt(t("wrapper_note"), {name: WRAPPERS[wrapper.value]}) + " ",
+    const pt = ptPlanners().some((p) => p.name === wrapper.value);
+    note.append(fmt(t(pt ? "wrapper_note_pt" : "wrapper_note"), {name: wrappers()[wrapper.value]}) + " ",
       el("button", {type: "button", id: "open-example", text: t("open_example"), onclick: () => openTemplate(wrapper.value)}));
   });
   const file = $("log-file") || $("config-files");
@@ -347,7 +404,23 @@ function wireForm() {
     drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); readFiles([...e.dataTransfer.files]); });
   }
 }
+// the Plan tab's trainer picker: the wrappers planned from their config files, and every planner of planners/table.py
+function wrappers() {
+  const rl = state.meta?.rl_frameworks || [];
+  const listed = Object.fromEntries(Object.entries(WRAPPERS).filter(([k]) => !NEEDS_RL[k] || rl.includes(NEEDS_RL[k])));
+  for (const p of planners()) if (!(p.name in listed) && p.kind !== "config") listed[p.name] = plannerName(p.name);
+  return listed;
+}
 function openTemplate(name) {
+  const planner = planners().find((p) => p.name === name);
+  if (planner && PT_KINDS.includes(planner.kind)) {  // planned from flags in the Pretraining tab
+    state.tab = "pretrain"; state.values = {framework: name}; state.linkFiles = [];
+    writeURL(true); render(); return;
+  }
+  if (planner && planner.kind === "rl" && !RL[name] && !TEMPLATES[name]) {  // an RL trainer without a template: its launch line
+    state.tab = "config"; state.values = {framework: name}; state.configText = ""; state.files = []; state.linkFiles = [];
+    writeURL(true); render(); return;
+  }
   if (RL[name]) {
     state.tab = "config"; state.values = {framework: NEEDS_RL[name] || name, launch: RL[name], ...(TEMPLATE_VALUES[name] || {})};
     state.configText = ""; state.files = []; state.linkFiles = [];
@@ -357,15 +430,39 @@ function openTemplate(name) {
   state.tab = "config"; state.values = {...(TEMPLATE_VALUES[name] || {})}; state.configName = file; state.configText = text; state.files = []; state.linkFiles = [];
   writeURL(true); render();
 }
+const LOG_SLICE = 4 * 1024 * 1024;
+// The static site: a log file goes to the engine in slices (File.slice), whatever its size, and explain reads it there
+// as the CLI reads a file. The page never holds the whole text.
+async function sendLog(file) {
+  for (let offset = 0; offset < file.size || offset === 0; offset += LOG_SLICE) {
+    const bytes = await file.slice(offset, offset + LOG_SLICE).arrayBuffer();
+    await ENGINE.write(file.name, offset, bytes);
+    if (file.size > LOG_SLICE) showLogNote(fmt(t("log_reading"), {name: file.name, read: mb(Math.min(file.size, offset + LOG_SLICE)), size: mb(file.size)}));
+  }
+  state.logFile = file.name; state.text = ""; state.textName = null;
+  $("log-text").value = "";
+  showLogNote(fmt(t("log_read"), {name: file.name, size: mb(file.size)}));
+}
+function showLogNote(text) {
+  const note = $("log-note");
+  if (note) { note.hidden = false; note.textContent = text; }
+}
 function readFiles(chosen) {
   let files = chosen;
+  if (state.tab === "explain" && ENGINE && files.length === 1) {
+    sendLog(files[0]).then(() => compute(), (err) => showError({error: String(err && err.message || err)}));
+    return;
+  }
   if (state.tab === "explain") {
     const limit = state.meta.limits.log_bytes;
     const large = files.find((f) => f.size > limit);
     if (large) { showError({error: fmt(t("too_large"), {size: mb(large.size), limit: mb(limit)})}); return; }
   } else files = withinConfigLimit(files);
   Promise.all(files.map((f) => f.text().then((text) => ({name: f.name, text})))).then((read) => {
-    if (state.tab === "explain") { state.text = read.map((r) => r.text).join("\n"); $("log-text").value = state.text; compute(); return; }
+    if (state.tab === "explain") {
+      state.text = read.map((r) => r.text).join("\n"); state.textName = read.length === 1 ? read[0].name : null; state.logFile = null;
+      $("log-text").value = state.text; compute(); return;
+    }
     for (const r of read) {
       if (!$("config-text").value.trim() && /\.(ya?ml|json|sh|txt|py)$/i.test(r.name) && r.name !== "dataset_info.json") {
         state.configText = r.text; state.configName = r.name; $("config-text").value = r.text; $("config-name").value = r.name;
@@ -395,6 +492,11 @@ function showFiles() {
   if (!list) return;
   list.replaceChildren(...state.files.map((f) => el("span", {}, f.name, el("button", {type: "button", "aria-label": t("remove") + " " + f.name, text: "×",
     onclick: () => { state.files = state.files.filter((x) => x !== f); showFiles(); writeURL(false); }}))));
+  // Rows are counted where the page runs; tokens need a tokenizer, and none this page could carry is proven equal to
+  // Hugging Face tokenizers (fast-bpe is tiktoken's Rust engine checked against tokenizers): the command that counts them.
+  const data = state.files.some((f) => f.name !== "dataset_info.json" && !/\.(ya?ml)$/i.test(f.name));
+  const command = `trainsteps plan ${state.configName || "CONFIG"} --tokenizer MODEL_DIR`;
+  $("tokens-box").replaceChildren(...(data ? [el("p", {class: "note", id: "tokens-note", "data-command": command}, t("tokens_cli") + " ", el("code", {text: command}))] : []));
 }
 
 // ---- requests -----------------------------------------------------------------------------------------------------
@@ -404,7 +506,7 @@ async function call(tab) {
     return ask(spec.api, {query: new URLSearchParams({...state.values, lang: state.lang}).toString()});
   }
   const settings = {...state.values, lang: state.lang};
-  const body = tab === "explain" ? {text: state.text, settings}
+  const body = tab === "explain" ? (state.logFile ? {log_file: state.logFile, settings} : {text: state.text, name: state.textName || undefined, settings})
     : {files: [{name: state.configName || "config.yaml", text: state.configText || ""}, ...state.files.map((f) => ({...f, role: /\.(ya?ml)$/i.test(f.name) && !/dataset_info/.test(f.name) ? undefined : "data"}))], settings};
   return ask(spec.api, {body: JSON.stringify(body)});
 }
@@ -450,7 +552,11 @@ function startWorker() {
     if (done) done([m.status >= 200 && m.status < 300, JSON.parse(m.text)]);
   };
   worker.onerror = (e) => show("failed", {detail: e.message || "worker error"});
-  return {ask: (path, query, body) => new Promise((done) => {
+  return {write: (name, offset, bytes) => new Promise((done, failed) => {
+    const id = ++next;
+    waiting.set(id, ([ok, answer]) => (ok ? done() : failed(new Error(answer.error))));
+    worker.postMessage({id, kind: "write", name, offset, bytes}, [bytes]);
+  }), ask: (path, query, body) => new Promise((done) => {
     const id = ++next;
     waiting.set(id, done);
     worker.postMessage({id, method: body === null ? "GET" : "POST", path, query, body});
@@ -463,7 +569,7 @@ async function compute(asked = false) {
     $("result").replaceChildren(el("p", {class: "warn", id: "needs-files", role: "status"}, fmt(t("needs_files"), {files: missing.join(", ")})));
     return;
   }
-  const hasInput = tab === "explain" ? state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
+  const hasInput = tab === "explain" ? state.logFile || state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
   const jobs = [call(tab)];
@@ -506,6 +612,7 @@ function renderResult(body, compare) {
     out.push(el("div", {class: "figures"}, figs));
   }
   for (const w of body.warnings || []) if (w && w.code) out.push(el("div", {class: "warn"}, el("code", {text: `[${w.code}]`}), " " + w.message));
+  (body.web.explain || []).forEach((view, i, all) => out.push(...explainCards(view, all.length > 1 ? i + 1 : 0)));
   const main = [];
   if (charts && charts.steps !== undefined) main.push(eventsCard(charts), charts.progress ? progressCard(charts.progress) : null);
   if (compare && compare.web) main.push(compareCard(compare.web.charts, body.family && body.family.name));
@@ -519,14 +626,77 @@ function renderResult(body, compare) {
   $("result").replaceChildren(...out);
   drawPending();
 }
+// ---- explain: a run's cards and its steps over time (numbers formatted in Python: web/charts.py explain_view) ----------
+function explainCards(v, number) {
+  const card = (key, value, detail) => el("div", {class: "figure", "data-figure": key}, el("div", {class: "k", text: t(key)}),
+    el("div", {class: "v", text: value ?? "—"}), detail ? el("div", {class: "k", text: detail}) : null);
+  const where = v.at_text ? (v.end_text && v.end_text !== v.at_text ? `${v.at_text} / ${v.end_text}` : v.at_text) : null;
+  const figs = [card("x_gpus", v.gpus_text), card("x_release", v.release_text, v.release_detail),
+    card("x_status", t("st_" + v.status) + (where ? " · " + fmt(t("x_at_step"), {where}) : ""), v.planned_text && v.planned_text !== v.end_text ? fmt(t("x_planned"), {planned: v.planned_text}) : null),
+    card("x_rate", v.rate_text, v.rate_range_text), card("x_left", v.left_text, v.left_text ? v.left_range_text : v.left_detail)];
+  const out = [];
+  if (number) out.push(el("h2", {class: "run-title", text: fmt(t("x_run"), {n: String(number)})}));
+  out.push(el("div", {class: "figures explain-cards"}, figs));
+  if (v.wrong.length) out.push(el("div", {class: "warn", id: "explain-wrong"}, el("strong", {text: t("x_wrong")}), el("ul", {}, v.wrong.map((w) => el("li", {text: w})))));
+  if (v.plot) out.push(stepsOverTimeCard(v.plot));
+  return out;
+}
+function stepsOverTimeCard(p) {
+  const box = el("div", {class: "chart", id: "chart-steps-time", role: "img", "aria-label": t("c_steps_time")});
+  const legend = el("div", {class: "legend"}, [["l_logged", "--accent", true], ["l_projected", "--plan", !!p.projection], ["l_end", "--stop", !!p.end_step],
+    ["l_planned", "--epoch", p.planned_end_step && p.planned_end_step !== p.end_step]].filter((x) => x[2])
+    .map(([k, v]) => { const i = el("i"); i.style.background = css(v); return el("span", {}, i, t(k)); }));
+  pending.push(() => drawStepsOverTime(box, p));
+  return el("div", {class: "card"}, el("h2", {text: t("c_steps_time")}), box, legend);
+}
+function drawStepsOverTime(box, p) {
+  // one x axis (hours) for the logged points and the projection: the union of their x values, gaps where a series has none
+  const xs = [...new Set([...p.points.map((q) => q[0]), ...(p.projection || []).map((q) => q[0])])].sort((a, b) => a - b);
+  const at = (series) => { const m = new Map(series.map((q) => [q[0], q[1]])); return xs.map((x) => (m.has(x) ? m.get(x) : null)); };
+  const top = Math.max(p.end_step || 0, p.planned_end_step || 0, ...p.points.map((q) => q[1]));
+  const opts = baseOpts(box, 220);
+  opts.scales = {x: {time: false}, y: {range: [0, top * 1.05 || 1]}};
+  opts.series = [{}, {label: t("l_logged"), stroke: css("--accent"), width: 2, spanGaps: true, points: {show: p.points.length < 40}},
+    {label: t("l_projected"), stroke: css("--plan"), width: 2, dash: [6, 4], spanGaps: true, points: {show: false}}];
+  opts.axes[0].values = (u, vals) => vals.map((h) => (h == null ? "" : +h.toPrecision(3) + " h"));
+  opts.hooks = {draw: [(u) => {
+    const ctx = u.ctx, dpr = devicePixelRatio || 1;
+    const hline = (step, color, dash) => {
+      const y = Math.round(u.valToPos(step, "y", true));
+      ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = 1.5 * dpr; ctx.setLineDash(dash.map((d) => d * dpr));
+      ctx.beginPath(); ctx.moveTo(u.bbox.left, y); ctx.lineTo(u.bbox.left + u.bbox.width, y); ctx.stroke(); ctx.restore();
+    };
+    if (p.end_step) hline(p.end_step, css("--stop"), []);
+    if (p.planned_end_step && p.planned_end_step !== p.end_step) hline(p.planned_end_step, css("--epoch"), [2, 3]);
+  }]};
+  box.replaceChildren();
+  const u = new uPlot(opts, [xs, at(p.points), at(p.projection || [])], box);
+  window.__charts.stepsOverTime = {u, points: p.points.length};
+  observe(box, u);
+}
+// The CLI pads a table's labels to their width in terminal columns (a Chinese character takes two). A browser's
+// fallback font draws CJK at its own width, so a label with wide characters is put in a box of exactly that many
+// columns (ch): the values line up as in a terminal, and the text stays the CLI's, character for character.
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/g;
+function alignedRow(line) {
+  const m = line.match(/^(\s+\S.*?\s{2,})(?=\S)/);
+  if (!m || !WIDE.test(m[1])) return line;
+  WIDE.lastIndex = 0;
+  const columns = m[1].length + (m[1].match(WIDE) || []).length;
+  const cell = el("span", {class: "cell"}, m[1]);
+  cell.style.width = columns + "ch";
+  return el("span", {}, cell, line.slice(m[1].length));
+}
 function cliCard(web) {
   const pre = el("pre", {id: "cli-text"});
   for (const line of web.text.split("\n")) {
-    pre.append(/^\S/.test(line) ? el("strong", {text: line}) : line, "\n");
+    pre.append(/^\S/.test(line) ? el("strong", {text: line}) : alignedRow(line), "\n");
   }
   if (pre.lastChild) pre.lastChild.remove();  // no newline after the last line: textContent equals the CLI's text
   const copy = el("button", {type: "button", id: "copy-cli", text: t("copy"), onclick: () => copyText(web.cli, t("copied_cli"))});
-  return el("div", {class: "card"}, el("h2", {text: t("cli_line")}), el("div", {class: "cli"}, el("pre", {id: "cli-line", text: web.cli}), copy),
+  const lines = web.cli.split("\n");
+  const shown = lines.length > 12 ? [...lines.slice(0, 6), fmt(t("cli_more"), {n: (lines.length - 7).toLocaleString("en-US")}), lines[lines.length - 1]].join("\n") : web.cli;
+  return el("div", {class: "card"}, el("h2", {text: t("cli_line")}), el("div", {class: "cli"}, el("pre", {id: "cli-line", "data-full": web.cli, text: shown}), copy),
     el("h2", {text: t("cli_output")}), pre);
 }
 function compareCard(c, current) {

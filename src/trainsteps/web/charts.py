@@ -118,3 +118,94 @@ def time_figures(data: dict, lang: str) -> dict | None:
     if isinstance(cost, dict) and cost.get("expected") is not None:
         out["cost_text"] = f"{cost['expected']:,.2f} ({cost['low']:,.2f} – {cost['high']:,.2f}) {cost.get('currency', '')}".strip()
     return out
+
+
+MAX_RUNS = 8
+"""Runs of one log given cards (a log of many restarts keeps its last ones; the text names every run)."""
+
+
+def explain_view(data: dict, lang: str) -> list[dict]:
+    """Explain's cards for each run of a log, from the CLI's JSON: the GPUs, the release, the status and where the
+    run stopped, its rate, the time left and what went wrong; and the steps over time the log shows, against where
+    the run really ends and what was planned (the plot)."""
+    runs = data.get("runs")
+    if not isinstance(runs, list):
+        return []
+    return [_run_cards(run, lang) for run in runs[-MAX_RUNS:] if isinstance(run, dict)]
+
+
+def _run_cards(run: dict, lang: str) -> dict:
+    from trainsteps.timing.durations import format_duration
+
+    inferred, plan, spent = run.get("inferred") or {}, run.get("run") or {}, run.get("time") or {}
+    progress = (run.get("observed") or {}).get("progress") or {}
+    at = spent.get("at_step") or progress.get("last_step") or run.get("end_step")
+    end = run.get("end_step") if run.get("stopped") else (spent.get("end_step") or run.get("end_step") or run.get("planned_end_step"))
+    rate = (spent.get("rate") or {}).get("seconds_per_step") or {}
+    left = spent.get("remaining_seconds")
+    verdict = spent.get("verdict") or {}
+    wrong = [fact["text"] for fact in run.get("facts") or () if fact.get("code")]
+    wrong += [f"[{w['code']}] {w['message']}" for w in plan.get("warnings") or () if isinstance(w, dict) and w.get("code")]
+    wrong += [c.get("text") or str(c) for c in run.get("contradictions") or () if c]
+    release = plan.get("version") or _value_text(inferred.get("transformers"))
+    return {
+        "status": run.get("status") or "unknown",
+        "gpus_text": _value_text(inferred.get("world_size")),
+        "release_text": release,
+        "release_detail": (plan.get("family") or {}).get("name"),
+        "at_text": _count(at) if at is not None else None,
+        "end_text": _count(end) if end is not None else None,
+        "planned_text": _count(run.get("planned_end_step")) if run.get("planned_end_step") else None,
+        "rate_text": _seconds(rate.get("expected"), lang),
+        "rate_range_text": f"{_seconds(rate['low'], lang)} – {_seconds(rate['high'], lang)}" if rate.get("low") is not None else None,
+        "rate_detail": (spent.get("rate") or {}).get("detail"),
+        "left_text": format_duration(left["expected"], lang) if isinstance(left, dict) else None,
+        "left_range_text": f"{format_duration(left['low'], lang)} – {format_duration(left['high'], lang)}" if isinstance(left, dict) else None,
+        "left_detail": verdict.get("text"),
+        "wrong": wrong,
+        "plot": _progress_plot(spent, at, end, run.get("planned_end_step")),
+    }
+
+
+def _progress_plot(spent: dict, at, end, planned) -> dict | None:
+    """The steps over time the log shows (hours), and where the measured rate takes the run from its last line."""
+    trace = spent.get("trace") or []
+    if len(trace) < 2:
+        return None
+    points = [[seconds / 3600, step] for step, seconds in trace]
+    left = spent.get("remaining_seconds")
+    last_hours, last_step = points[-1][0], at if isinstance(at, int) else points[-1][1]
+    projection = None
+    if isinstance(left, dict) and end and end > last_step:
+        projection = [[last_hours, last_step], [last_hours + left["expected"] / 3600, end]]
+    return {"points": points, "projection": projection, "end_step": end, "planned_end_step": planned}
+
+
+def _value_text(value) -> str:
+    """An inferred value as the CLI's report says it: a number, `a or b`, or a range `a – b`; `?` when unknown."""
+    if value is None:
+        return "?"
+    if isinstance(value, dict):
+        if "one_of" in value:
+            return " / ".join(_value_text(v) for v in value["one_of"])
+        if "min" in value or "max" in value:
+            return f"{_value_text(value.get('min'))} – {_value_text(value.get('max'))}"
+        return "?"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    return str(value)
+
+
+def _seconds(value, lang: str) -> str | None:
+    """A step's time: `2.83 s` (a duration as the CLI says it from a minute on)."""
+    if value is None:
+        return None
+    if value >= 60:
+        from trainsteps.timing.durations import format_duration
+
+        return format_duration(value, lang)
+    return f"{value:.3g} s" if lang == "en" else f"{value:.3g} 秒"

@@ -20,6 +20,10 @@ BROWSER_CONFIG_BYTES = 64 * 1024 * 1024
 (made for what a server accepts from anyone) gives way to what a tab's memory holds comfortably. Logs keep the
 server's cap: a pasted log is read line by line (`explain --text`), which in Pyodide took 22 s for 8 MB on a busy 2-core machine."""
 
+LOG_FOLDER = "/tmp/trainsteps-logs"
+"""Where the static site's worker writes a log file the page reads in slices (File.slice, any size): explain reads it
+from there as the CLI reads a file, and its name stays the user's."""
+
 _cache: OrderedDict[tuple[str, str], list] = OrderedDict()
 
 
@@ -40,9 +44,11 @@ def answer(method: str, path: str, query: str = "", body: str = "") -> list:
         if method == "GET" and path in GET_PATHS:
             return _cached(path, query)
         if method == "POST" and path in POST_PATHS:
+            from pathlib import Path
+
             from trainsteps.web.routes import answer_post
 
-            return _encoded(*answer_post(path, body.encode("utf-8")))
+            return _encoded(*answer_post(path, body.encode("utf-8"), logs=Path(LOG_FOLDER)))
         return _encoded(HTTPStatus.NOT_FOUND, {"error": f"nothing at {method} {path[:100]}", "hint": f"one of {', '.join(ROUTES)}"})
     except ModuleNotFoundError as exc:  # numpy (LLaMA-Factory's mixing), tokenizers: not in the browser's wheels
         from trainsteps.errors import InputError

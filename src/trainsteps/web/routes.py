@@ -13,7 +13,7 @@ import click
 from trainsteps.configs.files import confined
 from trainsteps.errors import TrainstepsError
 from trainsteps.web import api
-from trainsteps.web.charts import compare_chart, schedule_charts, time_figures
+from trainsteps.web.charts import compare_chart, explain_view, schedule_charts, time_figures
 
 _SCHEDULES = ("hf", "neox", "megatron", "lightning")
 
@@ -33,8 +33,10 @@ def answer_query(path: str, query: str) -> tuple[int, dict]:
         return _refused(command, exc, lang)
 
 
-def answer_post(path: str, raw: bytes) -> tuple[int, dict]:
-    """POST /api/explain {"text": LOG, "settings": {...}} and /api/config {"files": [{name, text, role?}], "settings": {...}}."""
+def answer_post(path: str, raw: bytes, logs: Path | None = None) -> tuple[int, dict]:
+    """POST /api/explain {"text": LOG, "name"?: FILE NAME, "settings": {...}} and /api/config {"files": [{name, text,
+    role?}], "settings": {...}}. `logs`: the static site's folder of logs the page wrote there in chunks (any size),
+    named by {"log_file": NAME}; the server has none, so it only takes a log as text."""
     route = api.ROUTES[path]
     command = api.load_command(route)
     lang = "en"
@@ -43,12 +45,7 @@ def answer_post(path: str, raw: bytes) -> tuple[int, dict]:
         settings = {str(k): _setting_text(v) for k, v in (body.get("settings") or {}).items()} if isinstance(body.get("settings"), dict) else {}
         lang = api.language(settings)
         if path == "/api/explain":
-            text = body.get("text")
-            if not isinstance(text, str) or not text.strip():
-                raise api.InputError("web.error.no_log", "web.hint.no_log")
-            api.check_log(text)
-            argv = ["--text", text] + api.argv_for(command, settings)
-            return _answer(command, argv, lang, shown_args=["--text", "LOG"] + argv[2:])
+            return _explain(command, body, settings, lang, logs)
         with api.temporary_folder() as folder:
             folder = Path(folder)
             try:
@@ -58,6 +55,32 @@ def answer_post(path: str, raw: bytes) -> tuple[int, dict]:
                 return status, api.without_folder(answer, folder)
     except TrainstepsError as exc:
         return _refused(command, exc, lang)
+
+
+def _explain(command: click.Command, body: dict, settings: dict, lang: str, logs: Path | None) -> tuple[int, dict]:
+    """explain the posted text, or (the static site) a log file the page wrote in `logs`; the command line shown is
+    one that runs as pasted: the file's name, or the pasted text on stdin."""
+    argv = api.argv_for(command, settings)
+    shown = argv + ["--lang", lang] * (lang != "en")
+    name = body.get("log_file")
+    if logs is not None and isinstance(name, str) and api.is_bare_name(name) and (logs / name).is_file():
+        status, answer = _answer(command, [str(logs / name), *argv], lang)
+        if status == HTTPStatus.OK:
+            answer["web"]["cli"] = api.cli_line(command, [name, *shown])
+        return status, api.without_folder(answer, logs)
+    text = body.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise api.InputError("web.error.no_log", "web.hint.no_log")
+    api.check_log(text)
+    named = body.get("name")
+    if isinstance(named, str) and api.is_bare_name(named):  # read from a file: explained as that file, by its name
+        with api.temporary_folder() as folder:
+            (Path(folder) / named).write_text(text, encoding="utf-8")
+            return _explain(command, {"log_file": named}, settings, lang, Path(folder))
+    status, answer = _answer(command, ["--text", text, *argv], lang)
+    if status == HTTPStatus.OK:
+        answer["web"]["cli"] = api.stdin_line(command, shown, text)
+    return status, answer
 
 
 def _config(command: click.Command, body: dict, settings: dict, lang: str, folder: Path) -> tuple[int, dict]:
@@ -94,6 +117,8 @@ def _answer(command: click.Command, argv: list[str], lang: str, lr=None, compare
         web["charts"] = schedule_charts(data, lr)
     if data.get("time"):
         web["time"] = time_figures(data, lang)
+    if command.name == "explain":
+        web["explain"] = explain_view(data, lang)
     return HTTPStatus.OK, {**data, "web": web}
 
 
@@ -125,7 +150,8 @@ def _setting_text(value) -> str:
 
 
 def meta() -> dict:
-    """What the page suggests: every transformers release modelled (newest first) and the scheduler names."""
+    """What the page suggests: every transformers release modelled (newest first), the scheduler names, and every
+    planner of the table with the fields it takes."""
     from trainsteps.frameworks.hf.log_lines import all_releases
     from trainsteps.frameworks.hf.lr_schedule import METRIC_DRIVEN, SCHEDULERS
     from trainsteps.frameworks.hf.releases import NEWEST
@@ -133,4 +159,5 @@ def meta() -> dict:
     from trainsteps.timing.gpus import GPUS
     return {"releases": list(reversed(all_releases())), "newest": str(NEWEST), "schedulers": list(SCHEDULERS + METRIC_DRIVEN),
             "limits": {"log_bytes": api.MAX_LOG_BYTES, "config_bytes": api.MAX_CONFIG_BYTES, "config_files": api.MAX_CONFIG_FILES},
-            "gpus": sorted(GPUS), "rl_frameworks": list(RL_FRAMEWORKS)}
+            "gpus": sorted(GPUS), "rl_frameworks": list(RL_FRAMEWORKS),
+            "planners": api.planner_fields(api.load_command(api.ROUTES["/api/plan"]))}
