@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
@@ -212,6 +213,7 @@ MAX_NEW_SHAPES = 256
 MUST_READ marker first, then a spread of the rest."""
 MUST_READ = (b"Traceback", b"rror", b"Killed", b"NCCL", b"Watchdog", b"nterrupt", b"SIGTERM", b"CANCELL", b"Running",
              b"Num ", b"Total ", b"eval_", b"train_runtime", b"ransformers", b"metrics", b"stopped")
+_MUST_READ = re.compile(b"|".join(map(re.escape, MUST_READ))).search  # one C scan a line, not one per marker
 
 
 def _scan_chunks(stream, name: str, out: LogObservations) -> None:
@@ -339,8 +341,10 @@ def _by_shape(data: bytes, number: int, ctx: ScanContext) -> int:
         first = dict(zip(reversed(shapes), range(len(shapes) - 1, -1, -1), strict=True))
     new = [i for i in first.values() if i < len(lines)]
     if len(new) > MAX_NEW_SHAPES:  # random bytes, hashes: most lines are new; bound the work, keep what matters
-        keep = [i for i in new if any(marker in lines[i] for marker in MUST_READ)]
-        rest = [i for i in new if i not in set(keep)]
+        must = _MUST_READ
+        keep = [i for i in new if must(lines[i]) is not None]
+        kept = set(keep)  # once: a set per line made this quadratic in the chunk's lines
+        rest = [i for i in new if i not in kept]
         new = keep[:MAX_NEW_SHAPES] + rest[:: len(rest) // MAX_NEW_SHAPES + 1]
     picked.update(new)
     ends = None  # ends[i]: bytes of lines[:i] without their newlines (built at C speed, only when a line is skipped)

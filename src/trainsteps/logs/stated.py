@@ -83,6 +83,13 @@ NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "
 # Nearly every line holds none of these, so each would be searched for in full: one alternation is about twice as
 # fast here (on the corpus's lines and on random bytes), unlike the reader's needles, which most lines hold early.
 _MENTIONS = re.compile("|".join(map(re.escape, NEEDLES))).search
+_DIGIT = re.compile(r"\d").search
+
+
+def _metrics(line: str) -> bool:
+    """A program's metrics line (Megatron's `a: 1 | b: 2 | ...`, verl's `a:1 - b:2 - ...`), not a person's words:
+    no sentence states a GPU count with six such separators (a table row or a quoted env report has a few)."""
+    return line.count(" | ") >= 6 or line.count(" - ") >= 6
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -93,7 +100,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _TITLE_ERROR.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
-    if _MENTIONS(line) is None:
+    if _MENTIONS(line) is None or _metrics(line):
         return False
     if "SBATCH" in line:
         _slurm(line, ctx)
@@ -103,12 +110,14 @@ def scan(line: str, ctx: ScanContext) -> bool:
         count = _plain_count(line)
         if count is not None:
             _stated_count(line, count, ctx)
-    if "stated_failure" not in stated and "Error" not in line and "Exception" not in line:  # not the program's own
+    low = line.lower()
+    if "stated_failure" not in stated and "Error" not in line and "Exception" not in line \
+            and _may_hold(low, _FAILURE_WORDS):  # not the program's own
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
-
-    if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line:
+    if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line \
+            and _may_hold(low, _INTERRUPTION_WORDS):
         match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_interruption", ctx.reading(match.group(0)), ctx.file)
@@ -160,39 +169,73 @@ def hedged(sentence: str, count: int) -> bool:
     return at > 0 and _NEGATED.search(sentence[:at]) is not None
 
 
+# Words (lower case) without which a pattern cannot match: a substring test is far cheaper than a search of a long
+# line, and a pattern is searched only when its words are there.
+_FAILURE_WORDS = ("out of memory", "oom", "爆显存", "显存不足", "顯存不足")
+_INTERRUPTION_WORDS = ("limit", "walltime", "wall time", "preempt", "cancel", "时间限制", "超时被", "被抢占", "被取消")
+_COUNT_WORD_WORDS = ("one", "single", "two", "four", "eight", "sixteen")
+_NODE_WORDS = ("node", "host", "machine", "server")
+_ZH_NODE_WORDS = ("机器", "機器", "服务器", "服務器", "节点", "節點", "主机", "主機", "node")
+_ZH_COUNT_WORDS = ("卡", "数", "數")
+_TIMES = ("x", "×", "*")
+
+
+def _may_hold(low: str, words: tuple[str, ...]) -> bool:
+    for word in words:
+        if word in low:
+            return True
+    return False
+
+
 def stated_gpus(line: str) -> int | None:
     """The GPUs a sentence says a run used, or None (see the module docstring for the forms read)."""
-    match = _FOR_TRAINING.search(line)
-    if match:
-        return int(match.group(1))
-    match = _IN_TOTAL.search(line)
-    if match:
-        return int(next(g for g in match.groups() if g))
-    split = nodes_and_per_node(line)
+    low = line.lower()
+    digit = _DIGIT(line) is not None
+    if digit:
+        if "training" in low:
+            match = _FOR_TRAINING.search(line)
+            if match:
+                return int(match.group(1))
+        if "total" in low:
+            match = _IN_TOTAL.search(line)
+            if match:
+                return int(next(g for g in match.groups() if g))
+    split = nodes_and_per_node(line, low, digit)
     if split is not None:
         return split[0] * split[1]
-    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _X_COUNT, _COUNT_OF):
-        match = pattern.search(line)
+    if digit:
+        for pattern in (_TIMES_MODEL, _MODEL_TIMES, _X_COUNT, _COUNT_OF) if _may_hold(low, _TIMES) else (_COUNT_OF,):
+            match = pattern.search(line)
+            if match:
+                return int(next(g for g in match.groups() if g))
+    if ("gpu" in low or "card" in low) and _may_hold(low, _COUNT_WORD_WORDS):
+        match = _WORD_OF.search(line)
         if match:
-            return int(next(g for g in match.groups() if g))
-    match = _WORD_OF.search(line)
-    if match:
-        return _COUNT_WORDS[match.group(1).lower()]
-    if _ZH_ONE.search(line):
+            return _COUNT_WORDS[match.group(1).lower()]
+    if "卡" in line and _ZH_ONE.search(line):
         return 1
-    head = _HARDWARE.search(line)
+    head = _HARDWARE.search(line) if ":" in line or "：" in line else None
     if head and "number" not in line and "type" not in line and len(_ONE_MODEL.findall(line[head.end():])) == 1 \
             and not re.search(r"[0-9]\s*[x×*]|[x×*]\s*[0-9]", line):
         return 1
-    match = _ZH_COUNT.search(line)
-    if match:
-        return int(next(g for g in match.groups() if g))
+    if digit and _may_hold(line, _ZH_COUNT_WORDS):
+        match = _ZH_COUNT.search(line)
+        if match:
+            return int(next(g for g in match.groups() if g))
     return None
 
 
-def nodes_and_per_node(line: str) -> tuple[int, int] | None:
+def nodes_and_per_node(line: str, low: str | None = None, digit: bool | None = None) -> tuple[int, int] | None:
     """`2 nodes with 8 A100 each`, `2 x 8 A100`, `两台机器每台8张卡`: (nodes, GPUs per node), or None."""
-    for pattern in (_GRID, _NODES_OF, _ZH_NODES):
+    low = line.lower() if low is None else low
+    if not (_DIGIT(line) is not None if digit is None else digit):
+        return None  # every form has the per-node count in digits
+    patterns = (_GRID,) if _may_hold(low, _TIMES) else ()
+    if _may_hold(low, _NODE_WORDS):
+        patterns += (_NODES_OF,)
+    if _may_hold(low, _ZH_NODE_WORDS):
+        patterns += (_ZH_NODES,)
+    for pattern in patterns:
         match = pattern.search(line)
         if match:
             nodes = match.group(1)
