@@ -4,6 +4,8 @@ are formatted here the way the CLI's report formats them (`3,900`, `278.61`)."""
 
 from __future__ import annotations
 
+import threading
+
 from trainsteps.derivation import format_epochs
 from trainsteps.schedule import expand_steps, indexed_steps
 
@@ -81,15 +83,33 @@ def _lr_chart(lr: tuple[str, float, dict], run: dict) -> dict:
             "total_steps": run["max_steps"]}
     if name in METRIC_DRIVEN:
         return {**base, "points": [], "problem": f"{name} follows the evaluation metric: no curve before the run"}
-    schedule = LrSchedule(name, base["warmup_steps"], run["max_steps"], rate, kwargs)
+    key = (name, base["warmup_steps"], run["max_steps"], rate, repr(sorted(kwargs.items())))
+    found = _CURVES.get(key)
+    if found is None:
+        found = _curve(LrSchedule(name, base["warmup_steps"], run["max_steps"], rate, kwargs))
+        with _CURVES_LOCK:
+            _CURVES[key] = found
+            while len(_CURVES) > MAX_CURVES:
+                del _CURVES[next(iter(_CURVES))]
+    points, problem = found
+    return {**base, "points": list(points), "problem": problem}
+
+
+MAX_CURVES = 256
+"""LR curves kept: plans that differ in what the curve does not depend on (rows that give the same max_steps, the
+logging or saving steps) draw the same 400 points, computed once."""
+_CURVES: dict = {}
+_CURVES_LOCK = threading.Lock()
+
+
+def _curve(schedule) -> tuple[tuple, str | None]:
     problem = schedule.problem()
     if problem:
-        return {**base, "points": [], "problem": f"transformers refuses these settings: {problem}"}
+        return (), f"transformers refuses these settings: {problem}"
     try:
-        points = schedule.curve()
+        return tuple(schedule.curve()), None
     except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:  # kwargs of the wrong kind: transformers fails too
-        return {**base, "points": [], "problem": f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}"}
-    return {**base, "points": points, "problem": None}
+        return (), f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}"
 
 
 def compare_chart(data: dict) -> dict:
