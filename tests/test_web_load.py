@@ -102,3 +102,17 @@ def test_the_seed_link_query_is_parsed_the_same_with_every_option_given_once():
     query = urlencode(dict(SEED001, logging_steps="10", eval_strategy="steps", eval_steps="50", warmup_ratio="0.1"))
     argv = api.argv_for(command, api.parse_query(query)) + ["--format", "json", "--explain"]
     assert _context_facts(api.parsed(command, argv)) == _context_facts(command.make_context("trainsteps plan", list(argv)))
+
+
+def test_an_answer_with_a_kept_lr_curve_is_written_as_the_json_of_the_answer():
+    from trainsteps.frameworks.hf.lr_schedule import LrSchedule
+    from trainsteps.web.routes import answer_query, encode
+
+    query = urlencode(dict(SEED001, lr_scheduler_type="cosine", warmup_ratio="0.1"))
+    for _ in range(2):  # computed, then kept
+        status, body = answer_query("/api/plan", query)
+        written = json.loads(encode(body))
+        assert written == json.loads(json.dumps(body))
+    run, points = written["run"], written["web"]["charts"]["lr"]["points"]
+    schedule = LrSchedule("cosine", run["warmup_steps"], run["max_steps"], 5e-5, {})
+    assert [rate for _, rate in points] == pytest.approx([schedule.rate(step) for step, _ in points], rel=1e-9)

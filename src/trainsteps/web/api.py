@@ -179,6 +179,9 @@ class _Defaults:
     explicit: dict
     by_flag: dict
     """`--num-examples` (every spelling, `--lower-is-better` too) -> its parameter."""
+    order: tuple
+    """The command's parameters as click lists them (`get_params` builds a new --help option on each call)."""
+    arguments: frozenset
 
 
 _DEFAULTS: dict[int, _Defaults | None] = {}
@@ -192,9 +195,11 @@ def _defaults(command: click.Command) -> _Defaults | None:
         except click.ClickException:  # a command that needs an argument: parsed in full each time
             _DEFAULTS[id(command)] = None
         else:
-            flags = {opt: p for p in command.get_params(ctx) for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")}
+            order = tuple(command.get_params(ctx))
+            flags = {opt: p for p in order for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")}
             _DEFAULTS[id(command)] = _Defaults(dict(ctx.params), dict(ctx._parameter_source),
-                                               dict(getattr(ctx, "_param_default_explicit", {})), flags)
+                                               dict(getattr(ctx, "_param_default_explicit", {})), flags, order,
+                                               frozenset(p for p in order if isinstance(p, click.Argument)))
     return _DEFAULTS[id(command)]
 
 
@@ -218,8 +223,8 @@ def parsed(command: click.Command, argv: list[str]) -> click.Context:
     ctx._parameter_source = dict(defaults.sources)
     if hasattr(ctx, "_param_default_explicit"):
         ctx._param_default_explicit = dict(defaults.explicit)
-    given = {defaults.by_flag[word] for word in argv if word in defaults.by_flag}  # a value spelled like a flag only adds work
-    chosen = [p for p in command.get_params(ctx) if p in given or isinstance(p, click.Argument)]
+    given = defaults.arguments | {defaults.by_flag[word] for word in argv if word in defaults.by_flag}  # (a value spelled
+    chosen = [p for p in defaults.order if p in given]  # like a flag only adds work)
     with ctx.scope(cleanup=False):
         parser = Parser(ctx)
         for param in chosen:

@@ -4,6 +4,7 @@ are formatted here the way the CLI's report formats them (`3,900`, `278.61`)."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 from trainsteps.derivation import format_epochs
@@ -89,27 +90,42 @@ def _lr_chart(lr: tuple[str, float, dict], run: dict) -> dict:
         found = _curve(LrSchedule(name, base["warmup_steps"], run["max_steps"], rate, kwargs))
         with _CURVES_LOCK:
             _CURVES[key] = found
+            _TEXTS[id(found[0])] = (found[0], found[2])
             while len(_CURVES) > MAX_CURVES:
-                del _CURVES[next(iter(_CURVES))]
-    points, problem = found
-    return {**base, "points": list(points), "problem": problem}
+                dropped = _CURVES.pop(next(iter(_CURVES)))
+                if _TEXTS.get(id(dropped[0]), (None,))[0] is dropped[0]:
+                    del _TEXTS[id(dropped[0])]
+    points, problem, _ = found
+    return {**base, "points": points, "problem": problem}
+
+
+def encoded_points(points) -> str | None:
+    """The JSON of a kept curve's points, written once when the curve was computed (a float takes microseconds to
+    write, and a curve has 400); None for any other value."""
+    kept = _TEXTS.get(id(points))
+    return kept[1] if kept is not None and kept[0] is points else None
 
 
 MAX_CURVES = 256
 """LR curves kept: plans that differ in what the curve does not depend on (rows that give the same max_steps, the
 logging or saving steps) draw the same 400 points, computed once."""
 _CURVES: dict = {}
+_TEXTS: dict = {}
+"""id(points) -> (points, their JSON), for the curves in _CURVES."""
 _CURVES_LOCK = threading.Lock()
 
 
-def _curve(schedule) -> tuple[tuple, str | None]:
+def _curve(schedule) -> tuple[tuple, str | None, str]:
+    """(points, problem, the points' JSON)."""
     problem = schedule.problem()
     if problem:
-        return (), f"transformers refuses these settings: {problem}"
+        return (), f"transformers refuses these settings: {problem}", "[]"
     try:
-        return tuple(schedule.curve()), None
+        # ten significant digits, plenty for a plot (a rate computed by division has 17)
+        points = tuple((step, float(f"{rate:.10g}")) for step, rate in schedule.curve())
     except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:  # kwargs of the wrong kind: transformers fails too
-        return (), f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}"
+        return (), f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}", "[]"
+    return points, None, json.dumps(points, separators=(",", ":"))
 
 
 def compare_chart(data: dict) -> dict:

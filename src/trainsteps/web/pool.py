@@ -10,7 +10,6 @@ its worker: past that it is stopped with a JSON 503 that says so, and the worker
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import resource
 import signal
@@ -65,7 +64,9 @@ def answer(path: str, raw: bytes, cpu_seconds: int) -> tuple[int, bytes]:
 
 
 def encode(body: dict) -> bytes:
-    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    from trainsteps.web.routes import encode as encode_answer
+
+    return encode_answer(body)
 
 
 def refusal(error: str, hint: str, **params) -> dict:

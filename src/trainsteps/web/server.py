@@ -11,7 +11,6 @@ this process's interpreter while plans and the page are served.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys
@@ -205,7 +204,9 @@ class Handler(BaseHTTPRequestHandler):
 
     @staticmethod
     def _encode(status: int, body: dict) -> tuple[int, bytes]:
-        return status, json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        from trainsteps.web.routes import encode
+
+        return status, encode(body)
 
     def _json(self, status: int, body: dict) -> None:
         status, data = self._encode(status, body)
