@@ -11,9 +11,11 @@ its worker: past that it is stopped with a JSON 503 that says so, and the worker
 from __future__ import annotations
 
 import multiprocessing
+import os
 import resource
 import signal
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from http import HTTPStatus
@@ -34,9 +36,22 @@ def _on_cpu_cap(signum, frame):  # SIGXCPU: the soft limit set for this request 
     raise CpuCapReached
 
 
-def _start_worker() -> None:
+def _start_worker(server_pid: int) -> None:
     signal.signal(signal.SIGXCPU, _on_cpu_cap)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops its workers
+    threading.Thread(target=_end_with, args=(server_pid,), name="trainsteps-worker-watch", daemon=True).start()
+
+
+def _end_with(server_pid: int) -> None:
+    """A worker ends when the server's process does, however that ended (a kill leaves no time to stop the pool)."""
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # the pid was taken by another user's process: the server is gone
+            os._exit(0)
 
 
 def _cpu_used() -> float:
@@ -91,7 +106,8 @@ class HeavyPool:
                 context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
                 if context.get_start_method() == "forkserver":
                     context.set_forkserver_preload(["trainsteps.web.routes"])
-                self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker)
+                self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
+                                                     initargs=(os.getpid(),))
             return self._executor
 
     def _restart(self, broken: ProcessPoolExecutor) -> None:
