@@ -76,9 +76,9 @@ def test_a_full_queue_answers_at_once_with_a_json_503():
 
 def test_a_request_past_its_cpu_seconds_is_stopped_with_a_json_503_and_the_worker_goes_on():
     script = textwrap.dedent("""
-        import json
+        import json, os
         from trainsteps.web import pool, routes
-        pool._start_worker()
+        pool._start_worker(os.getpid())
         real = routes.answer_post
         def spin(path, raw):
             while True:
