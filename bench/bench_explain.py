@@ -13,6 +13,13 @@ when every candidate replayed every epoch; the bound is 2 s per MB of input).
 The log is what a long LLaMA-Factory run writes: a banner, then tqdm redraws (\\r), loss dicts and
 unrelated INFO lines, repeated; the last lines hold the train_runtime summary. The reader runs in a
 child process so its peak RSS is measured alone.
+
+Six log shapes are measured too (`--shape-mb`, 16 MB each), each against plain line reading of the same file in the
+same child process, with the reader's modules imported before the clock starts (start-up is measured apart, against
+`import click`, median of `--startup-runs` runs of each, taking turns): Trainer loss dicts, tqdm redraws (`\\r`),
+LLaMA-Factory's trainer_log.jsonl, Megatron iteration lines, prose (a forum post: long English lines that say "GPU"
+and "memory", every line different) and verl's metric lines (`step:12 - actor/entropy:0.5 - ...`). Targets: at most
+5x the CPU of line reading, and at least 100 MB/s of CPU, on every shape.
 """
 
 from __future__ import annotations
@@ -61,6 +68,10 @@ t, c = time.perf_counter(), cpu()
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     pass
 baseline, baseline_cpu = time.perf_counter() - t, cpu() - c
+if len(sys.argv) > 2:  # a shape: start-up is measured apart, so the reader's modules load before the clock starts
+    from trainsteps.logs import read_log
+    from trainsteps.logs.explain import explain_log
+    from trainsteps.logs.pretrain import PretrainObserved
 t, c = time.perf_counter(), cpu()
 from trainsteps.logs import read_log
 from trainsteps.logs.explain import explain_log
@@ -88,11 +99,108 @@ SLOW_BANNER = """***** Running training *****
 """
 
 
-def _child(path: str) -> dict:
+def _child(path: str, preload: bool = False) -> dict:
     import json
 
-    out = subprocess.run([sys.executable, "-c", CHILD, path], check=True, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, path] + (["preload"] if preload else []), check=True,
+                         capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+# ---------------------------------------------------------------- six shapes of log
+
+_WORDS = ("the", "training", "run", "on", "my", "GPU", "memory", "keeps", "growing", "after", "each", "epoch", "and", "I", "tried",
+          "to", "lower", "batch", "size", "but", "it", "still", "crashes", "with", "same", "error", "when", "saving", "checkpoint",
+          "dataset", "is", "about", "rows", "long", "model", "loads", "fine", "reserved", "allocated", "by", "PyTorch", "what",
+          "should", "change", "in", "config", "thanks", "for", "any", "help", "we", "use", "gradient", "checkpointing", "too")
+
+
+def _hf_dicts(n: int, rng) -> str:
+    return (f"{{'loss': {rng.uniform(0.3, 2):.4f}, 'grad_norm': {rng.uniform(0.1, 9):.4f}, 'learning_rate': {rng.uniform(1, 9):.4f}e-05, "
+            f"'epoch': {n / 37:.2f}}}\n")
+
+
+def _tqdm(n: int, rng) -> str:  # tqdm writing to a file: one physical line of \r-separated redraws per 20 steps
+    return "".join(f" {s * 100 // 400000:3d}%|{'█' * (s * 10 // 400000):<10}| {s}/400000 [{s // 60:02d}:{s % 60:02d}<59:40, "
+                   f" {rng.uniform(1, 3):.2f}it/s]\r" for s in range(n * 20 % 400000, n * 20 % 400000 + 20)) + "\n"
+
+
+def _lf_jsonl(n: int, rng) -> str:
+    return (f'{{"current_steps": {n}, "total_steps": 999999, "loss": {rng.uniform(0.3, 2):.4f}, "eval_loss": null, "predict_loss": null, '
+            f'"reward": null, "learning_rate": {rng.uniform(1, 9):.16f}e-05, "epoch": {n / 9999:.2f}, "percentage": {n / 9999.99:.2f}, '
+            f'"elapsed_time": "{n // 3600}:{n // 60 % 60:02d}:{n % 60:02d}", "remaining_time": "1:03:25"}}\n')
+
+
+def _megatron(n: int, rng) -> str:
+    return (f" [2025-11-14 10:13:12] iteration {n:8d}/ 9999999 | consumed samples: {n * 512:12d} | elapsed time per iteration (ms): "
+            f"{rng.uniform(400, 500):.1f} | mem usages: 0.4410 | throughput per GPU (TFLOP/s/GPU): {rng.uniform(200, 260):.1f} | "
+            f"learning rate: {rng.uniform(1, 9):.6f}E-04 | global batch size:   512 | lm loss: {rng.uniform(1, 9):.6f}E+00 | "
+            f"loss scale: 1.0 | grad norm: {rng.uniform(0.1, 90):.3f} | number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+
+
+def _prose(n: int, rng) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(25, 60))).capitalize() + ".\n"
+
+
+def _verl(n: int, rng) -> str:
+    metrics = [f"global_seqlen/{k}:{rng.uniform(1e5, 4e5):.3f}" for k in ("min", "max", "minmax_diff", "balanced_min", "mean")]
+    metrics += [f"actor/{k}:{rng.uniform(0, 1):.3f}" for k in ("entropy", "kl_loss", "pg_loss", "pg_clipfrac", "ppo_kl", "grad_norm", "lr")]
+    metrics += [f"perf/mfu/actor:{rng.uniform(0, 1):.3f}", f"perf/max_memory_allocated_gb:{rng.uniform(40, 80):.3f}",
+                f"perf/max_memory_reserved_gb:{rng.uniform(40, 80):.3f}", f"perf/cpu_memory_used_gb:{rng.uniform(40, 200):.3f}",
+                f"training/global_step:{n}.000", f"training/epoch:{n // 200}.000"]
+    metrics += [f"critic/{k}/{s}:{rng.uniform(0, 1):.3f}" for k in ("score", "rewards", "advantages", "returns") for s in ("mean", "max", "min")]
+    metrics += [f"response_length/{s}:{rng.uniform(100, 4000):.3f}" for s in ("mean", "max", "min", "clip_ratio")]
+    metrics += [f"timing_s/{k}:{rng.uniform(1, 400):.3f}" for k in ("gen", "old_log_prob", "ref", "adv", "update_actor", "step")]
+    metrics += [f"perf/total_num_tokens:{rng.randint(10 ** 6, 10 ** 7)}", f"perf/time_per_step:{rng.uniform(300, 900):.3f}",
+                f"perf/throughput:{rng.uniform(500, 3000):.3f}"]
+    return f"(TaskRunner pid=87031) step:{n} - " + " - ".join(metrics) + "\n"
+
+
+SHAPES = {"HF dicts": (BANNER, _hf_dicts), "tqdm redraws": (BANNER, _tqdm), "LLaMA-Factory jsonl": ("", _lf_jsonl),
+          "Megatron iterations": ("", _megatron), "prose (forum post)": ("", _prose), "verl metrics": ("", _verl)}
+
+
+def generate_shape(path: str, name: str, megabytes: int) -> int:
+    import random
+
+    rng = random.Random(30)
+    head, line = SHAPES[name]
+    target, written, n = megabytes << 20, len(head.encode()), 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(head)
+        while written < target:
+            n += 1
+            text = line(n, rng)
+            f.write(text)
+            written += len(text.encode())
+    return written
+
+
+def _shape_line(name: str, size: int, r: dict) -> str:
+    mb = size / (1 << 20)
+    ratio = r["cpu"] / r["baseline_cpu"] if r["baseline_cpu"] else float("inf")
+    return (f"{name:<20} {mb:5.0f} MB {r['lines']:>9,} lines  CPU {r['cpu']:6.3f} s = {mb / r['cpu']:6.0f} MB/s of CPU, "
+            f"{ratio:5.2f}x line reading ({r['baseline_cpu']:.3f} s)  peak RSS {r['peak_rss_mb']:.0f} MB  runs {r['runs']}")
+
+
+def startup(runs: int, tmp: str) -> str:
+    """`trainsteps explain` of a 10-line banner against `import click`: whole processes, taking turns, medians."""
+    import statistics
+
+    banner = os.path.join(tmp, "banner.log")
+    with open(banner, "w", encoding="utf-8") as f:
+        f.write(BANNER + "{'loss': 0.61, 'grad_norm': 1.25, 'learning_rate': 1e-05, 'epoch': 0.07}\n" * 2)
+    commands = {"import click": [sys.executable, "-c", "import click"],
+                "trainsteps explain": [sys.executable, "-m", "trainsteps.cli.main", "explain", banner]}
+    seconds: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            seconds[name].append(time.perf_counter() - start)
+    click, explain = (statistics.median(seconds[name]) for name in commands)
+    return (f"start-up, 10-line banner: trainsteps explain {explain * 1000:.0f} ms, import click {click * 1000:.0f} ms "
+            f"(medians of {runs} runs each, taking turns): {explain / click:.2f}x import click")
 
 
 def _line(label: str, size: int, result: dict) -> str:
@@ -113,10 +221,26 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200, help="size of the generated log in MB (default 200)")
     parser.add_argument("--append", help="append the result as a markdown section to this file")
     parser.add_argument("--random-mb", type=int, default=0, help="also read this many MB of random bytes")
+    parser.add_argument("--shape-mb", type=int, default=16, help="size of each of the six log shapes in MB (0: skip them)")
+    parser.add_argument("--startup-runs", type=int, default=9, help="runs of each process in the start-up figure (0: skip it)")
+    parser.add_argument("--only-shapes", action="store_true", help="measure the six shapes and start-up only")
     args = parser.parse_args()
 
     lines = []
     with tempfile.TemporaryDirectory() as tmp:
+        if args.shape_mb:
+            for name in SHAPES:
+                path = os.path.join(tmp, "shape.log")
+                size = generate_shape(path, name, args.shape_mb)
+                lines.append(_shape_line(name, size, _child(path, preload=True)))
+                print(lines[-1], flush=True)
+                os.remove(path)
+        if args.startup_runs:
+            lines.append(startup(args.startup_runs, tmp))
+            print(lines[-1], flush=True)
+        if args.only_shapes:
+            _report(lines, args)
+            return
         path = os.path.join(tmp, "train.log")
         size = generate(path, args.mb)
         lines.append(_line("training log", size, _child(path)))
@@ -132,6 +256,10 @@ def main() -> None:
                 for _ in range(args.random_mb):
                     f.write(os.urandom(1 << 20))
             lines.append(_line("random bytes", args.random_mb << 20, _child(noise)))
+    _report(lines, args)
+
+
+def _report(lines: list[str], args) -> None:
     text = "\n".join(lines)
     print(text)
     if args.append:

@@ -10,7 +10,8 @@ trainsteps adds. Then the hostile cases: 300 half-open connections (slowloris) h
 of hostile values (NaN, inf, 1e400, bad booleans), which must all be JSON 400s.
 
 Run: `.venv/bin/python bench/bench_web.py [--seconds 5] [--clients 20]`. Targets: >= 500 requests/s and p99 < 50 ms
-with 20 clients on /api/plan for the seed-001 link.
+with 20 clients on /api/plan for the seed-001 link and for a different plan every request; 1 MB logs posted for
+explain (answered by worker processes) do not hold up the plans; more than the queue holds get a JSON 503.
 """
 
 from __future__ import annotations
@@ -65,7 +66,22 @@ def start_baseline() -> tuple[ThreadingHTTPServer, int]:
     return server, server.server_address[1]
 
 
+def _log_1mb() -> str:
+    """A 1 MB training log: the Trainer's banner, then loss dicts (what a user pastes from a long run)."""
+    banner = ("***** Running training *****\n  Num examples = 1,047\n  Num Epochs = 300\n  Instantaneous batch size per device = 10\n"
+              "  Total train batch size (w. parallel, distributed & accumulation) = 80\n  Gradient Accumulation steps = 8\n"
+              "  Total optimization steps = 3,900\n")
+    lines = [f"{{'loss': {0.5 + (i % 97) / 100:.4f}, 'grad_norm': 1.25, 'learning_rate': 1e-05, 'epoch': {i / 13:.2f}}}\n"
+             for i in range(1, 14000)]
+    text = banner + "".join(lines)
+    return text[: 1 << 20].rsplit("\n", 1)[0] + "\n"
+
+
+POSTS = {"explain": lambda: json.dumps({"text": _log_1mb()}).encode()}
+"""Cases sent as a POST of this JSON body (to /api/explain)."""
+
 CASES = {
+    "explain": lambda n: "/api/explain",
     "link": lambda n: "/api/plan?" + urlencode(SEED001),
     "distinct": lambda n: "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n)),
     "compare": lambda n: "/api/compare?" + urlencode(SEED001),
@@ -83,6 +99,13 @@ def load(port: int, case: str, clients: int, seconds: float, keep_alive: bool = 
     return json.loads(out.stdout)
 
 
+def load_together(port: int, cases: list[tuple[str, int]], seconds: float) -> list[dict]:
+    """Several load generators at once (each its own process), e.g. distinct plans while 1 MB logs are posted."""
+    procs = [subprocess.Popen([sys.executable, __file__, "--client", case, "--port", str(port), "--clients", str(clients),
+                               "--seconds", str(seconds)], stdout=subprocess.PIPE, text=True) for case, clients in cases]
+    return [json.loads(proc.communicate(timeout=seconds + 120)[0]) for proc in procs]
+
+
 def client_process(case: str, port: int, clients: int, seconds: float, keep_alive: bool) -> dict:
     """`clients` connections on one event loop send requests as fast as answers come back. Every answer's status and
     length are checked; every error body and one answer body in 16 are parsed as JSON."""
@@ -91,13 +114,18 @@ def client_process(case: str, port: int, clients: int, seconds: float, keep_aliv
     paths = CASES[case]
     latencies: list[float] = []
     statuses: dict[int, int] = {}
+    posted = POSTS[case]() if case in POSTS else None
 
     async def client(i: int, stop: float) -> None:
         reader = writer = None
         n = i
         while time.perf_counter() < stop:
-            request = (f"GET {paths(n)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                       + ("" if keep_alive else "Connection: close\r\n") + "\r\n").encode()
+            if posted is None:
+                request = (f"GET {paths(n)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                           + ("" if keep_alive else "Connection: close\r\n") + "\r\n").encode()
+            else:
+                request = (f"POST {paths(n)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                           f"Content-Length: {len(posted)}\r\n\r\n").encode() + posted
             n += clients
             start = time.perf_counter()
             if writer is None:
@@ -110,7 +138,10 @@ def client_process(case: str, port: int, clients: int, seconds: float, keep_aliv
             latencies.append(time.perf_counter() - start)
             status = int(fields[0].split()[1])
             statuses[status] = statuses.get(status, 0) + 1
-            if case != "page":
+            if case == "explain":
+                if status != 200:
+                    assert json.loads(body)["error"], body  # a refusal (503 when the queue is full) is JSON with its words
+            elif case != "page":
                 if status != 200 or n % (16 * clients) < clients:  # every error and 1 answer in 16 are parsed: a
                     json.loads(body)  # 30 kB JSON costs ~0.5 ms, which would be the client's latency, not the server's
             elif status != 200:
@@ -217,6 +248,11 @@ def main() -> None:
         link = "/api/plan?" + urlencode(SEED001)
         show("  the same, 20 client threads in one process (earlier client)", thread_load(port, link, c, s), base)
         show("/api/plan, a different plan every request (keep-alive)", load(port, "distinct", c, s), base)
+        show("POST /api/explain, a 1 MB log, 2 clients", load(port, "explain", 2, s), base)
+        plans, logs = load_together(port, [("distinct", c), ("explain", 2)], s)
+        show("/api/plan, distinct, while 2 clients post 1 MB logs", plans, base)
+        show("  the 1 MB logs posted meanwhile", logs, base)
+        show(f"POST /api/explain, 1 MB, {c} clients at once (queue of 8: 503s)", load(port, "explain", c, s), base)
         show("/api/plan, seed-001 link, new connection per request", load(port, "link", c, s, keep_alive=False), base)
         show("/api/compare, seed 001 (6 release families)", load(port, "compare", c, s), base)
         show("/ (the page)", load(port, "page", c, s), base)

@@ -14,7 +14,7 @@ ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 LAYERS = (
     ("values", ("record", "_record_inits", "errors", "numbers", "names", "versions", "derivation", "spec", "schedule", "steps", "i18n",
-                "validate", "world", "request", "bars")),
+                "validate", "world", "request", "bars", "patterns")),
     ("frameworks", ("frameworks", "mixing")),
     ("time model", ("timing",)),
     ("readers", ("configs", "logs", "data", "tokens")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import signal
 import sys
 
 import click
@@ -33,10 +34,15 @@ def web_command(host: str, port: int) -> None:
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"trainsteps calculator on http://{shown}:{server.server_address[1]}/  (Ctrl+C to stop)")
     sys.stdout.flush()  # the address now, also when stdout is a file or a pipe (scripts read the port from it)
+    signal.signal(signal.SIGTERM, _stop)  # `kill`: the same clean stop as Ctrl+C (the worker processes end with it)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
 

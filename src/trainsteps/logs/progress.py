@@ -23,14 +23,15 @@ from trainsteps.logs import stack_lines, step_lines, timing
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
+from trainsteps.patterns import lazy
 
 MAX_COUNT = 10**15
 """Steps, totals and samples read from a log are below this (a run of 1e15 steps is none): larger numbers are not read."""
 MAX_BARS = 32
 _TQDM = bars.TQDM
 _NOTEBOOK = bars.NOTEBOOK
-_PAIR = re.compile(r"""['"]([A-Za-z_][\w/()]*)['"]\s*:\s*(?:'([^']*)'|"([^"]*)"|([-+\w.]+))""")
-_METRIC = re.compile(r"^\s*([a-z_]+)\s*=\s*(\S+)\s*$")
+_PAIR = lazy(r"""['"]([A-Za-z_][\w/()]*)['"]\s*:\s*(?:'([^']*)'|"([^"]*)"|([-+\w.]+))""")
+_METRIC = lazy(r"^\s*([a-z_]+)\s*=\s*(\S+)\s*$")
 _VERSIONS = (
     re.compile(r"Transformers:\s*v?(\d+\.\d+\.\d+)"),                        # Unsloth's header
     re.compile(r""""transformers_version"\s*:\s*"v?(\d+\.\d+\.\d+)"""),       # trainer_state.json / config.json
@@ -38,11 +39,11 @@ _VERSIONS = (
     re.compile(r"`?[Tt]ransformers`?\s+version\s*:\s*v?(\d+\.\d+\.\d+)"),    # transformers-cli env, llamafactory-cli env
     re.compile(r"^\s*transformers\s+v?(\d+\.\d+\.\d+)\s*$"),                  # pip list
 )
-_PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*v?(\d+\.\d+\.\d+)")
-_SETTING = re.compile(r"\b(per_device_train_batch_size|gradient_accumulation_steps|num_train_epochs|max_steps|num_generations"
+_PIP_SHOW_VERSION = lazy(r"^\s*Version:\s*v?(\d+\.\d+\.\d+)")
+_SETTING = lazy(r"\b(per_device_train_batch_size|gradient_accumulation_steps|num_train_epochs|max_steps|num_generations"
                       r"|dataloader_drop_last)(?:\s*[=:]\s*|\s+)['\"]?(-?\d+(?:\.\d+)?|True|False|true|false)\b")
-_NUM_ROWS = re.compile(r"num_rows['\"]?\s*[:=]\s*(\d+)")
-_RAW_SAMPLES = re.compile(r"Number of raw training samples:\s*([\d,]+)")
+_NUM_ROWS = lazy(r"num_rows['\"]?\s*[:=]\s*(\d+)")
+_RAW_SAMPLES = lazy(r"Number of raw training samples:\s*([\d,]+)")
 # Bars of data preparation, evaluation or generation: never the training loop's.
 _NOT_TRAINING = ("map", "tokeniz", "generat", "load", "download", "filter", "convert", "pack", "shard", "running", "eval", "val",
                  "test", "predict", "fetch", "extract", "sampl", "preprocess", "process", "saving", "upload", "build", "dataset")
@@ -51,15 +52,15 @@ _NOT_TRAINING = ("map", "tokeniz", "generat", "load", "download", "filter", "con
 _TRAINING = ("train", "epoch", "step", "episode", "iter")
 _CRASH = (("Traceback (most recent call last)", "traceback"), ("Watchdog caught collective", "nccl_timeout"), ("CUDA out of memory", "oom"), ("OutOfMemoryError", "oom"),
           ("ChildFailedError", "child_failed"), ("Segmentation fault", "segfault"), ("core dumped", "segfault"))
-_EXITCODE = re.compile(r"exitcode\s*:?\s*-?[1-9]")
+_EXITCODE = lazy(r"exitcode\s*:?\s*-?[1-9]")
 # (an issue's title that is the error itself reads `# ValueError: ...`)
-_EXCEPTION = re.compile(r"^\s*(?:#\s+)?(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
+_EXCEPTION = lazy(r"^\s*(?:#\s+)?(?:\[rank\d+\]:\s*)?(?:[a-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s")
 _INTERRUPT = (("KeyboardInterrupt", "keyboard"), ("SIGINT", "sigint"), ("SIGTERM", "sigterm"), ("DUE TO TIME LIMIT", "time_limit"),
               ("CANCELLED AT", "cancelled"))
 
 
-_DAYS = re.compile(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)")
-_UNITS = re.compile(r"([\d.]+)\s*(d|h|m|min|s)\b")
+_DAYS = lazy(r"(\d+)\s*(?:days?|d)\s*,?\s*(?=\d)")
+_UNITS = lazy(r"([\d.]+)\s*(d|h|m|min|s)\b")
 
 
 def seconds(text: str) -> float | None:
@@ -104,18 +105,18 @@ def _target(ctx: ScanContext) -> RunObservation:
     return ctx.loose
 
 
-_ITERATION = re.compile(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
-_ITER_MS = re.compile(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
+_ITERATION = lazy(r"\biteration:?\s+(\d+)\s*/\s*(\d+)")
+_ITER_MS = lazy(r"elapsed[_ ]time[_ ]per[_ ]iteration[_ ]?\(?ms\)?:?\s*([\d.]+)")
 # NeMo 2's iteration lines (`Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`): seconds
-_STEP_TIMING_S = re.compile(r"train_step_timing in s:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
-_NO_TOTAL = re.compile(r"(?<![\d/])\d+/\?\s*\[")
-_DS_STEP = re.compile(r"\bglobal_step=(\d+)")
+_STEP_TIMING_S = lazy(r"train_step_timing in s:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
+_NO_TOTAL = lazy(r"(?<![\d/])\d+/\?\s*\[")
+_DS_STEP = lazy(r"\bglobal_step=(\d+)")
 # NeMo's Megatron models log `global_step` and `consumed_samples` into Lightning's bar postfix; tqdm writes a float with
 # 3 significant digits when that is shorter (`1.63e+6`), else in full (`794.0`).
-_NEMO = re.compile(r"\bglobal_step=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)\s*,\s*consumed_samples=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)")
+_NEMO = lazy(r"\bglobal_step=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)\s*,\s*consumed_samples=(\d+(?:\.\d*)?(?:e[+-]?\d+)?)")
 # tqdm with no total (Lightning over a dataset without a length): `Epoch 2: : 115816it [7:03:13,  4.56it/s, loss=2.1]`
-_IT_BAR = re.compile(r"(?:^|[\s:|])Epoch (\d+)\b[^\[\]|]*?(\d+)it \[([\d:.]+|\d+ days?, [\d:.]+),\s*([\d.]+)\s*(it/s|s/it)")
-_FIT_STOPPED = re.compile(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
+_IT_BAR = lazy(r"(?:^|[\s:|])Epoch (\d+)\b[^\[\]|]*?(\d+)it \[([\d:.]+|\d+ days?, [\d:.]+),\s*([\d.]+)\s*(it/s|s/it)")
+_FIT_STOPPED = lazy(r"`?Trainer\.fit`? stopped: `?max_(steps|epochs)=(\d+)`? reached")
 
 
 def _iteration(line: str, ctx: ScanContext) -> bool:
@@ -373,8 +374,8 @@ def _last_redraw(line: str, first: re.Match) -> re.Match:
     return last
 
 
-_PERCENT_BAR = re.compile(r"\d+%\|.*$")
-_NON_ALPHA = re.compile(r"[^A-Za-z]")
+_PERCENT_BAR = lazy(r"\d+%\|.*$")
+_NON_ALPHA = lazy(r"[^A-Za-z]")
 _DESCRIPTIONS: dict[str, tuple[bool, bool]] = {}
 """A bar's description (the text before `n/total [`) -> (not the training loop's, has words)."""
 
@@ -574,16 +575,16 @@ _MAY_END = tuple(needle for needle, _ in _CRASH + _INTERRUPT) + ("Killed", "SIGK
                                                                   "death signal")
 # DeepSpeed's launcher (deepspeed/launcher/launch.py sigkill_handler): it kills every worker once one exits, then says
 # with which code; -2 is the SIGINT of a Ctrl-C, any other non-zero code a failure.
-_DS_RETURN = re.compile(r"exits with return code\s*=\s*(-?\d+)")
+_DS_RETURN = lazy(r"exits with return code\s*=\s*(-?\d+)")
 _SIGINT_CODES = (-2, 130)
 # A cause named after a bare SIGTERM is what the SIGTERM followed (NCCL's watchdog and the OOM handler stop the job)
 _CAUSES = ("nccl_timeout", "oom")
 # torchrun's elastic agent: `Received 2 death signal, shutting down workers` (the launcher itself got the signal: a
 # Ctrl-C, a scheduler, a closed terminal), then `Sending process N closing signal SIGINT` (it forwards that signal).
 # A SIGTERM sent to the other workers without a death signal is the agent stopping them after one failed.
-_DEATH = re.compile(r"Received (\d+) death signal")
+_DEATH = lazy(r"Received (\d+) death signal")
 _SIGNALS = {1: "sighup", 2: "sigint", 15: "sigterm"}
-_FORWARDED = re.compile(r"closing signal (SIGINT|SIGHUP)")
+_FORWARDED = lazy(r"closing signal (SIGINT|SIGHUP)")
 
 
 def _ended(line: str, ctx: ScanContext) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from trainsteps.logs.context import ScanContext
+from trainsteps.patterns import lazy
 
 # A GPU model: `A100`, `h200` (lower case in prose), `A4500`, `RTX 4090`, `RTX PRO 6000`, `2080Ti` (a Ti suffix names a
 # GeForce card), `4090 GPU`, `MI300X`, `910B`
@@ -27,52 +28,52 @@ _MODEL = (r"(?:(?:NVIDIA|Nvidia|nvidia|Tesla|GeForce|RTX|rtx)[\s_-]*)*"
 _SIZE = r"(?:\d+\s*G[Bb]?\s+)?"
 _COUNT_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16}
 # "4 × 8 H100 nodes", "2 x 8 A100": nodes times GPUs per node
-_GRID = re.compile(rf"\b(\d{{1,3}})\s*[x×*]\s*(\d{{1,2}})\s*(?:x\s*)?{_MODEL}")
+_GRID = lazy(rf"\b(\d{{1,3}})\s*[x×*]\s*(\d{{1,2}})\s*(?:x\s*)?{_MODEL}")
 # "2 Nodes with 8 GPUs each", "2node * 8 cards", "2 nodes x 8 GPUs"
 # "for a total of 8 GPUs", "16 GPUs in total": a total said outright wins over the parts around it
-_IN_TOTAL = re.compile(r"total\s+of\s+(\d{1,5})\s+(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)|\b(\d{1,5})\s+(?:GPUs?|gpus?|cards?)\s+in\s+total",
+_IN_TOTAL = lazy(r"total\s+of\s+(\d{1,5})\s+(?:" + _MODEL + r"\s*)?(?:GPUs?|gpus?|cards?)|\b(\d{1,5})\s+(?:GPUs?|gpus?|cards?)\s+in\s+total",
                        re.IGNORECASE)
 # "2 nodes with 8 A100 each", "using 2 nodes, each node has 8 A100s": a GPU model alone names GPUs too
 _GPU_NOUN = r"(?:(?:" + _MODEL + r")s?(?:\s*(?:GPUs?|gpus?|cards?))?(?![\w])|GPUs?|gpus?|cards?)"
-_NODES_OF = re.compile(r"\b(\d{1,3})\s*(?:nodes?|hosts?|machines?|servers?)\b[^.\n;]{0,20}?(?:\bwith|\*|\bx|×|\bof|\bhas|\bhave)"
+_NODES_OF = lazy(r"\b(\d{1,3})\s*(?:nodes?|hosts?|machines?|servers?)\b[^.\n;]{0,20}?(?:\bwith|\*|\bx|×|\bof|\bhas|\bhave)"
                        r"[\s`'\"*]*(\d{1,2})\s*" + _GPU_NOUN, re.IGNORECASE)
 # Chinese: 两台机器，每台8张A100 / 两台机器每台8张卡 / 2个节点,每个节点8卡
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_ZH_NODES = re.compile(r"([0-9]{1,3}|[一二两兩三四五六七八九十])\s*(?:台|个|個|组|組)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機|nodes?)"
+_ZH_NODES = lazy(r"([0-9]{1,3}|[一二两兩三四五六七八九十])\s*(?:台|个|個|组|組)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機|nodes?)"
                        r"\s*[,，、]?\s*(?:每|各)\s*(?:台|个|個)?\s*(?:机器|機器|服务器|服務器|节点|節點|主机|主機)?\s*(?:上|都|各)?\s*(?:有|装|裝|用)?\s*"
                        r"([0-9]{1,2})\s*(?:张|張|块|塊)?\s*(?:" + _MODEL + r"|卡|显卡|顯卡|GPU|gpu)")
 # "16 x H100", "8x A100", "8XA100", "8*A100 80G", "NVIDIA L4 x 4" (the env report's accelerator line), "2080Ti*8"
-_TIMES_MODEL = re.compile(rf"\b(\d{{1,4}})\s*[xX×*]\s*{_MODEL}")
-_MODEL_TIMES = re.compile(rf"{_MODEL}\s*[x×*]\s*(\d{{1,4}})\b")
+_TIMES_MODEL = lazy(rf"\b(\d{{1,4}})\s*[xX×*]\s*{_MODEL}")
+_MODEL_TIMES = lazy(rf"{_MODEL}\s*[x×*]\s*(\d{{1,4}})\b")
 # "x2 2080Tis", "x4 A100": the count written after the times sign
-_X_COUNT = re.compile(rf"(?<![\w.])[xX×]\s?(\d{{1,2}})\s+{_MODEL}")
+_X_COUNT = lazy(rf"(?<![\w.])[xX×]\s?(\d{{1,2}})\s+{_MODEL}")
 # "4 A100 80GB", "16 A100 GPU", "8 80G GPU", "has 4 GPUs", "on 1 GPUs", "8 cards"
-_COUNT_OF = re.compile(rf"\b(\d{{1,4}})\s+{_SIZE}(?:{_MODEL}\s*{_SIZE})?(?:GPU[sS]?|gpus?|cards?)\b|\b(\d{{1,4}})\s+{_MODEL}\b")
-_WORD_OF = re.compile(r"\b(one|single|a single|two|four|eight|sixteen)\s+(?:\d+\s*G[Bb]?\s+)?(?:" + _MODEL + r"\s*)?(?:GPU|gpu|card)\b",
+_COUNT_OF = lazy(rf"\b(\d{{1,4}})\s+{_SIZE}(?:{_MODEL}\s*{_SIZE})?(?:GPU[sS]?|gpus?|cards?)\b|\b(\d{{1,4}})\s+{_MODEL}\b")
+_WORD_OF = lazy(r"\b(one|single|a single|two|four|eight|sixteen)\s+(?:\d+\s*G[Bb]?\s+)?(?:" + _MODEL + r"\s*)?(?:GPU|gpu|card)\b",
                       re.IGNORECASE)
 # "(7 for training and 1 for vllm)": the processes that train, when some GPUs serve generation
-_FOR_TRAINING = re.compile(r"\(\s*(\d{1,4})\s+(?:GPUs?\s+)?(?:for|used for)\s+training", re.IGNORECASE)
+_FOR_TRAINING = lazy(r"\(\s*(\d{1,4})\s+(?:GPUs?\s+)?(?:for|used for)\s+training", re.IGNORECASE)
 # Chinese: gpu数量为8, 8卡, 8张A100, 4块 GPU, 单卡, 一张/一張 … 显卡/顯卡
-_ZH_COUNT = re.compile(r"(?:GPU|gpu|显卡|卡)\s*(?:数量|数|個數|个数)\s*(?:为|是|=|:|：)?\s*([0-9]{1,4})|([0-9]{1,4})\s*(?:张|張|块|塊)?\s*(?:"
+_ZH_COUNT = lazy(r"(?:GPU|gpu|显卡|卡)\s*(?:数量|数|個數|个数)\s*(?:为|是|=|:|：)?\s*([0-9]{1,4})|([0-9]{1,4})\s*(?:张|張|块|塊)?\s*(?:"
                        + _MODEL + r"\s*)?(?:卡|显卡|顯卡)")
-_ZH_ONE = re.compile(r"单卡|單卡|(?:一|1)\s*(?:张|張|块|塊)[^，。,.\n]{0,12}?(?:显卡|顯卡|卡)")
+_ZH_ONE = lazy(r"单卡|單卡|(?:一|1)\s*(?:张|張|块|塊)[^，。,.\n]{0,12}?(?:显卡|顯卡|卡)")
 # A hardware list naming one GPU model with no count: `硬件基础：因特尔XEON-6530 + RTX-4090 + 60G内存`, `Hardware: A100`
-_HARDWARE = re.compile(r"(?:硬件|硬體|[Hh]ardware|GPU|显卡|顯卡)\s*[^:：]{0,6}[:：]")
-_ONE_MODEL = re.compile(rf"(?<![\w×*x])\s*{_MODEL}(?!\s*[x×*]|s\b|\w)")
+_HARDWARE = lazy(r"(?:硬件|硬體|[Hh]ardware|GPU|显卡|顯卡)\s*[^:：]{0,6}[:：]")
+_ONE_MODEL = lazy(rf"(?<![\w×*x])\s*{_MODEL}(?!\s*[x×*]|s\b|\w)")
 # SLURM: `#SBATCH --nodes=2`, `#SBATCH --gres=gpu:8` / `--gpus-per-node=8`
-_SBATCH_NODES = re.compile(r"#SBATCH\s+(?:--nodes[= ]|-N\s*)(\d+)")
-_SBATCH_GPUS = re.compile(r"#SBATCH\s+(?:--gres[= ]gpu(?::[\w-]+)?:|--gpus-per-node[= ](?:[\w-]+:)?)(\d+)")
+_SBATCH_NODES = lazy(r"#SBATCH\s+(?:--nodes[= ]|-N\s*)(\d+)")
+_SBATCH_GPUS = lazy(r"#SBATCH\s+(?:--gres[= ]gpu(?::[\w-]+)?:|--gpus-per-node[= ](?:[\w-]+:)?)(\d+)")
 
 # A failure named in words (a title, a sentence), not printed by the program; an identifier such as Megatron's
 # `max_tokens_to_oom` argument names none
-_FAILURE = re.compile(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|显存不足|顯存不足|(?<![A-Za-z])oom(?:错误|報錯|报错|了)", re.IGNORECASE)
+_FAILURE = lazy(r"out of memory|(?<![A-Za-z_])OOM(?![A-Za-z_])|爆显存|显存不足|顯存不足|(?<![A-Za-z])oom(?:错误|報錯|报错|了)", re.IGNORECASE)
 # a scheduler that stopped the job, said in words (the scheduler's own `*** ... CANCELLED ... DUE TO TIME LIMIT ***`
 # line is the log's, read by progress.py)
-_INTERRUPTION = re.compile(r"time ?limit|wall ?time|preempt|(?:was|got|been|job) cancell?ed|cancell?ed by (?:slurm|the scheduler)"
+_INTERRUPTION = lazy(r"time ?limit|wall ?time|preempt|(?:was|got|been|job) cancell?ed|cancell?ed by (?:slurm|the scheduler)"
                            r"|时间限制|超时被(?:杀|取消|终止)|被抢占|作业被取消|任务被取消", re.IGNORECASE)
-_TITLE_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b(?::|\s+raised)|\bException raised\b|\b(?:has |have )?crash(?:ed|es)\b|\bdied\b",
+_TITLE_ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception)\b(?::|\s+raised)|\bException raised\b|\b(?:has |have )?crash(?:ed|es)\b|\bdied\b",
                           re.IGNORECASE)
-_AVOIDED = re.compile(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
+_AVOIDED = lazy(r"avoid|prevent|without|\bno\b|\bnot\b|reduc|fix(?:ed)?\b|solv|防止|避免|不会|不再|没有|解决", re.IGNORECASE)
 
 NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "A100", "H100", "H800", "A800", "H200", "B200",
            "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55", "crash", "Crash", "died",
@@ -83,6 +84,13 @@ NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "
 # Nearly every line holds none of these, so each would be searched for in full: one alternation is about twice as
 # fast here (on the corpus's lines and on random bytes), unlike the reader's needles, which most lines hold early.
 _MENTIONS = re.compile("|".join(map(re.escape, NEEDLES))).search
+_DIGIT = re.compile(r"\d").search
+
+
+def _metrics(line: str) -> bool:
+    """A program's metrics line (Megatron's `a: 1 | b: 2 | ...`, verl's `a:1 - b:2 - ...`), not a person's words:
+    no sentence states a GPU count with six such separators (a table row or a quoted env report has a few)."""
+    return line.count(" | ") >= 6 or line.count(" - ") >= 6
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -93,7 +101,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _TITLE_ERROR.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
-    if _MENTIONS(line) is None:
+    if _MENTIONS(line) is None or _metrics(line):
         return False
     if "SBATCH" in line:
         _slurm(line, ctx)
@@ -103,12 +111,14 @@ def scan(line: str, ctx: ScanContext) -> bool:
         count = _plain_count(line)
         if count is not None:
             _stated_count(line, count, ctx)
-    if "stated_failure" not in stated and "Error" not in line and "Exception" not in line:  # not the program's own
+    low = line.lower()
+    if "stated_failure" not in stated and "Error" not in line and "Exception" not in line \
+            and _may_hold(low, _FAILURE_WORDS):  # not the program's own
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
-
-    if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line:
+    if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line \
+            and _may_hold(low, _INTERRUPTION_WORDS):
         match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_interruption", ctx.reading(match.group(0)), ctx.file)
@@ -137,10 +147,10 @@ def _quoted(ctx: ScanContext, value: int):
 # A count in a hedged or conditional sentence is not the run's (`maybe 2 GPUs are enough`, `it would need 4 A100s`,
 # `should I use 8 cards?`, `如果用8卡`), nor one negated right before it (`I do not have 8 GPUs`; `4 GPUs with no
 # accumulation` still states 4)
-_HEDGE = re.compile(r"\b(?:would|could|might|maybe|perhaps|seems?|probably|whether|if|need(?:s|ed)?|enough)\b|\?\s*$"
+_HEDGE = lazy(r"\b(?:would|could|might|maybe|perhaps|seems?|probably|whether|if|need(?:s|ed)?|enough)\b|\?\s*$"
                     r"|如果|是否|可能|需要", re.IGNORECASE)
-_NEGATED = re.compile(r"(?:\b(?:not|no|never|without)|n't|没有|沒有|不是)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[。；！？])|(?<=[.!?;])\s+")
+_NEGATED = lazy(r"(?:\b(?:not|no|never|without)|n't|没有|沒有|不是)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+_SENTENCE_END = lazy(r"(?<=[。；！？])|(?<=[.!?;])\s+")
 
 
 def _plain_count(line: str) -> int | None:
@@ -160,39 +170,73 @@ def hedged(sentence: str, count: int) -> bool:
     return at > 0 and _NEGATED.search(sentence[:at]) is not None
 
 
+# Words (lower case) without which a pattern cannot match: a substring test is far cheaper than a search of a long
+# line, and a pattern is searched only when its words are there.
+_FAILURE_WORDS = ("out of memory", "oom", "爆显存", "显存不足", "顯存不足")
+_INTERRUPTION_WORDS = ("limit", "walltime", "wall time", "preempt", "cancel", "时间限制", "超时被", "被抢占", "被取消")
+_COUNT_WORD_WORDS = ("one", "single", "two", "four", "eight", "sixteen")
+_NODE_WORDS = ("node", "host", "machine", "server")
+_ZH_NODE_WORDS = ("机器", "機器", "服务器", "服務器", "节点", "節點", "主机", "主機", "node")
+_ZH_COUNT_WORDS = ("卡", "数", "數")
+_TIMES = ("x", "×", "*")
+
+
+def _may_hold(low: str, words: tuple[str, ...]) -> bool:
+    for word in words:
+        if word in low:
+            return True
+    return False
+
+
 def stated_gpus(line: str) -> int | None:
     """The GPUs a sentence says a run used, or None (see the module docstring for the forms read)."""
-    match = _FOR_TRAINING.search(line)
-    if match:
-        return int(match.group(1))
-    match = _IN_TOTAL.search(line)
-    if match:
-        return int(next(g for g in match.groups() if g))
-    split = nodes_and_per_node(line)
+    low = line.lower()
+    digit = _DIGIT(line) is not None
+    if digit:
+        if "training" in low:
+            match = _FOR_TRAINING.search(line)
+            if match:
+                return int(match.group(1))
+        if "total" in low:
+            match = _IN_TOTAL.search(line)
+            if match:
+                return int(next(g for g in match.groups() if g))
+    split = nodes_and_per_node(line, low, digit)
     if split is not None:
         return split[0] * split[1]
-    for pattern in (_TIMES_MODEL, _MODEL_TIMES, _X_COUNT, _COUNT_OF):
-        match = pattern.search(line)
+    if digit:
+        for pattern in (_TIMES_MODEL, _MODEL_TIMES, _X_COUNT, _COUNT_OF) if _may_hold(low, _TIMES) else (_COUNT_OF,):
+            match = pattern.search(line)
+            if match:
+                return int(next(g for g in match.groups() if g))
+    if ("gpu" in low or "card" in low) and _may_hold(low, _COUNT_WORD_WORDS):
+        match = _WORD_OF.search(line)
         if match:
-            return int(next(g for g in match.groups() if g))
-    match = _WORD_OF.search(line)
-    if match:
-        return _COUNT_WORDS[match.group(1).lower()]
-    if _ZH_ONE.search(line):
+            return _COUNT_WORDS[match.group(1).lower()]
+    if "卡" in line and _ZH_ONE.search(line):
         return 1
-    head = _HARDWARE.search(line)
+    head = _HARDWARE.search(line) if ":" in line or "：" in line else None
     if head and "number" not in line and "type" not in line and len(_ONE_MODEL.findall(line[head.end():])) == 1 \
             and not re.search(r"[0-9]\s*[x×*]|[x×*]\s*[0-9]", line):
         return 1
-    match = _ZH_COUNT.search(line)
-    if match:
-        return int(next(g for g in match.groups() if g))
+    if digit and _may_hold(line, _ZH_COUNT_WORDS):
+        match = _ZH_COUNT.search(line)
+        if match:
+            return int(next(g for g in match.groups() if g))
     return None
 
 
-def nodes_and_per_node(line: str) -> tuple[int, int] | None:
+def nodes_and_per_node(line: str, low: str | None = None, digit: bool | None = None) -> tuple[int, int] | None:
     """`2 nodes with 8 A100 each`, `2 x 8 A100`, `两台机器每台8张卡`: (nodes, GPUs per node), or None."""
-    for pattern in (_GRID, _NODES_OF, _ZH_NODES):
+    low = line.lower() if low is None else low
+    if not (_DIGIT(line) is not None if digit is None else digit):
+        return None  # every form has the per-node count in digits
+    patterns = (_GRID,) if _may_hold(low, _TIMES) else ()
+    if _may_hold(low, _NODE_WORDS):
+        patterns += (_NODES_OF,)
+    if _may_hold(low, _ZH_NODE_WORDS):
+        patterns += (_ZH_NODES,)
+    for pattern in patterns:
         match = pattern.search(line)
         if match:
             nodes = match.group(1)

@@ -49,13 +49,16 @@ _VALIDATION = re.compile(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:los
 _DECLARED = re.compile(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training[_ ]steps|iters)['\"]?\s*[:=]\s*(\d{1,12})\b"
                        r"|Maximum number of steps (?:set at|:)\s*(\d{1,12})")
 # Seconds per step printed on the line: `dt: 989.44ms`, `(20.205 sec/step)`, `It/sec 0.141`, `3.1 s/it`
+# (words without which it cannot match, pattern, seconds per unit): the words are tested first, far cheaper than a
+# search of a long metrics line
 _SECONDS = (
-    (re.compile(r"\bdt\s*[:=]\s*([\d.]+)\s*ms\b"), 1e-3),
-    (re.compile(r"\bstep_avg:\s*([\d.]+)\s*ms\b"), 1e-3),
-    (re.compile(r"\(([\d.]+) sec/step\)"), 1.0),
-    (re.compile(r"([\d.]+)\s*seconds/step\b"), 1.0),
-    (re.compile(r"([\d.]+)\s*s/it\b"), 1.0),
+    ("dt", re.compile(r"\bdt\s*[:=]\s*([\d.]+)\s*ms\b"), 1e-3),
+    ("step_avg", re.compile(r"\bstep_avg:\s*([\d.]+)\s*ms\b"), 1e-3),
+    ("sec/step", re.compile(r"\(([\d.]+) sec/step\)"), 1.0),
+    ("seconds/step", re.compile(r"([\d.]+)\s*seconds/step\b"), 1.0),
+    ("s/it", re.compile(r"([\d.]+)\s*s/it\b"), 1.0),
 )
+_DIGIT = re.compile(r"\d").search
 _PER_SECOND = re.compile(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b|\bsteps/sec:\s*([\d.]+)")
 # torchtitan's step line ends `tps: 7,282  tflops: 0.52  mfu: 0.17%` (components/metrics.py)
 _TITAN_MFU = re.compile(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
@@ -75,6 +78,11 @@ def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     # What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
     epoch_batch_metric = re.compile(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
     return iter_count, epoch_batch, epoch_batch_metric
+
+
+def _may_validate(line: str) -> bool:
+    """The words `_VALIDATION` needs: searching only lines that hold one keeps long metrics lines cheap."""
+    return "loss" in line or "took" in line or "accuracy" in line
 
 
 def declared_total(line: str, ctx: ScanContext) -> None:
@@ -98,18 +106,18 @@ def read(line: str) -> tuple[int | None, int | None, str] | None:
         counted = _epoch_batch(line)
         if counted is not None:
             return counted
-    if "tep" not in line and "ter" not in line:
+    if "tep" not in line and "ter" not in line or _DIGIT(line) is None:  # every marker is followed by a number
         return None
-    if _METRIC.search(line) is None or _VALIDATION.search(line):
+    if _METRIC.search(line) is None or (_may_validate(line) and _VALIDATION.search(line)):
         return None
-    litgpt = _LITGPT.search(line)
+    litgpt = _LITGPT.search(line) if "iter" in line else None
     if litgpt is not None:
         return int(litgpt.group(1)), None, "step"
     step = _STEP.search(line)
     if step is not None:
         total = int(step.group(2)) if step.group(2) else None
         return int(step.group(1)), total, "step"
-    it = _ITER.search(line)
+    it = _ITER.search(line) if "ter" in line else None
     if it is not None:
         return int(it.group(1)), None, "iter"
     count = _patterns()[0].search(line)
@@ -151,12 +159,12 @@ def seconds_per_step(line: str) -> float | None:
     micro-batch's, not a step's: it is not read)."""
     if "iter time" in line:
         return None
-    for pattern, scale in _SECONDS:
-        match = pattern.search(line)
+    for word, pattern, scale in _SECONDS:
+        match = pattern.search(line) if word in line else None
         if match:
             value = float(match.group(1)) * scale
             return value if value > 0 else None
-    match = _PER_SECOND.search(line)
+    match = _PER_SECOND.search(line) if "it/s" in line or "It/sec" in line or "steps/sec" in line else None
     if match:
         rate = float(match.group(1) or match.group(2) or match.group(3))
         return 1 / rate if rate > 0 else None

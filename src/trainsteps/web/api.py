@@ -158,10 +158,87 @@ def run(command: click.Command, argv: list[str]) -> tuple[dict, str]:
     from trainsteps.cli.output import captured
 
     with captured() as box:
-        command.main(args=argv, prog_name=f"trainsteps {command.name}", standalone_mode=False)
+        ctx = parsed(command, argv)
+        with ctx:
+            command.invoke(ctx)
     if not box:  # every command emits exactly once; anything else is a defect worth a 500
         raise RuntimeError(f"{command.name} emitted nothing")
     return box[-1]
+
+
+# ---- click's parse, paid once per command --------------------------------------------------------------------------
+# `plan` has over a hundred options and a request gives a handful: click builds a parser of every option and works
+# out every default on each call (most of a plan's cost in the server). Here the defaults are worked out once, by
+# click itself (a parse of no arguments), and each request parses only the options it gives, with click's own parser
+# and the same `handle_parse_result`, so values, sources ("given by the user") and errors are click's.
+
+@dataclass(frozen=True)
+class _Defaults:
+    params: dict
+    sources: dict
+    explicit: dict
+    by_flag: dict
+    """`--num-examples` (every spelling, `--lower-is-better` too) -> its parameter."""
+    order: tuple
+    """The command's parameters as click lists them (`get_params` builds a new --help option on each call)."""
+    arguments: frozenset
+
+
+_DEFAULTS: dict[int, _Defaults | None] = {}
+_UNSET = getattr(click.core, "UNSET", object())  # click >= 8.3 marks a value no parameter has set
+
+
+def _defaults(command: click.Command) -> _Defaults | None:
+    if id(command) not in _DEFAULTS:
+        try:
+            ctx = command.make_context(f"trainsteps {command.name}", [], **_no_env())
+        except click.ClickException:  # a command that needs an argument: parsed in full each time
+            _DEFAULTS[id(command)] = None
+        else:
+            order = tuple(command.get_params(ctx))
+            flags = {opt: p for p in order for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")}
+            _DEFAULTS[id(command)] = _Defaults(dict(ctx.params), dict(ctx._parameter_source),
+                                               dict(getattr(ctx, "_param_default_explicit", {})), flags, order,
+                                               frozenset(p for p in order if isinstance(p, click.Argument)))
+    return _DEFAULTS[id(command)]
+
+
+def _no_env() -> dict:
+    return {"auto_envvar_prefix": None}
+
+
+def parsed(command: click.Command, argv: list[str]) -> click.Context:
+    """The context click's `make_context(argv)` gives, parsing only the options in `argv`."""
+    from click.core import iter_params_for_processing
+
+    try:
+        from click.parser import _OptionParser as Parser
+    except ImportError:  # another click: its own full parse
+        return command.make_context(f"trainsteps {command.name}", list(argv))
+    defaults = _defaults(command)
+    if defaults is None or any(isinstance(p, click.Option) and p.envvar for p in command.params):
+        return command.make_context(f"trainsteps {command.name}", list(argv))
+    ctx = command.context_class(command, info_name=f"trainsteps {command.name}", **command.context_settings)
+    ctx.params = dict(defaults.params)
+    ctx._parameter_source = dict(defaults.sources)
+    if hasattr(ctx, "_param_default_explicit"):
+        ctx._param_default_explicit = dict(defaults.explicit)
+    given = defaults.arguments | {defaults.by_flag[word] for word in argv if word in defaults.by_flag}  # (a value spelled
+    chosen = [p for p in defaults.order if p in given]  # like a flag only adds work)
+    with ctx.scope(cleanup=False):
+        parser = Parser(ctx)
+        for param in chosen:
+            param.add_to_parser(parser, ctx)
+        opts, args, order = parser.parse_args(args=list(argv))
+        for param in iter_params_for_processing(order, chosen):
+            _, args = param.handle_parse_result(ctx, opts, args)
+        for name, value in ctx.params.items():
+            if value is _UNSET:
+                ctx.params[name] = None
+        if args and not ctx.allow_extra_args:
+            ctx.fail(f"Got unexpected extra argument{'s' if len(args) > 1 else ''} ({' '.join(map(str, args))})")
+        ctx.args = args
+    return ctx
 
 
 def page_words(command: click.Command, text: str | None) -> str | None:

@@ -4,6 +4,9 @@ are formatted here the way the CLI's report formats them (`3,900`, `278.61`)."""
 
 from __future__ import annotations
 
+import json
+import threading
+
 from trainsteps.derivation import format_epochs
 from trainsteps.schedule import expand_steps, indexed_steps
 
@@ -81,15 +84,48 @@ def _lr_chart(lr: tuple[str, float, dict], run: dict) -> dict:
             "total_steps": run["max_steps"]}
     if name in METRIC_DRIVEN:
         return {**base, "points": [], "problem": f"{name} follows the evaluation metric: no curve before the run"}
-    schedule = LrSchedule(name, base["warmup_steps"], run["max_steps"], rate, kwargs)
+    key = (name, base["warmup_steps"], run["max_steps"], rate, repr(sorted(kwargs.items())))
+    found = _CURVES.get(key)
+    if found is None:
+        found = _curve(LrSchedule(name, base["warmup_steps"], run["max_steps"], rate, kwargs))
+        with _CURVES_LOCK:
+            _CURVES[key] = found
+            _TEXTS[id(found[0])] = (found[0], found[2])
+            while len(_CURVES) > MAX_CURVES:
+                dropped = _CURVES.pop(next(iter(_CURVES)))
+                if _TEXTS.get(id(dropped[0]), (None,))[0] is dropped[0]:
+                    del _TEXTS[id(dropped[0])]
+    points, problem, _ = found
+    return {**base, "points": points, "problem": problem}
+
+
+def encoded_points(points) -> str | None:
+    """The JSON of a kept curve's points, written once when the curve was computed (a float takes microseconds to
+    write, and a curve has 400); None for any other value."""
+    kept = _TEXTS.get(id(points))
+    return kept[1] if kept is not None and kept[0] is points else None
+
+
+MAX_CURVES = 256
+"""LR curves kept: plans that differ in what the curve does not depend on (rows that give the same max_steps, the
+logging or saving steps) draw the same 400 points, computed once."""
+_CURVES: dict = {}
+_TEXTS: dict = {}
+"""id(points) -> (points, their JSON), for the curves in _CURVES."""
+_CURVES_LOCK = threading.Lock()
+
+
+def _curve(schedule) -> tuple[tuple, str | None, str]:
+    """(points, problem, the points' JSON)."""
     problem = schedule.problem()
     if problem:
-        return {**base, "points": [], "problem": f"transformers refuses these settings: {problem}"}
+        return (), f"transformers refuses these settings: {problem}", "[]"
     try:
-        points = schedule.curve()
+        # ten significant digits, plenty for a plot (a rate computed by division has 17)
+        points = tuple((step, float(f"{rate:.10g}")) for step, rate in schedule.curve())
     except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:  # kwargs of the wrong kind: transformers fails too
-        return {**base, "points": [], "problem": f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}"}
-    return {**base, "points": points, "problem": None}
+        return (), f"transformers cannot build this scheduler: {type(exc).__name__}: {exc}", "[]"
+    return points, None, json.dumps(points, separators=(",", ":"))
 
 
 def compare_chart(data: dict) -> dict:

@@ -13,7 +13,7 @@ import click
 from trainsteps.configs.files import confined
 from trainsteps.errors import TrainstepsError
 from trainsteps.web import api
-from trainsteps.web.charts import compare_chart, explain_view, schedule_charts, time_figures
+from trainsteps.web.charts import compare_chart, encoded_points, explain_view, schedule_charts, time_figures
 
 _SCHEDULES = ("hf", "neox", "megatron", "lightning")
 
@@ -120,6 +120,30 @@ def _answer(command: click.Command, argv: list[str], lang: str, lr=None, compare
     if command.name == "explain":
         web["explain"] = explain_view(data, lang)
     return HTTPStatus.OK, {**data, "web": web}
+
+
+_SLOT = "\x00lr-points\x00"  # no setting can hold it: control characters are refused in every value
+_SLOT_JSON = json.dumps(_SLOT).encode()
+
+
+def encode(body: dict) -> bytes:
+    """An answer as the server sends it (compact UTF-8 JSON); a kept LR curve's points go in as written once."""
+    web = body.get("web")
+    lr = web.get("charts", {}).get("lr") if isinstance(web, dict) and isinstance(web.get("charts"), dict) else None
+    points = lr.get("points") if isinstance(lr, dict) else None
+    text = encoded_points(points)
+    if text is None:
+        return _dumps(body)
+    lr["points"] = _SLOT
+    try:
+        data = _dumps(body)
+    finally:
+        lr["points"] = points
+    return data.replace(_SLOT_JSON, text.encode(), 1)
+
+
+def _dumps(body: dict) -> bytes:
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
 def _refused(command: click.Command, exc: TrainstepsError, lang: str) -> tuple[int, dict]:

@@ -5,12 +5,12 @@ connection is never just dropped). Hardening: a listen backlog of 128, a deadlin
 trickles its headers is cut off), a cap on connections served at once, the Host header checked against the names
 this server answers to (DNS rebinding), API requests from other sites' pages refused (`Origin`, `Sec-Fetch-Site`),
 POST bodies only as `application/json`, answers cached up to CACHE_BYTES, strict security headers and no version in
-`Server:`.
+`Server:`. Posted logs and configs are answered by worker processes (web/pool.py), so a large explain never holds
+this process's interpreter while plans and the page are served.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys
@@ -168,6 +168,9 @@ class Handler(BaseHTTPRequestHandler):
                                                                   "hint": "the page sends it; see docs/web.md"})
         raw = self.rfile.read(int(length))
         self.server.unwatch(self.connection)
+        if self.server.heavy is not None:  # in a worker process: this interpreter stays free for other requests
+            status, data = self.server.heavy.answer(path, raw)
+            return self._send(status, data, "application/json; charset=utf-8", "no-store")
         status, body = answer_post(path, raw)
         self._json(status, body)
 
@@ -201,7 +204,9 @@ class Handler(BaseHTTPRequestHandler):
 
     @staticmethod
     def _encode(status: int, body: dict) -> tuple[int, bytes]:
-        return status, json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        from trainsteps.web.routes import encode
+
+        return status, encode(body)
 
     def _json(self, status: int, body: dict) -> None:
         status, data = self._encode(status, body)
@@ -242,8 +247,12 @@ class CalculatorServer(ThreadingHTTPServer):
     request_queue_size = 128
     allow_reuse_address = True
 
-    def __init__(self, address, allowed_hosts: set[str] | None):
+    def __init__(self, address, allowed_hosts: set[str] | None, workers: int = 0):
+        from trainsteps.web.pool import HeavyPool
+
         self.allowed_hosts = allowed_hosts
+        self.heavy = HeavyPool(workers) if workers > 0 else None
+        """Posted logs and configs run in this pool of worker processes (web/pool.py); None: in the request's thread."""
         self.files = _static_files()
         self._deadlines: dict[socket.socket, float] = {}
         self._lock = threading.Lock()
@@ -317,6 +326,8 @@ class CalculatorServer(ThreadingHTTPServer):
 
     def server_close(self) -> None:
         self._closed.set()
+        if self.heavy is not None:
+            self.heavy.close()
         super().server_close()
 
     def handle_error(self, request, client_address) -> None:
@@ -354,6 +365,9 @@ class _CalculatorServer6(CalculatorServer):
     address_family = socket.AF_INET6
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8000) -> CalculatorServer:
+def make_server(host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> CalculatorServer:
+    """`workers`: processes for posted logs and configs (web/pool.py; default pool.WORKERS, 0: the request's thread)."""
+    from trainsteps.web import pool
+
     kind = _CalculatorServer6 if ":" in host else CalculatorServer
-    return kind((host, port), allowed_hosts_for(host))
+    return kind((host, port), allowed_hosts_for(host), pool.WORKERS if workers is None else workers)

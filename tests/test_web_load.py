@@ -1,0 +1,118 @@
+"""The web server under load: a request's options parsed without click's full parse (the same context click makes),
+posted logs and configs answered in worker processes, a bounded queue and a CPU cap per request, each a JSON 503."""
+
+import json
+import subprocess
+import sys
+import textwrap
+from urllib.parse import urlencode
+
+import click
+import pytest
+
+from trainsteps.web import api
+from trainsteps.web.pool import HeavyPool
+from trainsteps.web.routes import answer_post
+
+SEED001 = dict(num_examples="1047", per_device_train_batch_size="10", gradient_accumulation_steps="8", num_train_epochs="300",
+               transformers="4.49.0")
+REQUESTS = [
+    ("/api/plan", SEED001),
+    ("/api/plan", dict(SEED001, dataloader_drop_last="true", streaming="false", lang="zh")),
+    ("/api/plan", dict(SEED001, save_strategy="best", metric_for_best_model="loss", greater_is_better="false")),
+    ("/api/plan", dict(num_examples="100000", framework="megatron", rampup_batch_size="32 32 1000", global_batch_size="256",
+                       micro_batch_size="4", seq_length="2048", train_iters="500")),
+    ("/api/plan", dict(num_examples="1000", framework="verl", set="data.train_batch_size=16\ntrainer.total_epochs=2")),
+    ("/api/compare", SEED001),
+    ("/api/solve", dict(num_examples="1047", per_device_train_batch_size="10", gradient_accumulation_steps="8", max_steps="3900")),
+]
+
+
+def _context_facts(ctx: click.Context) -> tuple[dict, dict]:
+    return dict(ctx.params), {name: ctx.get_parameter_source(name) for name in ctx.params}
+
+
+@pytest.mark.parametrize(("path", "settings"), REQUESTS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(REQUESTS)])
+def test_a_request_parsed_from_its_own_options_gets_the_context_clicks_full_parse_gives(path, settings):
+    route = api.ROUTES[path]
+    command = api.load_command(route)
+    argv = api.argv_for(command, settings) + list(route.extra) + ["--format", "json", "--lang", api.language(settings)]
+    fast = api.parsed(command, argv)
+    full = command.make_context(f"trainsteps {command.name}", list(argv))
+    assert _context_facts(fast) == _context_facts(full)
+    assert fast.args == full.args
+
+
+def test_a_value_click_refuses_is_refused_in_clicks_words():
+    command = api.load_command(api.ROUTES["/api/plan"])
+    argv = ["--framework", "no-such-framework"]
+    with pytest.raises(click.BadParameter) as fast:
+        api.parsed(command, argv)
+    with pytest.raises(click.BadParameter) as full:
+        command.make_context("trainsteps plan", list(argv))
+    assert fast.value.format_message() == full.value.format_message()
+    assert api.usage_error(command, fast.value) == api.usage_error(command, full.value)
+
+
+def test_a_posted_log_is_answered_in_a_worker_with_the_answer_of_the_servers_own_thread():
+    log = "***** Running training *****\n  Num examples = 1,047\n  Num Epochs = 300\n  Total optimization steps = 3,900\n"
+    raw = json.dumps({"text": log, "settings": {"lang": "zh"}}).encode()
+    pool = HeavyPool(workers=1)
+    try:
+        status, body = pool.answer("/api/explain", raw)
+    finally:
+        pool.close()
+    assert (status, json.loads(body)) == answer_post("/api/explain", raw)
+
+
+def test_a_full_queue_answers_at_once_with_a_json_503():
+    pool = HeavyPool(workers=1, queue=1)
+    assert pool._slots.acquire(blocking=False)  # one heavy request is running: the queue is full
+    status, body = pool.answer("/api/explain", b'{"text": "x"}')
+    assert status == 503
+    assert json.loads(body)["id"] == "web.error.busy" and "1 large requests" in json.loads(body)["error"]
+    assert pool._executor is None  # refused before any worker was started
+
+
+def test_a_request_past_its_cpu_seconds_is_stopped_with_a_json_503_and_the_worker_goes_on():
+    script = textwrap.dedent("""
+        import json, os
+        from trainsteps.web import pool, routes
+        pool._start_worker(os.getpid())
+        real = routes.answer_post
+        def spin(path, raw):
+            while True:
+                pass
+        routes.answer_post = spin
+        status, body = pool.answer("/api/explain", b"{}", 1)
+        print(json.dumps([status, body.decode()]))
+        routes.answer_post = real
+        status, body = pool.answer("/api/explain", json.dumps({"text": ""}).encode(), 1)
+        print(json.dumps([status, body.decode()]))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    stopped, after = (json.loads(line) for line in out.stdout.splitlines())
+    assert stopped[0] == 503 and json.loads(stopped[1])["id"] == "web.error.cpu_cap"
+    assert after[0] == 400 and json.loads(after[1])["id"] == "web.error.no_log"
+
+
+def test_the_seed_link_query_is_parsed_the_same_with_every_option_given_once():
+    """Every option of `plan` that a link can carry, given at its default text, parses as click parses it."""
+    command = api.load_command(api.ROUTES["/api/plan"])
+    query = urlencode(dict(SEED001, logging_steps="10", eval_strategy="steps", eval_steps="50", warmup_ratio="0.1"))
+    argv = api.argv_for(command, api.parse_query(query)) + ["--format", "json", "--explain"]
+    assert _context_facts(api.parsed(command, argv)) == _context_facts(command.make_context("trainsteps plan", list(argv)))
+
+
+def test_an_answer_with_a_kept_lr_curve_is_written_as_the_json_of_the_answer():
+    from trainsteps.frameworks.hf.lr_schedule import LrSchedule
+    from trainsteps.web.routes import answer_query, encode
+
+    query = urlencode(dict(SEED001, lr_scheduler_type="cosine", warmup_ratio="0.1"))
+    for _ in range(2):  # computed, then kept
+        status, body = answer_query("/api/plan", query)
+        written = json.loads(encode(body))
+        assert written == json.loads(json.dumps(body))
+    run, points = written["run"], written["web"]["charts"]["lr"]["points"]
+    schedule = LrSchedule("cosine", run["warmup_steps"], run["max_steps"], 5e-5, {})
+    assert [rate for _, rate in points] == pytest.approx([schedule.rate(step) for step, _ in points], rel=1e-9)
