@@ -44,3 +44,14 @@ def test_a_bad_number_in_a_config_is_reported_not_crashed_on(run_cli, tmp_path, 
         assert len(err.strip().splitlines()) == 1, err
         if f"{key} " in err or f"{key} =" in err:  # an error about this key says where it was written
             assert f"{source.name}:{number + 1}:" in err, err
+
+
+@pytest.mark.parametrize("value", ["true", "7", "some/path.jsonl", "{path: a.jsonl}"])
+def test_axolotl_datasets_that_are_not_a_list_are_one_line(run_cli, tmp_path, value):
+    source = EX / "axolotl/lora_chat.yml"
+    data = yaml.safe_load(source.read_text())
+    data.pop("datasets")
+    path = tmp_path / "cfg.yml"
+    path.write_text(yaml.safe_dump(data) + f"datasets: {value}\n")
+    code, _, err = run_cli("plan", path, cwd=tmp_path)
+    assert code == 2 and "not a list of datasets" in err and "internal" not in err

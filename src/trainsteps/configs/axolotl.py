@@ -190,6 +190,8 @@ def _rows(cfg: ConfigFile, datasets: list) -> tuple[list, list[int] | None, list
     from trainsteps.configs import lf_data
 
     rows, lows, highs = [], [], []
+    if not isinstance(datasets, list):
+        raise InputError("axolotl.error.datasets_not_list", "axolotl.hint.datasets_not_list", value=datasets)
     for entry in datasets:
         path = entry.get("path") if isinstance(entry, dict) else None
         local = find_local(path, (pathlib.Path.cwd(), cfg.path.parent), directory_too=True)

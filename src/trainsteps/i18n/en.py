@@ -1073,6 +1073,8 @@ MESSAGES = {
     'axolotl.hint.stream_max_steps': 'set max_steps in the YAML',
     'axolotl.error.dataset_not_local': 'dataset path {path!r} is not a local file or folder, so its rows cannot be counted offline',
     'axolotl.hint.dataset_not_local': "give --num-examples N (rows after Axolotl's filters, the `Num examples` of a previous run)",
+    'axolotl.error.datasets_not_list': '`datasets` is {value!r}, not a list of datasets',
+    'axolotl.hint.datasets_not_list': 'write `datasets:` as a list of entries with a `path:` each, as Axolotl expects',
     'axolotl.error.packing_needs_rows': "with sample_packing, Axolotl's step count depends on each row's token length, which --num-examples does not give",
     'axolotl.hint.packing_needs_rows': 'point `datasets:` at local files (without --num-examples), or set sample_packing_eff_est and total_num_tokens',
     'axolotl.rows.given': "--num-examples: rows after Axolotl's filters and validation split (the banner's `Num examples`)",

@@ -1069,6 +1069,8 @@ MESSAGES = {
     'axolotl.hint.stream_max_steps': '在 YAML 中设置 max_steps',
     'axolotl.error.dataset_not_local': '数据集路径 {path!r} 不是本地文件或目录，离线无法计数',
     'axolotl.hint.dataset_not_local': '请给出 --num-examples N（Axolotl 过滤后的行数，即以前运行的 `Num examples`）',
+    'axolotl.error.datasets_not_list': '`datasets` 的值是 {value!r}，不是数据集列表',
+    'axolotl.hint.datasets_not_list': '按 Axolotl 的要求，把 `datasets:` 写成列表，每一项带一个 `path:`',
     'axolotl.error.packing_needs_rows': '开启 sample_packing 时，Axolotl 的步数取决于每行的 token 长度，仅凭 --num-examples 无法得出',
     'axolotl.hint.packing_needs_rows': '让 `datasets:` 指向本地文件（不要给 --num-examples），或设置 sample_packing_eff_est 与 total_num_tokens',
     'axolotl.rows.given': '--num-examples：经 Axolotl 过滤与验证集划分后的行数（即横幅中的 `Num examples`）',
