@@ -190,6 +190,9 @@ def observe(line: str, ctx: ScanContext) -> None:
             _ended(line, ctx)  # a crash message glued to the last bar draw
             return
     if "{" in line and ":" in line:
+        if _json_step(line, ctx):
+            _dict(line, ctx)  # its epoch, as any logging dict's
+            return
         if _dict(line, ctx):
             return
     if "Running Evaluation" in line or "Running Prediction" in line:
@@ -222,12 +225,25 @@ def observe(line: str, ctx: ScanContext) -> None:
             ctx.settings[name] = ctx.reading(parsed)
 
 
+def _json_step(line: str, ctx: ScanContext) -> bool:
+    """A JSON step record a loop or trainer prints (logs/step_lines.py): the step reached and the time of a step."""
+    found = step_lines.read_json(line)
+    if found is None:
+        return False
+    step, unit, per_step = found
+    return _count_step(line, ctx, step, None, unit, per_step)
+
+
 def _step_line(line: str, ctx: ScanContext) -> bool:
     """A loop's own step line (logs/step_lines.py): the step reached, the total, and the time of a step."""
     found = step_lines.read(line)
     if found is None:
         return False
     step, total, unit = found
+    return _count_step(line, ctx, step, total, unit, step_lines.seconds_per_step(line))
+
+
+def _count_step(line: str, ctx: ScanContext, step: int | None, total: int | None, unit: str, per_step: float | None) -> bool:
     run = _target(ctx)
     run.progress.step_lines += 1
     if step is None:  # a batch of a later epoch whose printer does not say how many steps came before it
@@ -236,7 +252,6 @@ def _step_line(line: str, ctx: ScanContext) -> bool:
     if total is not None and (total <= 0 or step > total):
         total = None
     run.last_step = ctx.reading(step)
-    per_step = step_lines.seconds_per_step(line)
     if total is not None:
         run.progress.step_total = (step, total, ctx.line_no)
         bar = _track(ctx, total, labelled=True)
