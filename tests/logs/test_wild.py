@@ -24,7 +24,7 @@ def test_the_split_is_kept_and_covers_every_item_once():
     first_three = [item for item in items() if item["batch"] < 4]
     tune = {item["id"] for item in first_three} & set(split["tune"])
     assert abs(len(tune) - (len(first_three) - len(tune))) <= 1
-    assert all(item["id"] in split["tune"] for item in items() if item["batch"] == 4)  # a tuning batch only
+    assert all(item["id"] in split["tune"] for item in items() if item["batch"] >= 4)  # tuning batches only
 
 
 def test_every_item_names_its_source_and_its_in_text_facts_are_facts():
@@ -153,3 +153,35 @@ def test_an_iteration_counter_with_its_total_in_brackets_is_a_step_of_that_total
 def test_torch_distributed_runs_command_quoted_as_a_python_list_gives_the_processes():
     assert explained("ultralytics-19574-ddp-list-ray-tune").world_size == 2  # `'--nproc_per_node', '2'`
     assert explained("ultralytics-3173-ddp-command-list").world_size == 2
+
+
+def test_json_step_records_give_the_step_with_any_prefix_and_any_nesting():
+    assert explained("stablepretrain-201-json-step-lines").run.last_step.value == 1740  # `"train/lr": ..., "step": 1740`
+    assert explained("caikit-208-jsonl-nested-step").run.last_step.value == 2  # `{"name": "loss", "data": {..., "step": 2, ...}}`
+    assert explained("detectron-918-json-stats-quoted-values").run.last_step.value == 29260  # `json_stats: {... "iter": 29260,`
+
+
+def test_a_json_records_average_iteration_time_is_the_time_of_a_step():
+    inf = explained("detectron-610-json-stats-iter")
+    assert inf.run.last_step.value == 55080
+    assert inf.timing is not None and abs(inf.timing.per_step.expected - 0.266505) < 1e-6  # `"time": 0.266505`
+
+
+def test_fairseqs_num_updates_are_steps_and_its_valid_record_is_not():
+    inf = explained("fairseq-fsdp-readme-json-train-inner")
+    assert inf.run.last_step.value == 10  # `"num_updates": "10"`; `"valid_num_updates": "10"` is the evaluation's
+    assert inf.run.progress.step_lines == 11  # ten train_inner records and the end-of-epoch train record
+    assert explained("fairseq-2493-json-epoch-summaries").run.last_step.value == 674  # `"train_num_updates": "674"`
+
+
+def test_an_iteration_record_that_names_its_epoch_is_a_step_in_the_first_epoch_only():
+    assert explained("dfft-4-mmcv-json-epoch-one").run.last_step.value == 100  # `"mode": "train", "epoch": 1, "iter": 100`
+    inf = explained("mmseg-2899-mmcv-json-iter-runner")  # `"epoch": 6, "iter": 16050`: whole run or within epoch 6
+    assert inf.run.last_step is None and inf.run.progress.step_lines == 3
+
+
+def test_a_signal_after_the_training_bar_reached_its_total_ends_a_finished_run():
+    inf = explained("instructlab-505-sigterm-after-epoch-bar")  # `13/13 [10:07<00:00, 46.70s/it]`, then `Sending SIGTERM.`
+    assert inf.status == "finished" and inf.end_step == 13
+    said = [f for f in inf.facts if f.msg_id == "explain.fact.signal_after_end"]
+    assert said and said[0].params["reason"] == "explain.reason.sigterm"

@@ -1424,6 +1424,7 @@ MESSAGES = {
     'explain.fact.runtime_steps_neither': 'train_runtime {runtime} x train_steps_per_second {sps} = {product} (line {line}; rounded figures: {low}-{high}): neither the planned {planned} steps nor the {ran} that ran (another run\'s summary, or a resume the log does not show)',
     'explain.total_unknown': 'an unknown total',
     'explain.fact.error_after_end': 'the error at line {line} ({reason}: {text}) came after training had finished (line {end_line}): it is not the training\'s failure but a later step\'s (a web UI, an export, a script after train())',
+    'explain.fact.signal_after_end': 'the signal at line {line} ({reason}: {text}) came after the training bar had reached its total (step {step}): it stopped processes that had finished training, not the training',
     'explain.fact.stopped_in_evaluation': 'it stopped during an evaluation after step {step:,}: the evaluation bar stood at {n} of {total} (line {line})',
     'explain.fact.crashed': 'the run CRASHED at step {step:,} of {total} (line {line}: {reason}: {text!r}); it did not finish',
     'explain.fact.interrupted': 'the run was INTERRUPTED at step {step:,} of {total} (line {line}: {reason}); it did not finish on its own',

@@ -1419,6 +1419,7 @@ MESSAGES = {
     'explain.fact.runtime_steps_neither': 'train_runtime {runtime} x train_steps_per_second {sps} = {product}（第 {line} 行；按舍入范围为 {low}-{high}）：既不是计划的 {planned} 步，也不是实际运行的 {ran} 步（另一次运行的汇总，或日志未显示的续训）',
     'explain.total_unknown': '未知',
     'explain.fact.error_after_end': '第 {line} 行的错误（{reason}：{text}）出现在训练结束（第 {end_line} 行）之后：它不是训练本身的失败，而是之后某一步的（网页界面、导出、训练函数之后的脚本）',
+    'explain.fact.signal_after_end': '第 {line} 行的信号（{reason}：{text}）出现在训练进度条到达总数（第 {step} 步）之后：它停止的是已完成训练的进程，而不是训练本身',
     'explain.fact.stopped_in_evaluation': '它在第 {step:,} 步之后的评估中停止：评估进度条停在 {total} 中的第 {n} 个（第 {line} 行）',
     'explain.fact.crashed': '运行在第 {step:,} 步（总步数 {total}）崩溃（第 {line} 行：{reason}：“{text}”）；没有完成',
     'explain.fact.interrupted': '运行在第 {step:,} 步（总步数 {total}）被中断（第 {line} 行：{reason}）；不是自己结束的',

@@ -207,7 +207,7 @@ def ending(inf: Inference) -> None:
     end = best.schedule.run.optimizer_steps if best is not None else planned
     step = run.last_step.value if run.last_step is not None else (bar.n if bar is not None else None)
     inf.planned_end_step = end
-    stop = _before_the_end(inf, p.stop)
+    stop = _signal_after_the_last_step(inf, _before_the_end(inf, p.stop), bar, step, end)
     if stop is not None:
         status, line, text, at, reason = stop
         at = step if step is not None else at
@@ -297,6 +297,22 @@ def _before_the_end(inf: Inference, stop: tuple | None) -> tuple | None:
         return stop
     inf.facts.append(Finding("explain.fact.error_after_end", {"line": stop[1], "text": clip(stop[2], 100), "end_line": run.finished_by[1],
                                                               "reason": "explain.reason." + stop[4]}))
+    return None
+
+
+# Signals that stop processes without saying why (a launcher's or a job's teardown); a failure's own line is not one
+_TEARDOWN = ("sigterm", "sigint", "sighup", "signal", "keyboard")
+
+
+def _signal_after_the_last_step(inf: Inference, stop: tuple | None, bar, step: int | None, end: int | None) -> tuple | None:
+    """A signal received once the training bar stood at its total stopped processes that had finished training (a
+    launcher's teardown after the final save): said as such, and the run finished."""
+    if stop is None or stop[4] not in _TEARDOWN or step is None or not end or step < end:
+        return stop
+    if bar is None or bar.n < bar.total or bar.line > stop[1]:
+        return stop
+    inf.facts.append(Finding("explain.fact.signal_after_end", {"line": stop[1], "text": clip(stop[2], 100), "step": f"{step:,}",
+                                                               "reason": "explain.reason." + stop[4]}))
     return None
 
 

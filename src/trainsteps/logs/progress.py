@@ -197,6 +197,9 @@ def observe(line: str, ctx: ScanContext) -> None:
             _target(ctx).finish("completed", ctx.line_no)
             return
     if "{" in line and ":" in line:
+        if _json_step(line, ctx):
+            _dict(line, ctx)  # its epoch, as any logging dict's
+            return
         if _dict(line, ctx):
             return
     if "Running Evaluation" in line or "Running Prediction" in line:
@@ -235,16 +238,29 @@ def observe(line: str, ctx: ScanContext) -> None:
             ctx.settings[name] = ctx.reading(parsed)
 
 
+def _json_step(line: str, ctx: ScanContext) -> bool:
+    """A JSON step record a loop or trainer prints (logs/step_lines.py): the step reached and the time of a step."""
+    found = step_lines.read_json(line)
+    if found is None:
+        return False
+    step, unit, per_step = found
+    return _count_step(line, ctx, step, None, unit, per_step)
+
+
 def _step_line(line: str, ctx: ScanContext) -> bool:
     """A loop's own step line (logs/step_lines.py): the step reached, the total, and the time of a step."""
     found = step_lines.read(line)
     if found is None:
         return False
     step, total, unit = found
+    per_step = step_lines.seconds_per_step(line) or stack_lines.seconds_from_tps(line, ctx.declared_totals.get(stack_lines.TOKENS_PER_RANK_STEP))
+    return _count_step(line, ctx, step, total, unit, per_step)
+
+
+def _count_step(line: str, ctx: ScanContext, step: int | None, total: int | None, unit: str, per_step: float | None) -> bool:
     if step is None:  # a batch of a later epoch whose printer does not say how many steps came before it
         _target(ctx).progress.step_lines += 1
         return True
-    per_step = step_lines.seconds_per_step(line) or stack_lines.seconds_from_tps(line, ctx.declared_totals.get(stack_lines.TOKENS_PER_RANK_STEP))
     _step_reached(line, ctx, step, total or ctx.declared_totals.get(unit), per_step)
     return True
 

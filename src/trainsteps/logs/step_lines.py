@@ -27,6 +27,20 @@ A batch counter inside an epoch (`Epoch [e][i/N]`, `Epoch: [e]  [i/N]`, `Epoch:[
 epoch says how many epochs came before: mmcv and mmengine print `runner.epoch + 1` (so epoch e began after (e-1) x N
 steps), while the `Epoch: [e]` printers differ (timm, DeiT and DINO count from 0, others from 1), so there only the
 first epoch (e = 0) gives the step; a later one is a position in its epoch, not a step.
+
+JSON step records, one object per logged step, after any prefix (`json_stats: `, a logger's `| train_inner | `):
+
+    {"train/loss_ssl": 0.0416, "train/lr": 0.00039, "step": 1740, "epoch": 0, ...}                        (JSON Lines loggers)
+    {"name": "loss", "data": {"epoch": 0.01, "step": 2, "value": 4.4904, ...}}                             (nested)
+    json_stats: {"accuracy_cls": 1.0, "eta": "0:21:51", "iter": 55080, "loss": 0.0244, ..., "time": 0.2665} (Detectron)
+    {"mode": "train", "epoch": 1, "iter": 100, "lr": 2e-05, ..., "loss": 1.80794, "time": 0.61618}         (mmcv log.json)
+    | train_inner | {"epoch": 1, "update": 0.0, "loss": "16.475", ..., "num_updates": "1", "lr": "2e-05", ...}  (fairseq)
+
+`step`, `global_step` and fairseq's `num_updates` count the whole run; `iter`/`iteration` do too unless the record
+also names its epoch: mmcv's epoch-based runner writes the iteration within the epoch (`inner_iter + 1`, epochs from 1)
+and its iteration-based runner the whole run's, in records of the same shape, so there only the first epoch gives the
+step. A record of an evaluation (`valid_*`, `eval_*`, `"mode": "val"`) is not a step; `time` (Detectron's and mmcv's
+average iteration time, in seconds) and fairseq's `ups` (updates per second) are the time of a step.
 """
 
 from __future__ import annotations
@@ -62,6 +76,8 @@ _DIGIT = re.compile(r"\d").search
 _PER_SECOND = re.compile(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b|\bsteps/sec:\s*([\d.]+)")
 # torchtitan's step line ends `tps: 7,282  tflops: 0.52  mfu: 0.17%` (components/metrics.py)
 _TITAN_MFU = re.compile(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
+# What a JSON step record's counter key may be (a plain substring test before any pattern runs)
+_JSON_KEYS = ('"step"', '"global_step"', '"iter"', '"iteration"', 'num_updates"')
 # The end line of BasicSR-style loops (basicsr/train.py: `End of training. Time consumed: 0:12:34`)
 _LOOP_END = "End of training. Time consumed"
 
@@ -83,6 +99,17 @@ def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
 def _may_validate(line: str) -> bool:
     """The words `_VALIDATION` needs: searching only lines that hold one keeps long metrics lines cheap."""
     return "loss" in line or "took" in line or "accuracy" in line
+
+
+@functools.cache
+def _json_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+    """A JSON step record's keys, compiled on first use (most logs print none)."""
+    counter = re.compile(r'"(step|global_step|iter|iteration|(?:train_)?num_updates)"\s*:\s*"?(\d{1,12})"?(?=\s*[,}])')
+    epoch = re.compile(r'"epoch"\s*:\s*"?(\d{1,9})"?(?=\s*[,}])')
+    evaluation = re.compile(r'"(?:valid|eval|val|test)[_/]|"mode"\s*:\s*"val')
+    seconds = re.compile(r'"time"\s*:\s*"?(\d+(?:\.\d+)?)"?(?=\s*[,}])')
+    per_second = re.compile(r'"ups"\s*:\s*"?(\d+(?:\.\d+)?)"?(?=\s*[,}])')
+    return counter, epoch, evaluation, seconds, per_second
 
 
 def declared_total(line: str, ctx: ScanContext) -> None:
@@ -132,6 +159,39 @@ def reported_mfu(line: str) -> tuple[str, float] | None:
         return None
     match = _TITAN_MFU.search(line)
     return None if match is None else ("torchtitan", float(match.group(1)) / 100)
+
+
+def read_json(line: str) -> tuple[int | None, str, float | None] | None:
+    """(step, unit, seconds per step or None) of a JSON step record; None for any other line. The step is None for
+    an iteration within a later epoch (see the module's docstring)."""
+    if '{"' not in line:
+        return None
+    for key in _JSON_KEYS:
+        if key in line:
+            break
+    else:
+        return None
+    counter, epoch_key, evaluation, seconds, per_second = _json_patterns()
+    match = counter.search(line)
+    if match is None or _METRIC.search(line) is None or evaluation.search(line):
+        return None
+    key, step = match.group(1), int(match.group(2))
+    unit = "iter" if key.startswith("iter") else "step"
+    epoch = epoch_key.search(line)
+    if unit == "iter" and epoch is not None:
+        first = 1 if '"mode"' in line else 0  # mmcv writes `runner.epoch + 1`; others count from 0
+        step = step if int(epoch.group(1)) == first else None
+    return step, unit, _json_seconds(line, seconds, per_second)
+
+
+def _json_seconds(line: str, seconds: re.Pattern, per_second: re.Pattern) -> float | None:
+    match = seconds.search(line)
+    if match is not None and 0 < float(match.group(1)) < 86400:  # a step's seconds, not a clock's timestamp
+        return float(match.group(1))
+    match = per_second.search(line)
+    if match is not None and float(match.group(1)) > 0:
+        return 1 / float(match.group(1))
+    return None
 
 
 def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
