@@ -123,3 +123,20 @@ def test_solve_with_a_time_budget_fits_steps_for_each_rl_stack(run_cli, framewor
 def test_solve_for_an_rl_stack_without_a_budget_is_one_line_and_exit_2(run_cli):
     code, out, err = run_cli("solve", "--framework", "prime-rl", "--set=max_steps=20", "--step-time", "60")
     assert code == 2 and "--time-budget" in err and len(err.strip().splitlines()) <= 2
+
+
+@pytest.mark.parametrize("command", ["plan", "solve"])
+def test_the_help_of_plan_and_solve_lists_every_rl_framework(run_cli, command):
+    from trainsteps.planners.table import RL_FRAMEWORKS
+
+    code, out, _ = run_cli(command, "--help")
+    choices = next(line for line in out.splitlines() if line.strip().startswith("--framework ["))
+    assert code == 0 and set(choices.split("[", 1)[1].split("]")[0].split("|")) >= {*RL_FRAMEWORKS, *RL_STACKS}
+
+
+def test_the_readme_names_every_rl_stack_in_its_rl_section():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    heading = next(line for line in readme.splitlines() if line.startswith("### slime"))
+    names = {"slime": "slime", "areal": "AReaL", "open-instruct": "open-instruct", "trl-async-grpo": "TRL AsyncGRPO",
+             "prime-rl": "prime-rl", "roll": "ROLL"}
+    assert set(names) == set(RL_STACKS) and all(name in heading for name in names.values())
