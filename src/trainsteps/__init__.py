@@ -95,9 +95,12 @@ def _hf_plan():
 _HF_PLAN = None
 
 
-def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int, version: str | None = None,
+def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int | None = None, version: str | None = None,
             gpus: int | None = None):
-    """Plan an RL run (`verl`, `openrlhf`, `easyr1`, `trl-ppo`) from its own setting names, as on its launch line:
+    """Plan an RL run (`verl`, `openrlhf`, `easyr1`, `trl-ppo`, `slime`, `areal`, `open-instruct`, `trl-async-grpo`,
+    `prime-rl`, `roll`) from its own setting names, as on its launch line or in its config (nested keys dotted); the
+    numbers are those of `trainsteps plan --framework NAME`. `num_examples` is the prompt count (prime-rl and ROLL have
+    no epochs and refuse it), `version` the release where the planner models several, `gpus` the training GPUs:
 
     >>> p = trainsteps.plan_rl("verl", {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5,
     ...     "actor_rollout_ref.actor.ppo_mini_batch_size": 64, "trainer.total_epochs": 15}, num_examples=7473)

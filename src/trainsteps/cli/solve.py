@@ -7,6 +7,7 @@ from click.core import ParameterSource
 
 from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
 from trainsteps.errors import InputError
+from trainsteps.planners.table import RL_FRAMEWORKS, RL_STACKS
 from trainsteps.world import world_or_one
 
 
@@ -30,7 +31,7 @@ from trainsteps.world import world_or_one
 @click.option("--no-dispatch-batches", is_flag=True, help="accelerate dispatch_batches=False: each rank reads its own part of a stream.")
 @click.option("--transformers", "transformers_version", help="transformers release to model (default: newest known).")
 @click.option("--explain", is_flag=True, help="Show where every number comes from.")
-@click.option("--framework", type=click.Choice(["verl", "openrlhf", "easyr1", "trl-ppo"]),
+@click.option("--framework", type=click.Choice([*RL_FRAMEWORKS, *RL_STACKS]),
               help="RL: with --time-budget, the training steps and prompts of this trainer's run that fit (as plan).")
 @click.option("--set", "rl_overrides", multiple=True, metavar="KEY=VALUE",
               help="RL: one setting of the trainer, as on its launch line (data.train_batch_size=512).")

@@ -1705,7 +1705,7 @@ MESSAGES = {
     'verl.what.actor_updates': 'actor optimizer.step() calls',
     'verl.why.sft_loader': 'SFT: DistributedSampler(drop_last=True) gives each rank rows // dp, then batches of train_batch_size // dp with drop_last; one optimizer and one LR step per batch',
     'rl.error.framework': 'no RL rules for {framework}',
-    'rl.hint.framework': 'use --framework verl, openrlhf or easyr1',
+    'rl.hint.framework': 'use one of: {frameworks}',
     'rl.hint.settings_easyr1': 'make data.rollout_batch_size a multiple of worker.actor.global_batch_size',
     'orl.error.names': '{key} is not an option of OpenRLHF {version}, which names it {expected}',
     'orl.hint.names': 'OpenRLHF renamed its options in 0.10.0 (--train_batch_size -> --train.batch_size): give --framework-version to match the line',

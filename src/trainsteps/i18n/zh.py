@@ -1700,7 +1700,7 @@ MESSAGES = {
     'verl.what.actor_updates': 'actor 的 optimizer.step() 次数',
     'verl.why.sft_loader': 'SFT：DistributedSampler(drop_last=True) 给每个 rank rows // dp 行，再按 train_batch_size // dp 分批并丢弃不完整批；每批一次优化器步和一次学习率步',
     'rl.error.framework': '没有 {framework} 的 RL 规则',
-    'rl.hint.framework': '请使用 --framework verl、openrlhf 或 easyr1',
+    'rl.hint.framework': '请使用其中之一：{frameworks}',
     'rl.hint.settings_easyr1': '请使 data.rollout_batch_size 为 worker.actor.global_batch_size 的倍数',
     'orl.error.names': '{key} 不是 OpenRLHF {version} 的选项，该版本的名称是 {expected}',
     'orl.hint.names': 'OpenRLHF 在 0.10.0 重命名了选项（--train_batch_size -> --train.batch_size）：请用 --framework-version 指定与命令行相符的版本',

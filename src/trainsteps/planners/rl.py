@@ -73,26 +73,54 @@ def plan_rl_config(framework: str, config, kw: dict, given=frozenset(), gpus: in
         return _easyr1(config, kw)
     if framework == "trl-ppo":
         return _trl_ppo(config, kw, given, gpus)
-    raise InputError("rl.error.framework", "rl.hint.framework", framework=framework)
+    raise InputError("rl.error.framework", "rl.hint.framework", framework=repr(framework)[:60], frameworks=_rl_framework_names())
 
 
-def plan_from_settings(framework: str, settings: dict, *, num_examples: int, version: str | None = None, gpus: int | None = None):
+def _rl_framework_names() -> str:
+    from trainsteps.planners.table import RL_FRAMEWORKS, RL_STACKS
+
+    return ", ".join((*RL_FRAMEWORKS, *RL_STACKS))
+
+
+def plan_from_settings(framework: str, settings: dict, *, num_examples: int | None = None, version: str | None = None,
+                       gpus: int | None = None):
     """The plan of `trainsteps.plan_rl` and of the web API: settings by the framework's own names, no files read."""
     from trainsteps.configs.rl_launch import RLConfig
     from trainsteps.numbers import to_whole
+    from trainsteps.planners.table import RL_STACKS
 
     if not isinstance(settings, dict):
         raise InputError("rl.error.settings_type", "rl.hint.settings_type", framework=framework, kind=type(settings).__name__)
-    num_examples = to_whole(num_examples, "num_examples")
+    if num_examples is not None:
+        num_examples = to_whole(num_examples, "num_examples")
     if gpus is not None and to_whole(gpus, "gpus") < 1:
         raise InputError("rl.error.positive", "rl.hint.positive", key="gpus", value=gpus)
     if version is not None and not isinstance(version, str):
         raise InputError("rl.error.release", "rl.hint.release", framework=framework, version=repr(version)[:60], oldest="0.3.0")
+    if framework in RL_STACKS:
+        return _stack_from_settings(framework, settings, num_examples, version, gpus)
     config = RLConfig(framework=framework)
     for key, value in settings.items():
         config.values[key], config.origins[key] = value, "settings"
     kw = {"num_examples": num_examples, "framework_version": version, "world_size": gpus}
     return plan_rl_config(framework, config, kw, gpus=gpus)
+
+
+def _stack_from_settings(framework: str, settings: dict, num_examples, version, gpus):
+    """slime, AReaL, open-instruct, TRL AsyncGRPO, prime-rl, ROLL: the command line's planner on the given settings (as
+    if each were a `--set key=value`); a keyword the stack has no use for is refused as its command-line option is."""
+    from trainsteps.configs.rl_stacks import StackSettings
+    from trainsteps.planners.rl_stacks import stack_plan
+    from trainsteps.planners.table import PLANNERS, refuse_unused
+    from trainsteps.request import PlanRequest
+
+    flags = {"num_examples": num_examples, "framework_version": version, "gpus": gpus}
+    request = PlanRequest(settings=flags, given=frozenset(k for k, v in flags.items() if v is not None), framework=framework)
+    refuse_unused(PLANNERS[framework], request)
+    read = StackSettings()
+    for key, value in settings.items():
+        read.put(str(key), value, "settings")
+    return stack_plan(request, framework, read)[1]
 
 
 def read_launch_word(config, word: str) -> None:

@@ -11,9 +11,39 @@ from trainsteps.planners.table import Answer
 
 
 def plan_slime(request, counted) -> Answer:
+    return _answer(request, *stack_plan(request, "slime"))
+
+
+def plan_areal(request, counted) -> Answer:
+    return _answer(request, *stack_plan(request, "areal"))
+
+
+def plan_open_instruct(request, counted) -> Answer:
+    return _answer(request, *stack_plan(request, "open-instruct"))
+
+
+def plan_trl_async_grpo(request, counted) -> Answer:
+    return _answer(request, *stack_plan(request, "trl-async-grpo"))
+
+
+def plan_prime_rl(request, counted) -> Answer:
+    return _answer(request, *stack_plan(request, "prime-rl"))
+
+
+def plan_roll(request, counted) -> Answer:
+    return _answer(request, *stack_plan(request, "roll"))
+
+
+def stack_plan(request, framework: str, settings=None):
+    """The stack's settings and its RLPlan: read from the request's launch line, files and `--set` (the command line), or
+    given already read (`trainsteps.plan_rl`, settings by the stack's own names), then the request's plan flags."""
+    settings = _settings(request) if settings is None else settings
+    return settings, _STACK_PLANS[framework](request, settings)
+
+
+def _slime(request, s):
     from trainsteps.frameworks.slime import SlimeSpec, plan_slime
 
-    s = _settings(request)
     files = [p for p in str(s.text("prompt_data", "")).split(",") if p and _is_local(p)]
     colocate = s.flag("colocate")
     rollout_gpus = None if colocate else s.whole("rollout_num_gpus")
@@ -39,13 +69,12 @@ def plan_slime(request, counted) -> Answer:
     if spec.rollout_batch_size is None:
         raise InputError("rlstack.error.required", "rlstack.hint.required", framework="slime", key="--rollout-batch-size",
                          option="--prompts-per-step")
-    return _answer(request, s, _planned(plan_slime, spec))
+    return _planned(plan_slime, spec)
 
 
-def plan_areal(request, counted) -> Answer:
+def _areal(request, s):
     from trainsteps.frameworks.areal import ArealSpec, plan_areal
 
-    s = _settings(request)
     online = s.text("rollout.agent.mode") == "online"
     path = s.text("train_dataset.path")
     files = [path] if path and _is_local(path) else []
@@ -66,13 +95,12 @@ def plan_areal(request, counted) -> Answer:
         max_new_tokens=s.whole("gconfig.max_new_tokens", 16384), max_length=s.whole("train_dataset.max_length"), gpus=gpus or trainer,
         rollout_gpus=rollout_gpus, rollout_tp=rollout_tp,
         max_head_offpolicyness=s.whole("rollout.max_head_offpolicyness", 0))
-    return _answer(request, s, _planned(plan_areal, spec))
+    return _planned(plan_areal, spec)
 
 
-def plan_open_instruct(request, counted) -> Answer:
+def _open_instruct(request, s):
     from trainsteps.frameworks.open_instruct import OpenInstructSpec, plan_open_instruct
 
-    s = _settings(request)
     fields = {name: s.whole(name) for name in ("total_episodes", "num_mini_batches", "num_epochs", "local_eval_every", "save_freq",
                                                  "async_steps", "max_prompt_token_length", "response_length", "vllm_num_engines",
                                                  "vllm_tensor_parallel_size", "warm_up_steps")}
@@ -84,7 +112,7 @@ def plan_open_instruct(request, counted) -> Answer:
     fields["load_ref_policy"] = s.flag("load_ref_policy", True)
     fields["has_eval_data"] = bool(s.values.get("dataset_mixer_eval_list"))
     spec = OpenInstructSpec(prompts=_prompts(request, [], required=False), **{k: v for k, v in fields.items() if v is not None})
-    return _answer(request, s, _planned(plan_open_instruct, spec))
+    return _planned(plan_open_instruct, spec)
 
 
 def _allocation(mode: str) -> tuple[int | None, int | None, int]:
@@ -104,10 +132,9 @@ def _allocation(mode: str) -> tuple[int | None, int | None, int]:
     return (training.get("d") if training else None), rollout_gpus, (rollout.get("t", 1) if rollout else 1)
 
 
-def plan_trl_async_grpo(request, counted) -> Answer:
+def _trl_async_grpo(request, s):
     from trainsteps.frameworks.trl_async_grpo import NEWEST, AsyncGRPOSpec, plan_async_grpo
 
-    s = _settings(request)
     whole = ("per_device_train_batch_size", "gradient_accumulation_steps", "num_generations", "max_steps", "max_tool_calling_iterations",
              "warmup_steps", "save_steps", "max_completion_length", "max_staleness")
     fields = {name: s.whole(name) for name in whole}
@@ -118,13 +145,12 @@ def plan_trl_async_grpo(request, counted) -> Answer:
                   save_strategy=s.text("save_strategy"), num_processes=_gpus(request) or s.whole("num_processes"),
                   release=request.settings.get("framework_version") or s.text("release") or NEWEST)
     spec = AsyncGRPOSpec(prompts=_prompts(request, [], required=False), **{k: v for k, v in fields.items() if v is not None})
-    return _answer(request, s, _planned(plan_async_grpo, spec))
+    return _planned(plan_async_grpo, spec)
 
 
-def plan_prime_rl(request, counted) -> Answer:
+def _prime_rl(request, s):
     from trainsteps.frameworks.prime_rl import PrimeRLSpec, plan_prime_rl
 
-    s = _settings(request)
     group = _flag(request, "samples_per_prompt", s.whole("orchestrator.group_size", 1))
     batch = s.whole("orchestrator.batch_size")
     if request.gave("prompts_per_step"):
@@ -140,13 +166,12 @@ def plan_prime_rl(request, counted) -> Answer:
         ckpt="ckpt" in s.values or any(k.startswith("ckpt.") for k in s.values), ckpt_interval=s.whole("ckpt.interval"),
         resume_step=s.whole("ckpt.resume_step"), max_off_policy_steps=s.whole("orchestrator.max_off_policy_steps", 8),
         train_gpus=_gpus(request) or s.whole("deployment.num_train_gpus", 1), infer_gpus=infer)
-    return _answer(request, s, _planned(plan_prime_rl, spec))
+    return _planned(plan_prime_rl, spec)
 
 
-def plan_roll(request, counted) -> Answer:
+def _roll(request, s):
     from trainsteps.frameworks.roll import RollSpec, plan_roll
 
-    s = _settings(request)
     train_gpus = _device_count(s.text("actor_train.device_mapping"))
     infer_mapping = s.text("actor_infer.device_mapping")
     model = (s.whole("actor_train.strategy_args.strategy_config.tensor_model_parallel_size", 1)
@@ -163,7 +188,11 @@ def plan_roll(request, counted) -> Answer:
                     asynchronous=(s.real("async_generation_ratio", 0.0) or 0.0) > 0,
                     release=str(request.settings.get("framework_version") or "0.3.0").lstrip("v"),
                     **{k: v for k, v in fields.items() if v is not None})
-    return _answer(request, s, _planned(plan_roll, spec))
+    return _planned(plan_roll, spec)
+
+
+_STACK_PLANS = {"slime": _slime, "areal": _areal, "open-instruct": _open_instruct, "trl-async-grpo": _trl_async_grpo,
+                "prime-rl": _prime_rl, "roll": _roll}
 
 
 def _device_count(mapping: str | None) -> int | None:
