@@ -2,9 +2,10 @@
 
 First load: a fresh browser profile (nothing cached) opens the seed-001 link on the folder served from 127.0.0.1;
 timed from navigation until the plan and its --compare-versions table are drawn (Pyodide downloaded and started, the
-wheels installed, both requests answered in the Web Worker). A second load in the same profile (files from the
+wheels installed, the plan and its release families answered in the Web Worker). A second load in the same profile (files from the
 browser's cache) is timed the same way. Later plans: num_examples is changed in the form, and the page's own timer
-(window.__computed: from the request to the drawn result, both requests, the 300 ms typing pause excluded) is read.
+(window.__computed: from the request to the drawn result, one request bringing the plan and its release
+families, the 300 ms typing pause excluded) is read.
 
 Run: `.venv/bin/python bench/bench_site.py [--loads 3] [--plans 20]`. Targets: first load <= 10 s, each later plan <= 200 ms.
 """
@@ -104,7 +105,7 @@ def main() -> None:
         print(f"    {says + ' (s):':31} {', '.join(f'{spent.get(stage, 0):.2f}' for spent in stages)}")
     print(f"second load, cached files (s):      {', '.join(f'{s:.2f}' for s in warm)}   median {statistics.median(warm):.2f}")
     plans.sort()
-    print(f"later plans (ms, {len(plans)}: plan + compare + drawing): median {statistics.median(plans):.0f}, "
+    print(f"later plans (ms, {len(plans)}: plan and families in one request + drawing): median {statistics.median(plans):.0f}, "
           f"p90 {plans[int(0.9 * (len(plans) - 1))]:.0f}, max {plans[-1]:.0f}")
 
 

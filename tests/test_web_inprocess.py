@@ -73,3 +73,19 @@ def test_the_browser_takes_larger_config_files_than_the_server_and_only_when_ask
     limits = json.loads(inprocess.answer("GET", "/api/meta")[1])["limits"]
     assert limits["config_bytes"] == inprocess.BROWSER_CONFIG_BYTES > served["config_bytes"]
     assert limits["log_bytes"] == served["log_bytes"]
+
+
+def test_a_plan_asked_with_its_families_carries_the_comparison_the_compare_route_answers():
+    status, plan = answer_query("/api/plan", SEED_001 + "&families=1")
+    compare_status, compare = answer_query("/api/compare", SEED_001)
+    assert (status, compare_status) == (200, 200)
+    assert plan["web"]["families"] == compare["web"]["charts"]
+    assert plan["run"] == answer_query("/api/plan", SEED_001)[1]["run"]  # the page key changes nothing in the plan
+    assert "families" not in answer_query("/api/plan", SEED_001)[1]["web"]
+
+
+def test_a_plan_whose_settings_the_comparison_refuses_is_still_answered_without_families():
+    status, compare = answer_query("/api/compare", SEED_001 + "&step_time=2")
+    assert status == 400 and compare["id"] == "cli.error.option_with_compare"
+    status, plan = answer_query("/api/plan", SEED_001 + "&step_time=2&families=1")
+    assert status == 200 and plan["web"]["families"] is None and plan["time"]

@@ -105,3 +105,29 @@ def test_the_static_site_explains_a_50_mb_log_read_in_slices_in_the_browser(stat
     assert static_page.get_attribute("#cli-line", "data-full") == "trainsteps explain train.log"
     assert static_page.input_value("#log-text") == ""  # the page never held the text: the slices went to the engine
     assert figure(static_page, "x_status") == f"finished · step {data['runs'][0]['end_step']:,}"
+
+
+def test_a_browser_that_cannot_take_the_saved_memory_starts_python_the_long_way_and_plans_the_same(offline_context, static_url):
+    settings = PLAN_CASES["seed001-4.49.0"]
+    _, text = run_cli("plan", *flags(settings))
+    tab = offline_context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    withheld: list[str] = []
+
+    def missing(route):  # the saved memory cannot be had: the worker must start Pyodide from its own files
+        withheld.append(route.request.url)
+        route.fulfill(status=404, body="")
+
+    tab.route("**/engine.snapshot.gz*", missing)
+    try:
+        tab.goto(f"{static_url}?{urlencode(settings)}")
+        wait_for_text(tab, text, timeout=FIRST_LOAD_MS)
+        assert withheld, "the worker never asked for the saved memory"
+        assert tab.evaluate("() => window.__engine.started") == "start"
+        assert figure(tab, "f_steps") == "3,900 / 3,900" and figure(tab, "f_epochs") == "278.61 / 300"
+        tab.wait_for_selector("#compare .bar.current")
+        assert tab.locator("#engine-status").get_attribute("data-stage") == "ready"
+        assert not errors, errors
+    finally:
+        tab.close()

@@ -140,6 +140,20 @@ def test_a_link_round_trips_and_back_and_forward_work(page, base_url):
     wait_for_text(page, changed_text)
 
 
+def test_one_change_of_a_plan_is_one_request_that_brings_its_release_families(page, base_url):
+    compared, _ = run_cli("plan", *flags(dict(PLAN_CASES["seed001-4.49.0"], num_examples=2000)), "--compare-versions")
+    _, changed_text = run_cli("plan", *flags(dict(PLAN_CASES["seed001-4.49.0"], num_examples=2000)))
+    page.goto(base_url + ISSUE_URL)
+    page.wait_for_selector("#compare .bar.current")
+    asked = []
+    page.on("request", lambda request: asked.append(request.url) if "/api/" in request.url else None)
+    page.fill("#f-num_examples", "2000")
+    wait_for_text(page, changed_text)
+    shown = page.locator("#compare table.compare tr td:nth-child(3)").all_text_contents()
+    assert shown == [f"{row['optimizer_steps']:,}" if row["optimizer_steps"] is not None else "-" for row in compared["comparison"]]
+    assert len(asked) == 1 and "/api/plan?" in asked[0] and "families=1" in asked[0]
+
+
 def test_chinese_renders_and_the_switch_keeps_the_settings(page, base_url):
     _, text_zh = run_cli("plan", *flags(PLAN_CASES["seed003-4.42.4"]), lang="zh")
     page.goto(f"{base_url}/?{urlencode(PLAN_CASES['seed003-4.42.4'])}")

@@ -45,8 +45,9 @@ _NEVER = {"configs", "path", "text", "data_prefix", "data_weight", "deepspeed_co
           "tokenizer_path", "data_format", "text_field", "template", "dataset_name", "no_special_tokens", "add_eos",
           "cutoff_len", "packing_names", "num_proc", "sample_packing_bin_size", "sample_packing_group_size",
           "sample_packing_sequentially", "threads", "fmt", "lang", "explain", "compare_versions", "timing_from", "model_path"}
-# page state and the LR schedule: read by the web layer, not passed to the command
-PAGE_KEYS = {"lang", "tab", "lr_scheduler_type", "learning_rate", "lr_scheduler_kwargs"}
+# page state, the LR schedule and `families` (a plan that also answers its release families): read by the web layer,
+# not passed to the command
+PAGE_KEYS = {"lang", "tab", "lr_scheduler_type", "learning_rate", "lr_scheduler_kwargs", "families"}
 
 
 @dataclass(frozen=True)

@@ -503,7 +503,9 @@ function showFiles() {
 async function call(tab) {
   const spec = TABS[tab];
   if (!spec.post) {
-    return ask(spec.api, {query: new URLSearchParams({...state.values, lang: state.lang}).toString()});
+    // a plan brings its release families in the same answer (families=1): one change, one request
+    const page = tab === "plan" ? {lang: state.lang, families: "1"} : {lang: state.lang};
+    return ask(spec.api, {query: new URLSearchParams({...state.values, ...page}).toString()});
   }
   const settings = {...state.values, lang: state.lang};
   const body = tab === "explain" ? (state.logFile ? {log_file: state.logFile, settings} : {text: state.text, name: state.textName || undefined, settings})
@@ -572,13 +574,11 @@ async function compute(asked = false) {
   const hasInput = tab === "explain" ? state.logFile || state.text.trim() : (state.configText || "").trim() || (state.values.launch || "").trim();
   if (TABS[tab].post && !hasInput) { $("result").replaceChildren(); return; }
   $("result").setAttribute("aria-busy", "true");
-  const jobs = [call(tab)];
-  if (tab === "plan") jobs.push(ask("/api/compare", {query: new URLSearchParams({...state.values, lang: state.lang}).toString()}));
-  const [[ok, body], compare] = await Promise.all(jobs);
+  const [ok, body] = await call(tab);
   if (id !== requestId) return;  // a newer request is on its way
   $("result").setAttribute("aria-busy", "false");
   if (!ok) return showError(body);
-  renderResult(body, compare && compare[0] ? compare[1] : null);
+  renderResult(body);
   window.__computed.push({tab, ms: performance.now() - began});  // request to drawn result (bench/bench_site.py reads it)
 }
 window.__computed = [];
@@ -591,8 +591,8 @@ function showError(e) {
 function figure(key, value) {
   return el("div", {class: "figure", "data-figure": key}, el("div", {class: "k", text: t(key)}), el("div", {class: "v", text: value}));
 }
-function renderResult(body, compare) {
-  const out = [], charts = body.web.charts;
+function renderResult(body) {
+  const out = [], charts = body.web.charts, families = body.web.families;  // a plan's release families (families=1)
   if (charts) charts.framework = body.framework;
   if (charts && charts.steps !== undefined) {
     const pretrain = body.framework !== "hf";
@@ -615,11 +615,11 @@ function renderResult(body, compare) {
   (body.web.explain || []).forEach((view, i, all) => out.push(...explainCards(view, all.length > 1 ? i + 1 : 0)));
   const main = [];
   if (charts && charts.steps !== undefined) main.push(eventsCard(charts), charts.progress ? progressCard(charts.progress) : null);
-  if (compare && compare.web) main.push(compareCard(compare.web.charts, body.family && body.family.name));
+  if (families) main.push(compareCard(families, body.family && body.family.name));
   else if (charts && charts.families) main.push(compareCard(charts, null));
   const cards = main.filter(Boolean);
   if (cards.length) {
-    const side = compare && compare.web ? cards.pop() : null;
+    const side = families ? cards.pop() : null;
     out.push(el("div", {class: "row2" + (side ? "" : " single")}, el("div", {}, cards), side));
   }
   out.push(cliCard(body.web));

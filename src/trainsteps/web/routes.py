@@ -28,9 +28,22 @@ def answer_query(path: str, query: str) -> tuple[int, dict]:
         lang = api.language(settings)
         argv = api.argv_for(command, settings) + list(route.extra)
         lr = api.lr_settings(settings) if path == "/api/plan" else None
-        return _answer(command, argv, lang, lr=lr, compare=path == "/api/compare")
+        status, answer = _answer(command, argv, lang, lr=lr, compare=path == "/api/compare")
+        if path == "/api/plan" and settings.get("families") == "1" and status == HTTPStatus.OK and answer.get("framework") == "hf":
+            answer["web"]["families"] = _families(command, argv, lang)
+        return status, answer
     except TrainstepsError as exc:
         return _refused(command, exc, lang)
+
+
+def _families(command: click.Command, argv: list[str], lang: str) -> dict | None:
+    """The same settings under every release family (`--compare-versions`), answered with the plan it sits beside, so
+    one change on the page is one request. None where the comparison refuses them (time options, Unsloth)."""
+    try:
+        status, answer = _answer(command, argv + ["--compare-versions"], lang, compare=True)
+    except TrainstepsError:
+        return None
+    return answer["web"]["charts"] if status == HTTPStatus.OK else None
 
 
 def answer_post(path: str, raw: bytes, logs: Path | None = None) -> tuple[int, dict]:

@@ -25,8 +25,10 @@ async function snapshotBytes(entry) {
 async function start(manifest) {
   const options = {indexURL: here("./pyodide/")};
   if (manifest.snapshot && typeof DecompressionStream === "function") {
+    const saved = snapshotBytes(manifest.snapshot);
+    saved.catch(() => {});  // loadPyodide awaits it late: a failed download is handled below, not reported as unhandled
     try {
-      return [await loadPyodide({...options, _loadSnapshot: snapshotBytes(manifest.snapshot)}), "snapshot"];
+      return [await loadPyodide({...options, _loadSnapshot: saved}), "snapshot"];
     } catch (err) {  // a browser that cannot take the saved memory starts Python the long way
       say("runtime", {snapshot: String(err && err.message || err)});
     }
