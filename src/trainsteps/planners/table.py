@@ -111,7 +111,7 @@ AUTOMODEL = OUTPUT | WORLD | MEASURED_TIME | {
 """NeMo Automodel: its recipe YAML, `--set step_scheduler.key=value`, or flags."""
 LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
     "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
-    "save_steps", "cutoff_len"}
+    "save_steps", "cutoff_len", "framework_version", "unsupervised_rows"}
 """LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
 LITGPT = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
     "configs", "launch", "rl_overrides", "framework_version", "num_examples", "global_batch_size", "micro_batch_size",
