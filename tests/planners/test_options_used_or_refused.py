@@ -257,6 +257,7 @@ PER_PLANNER = {
     ("trl-ppo", "rl_overrides"): ([], ["--set", "num_ppo_epochs=8"]),
     ("trl-ppo", "configs"): ([], [str(EXAMPLES / "trl" / "ppo.yaml")]),
     ("llamafactory-v1", "framework_version"): ([], ["--framework-version", "0.9.5"]),
+    ("swift-megatron", "streaming"): (["--train-iters", "100000"], ["--streaming"]),
     ("torchtitan", "configs"): ([], [str(EXAMPLES / "torchtitan" / "llama3_8b.toml")]),
     ("torchtitan", "rl_overrides"): ([], ["--set", "training.local_batch_size=2"]),
     ("torchtitan", "framework_version"): (["--train-tokens", "100000", "--num-examples", "100"], ["--framework-version", "0.2.2"]),

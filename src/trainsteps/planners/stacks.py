@@ -309,7 +309,7 @@ def plan_megatron_bridge(request, counted) -> Answer:
 _SWIFT_MEGATRON_FLAGS = {  # plan option -> ms-swift Megatron setting
     "num_examples": "num_examples", "micro_batch_size": "micro_batch_size", "global_batch_size": "global_batch_size",
     "num_train_epochs": "epochs", "train_iters": "train_iters", "save_strategy": "save_strategy", "save_interval": "save_interval",
-    "eval_interval": "eval_interval", "framework_version": "release",
+    "eval_interval": "eval_interval", "framework_version": "release", "streaming": "streaming",
 }
 
 

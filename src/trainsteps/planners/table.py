@@ -126,7 +126,7 @@ MEGATRON_BRIDGE = OUTPUT | WORLD | MEASURED_TIME | {
 SWIFT_MEGATRON = OUTPUT | WORLD | MEASURED_TIME | {
     "configs", "launch", "framework_version", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs",
     "train_iters", "save_strategy", "save_interval", "eval_interval", "tensor_parallel_size", "pipeline_parallel_size",
-    "context_parallel_size"}
+    "context_parallel_size", "streaming"}
 """ms-swift's Megatron trainer (`megatron sft/pt/rlhf`): its launch line or args.json, or flags."""
 RL_STACK = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | {"configs", "launch", "rl_overrides", "num_examples", "data_paths", "prompts_per_step",
                                              "samples_per_prompt"}
