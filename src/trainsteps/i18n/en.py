@@ -1208,6 +1208,7 @@ MESSAGES = {
     "count.why.llamafactory_pt": "LLaMA-Factory {version} pre-training: each map batch of 1000 rows (in each of {workers} shard(s)) is "
     "concatenated and cut into blocks, the rest of each batch dropped",
     "count.why.trl": "TRL {version} packing_strategy={strategy}, per map batch of 1000 rows in each of {workers} shard(s)",
+    "count.why.torchtitan": "torchtitan {version} text dataset: each document gets bos and eos, all are concatenated and cut into samples (0.2.2: windows of seq_len + 1; 0.3.0: shifted inside each document, windows of seq_len); the lengths should be counted without the tokenizer's own bos/eos (--no-special-tokens)",
     "count.why.swift": "ms-swift PackingDataset with binpacking {binpacking}.x over 1000-row slices, the last bin carried over, "
     "{workers} worker(s)",
     "count.why.axolotl": "Axolotl {version} multipack first-fit over a random order (unseeded: a range over random orders)",

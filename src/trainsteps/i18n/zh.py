@@ -1204,6 +1204,7 @@ MESSAGES = {
     "count.why.llamafactory_pt": "LLaMA-Factory {version} 预训练：每 1000 行的 map 批次（{workers} 个分片内）拼接后切块，"
     "每批剩余部分丢弃",
     "count.why.trl": "TRL {version} packing_strategy={strategy}，在 {workers} 个分片内每 1000 行一个 map 批次",
+    "count.why.torchtitan": "torchtitan {version} 文本数据集：每个文档加上 bos 和 eos，全部拼接后切成样本（0.2.2：窗口 seq_len + 1；0.3.0：在每个文档内移位，窗口 seq_len）；长度应不含分词器自带的 bos/eos 来计数（--no-special-tokens）",
     "count.why.swift": "ms-swift PackingDataset，binpacking {binpacking}.x，按 1000 行切片，最后一个箱转入下一片，{workers} 个进程",
     "count.why.axolotl": "Axolotl {version} multipack 按随机顺序 first-fit（未设种子，故给出多个随机顺序下的范围）",
     "count.cutoff.llamafactory": "LLaMA-Factory 截断到 {setting}（infer_seqlen），不丢弃样本；截掉 {tokens_cut} 个 token",
