@@ -16,8 +16,9 @@ rule, `BatchGenerator._drop_unsupervised` (PR #10598, b61140d, 2026-07-10): a ro
 supervised tokens all lie past it is dropped at batching, and the buffer refills from the loader. An epoch then yields
 floor(kept rows of the loader's full batches / (micro x k)) steps, fewer than len(BatchGenerator), while the horizon
 stays num_train_epochs x len(BatchGenerator): the loop runs into an extra epoch. Which rows a rank keeps depends on
-the shuffle, so the steps of such an epoch are an estimate (within one step of the recorded ones). 0.9.5 trains
-those rows with zero loss instead.
+the shuffle, so the steps of such an epoch are an estimate: on 5 recorded cases not used to choose it, the epochs the
+loop runs matched in all 5 and 13 of 14 epochs were within one step (one, by two). 0.9.5 trains those rows with zero
+loss instead.
 """
 
 from __future__ import annotations
