@@ -70,3 +70,56 @@ def test_train_iters_given_with_epochs_is_replaced_as_init_iters_does_and_warned
 def test_fractional_epochs_get_ms_swift_s_own_one_line(run_cli):
     code, out, err = run_cli("plan", "--framework", "swift-megatron", "--num-examples", "300", "--num-train-epochs", "1.5")
     assert code == 2 and out == "" and err.count("\n") == 1 and "ms-swift" in err
+
+
+END = json.loads((ROOT / "tests" / "fixtures" / "pretrain" / "swift_megatron_end.json").read_text())["releases"]
+"""Where the run stops: ms-swift's cyclic iterator driven by its training loop (tools/record_swift_megatron_end.py)."""
+
+
+def _end_spec(release, case) -> SwiftMegatronSpec:
+    return SwiftMegatronSpec(num_examples=case["rows"], dp=case["dp"], micro_batch_size=case["micro_batch_size"],
+                             global_batch_size=case["global_batch_size"], epochs=case["epochs"], train_iters=case["train_iters_given"],
+                             streaming=case["streamed"], release=release)
+
+
+@pytest.mark.parametrize("release, case", [pytest.param(r["version"], c, id=f"{r['version']}-{i}") for r in END
+                                           for i, c in enumerate(r["cases"])])
+def test_the_iterations_trained_match_where_ms_swift_stops(release, case):
+    s = plan_swift_megatron(_end_spec(release, case))
+    assert s.run.optimizer_steps == case["iterations_trained"]
+    extra = "SWIFT_MEGATRON_EXTRA_STEP" in [t.code for t in s.warnings]
+    assert extra == (case["streamed"] and case["iterations_trained"] < case["train_iters_given"])
+
+
+def test_a_streamed_run_trains_at_least_one_step_more_than_the_same_rows_with_a_length_which_stop_at_the_floor():
+    for release in END:
+        by_shape = {}
+        for case in release["cases"]:
+            by_shape.setdefault((case["rows"], case["micro_batch_size"], case["dp"], case["global_batch_size"], case["epochs"]),
+                                {})[case["streamed"]] = case["iterations_trained"]
+        pairs = [(shape, runs) for shape, runs in by_shape.items() if len(runs) == 2]
+        assert pairs and all(runs[True] >= runs[False] + 1 for _, runs in pairs)  # the stream also keeps its short micro-batch
+        assert all(c["iterations_trained"] == c["train_iters_before"] for c in release["cases"] if not c["streamed"])
+
+
+def test_a_streamed_run_without_train_iters_is_refused_in_one_line(run_cli):
+    code, out, err = run_cli("plan", "--framework", "swift-megatron", "--num-examples", "1000", "--num-train-epochs", "2", "--streaming")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "train_iters" in err
+
+
+def test_plan_streaming_flag_stops_one_iteration_after_the_epochs(run_cli):
+    code, out, err = run_cli("plan", "--framework", "swift-megatron", "--num-examples", "1001", "--micro-batch-size", "2", "--gpus", "2",
+                             "--global-batch-size", "8", "--num-train-epochs", "1", "--train-iters", "100000", "--streaming",
+                             "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    recorded = next(c for c in END[-1]["cases"] if c["streamed"] and c["rows"] == 1001)
+    assert data["run"]["optimizer_steps"] == recorded["iterations_trained"] == 126
+    assert "SWIFT_MEGATRON_EXTRA_STEP" in [w["code"] for w in data["warnings"]]
+
+
+def test_a_launch_line_with_streaming_true_plans_the_streamed_stop(run_cli):
+    line = "NPROC_PER_NODE=2 megatron sft --micro_batch_size 2 --global_batch_size 8 --num_train_epochs 1 --train_iters 100000 --streaming true"
+    code, out, err = run_cli("plan", "--launch", line, "--num-examples", "1001", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["run"]["optimizer_steps"] == 126

@@ -29,7 +29,7 @@ def data_options(func):
         click.option("--cutoff-len", type=click.IntRange(min=1, max=10**9), help="cutoff_len / max_length / sequence_len: counts examples over it; needed to pack."),
         click.option("--packing", "packing_names", multiple=True, metavar="NAME[@VERSION]",
                      help="Packed count under: llamafactory, llamafactory-pt, trl-bfd, trl-bfd_split, trl-wrapped, "
-                     "ms-swift (@1 or @2: binpacking major), axolotl. Repeatable in `count`; `plan` takes one."),
+                     "ms-swift (@1 or @2: binpacking major), axolotl, torchtitan (@0.2.2 or @0.3.0; --cutoff-len is seq_len). Repeatable in `count`; `plan` takes one."),
         click.option("--num-proc", type=click.IntRange(min=1), help="preprocessing_num_workers / dataset_num_proc / packing_num_proc."),
         click.option("--micro-batch-size", type=click.IntRange(min=1), default=1, show_default=True, help="Axolotl micro_batch_size."),
         click.option("--sample-packing-bin-size", type=click.IntRange(min=1), default=200, show_default=True,

@@ -39,6 +39,8 @@ _OPTIONS = [
                  help="[megatron] megatron-core datasets or the legacy megatron/data."),
     click.option("--deepspeed-config", type=click.Path(dir_okay=False), help="[deepspeed] ds_config.json; \"auto\" values are "
                  "filled from --per-device-train-batch-size / --gradient-accumulation-steps as the HF Trainer does."),
+    click.option("--unsupervised-rows", type=click.IntRange(min=0), help="[llamafactory-v1] Rows whose answer lies entirely "
+                 "past cutoff_len: main drops them at batching, so its epochs are shorter and the run goes into extra epochs."),
     click.option("--max-epochs", type=click.IntRange(min=-1), help="[lightning] Trainer(max_epochs); None -> 1000 (or -1 with max_steps)."),
     click.option("--limit-train-batches", help="[lightning] int (batches) or float (fraction)."),
 ]

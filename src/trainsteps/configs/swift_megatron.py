@@ -12,9 +12,10 @@ KEYS = {"micro_batch_size": "micro_batch_size", "global_batch_size": "global_bat
         "max_epochs": "max_epochs", "train_iters": "train_iters", "save_strategy": "save_strategy", "save_steps": "save_steps",
         "save_interval": "save_interval", "eval_steps": "eval_steps", "eval_interval": "eval_interval", "rlhf_type": "rlhf_type",
         "num_generations": "num_generations", "tensor_model_parallel_size": "tp", "pipeline_model_parallel_size": "pp",
-        "context_parallel_size": "cp"}
+        "context_parallel_size": "cp", "streaming": "streaming"}
 """ms-swift argument -> the setting it gives (both releases' spellings; the planner refuses the other release's)."""
 TEXT = frozenset({"save_strategy", "rlhf_type"})
+FLAGS = frozenset({"streaming"})
 COMMANDS = ("sft", "pt", "rlhf")
 
 
@@ -56,7 +57,10 @@ def read_launch(line: str) -> tuple[dict, dict, int | None]:
 
 
 def _checked(name: str, value, where: str):
-    ok = isinstance(value, str) if name in TEXT else isinstance(value, int) and not isinstance(value, bool)
+    if name in FLAGS:
+        ok = isinstance(value, bool)
+    else:
+        ok = isinstance(value, str) if name in TEXT else isinstance(value, int) and not isinstance(value, bool)
     if not ok:
         raise InputError("swm.error.key", "swm.hint.key", where=where, value=repr(value)[:60])
     return value

@@ -11,7 +11,8 @@ Padding per packed row (the collator then pads a batch to its longest row):
                  collator rounds to a multiple of 8 (`pad_to_multiple_of=8` in its sft workflow);
 - llamafactory-pt: blocks of exactly cutoff_len tokens;
 - trl-wrapped  : rows of exactly max_length tokens (the last of each map batch shorter);
-- trl-bfd / trl-bfd_split / ms-swift: padding-free (`padding_free=True` with packing): a row is its tokens.
+- trl-bfd / trl-bfd_split / ms-swift: padding-free (`padding_free=True` with packing): a row is its tokens;
+- torchtitan   : samples of exactly seq_len tokens cut from the concatenated stream.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def packed(counted, packing: dict, cutoff: int, source: str = "") -> token_math.
     if name in ("ms-swift", "axolotl"):
         keep = tokens <= cutoff
         total, sup = int(tokens[keep].sum()), int(supervised[keep].sum())
-    elif name == "trl-wrapped" or name == "llamafactory-pt":
+    elif name in ("trl-wrapped", "llamafactory-pt", "torchtitan"):
         total = sup = int(rows * packing["capacity"])
     else:
         cap = packing.get("capacity", cutoff)
@@ -61,6 +62,6 @@ def packed(counted, packing: dict, cutoff: int, source: str = "") -> token_math.
         total, sup = int(kept.sum()), int(np.maximum(supervised - (tokens - kept), 0).sum())
     if name == "llamafactory":
         return token_math.packed(rows, total, sup, fixed_length=packing["capacity"] + 1, pad_to_multiple_of=8, source=source)
-    if name in ("trl-wrapped", "llamafactory-pt"):
+    if name in ("trl-wrapped", "llamafactory-pt", "torchtitan"):
         return token_math.fixed(rows, packing["capacity"], source=source)
     return token_math.packed(rows, total, sup, fixed_length=None, source=source)

@@ -10,8 +10,9 @@ from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
 from trainsteps.i18n import label, message
 
-PACKERS = ("llamafactory", "llamafactory-pt", "trl-bfd", "trl-bfd_split", "trl-wrapped", "ms-swift", "axolotl")
-DEFAULT_VERSIONS = {"llamafactory": "0.9.5", "llamafactory-pt": "0.9.5", "trl": "1.16.0", "ms-swift": "2", "axolotl": "0.19.0"}
+PACKERS = ("llamafactory", "llamafactory-pt", "trl-bfd", "trl-bfd_split", "trl-wrapped", "ms-swift", "axolotl", "torchtitan")
+DEFAULT_VERSIONS = {"llamafactory": "0.9.5", "llamafactory-pt": "0.9.5", "trl": "1.16.0", "ms-swift": "2", "axolotl": "0.19.0",
+                    "torchtitan": "0.3.0"}
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSett
             d.add(key, value, "Σ_slices bins(to_constant_volume(carry + slice, V)), rows with l <= V",
                   f"{len(kept)} rows, V = {cut}", "count.why.swift", binpacking=major, workers=procs or 1)
             return {"framework": request.name, "binpacking": int(major), "sequences": value, "capacity": cut}
+        if request.name == "torchtitan":
+            return _torchtitan(request, lengths, cut, d)
         low, high = packing.axolotl_range(lengths, cut, settings.micro_batch_size, bin_size=settings.bin_size,
                                           group_size=settings.group_size, sequential=settings.sequential,
                                           world_size=settings.world_size)
@@ -99,6 +102,20 @@ def packed(request: PackingRequest, tokens, d: Derivation, settings: PackingSett
                 "capacity": settings.micro_batch_size * cut}
     except ValueError as exc:
         raise InputError("count.error.packing_version", "count.hint.packing_version", detail=str(exc)) from exc
+
+
+def _torchtitan(request: PackingRequest, lengths: list[int], seq_len: int, d: Derivation) -> dict:
+    """torchtitan's text dataset: documents with bos and eos concatenated and cut into samples of seq_len (one rank,
+    one pass; the windows are the release's, frameworks/torchtitan.py)."""
+    from trainsteps.frameworks.torchtitan import samples_of_documents, window_tokens
+    from trainsteps.versions import Version
+
+    release = str(Version.parse(request.version.lstrip("v")))
+    window, extra = window_tokens(seq_len, release)
+    value = samples_of_documents(lengths, seq_len, release)
+    d.add(f"packed.{request.name}", value, "floor(Σ (l + extra) / W)", f"{len(lengths)} documents, W = {window}, extra = {extra}",
+          "count.why.torchtitan", version=release)
+    return {"framework": request.name, "version": release, "sequences": value, "capacity": seq_len}
 
 
 def _check_trl_version(version: str) -> None:

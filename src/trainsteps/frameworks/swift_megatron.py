@@ -11,8 +11,14 @@ Rules of ms-swift 3.12.6 (`swift/megatron/trainers/base.py` BaseMegatronTrainer.
 - `save_strategy epoch` sets the save and eval intervals (3.x save_interval / eval_interval, 4.x save_steps /
   eval_steps) to N' // global_batch_size;
 - defaults: micro_batch_size 1, global_batch_size 16, save interval 500, eval interval = save interval.
-Read, not run: the cyclic iterator ends a streamed run when the last epoch's data runs out and then trains one more
-step (`cyclic_iter`, swift/megatron/trainers/base.py:310-334 at 4.6.0).
+- the end of a run (tools/record_swift_megatron_end.py, tests/fixtures/pretrain/swift_megatron_end.json): the cyclic
+  data iterator (4.x `cyclic_iter`, 3.x `new_cyclic_iter`, swift/megatron/trainers/base.py) sets train_iters =
+  iteration + 1 when the last epoch's data runs out ("this approach will train for one additional step"). A dataset
+  with a length never gets there: train_iters already stops at the floor above. A streamed run (`--streaming true`,
+  train_iters required) does: rank 0 reads dp micro-batches a round (DataLoaderDispatcher; a short round ends the pass),
+  so a pass is R = ceil(rows / micro) // dp micro-batches per rank, and the run stops after
+  min(train_iters, floor(epochs x R / k) + 1) iterations (k = global // (micro x dp)): the step the data ran out in is
+  finished with the next epoch's data, a whole extra step when epochs x R divides by k.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ class SwiftMegatronSpec:
     rlhf_type: str | None = None
     num_generations: int = 8
     release: str = NEWEST
+    streaming: bool = False
+    """An iterable dataset: num_examples is the rows one pass streams."""
 
 
 def _check(spec: SwiftMegatronSpec) -> None:
@@ -63,6 +71,17 @@ def _check(spec: SwiftMegatronSpec) -> None:
         raise InputError("swm.error.value", "swm.hint.value", name="save_strategy", value=spec.save_strategy)
     if spec.epochs is None and spec.train_iters is None:
         raise InputError("swm.error.unbounded", "swm.hint.unbounded", epochs=OPTION_NAMES.at(spec.release)[0])
+    if spec.streaming and (spec.train_iters is None or spec.save_strategy == "epoch" or spec.rlhf_type == "grpo"):
+        raise InputError("swm.error.streaming", "swm.hint.streaming")
+
+
+def streamed_stop(spec: SwiftMegatronSpec) -> tuple[int, int, int]:
+    """(iterations a streamed run trains, micro-batches a pass gives each rank, micro-batches a step draws)."""
+    per_pass = -(-spec.num_examples // spec.micro_batch_size) // spec.dp  # DataLoaderDispatcher rounds of dp micro-batches
+    per_step = spec.global_batch_size // (spec.micro_batch_size * spec.dp)
+    if spec.epochs is None:  # no epoch count: the iterator cycles until train_iters
+        return spec.train_iters, per_pass, per_step
+    return min(spec.train_iters, spec.epochs * per_pass // per_step + 1), per_pass, per_step
 
 
 def plan_swift_megatron(spec: SwiftMegatronSpec) -> Schedule:
@@ -76,7 +95,17 @@ def plan_swift_megatron(spec: SwiftMegatronSpec) -> Schedule:
     samples = d.add("dataset_sample", spec.num_examples // step_batch * step_batch * g, "N // (mbs x dp) x (mbs x dp) x g",
                     f"{spec.num_examples} // {step_batch} x {step_batch} x {g}", "swm.why.samples")
     epoch_iters = samples // spec.global_batch_size
-    if spec.epochs is not None:
+    traps = []
+    if spec.streaming:
+        iters, per_pass, per_step = streamed_stop(spec)
+        samples = per_pass * step_batch
+        epoch_iters = per_pass // per_step
+        d.add("train_iters", iters, "min(train_iters, floor(epochs x R / k) + 1)",
+              f"min({spec.train_iters}, floor({spec.epochs} x {per_pass} / {per_step}) + 1)", "swm.why.streamed")
+        if spec.epochs is not None and iters < spec.train_iters:
+            traps.append(Trap("SWIFT_MEGATRON_EXTRA_STEP", "swm.trap.extra_step", {
+                "epochs": spec.epochs, "iters": iters, "full": iters - 1, "given": spec.train_iters}))
+    elif spec.epochs is not None:
         iters = d.add("train_iters", samples * spec.epochs // spec.global_batch_size, "N' x epochs // global_batch_size",
                       f"{samples} x {spec.epochs} // {spec.global_batch_size}", "swm.why.iters")
     else:
@@ -88,13 +117,12 @@ def plan_swift_megatron(spec: SwiftMegatronSpec) -> Schedule:
     every_eval = epoch_iters if spec.save_strategy == "epoch" else (spec.eval_interval or save)
     if max(save and iters // save or 0, every_eval and iters // every_eval or 0) > MAX_EVENTS:
         raise InputError("swm.error.too_many_events", "swm.hint.too_many_events", iters=iters, limit=MAX_EVENTS)
-    traps = []
     lost = spec.num_examples - spec.num_examples // step_batch * step_batch
     unused = samples * (spec.epochs or 0) - iters * spec.global_batch_size
-    if spec.epochs is not None and (lost or unused):
+    if spec.epochs is not None and not spec.streaming and (lost or unused):
         traps.append(Trap("SWIFT_MEGATRON_ROUNDED", "swm.trap.rounded", {"rows": lost, "step_batch": step_batch, "unused": unused,
                                                                         "iters": iters, "epochs": spec.epochs}))
-    if spec.epochs is not None and spec.train_iters is not None and spec.train_iters != iters:  # init_iters overwrites it
+    if spec.epochs is not None and spec.train_iters is not None and spec.train_iters != iters and not spec.streaming:  # init_iters overwrites it
         traps.append(Trap("SWIFT_MEGATRON_TRAIN_ITERS_REPLACED", "swm.trap.replaced", {"given": spec.train_iters, "iters": iters,
                                                                                      "epochs": epochs_name}))
     if g > 1:

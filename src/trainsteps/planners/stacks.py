@@ -195,7 +195,8 @@ def plan_lf_v1(request, counted) -> Answer:
                 settings[key] = config.data[key]
                 origins[key] = config.where(key)
     flags = {name: name for name in ("num_examples", "micro_batch_size", "global_batch_size", "max_steps", "save_steps",
-                                     "cutoff_len", "num_train_epochs")}
+                                     "cutoff_len", "num_train_epochs", "unsupervised_rows")}
+    flags["framework_version"] = "release"
     _apply_flags(request, flags, ("save_steps", "num_train_epochs"), settings, origins)
     if "num_examples" not in settings:
         raise InputError("lfv1.error.no_examples", "lfv1.hint.no_examples")
@@ -203,6 +204,8 @@ def plan_lf_v1(request, counted) -> Answer:
 
     world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
     dp = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    if "release" in settings:
+        settings["release"] = settings["release"].removeprefix("v")
     spec = LfV1Spec(dp=dp, **settings)
     schedule = plan(spec)
     data = schedule.to_dict(request.lang)
@@ -306,7 +309,7 @@ def plan_megatron_bridge(request, counted) -> Answer:
 _SWIFT_MEGATRON_FLAGS = {  # plan option -> ms-swift Megatron setting
     "num_examples": "num_examples", "micro_batch_size": "micro_batch_size", "global_batch_size": "global_batch_size",
     "num_train_epochs": "epochs", "train_iters": "train_iters", "save_strategy": "save_strategy", "save_interval": "save_interval",
-    "eval_interval": "eval_interval", "framework_version": "release",
+    "eval_interval": "eval_interval", "framework_version": "release", "streaming": "streaming",
 }
 
 

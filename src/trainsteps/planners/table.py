@@ -111,7 +111,7 @@ AUTOMODEL = OUTPUT | WORLD | MEASURED_TIME | {
 """NeMo Automodel: its recipe YAML, `--set step_scheduler.key=value`, or flags."""
 LF_V1 = OUTPUT | WORLD | (MEASURED_TIME - {"eval_time"}) | {
     "configs", "launch", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs", "max_steps",
-    "save_steps", "cutoff_len"}
+    "save_steps", "cutoff_len", "framework_version", "unsupervised_rows"}
 """LLaMA-Factory v1 (USE_V1=1): its YAML or launch line, or flags; evaluations are not planned."""
 LITGPT = OUTPUT | WORLD | (TIME - {"eval_examples"}) | {
     "configs", "launch", "rl_overrides", "framework_version", "num_examples", "global_batch_size", "micro_batch_size",
@@ -126,7 +126,7 @@ MEGATRON_BRIDGE = OUTPUT | WORLD | MEASURED_TIME | {
 SWIFT_MEGATRON = OUTPUT | WORLD | MEASURED_TIME | {
     "configs", "launch", "framework_version", "num_examples", "micro_batch_size", "global_batch_size", "num_train_epochs",
     "train_iters", "save_strategy", "save_interval", "eval_interval", "tensor_parallel_size", "pipeline_parallel_size",
-    "context_parallel_size"}
+    "context_parallel_size", "streaming"}
 """ms-swift's Megatron trainer (`megatron sft/pt/rlhf`): its launch line or args.json, or flags."""
 RL_STACK = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | {"configs", "launch", "rl_overrides", "num_examples", "data_paths", "prompts_per_step",
                                              "samples_per_prompt"}
