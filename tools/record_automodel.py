@@ -13,9 +13,9 @@ step_scheduler.epochs: for batches in step_scheduler: ...`), reading `is_ckpt_st
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
+
+import per_release  # tools/ is this script's own folder, first on sys.path
 
 CASES = [  # rows, dp, local batch, global batch, YAML keys of step_scheduler given
     (1000, 1, 1, 32, {"max_steps": 5000}),  # the trap: num_epochs keeps its default 10
@@ -69,14 +69,5 @@ def record_one(root: str) -> dict:
     return {"version": version, "cases": out}
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--one":
-        print(json.dumps(record_one(argv[1])))
-        return
-    releases = [json.loads(subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                          text=True).stdout) for root in argv]
-    print(json.dumps({"recorded_by": "tools/record_automodel.py", "releases": releases}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    per_release.main(__file__, record_one, sys.argv[1:])

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import json
 import re
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
+
+import per_release  # tools/ is this script's own folder, first on sys.path
 
 FINETUNE = [  # rows, devices, nodes, global batch, micro batch, TrainArgs given
     (168, 1, 1, 16, 1, {}),  # the script's defaults: 5 epochs, warmup 100
@@ -323,14 +323,5 @@ def record_one(root: str) -> dict:
             "pretrain_checks": [check_pretrain(pretrain, given) for given in PRETRAIN_CHECKS]}
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--one":
-        print(json.dumps(record_one(argv[1])))
-        return
-    releases = [json.loads(subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                          text=True).stdout) for root in argv]
-    print(json.dumps({"recorded_by": "tools/record_litgpt.py", "releases": releases}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    per_release.main(__file__, record_one, sys.argv[1:])

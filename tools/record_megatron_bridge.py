@@ -19,14 +19,14 @@ from __future__ import annotations
 import ast
 import importlib.util
 import io
-import json
 import math
-import subprocess
 import sys
 import warnings
 from contextlib import redirect_stdout
 from pathlib import Path
 from types import SimpleNamespace
+
+import per_release  # tools/ is this script's own folder, first on sys.path
 
 CASES = [  # rows, global batch, micro batch, dp, horizon, dataset drop_last, eval interval, eval iters, scheduler
     (1000, 64, 1, 8, {"num_epochs": 3}, True, 10, 2, {"lr_warmup_iters": 5}),  # 15.6 batches: padded last batch
@@ -143,14 +143,5 @@ def record_one(root: str) -> dict:
     return {"version": release, "cases": [record_case(case, code, samplers.MegatronPretrainingBatchSampler) for case in CASES]}
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--one":
-        print(json.dumps(record_one(argv[1])))
-        return
-    releases = [json.loads(subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                          text=True).stdout) for root in argv]
-    print(json.dumps({"recorded_by": "tools/record_megatron_bridge.py", "releases": releases}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    per_release.main(__file__, record_one, sys.argv[1:])

@@ -12,12 +12,12 @@ on an object with the argument fields they read, a dataset of N rows and Megatro
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
+
+import per_release  # tools/ is this script's own folder, first on sys.path
 
 CASES = [  # rows, micro batch, dp, global batch, epochs, save_strategy, rlhf_type, num_generations
     (7144, 1, 8, 64, 1, "steps", None, 8),
@@ -82,14 +82,5 @@ def record_one(root: str) -> dict:
     return {"version": version, "cases": out}
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--one":
-        print(json.dumps(record_one(argv[1])))
-        return
-    releases = [json.loads(subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                          text=True).stdout) for root in argv]
-    print(json.dumps({"recorded_by": "tools/record_swift_megatron.py", "releases": releases}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    per_release.main(__file__, record_one, sys.argv[1:])

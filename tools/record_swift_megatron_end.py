@@ -17,11 +17,11 @@ A dataset with a length goes through Megatron's per-rank sampler: N // (micro x 
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+
+import per_release  # tools/ is this script's own folder, first on sys.path
 
 CASES = [  # rows, micro batch, dp, global batch, epochs, train_iters given (None: the epochs' count), streamed
     (1000, 1, 4, 16, 3, None, False), (1003, 2, 2, 12, 2, None, False), (7144, 1, 8, 64, 1, None, False),
@@ -112,14 +112,5 @@ def record_one(root: str) -> dict:
     return {"version": version, "cases": out}
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--one":
-        print(json.dumps(record_one(argv[1])))
-        return
-    releases = [json.loads(subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                          text=True).stdout) for root in argv]
-    print(json.dumps({"recorded_by": "tools/record_swift_megatron_end.py", "releases": releases}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    per_release.main(__file__, record_one, sys.argv[1:])

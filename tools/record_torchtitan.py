@@ -14,11 +14,11 @@ windowing a small corpus (`split_dataset_by_node` over a `datasets.Dataset`, a w
 from __future__ import annotations
 
 import ast
-import json
 import pathlib
-import subprocess
 import sys
 from types import SimpleNamespace
+
+import per_release  # tools/ is this script's own folder, first on sys.path
 
 BATCH_CASES = [  # (local batch, global batch, dp, seq_len, steps, warmup)
     (8, -1, 1, 2048, 10000, 200), (8, 64, 2, 2048, 1000, 200), (4, 96, 8, 8192, 3000, 2000), (2, 16, 8, 4096, 100, 200),
@@ -178,14 +178,5 @@ def record_one(root: str) -> dict:
             "windows": _windows(root_path)}
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--one":
-        print(json.dumps(record_one(argv[1])))
-        return
-    releases = [json.loads(subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                          text=True).stdout) for root in argv]
-    print(json.dumps({"recorded_by": "tools/record_torchtitan.py", "releases": releases}, indent=1))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    per_release.main(__file__, record_one, sys.argv[1:])
