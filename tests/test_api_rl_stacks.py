@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 import trainsteps
-from trainsteps.configs.rl_stacks import load_toml
+from trainsteps.configs.files import read_toml
 from trainsteps.planners.table import RL_STACKS
 
 from .conftest import ROOT
@@ -53,7 +53,7 @@ CASES = {
                       launch_flags("open_instruct/grpo_fast_7b.sh"), {}),
     "trl-async-grpo": ([*[f"--set={k}={v}" for k, v in ASYNC_GRPO.items()], "--num-examples", "7473", "--gpus", "4",
                         "--framework-version", "1.8.0"], ASYNC_GRPO, {"num_examples": 7473, "gpus": 4, "version": "1.8.0"}),
-    "prime-rl": (["prime_rl/reverse_text.toml"], dotted(load_toml(str(EX / "prime_rl/reverse_text.toml"))), {}),
+    "prime-rl": (["prime_rl/reverse_text.toml"], dotted(read_toml(str(EX / "prime_rl/reverse_text.toml"))), {}),
     "roll": (["roll/rlvr_config.yaml"], dotted(yaml.safe_load((EX / "roll/rlvr_config.yaml").read_text())), {}),
 }
 

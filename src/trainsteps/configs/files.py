@@ -146,6 +146,36 @@ def _remember(identity: tuple, data: dict, lines: dict) -> None:
     _PARSED[identity] = (copy.deepcopy(data), dict(lines))  # kept apart from the copy the caller may change
 
 
+def read_toml(path: str | pathlib.Path) -> dict:
+    """A `.toml` file (torchtitan's job config, prime-rl's rl.toml) through the guards of every config file: present,
+    not too big, not a pickle, text."""
+    file = pathlib.Path(path)
+    if find_local(str(file), [pathlib.Path()]) is None:
+        raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(file))
+    if file.stat().st_size > MAX_BYTES:
+        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(file), size=file.stat().st_size, limit=MAX_BYTES)
+    raw = file.read_bytes()
+    refuse_pickle(file, raw)
+    tomllib = _tomllib()
+    try:
+        return tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(file), offset=exc.start) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError("tt.error.toml", "tt.hint.toml", path=file.name, detail=str(exc)[:200]) from None
+
+
+def _tomllib():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise InputError("tt.error.no_toml", "tt.hint.no_toml") from None
+    return tomllib
+
+
 def refuse_pickle(path: pathlib.Path, head: bytes) -> None:
     """A pickle can run any code when loaded, so a `training_args.bin` is never opened; say what to give instead."""
     if path.suffix.lower() in _PICKLE_SUFFIXES or head.startswith(_PICKLE_MAGIC):

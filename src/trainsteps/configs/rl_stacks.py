@@ -100,13 +100,13 @@ class StackSettings:
             i += 1
 
     def read_file(self, path: str) -> None:
+        from trainsteps.configs.files import read_config, read_toml
+
         if str(path).lower().endswith(".toml"):  # prime-rl's rl.toml
             name = str(path).rsplit("/", 1)[-1]
-            for key, value in _flatten(load_toml(path)):
+            for key, value in _flatten(read_toml(path)):
                 self.put(key, value, f"{name} [{key.rpartition('.')[0]}]" if "." in key else name)
             return
-        from trainsteps.configs.files import read_config
-
         config = read_config(path)
         for key, value in _flatten(config.data):
             self.put(key, value, config.where(key.split(".")[0]))
@@ -146,29 +146,6 @@ def _resolved(settings: StackSettings, key: str, depth: int = 0):
     if isinstance(value, str) and value.startswith("${") and value.endswith("}") and depth < 8:
         return _resolved(settings, value[2:-1], depth + 1)
     return value
-
-
-def load_toml(path: str) -> dict:
-    """A TOML file through the same guards as every config file (present, not too big, not a pickle, text)."""
-    import pathlib
-
-    from trainsteps.configs.files import MAX_BYTES, find_local, refuse_pickle
-    from trainsteps.configs.torchtitan import _toml
-
-    file = pathlib.Path(path)
-    if find_local(str(file), [pathlib.Path()]) is None:
-        raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(file))
-    if file.stat().st_size > MAX_BYTES:
-        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(file), size=file.stat().st_size, limit=MAX_BYTES)
-    raw = file.read_bytes()
-    refuse_pickle(file, raw)
-    tomllib = _toml()
-    try:
-        return tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(file), offset=exc.start) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError("tt.error.toml", "tt.hint.toml", path=file.name, detail=str(exc)[:200]) from None
 
 
 def stack_of_toml(data: dict) -> str | None:

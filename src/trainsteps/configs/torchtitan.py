@@ -30,35 +30,12 @@ OPTIONAL = frozenset({"lr_total_steps", "decay_ratio"})
 """Settings that may be unset (a TOML file cannot say None; an override may say `None`)."""
 
 
-def _toml():
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            raise InputError("tt.error.no_toml", "tt.hint.no_toml") from None
-    return tomllib
-
-
 def read_toml(path: str) -> tuple[dict, dict]:
     """(settings, origin of each) read from one torchtitan `.toml` file."""
-    from trainsteps.configs.files import MAX_BYTES, find_local, refuse_pickle
+    from trainsteps.configs.files import read_toml as read_file
 
     file = pathlib.Path(path)
-    if find_local(str(file), [pathlib.Path()]) is None:
-        raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(file))
-    if file.stat().st_size > MAX_BYTES:
-        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(file), size=file.stat().st_size, limit=MAX_BYTES)
-    raw = file.read_bytes()
-    refuse_pickle(file, raw)
-    tomllib = _toml()
-    try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(file), offset=exc.start) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError("tt.error.toml", "tt.hint.toml", path=file.name, detail=str(exc)[:200]) from None
+    data = read_file(file)
     settings, origins = {}, {}
     for (section, key), name in KEYS.items():
         table = data.get(section)

@@ -263,9 +263,10 @@ def _rl_stack_of(request) -> str | None:
 
         return stack_of_config(read_config(request.configs[0]).data)
     if request.configs and str(request.configs[0]).lower().endswith(".toml"):
-        from trainsteps.configs.rl_stacks import load_toml, stack_of_toml
+        from trainsteps.configs.files import read_toml
+        from trainsteps.configs.rl_stacks import stack_of_toml
 
-        return stack_of_toml(load_toml(request.configs[0]))
+        return stack_of_toml(read_toml(request.configs[0]))
     return None
 
 
