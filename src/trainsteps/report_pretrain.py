@@ -77,13 +77,20 @@ def render_idx_summary(summary, lang: str = "en") -> str:
                                                min=summary.min_length, max=summary.max_length)
 
 
+def _stack_report(s: Schedule, printed: str, rows: list[tuple[str, str]], lang: str, explain: bool) -> str:
+    """A stack's report: what it prints, the lines themselves, the run's rows, then warnings (and the derivation)."""
+    out = [printed, *("  " + line for line in s.banner_lines), "", label("run", lang)]
+    return "\n".join(out + _rows(rows, lang) + _tail(s, lang, explain))
+
+
+def _listed(steps, lang: str) -> str:
+    return short_list(steps, lang) if steps else label("tt.none", lang)
+
+
 def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     """torchtitan: its start-up line, then steps, tokens, the data a run reads against one pass, LR, saves, evals."""
     r, lr = s.run, s.inputs["lr"]
-    out = [label("tt.printed", lang).format(version=s.version, why=message(s.family_reason, lang))]
-    out += ["  " + line for line in s.banner_lines]
-    out += ["", label("run", lang)]
-    none = label("tt.none", lang)
+    printed = label("tt.printed", lang).format(version=s.version, why=message(s.family_reason, lang))
     rows = [
         ("optimizer_steps", f"{r.optimizer_steps:,}"),
         ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
@@ -93,44 +100,36 @@ def render_torchtitan(s: Schedule, lang: str = "en", explain: bool = False) -> s
         ("tt.samples_per_pass", "?" if r.samples_per_epoch is None else f"{r.samples_per_epoch:,}"),
         ("tt.equivalent_epochs", "?" if r.equivalent_epochs is None else format_epochs(r.equivalent_epochs)),
         ("tt.lr", label("tt.lr_value", lang).format(**{k: f"{v:,}" for k, v in lr.items()})),
-        ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
-        ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
+        ("eval_steps", _listed(r.eval_steps, lang)),
+        ("save_steps", _listed(r.save_steps, lang)),
     ]
-    out += _rows(rows, lang)
-    return "\n".join(out + _tail(s, lang, explain))
+    return _stack_report(s, printed, rows, lang, explain)
 
 
 def render_automodel(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     """NeMo Automodel (and LLaMA-Factory v1): the lines it logs, then steps, epochs, samples, warmup, validations, saves."""
     r = s.run
-    out = [label("am.printed" if s.framework == "automodel" else "lfv1.printed", lang).format(version=s.version)]
-    out += ["  " + line for line in s.banner_lines]
-    out += ["", label("run", lang)]
-    none = label("tt.none", lang)
+    printed = label("am.printed" if s.framework == "automodel" else "lfv1.printed", lang).format(version=s.version)
     rows = [
         ("optimizer_steps", f"{r.optimizer_steps:,}"),
         ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
         ("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
         ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
-        ("epoch_end_steps", short_list(r.epoch_end_steps, lang) if r.epoch_end_steps else none),
+        ("epoch_end_steps", _listed(r.epoch_end_steps, lang)),
         ("samples_seen", f"{r.samples_seen:,}"),
         ("warmup_steps", f"{r.warmup_steps:,}"),
-        ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
-        ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none),
+        ("eval_steps", _listed(r.eval_steps, lang)),
+        ("save_steps", _listed(r.save_steps, lang)),
     ]
     if s.framework != "automodel":  # LLaMA-Factory v1: warmup and evaluation are its LR scheduler's and callbacks' (not planned)
         rows = [row for row in rows if row[0] not in ("warmup_steps", "eval_steps")]
-    out += _rows(rows, lang)
-    return "\n".join(out + _tail(s, lang, explain))
+    return _stack_report(s, printed, rows, lang, explain)
 
 
 def render_litgpt(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     """litgpt: the last lines it prints, then steps, epochs (finetune) or tokens (pretrain), the LR horizon, saves, evals."""
     r, pretrain = s.run, s.family == "pretrain"
-    out = [label("lg.printed", lang).format(version=s.version, script=s.inputs["script"], why=message(s.family_reason, lang))]
-    out += ["  " + line for line in s.banner_lines]
-    out += ["", label("run", lang)]
-    none = label("tt.none", lang)
+    printed = label("lg.printed", lang).format(version=s.version, script=s.inputs["script"], why=message(s.family_reason, lang))
     rows = [("optimizer_steps", f"{r.optimizer_steps:,}"), ("tt.ga", f"{s.inputs['gradient_accumulation_steps']:,}"),
             ("lg.iterations", f"{s.inputs['iterations']:,}")]
     if pretrain:
@@ -139,44 +138,35 @@ def render_litgpt(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     else:
         rows += [("pt.batches_per_epoch", f"{r.batches_per_epoch:,}"),
                  ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
-                 ("epoch_end_steps", short_list(r.epoch_end_steps, lang) if r.epoch_end_steps else none),
+                 ("epoch_end_steps", _listed(r.epoch_end_steps, lang)),
                  ("lg.horizon", f"{s.inputs['horizon']:,}")]
     rows += [("samples_seen", f"{r.samples_seen:,}"), ("warmup_steps", f"{format_epochs(r.warmup_steps)}"),
-             ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
-             ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
-    out += _rows(rows, lang)
-    return "\n".join(out + _tail(s, lang, explain))
+             ("eval_steps", _listed(r.eval_steps, lang)),
+             ("save_steps", _listed(r.save_steps, lang))]
+    return _stack_report(s, printed, rows, lang, explain)
 
 
 def render_megatron_bridge(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     """Megatron-Bridge: the lines it prints, then iterations, global batches an epoch, padding, epochs, LR, evals, saves."""
     r, inputs = s.run, s.inputs
-    out = [label("mb.printed", lang).format(version=s.version, why=message(s.family_reason, lang))]
-    out += ["  " + line for line in s.banner_lines]
-    out += ["", label("run", lang)]
-    none = label("tt.none", lang)
+    printed = label("mb.printed", lang).format(version=s.version, why=message(s.family_reason, lang))
     rows = [("pt.iterations", f"{r.optimizer_steps:,}"), ("tt.ga", f"{inputs['gradient_accumulation_steps']:,}"),
             ("mb.batches_per_epoch", f"{r.batches_per_epoch:,}"), ("mb.padded", f"{inputs['padded_samples']:,}"),
             ("samples_seen", f"{r.samples_seen:,}"), ("mb.epochs", format_epochs(r.equivalent_epochs)),
             ("mb.lr", label("mb.lr_value", lang).format(decay=f"{inputs['lr_decay_steps']:,}", warmup=f"{inputs['lr_warmup_steps']:,}")),
-            ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
-            ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
-    out += _rows(rows, lang)
-    return "\n".join(out + _tail(s, lang, explain))
+            ("eval_steps", _listed(r.eval_steps, lang)),
+            ("save_steps", _listed(r.save_steps, lang))]
+    return _stack_report(s, printed, rows, lang, explain)
 
 
 def render_swift_megatron(s: Schedule, lang: str = "en", explain: bool = False) -> str:
     """ms-swift Megatron: its last log dict, then iterations, the rows an epoch, epochs, samples, saves and evals."""
     r, inputs = s.run, s.inputs
-    out = [label("swm.printed", lang).format(version=s.version, names=", ".join(inputs["option_names"]))]
-    out += ["  " + line for line in s.banner_lines]
-    out += ["", label("run", lang)]
-    none = label("tt.none", lang)
+    printed = label("swm.printed", lang).format(version=s.version, names=", ".join(inputs["option_names"]))
     rows = [("pt.iterations", f"{r.optimizer_steps:,}"), ("tt.ga", f"{inputs['gradient_accumulation_steps']:,}"),
             ("swm.samples", f"{r.samples_per_epoch:,}"), ("mb.batches_per_epoch", f"{r.batches_per_epoch:,}"),
             ("epochs_completed", f"{format_epochs(r.epochs_completed)} / {format_epochs(r.epochs_planned)}"),
             ("samples_seen", f"{r.samples_seen:,}"),
-            ("eval_steps", short_list(r.eval_steps, lang) if r.eval_steps else none),
-            ("save_steps", short_list(r.save_steps, lang) if r.save_steps else none)]
-    out += _rows(rows, lang)
-    return "\n".join(out + _tail(s, lang, explain))
+            ("eval_steps", _listed(r.eval_steps, lang)),
+            ("save_steps", _listed(r.save_steps, lang))]
+    return _stack_report(s, printed, rows, lang, explain)

@@ -59,6 +59,7 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
         from trainsteps.logs import read_log
         from trainsteps.logs.explain import explain_log, render, to_json
         from trainsteps.logs.pretrain import PretrainObserved
+        from trainsteps.logs.reader import each_of
         from trainsteps.logs.rl import RLObserved
 
         pretrain = PretrainObserved()
@@ -67,7 +68,7 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
 
         stacks = StackObserved()  # AReaL / open-instruct / prime-rl / ROLL step lines (logs/rl_stacks.py)
         observations = read_log(path if text is None else None, text,
-                                also=rl.chain(stacks.chain(pretrain.feed if framework != "hf" else None)))
+                                also=each_of(rl.feed, stacks.feed, pretrain.feed if framework != "hf" else None))
         progress_only = all(run.kind == "progress" for run in observations.runs)
         if framework == "auto" and progress_only and stacks.found_anything() and not pretrain.found_anything():
             emit(fmt, stacks.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(stacks.explanation(lang), 1)))

@@ -48,6 +48,16 @@ def _useful(line: str) -> bool:
 _LOG_SUFFIXES = {".log", ".txt", ".out", ".err", ".jsonl", ".md", ".slurm", ".sbatch", ".sh"}
 
 
+def each_of(*feeds: Callable[[str], None] | None) -> Callable[[str], None]:
+    """One `also` feed that passes each line to every collector given (None is skipped)."""
+    present = [feed for feed in feeds if feed is not None]
+
+    def feed_all(line: str) -> None:
+        for feed in present:
+            feed(line)
+    return feed_all
+
+
 def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
              also: Callable[[str], None] | None = None) -> LogObservations:
     """Everything readable in a path (`-` for stdin), several paths of one run, or a pasted text.

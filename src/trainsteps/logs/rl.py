@@ -146,16 +146,6 @@ class RLObserved:
             return 0  # the program's own crash line with no step line before it: before the first step
         return step
 
-    def chain(self, other):
-        """A feed that also passes each line to `other` (another collector), when there is one."""
-        if other is None:
-            return self.feed
-
-        def both(line: str) -> None:
-            self.feed(line)
-            other(line)
-        return both
-
     def found_anything(self) -> bool:
         return any(v is not None for v in (self.total_training_steps, self.last_step, self.openrlhf_step, self.unsloth_batch,
                                            self.loader_length, self.driver, self.slime_rollout)) or self.rl_crash or self.timing.found()

@@ -111,16 +111,6 @@ class StackObserved:
         if match and self.framework == "open-instruct":
             self.seconds.setdefault("step_time", []).append(float(match.group(1)))
 
-    def chain(self, other):
-        """A feed that also passes each line to `other`, when there is one."""
-        if other is None:
-            return self.feed
-
-        def both(line: str) -> None:
-            self.feed(line)
-            other(line)
-        return both
-
     def found_anything(self) -> bool:
         return self.framework is not None and self.step is not None
 

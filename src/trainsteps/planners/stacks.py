@@ -286,17 +286,8 @@ def plan_megatron_bridge(request, counted) -> Answer:
     if "global_batch_size" not in settings:
         raise InputError("mb.error.no_global_batch", "mb.hint.no_global_batch")
     release = _release_from(settings.pop("release", NEWEST), NUM_EPOCHS.entries[0][0], "mb")
-    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
-    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
-        if request.gave(option):
-            degrees[name] = opts[option]
-    from trainsteps.world import world_or_one
-
-    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
-    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    degrees, world = _model_parallel(request, settings, launched_world)
     model = degrees["tp"] * degrees["pp"] * degrees["cp"]
-    if world % model:
-        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
     if settings.get("rampup_batch_size") is not None:
         settings["rampup_batch_size"] = tuple(settings["rampup_batch_size"])
     schedule = plan(BridgeSpec(dp=world // model, release=release, **settings))
@@ -345,19 +336,27 @@ def plan_swift_megatron(request, counted) -> Answer:
         settings["epochs"] = int(settings["epochs"])
     if "num_examples" not in settings:
         raise InputError("swm.error.no_examples", "swm.hint.no_examples")
-    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
-    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
-        if request.gave(option):
-            degrees[name] = opts[option]
-    from trainsteps.world import world_or_one
-
-    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
-    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    degrees, world = _model_parallel(request, settings, launched_world)
     model = degrees["tp"] * degrees["pp"] * degrees["cp"]
-    if world % model:
-        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
     schedule = plan(SwiftMegatronSpec(dp=world // model, release=release, **settings))
     data = schedule.to_dict(request.lang)
     data["inputs"].update(world_size=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])  # every GPU, for the time model
     data["inputs"]["from"] = origins
     return Answer(data, render_swift_megatron(schedule, request.lang, request.explain))
+
+
+def _model_parallel(request, settings: dict, launched_world: int | None) -> tuple[dict, int]:
+    """The tp/pp/cp degrees (a flag wins over the file) and every GPU of the run (given flags win over the launch
+    line); one line when the world does not divide by the model-parallel size."""
+    from trainsteps.world import world_or_one
+
+    opts = request.settings
+    degrees = {name: settings.pop(name, None) or 1 for name in ("tp", "pp", "cp")}
+    for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
+        if request.gave(option):
+            degrees[name] = opts[option]
+    world_given = any(request.gave(name) for name in ("world_size", "gpus", "nodes"))
+    world = launched_world if launched_world and not world_given else world_or_one(opts.get("world_size"), opts.get("gpus"), opts.get("nodes"))
+    if world % (degrees["tp"] * degrees["pp"] * degrees["cp"]):
+        raise InputError("mb.error.world", "mb.hint.world", world=world, tp=degrees["tp"], pp=degrees["pp"], cp=degrees["cp"])
+    return degrees, world
