@@ -8,7 +8,7 @@ from trainsteps.errors import InputError
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import ModelShape
 from trainsteps.timing.gpus import find_gpu
-from trainsteps.timing.rl import RLStepSetup, rl_step_time, run_seconds, setup_from_plan
+from trainsteps.timing.rl import RLStepSetup, rl_step_time, setup_from_shape
 
 QWEN3_8B = ModelShape(8.2e9, 8.2e9, layers=36, attention_width=4096)
 
@@ -46,17 +46,21 @@ def test_generation_is_memory_bound_and_grows_with_the_response_length():
     assert faster_memory.parts["actor_update"] == long.parts["actor_update"]
 
 
-def test_a_measured_step_time_gives_wall_equals_steps_times_step_time():
-    assert run_seconds(435, Interval.exact(728.3)) == Interval.exact(435 * 728.3)
-
-
-def test_a_verl_plan_fills_the_steps_rollouts_and_critic():
+def test_a_verl_plan_hands_the_step_model_its_prompts_responses_and_critic():
     import trainsteps
+    from trainsteps.configs.rl_launch import RLConfig
+    from trainsteps.planners.rl import read_launch_word, rollout_shape
 
-    plan = trainsteps.plan_rl("verl", {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5,
-                                       "actor_rollout_ref.actor.ppo_mini_batch_size": 64, "algorithm.adv_estimator": "grpo",
-                                       "data.max_response_length": 4096}, num_examples=7473)
-    setup = setup_from_plan(plan, QWEN3_8B, find_gpu("h100"), 8, prompt_tokens=155, response_tokens=Interval.exact(4003), rollout_tp=4)
+    settings = {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5, "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+                "algorithm.adv_estimator": "grpo", "data.max_response_length": 4096,
+                "actor_rollout_ref.rollout.tensor_model_parallel_size": 4, "actor_rollout_ref.rollout.max_num_seqs": 256,
+                "actor_rollout_ref.actor.use_kl_loss": "true"}
+    plan = trainsteps.plan_rl("verl", settings, num_examples=7473)
+    config = RLConfig(framework="verl")
+    for key, value in settings.items():
+        read_launch_word(config, f"{key}={value}")
+    setup = setup_from_shape(rollout_shape(plan, config, 8), QWEN3_8B, find_gpu("h100"), prompt_tokens=155,
+                             response_tokens=Interval.exact(4003))
     assert (setup.prompts_per_step, setup.samples_per_prompt, setup.response_cap, setup.critic) == (256, 5, 4096, False)
     assert rl_step_time(setup).step == rl_step_time(_setup()).step
 
@@ -65,35 +69,6 @@ def test_a_verl_plan_fills_the_steps_rollouts_and_critic():
 def test_a_step_that_cannot_be_modelled_is_refused(changes):
     with pytest.raises(InputError):
         rl_step_time(_setup(**changes))
-
-
-def _verl_plan():
-    import trainsteps
-
-    return trainsteps.plan_rl("verl", {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5,
-                                       "actor_rollout_ref.actor.ppo_mini_batch_size": 64, "trainer.total_epochs": 15}, num_examples=7473)
-
-
-def test_a_measured_rl_run_is_steps_times_the_step_time_with_gpu_hours_and_cost():
-    from trainsteps.timing.rl import rl_run_time
-
-    plan = _verl_plan()
-    time = rl_run_time(plan, measured_step_seconds=Interval.exact(728.3), gpus=8, price_per_gpu_hour=2.0)
-    assert time.source == "measured" and time.wall_seconds == Interval.exact(plan.run.training_steps * 728.3)
-    assert time.gpu_hours.expected == pytest.approx(plan.run.training_steps * 728.3 * 8 / 3600)
-    assert time.cost.expected == pytest.approx(2 * time.gpu_hours.expected) and "parts" not in time.to_dict()
-
-
-def test_a_modelled_rl_run_carries_its_parts_and_needs_a_rate_or_a_model():
-    from trainsteps.timing.rl import rl_run_time
-
-    plan = _verl_plan()
-    setup = setup_from_plan(plan, QWEN3_8B, find_gpu("h100"), 8, prompt_tokens=155, response_tokens=Interval.exact(1000))
-    time = rl_run_time(plan, setup=setup)
-    assert time.source == "model" and set(time.to_dict()["parts"]) >= {"generation", "actor_update"}
-    assert time.wall_seconds.expected == pytest.approx(plan.run.training_steps * time.step_seconds.expected)
-    with pytest.raises(InputError):
-        rl_run_time(plan)
 
 
 # --- RL plans with a Time section, and the corpus the model is fitted on -------------------------------------------
@@ -139,6 +114,13 @@ def test_with_a_measured_step_time_wall_is_steps_times_the_step_and_the_model_st
         assert data["time"]["source"] == "measured"
     assert "step_parts" not in measured["time"] and "generation" in both["time"]["step_parts"]
     assert any("RL step model gives" in note for note in both["time"]["notes"])
+
+
+def test_a_measured_rl_run_bills_its_gpu_hours_and_their_price(run_cli):
+    time = _json(run_cli, *VERL_GRPO, "--step-time", "728.3", "--gpus", "8", "--price-per-gpu-hour", "2")["time"]
+    assert time["gpus"] == 8
+    assert time["gpu_hours"]["expected"] == pytest.approx(time["wall_seconds"]["expected"] * 8 / 3600, rel=1e-4)
+    assert time["cost"]["expected"] == pytest.approx(2 * time["gpu_hours"]["expected"], rel=1e-4)
 
 
 def test_a_longer_response_makes_a_longer_step(run_cli):

@@ -282,25 +282,6 @@ def _check(setup: RLStepSetup) -> None:
         raise InputError("rl.error.above_zero", "rl.hint.above_zero", key="response length", value=f"{setup.response_tokens.low:g}")
 
 
-def run_seconds(training_steps: int, step_seconds: Interval) -> Interval:
-    """Wall seconds of the run's training steps at a step time (a measured one gives wall = steps x step time)."""
-    return step_seconds.scaled(training_steps)
-
-
-def setup_from_plan(plan, shape: ModelShape, gpu: Gpu, gpus: int, *, prompt_tokens: float, response_tokens: Interval,
-                    **options) -> RLStepSetup:
-    """The step of an RLPlan (frameworks.rl): prompts and responses per step, ppo epochs and the critic come from the
-    plan; the model, hardware and lengths from the caller. `options`: the other RLStepSetup fields."""
-    run = plan.run
-    n = max(run.rollouts_per_step // max(run.prompts_per_step, 1), 1)
-    epochs = plan.inputs.get("ppo_epochs") or plan.inputs.get("num_ppo_epochs") or plan.inputs.get("max_epochs") or 1
-    cap = plan.inputs.get("max_response_length") or plan.inputs.get("generate_max_len") or plan.inputs.get("response_length")
-    options.setdefault("critic", run.critic_optimizer_steps is not None)
-    options.setdefault("response_cap", cap)
-    return RLStepSetup(shape=shape, gpu=gpu, gpus=gpus, prompts_per_step=run.prompts_per_step, samples_per_prompt=n,
-                       prompt_tokens=prompt_tokens, response_tokens=response_tokens, ppo_epochs=int(epochs), **options)
-
-
 @dataclass(frozen=True, slots=True)
 class RolloutShape:
     """One RL training step as its planner knows it: what any RL planner (verl, OpenRLHF, EasyR1, TRL, slime,
@@ -384,53 +365,3 @@ def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prom
                        ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
                        asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
                        weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob)
-
-
-@dataclass(slots=True)
-class RLRunTime:
-    """Time of a whole RL run: training steps x the time of one step (measured, or modelled by part)."""
-
-    source: str
-    """`measured` (a step time the user gave or a log showed) or `model` (rl_step_time)."""
-    training_steps: int
-    """Training (rollout) steps of the plan: the steps whose time is counted."""
-    step_seconds: Interval
-    """Seconds per training step."""
-    wall_seconds: Interval
-    """training_steps x step_seconds."""
-    gpu_hours: Interval | None = None
-    """wall hours x GPUs, when the GPUs are known."""
-    cost: Interval | None = None
-    """gpu_hours x price per GPU-hour, when a price is given."""
-    step: RLStepTime | None = None
-    """The modelled step by part (None for a measured step time)."""
-
-    def to_dict(self) -> dict:
-        out = {"source": self.source, "training_steps": self.training_steps, "step_seconds": self.step_seconds.to_dict(),
-               "wall_seconds": self.wall_seconds.to_dict()}
-        if self.gpu_hours is not None:
-            out["gpu_hours"] = self.gpu_hours.to_dict()
-        if self.cost is not None:
-            out["cost"] = self.cost.to_dict()
-        if self.step is not None:
-            out.update(self.step.to_dict())
-        return out
-
-
-def rl_run_time(plan, *, measured_step_seconds: Interval | None = None, setup: RLStepSetup | None = None, gpus: int | None = None,
-                price_per_gpu_hour: float | None = None) -> RLRunTime:
-    """The Time section of an RL plan (frameworks.rl.RLPlan): a measured step time wins (wall = steps x step time,
-    exactly), else the modelled step of `setup`. One of the two is required."""
-    steps = plan.run.training_steps
-    modelled = None
-    if measured_step_seconds is not None:
-        source, step_seconds = "measured", measured_step_seconds
-    elif setup is not None:
-        modelled = rl_step_time(setup)
-        source, step_seconds, gpus = "model", modelled.step, gpus or setup.gpus
-    else:
-        raise InputError("rl.error.time_input", "rl.hint.time_input")
-    wall = run_seconds(steps, step_seconds)
-    gpu_hours = wall.scaled(gpus / 3600) if gpus else None
-    cost = gpu_hours.scaled(price_per_gpu_hour) if gpu_hours is not None and price_per_gpu_hour is not None else None
-    return RLRunTime(source, steps, step_seconds, wall, gpu_hours, cost, modelled)
