@@ -122,6 +122,8 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
         return ConfigFile(path, *read_script(path, text))
     if path.suffix.lower() == ".json":
         data, lines = _parse_json(path, text)
+    elif path.suffix.lower() == ".toml":
+        data, lines = _parse_toml(path, text), {}  # tomllib keeps no line numbers
     else:
         data, lines = _parse_yaml(path, text)
     if data is None:
@@ -147,22 +149,16 @@ def _remember(identity: tuple, data: dict, lines: dict) -> None:
 
 
 def read_toml(path: str | pathlib.Path) -> dict:
-    """A `.toml` file (torchtitan's job config, prime-rl's rl.toml) through the guards of every config file: present,
-    not too big, not a pickle, text."""
-    file = pathlib.Path(path)
-    if find_local(str(file), [pathlib.Path()]) is None:
-        raise InputError("configs.error.missing_file", "configs.hint.missing_file", path=str(file))
-    if file.stat().st_size > MAX_BYTES:
-        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(file), size=file.stat().st_size, limit=MAX_BYTES)
-    raw = file.read_bytes()
-    refuse_pickle(file, raw)
+    """A `.toml` file (torchtitan's job config, prime-rl's rl.toml): `read_config`'s guards and cache, its table."""
+    return read_config(path).data
+
+
+def _parse_toml(path: pathlib.Path, text: str) -> dict:
     tomllib = _tomllib()
     try:
-        return tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise InputError("configs.error.not_text", "configs.hint.not_text", path=str(file), offset=exc.start) from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError("tt.error.toml", "tt.hint.toml", path=file.name, detail=str(exc)[:200]) from None
+        raise InputError("tt.error.toml", "tt.hint.toml", path=path.name, detail=str(exc)[:200]) from None
 
 
 def _tomllib():
