@@ -200,6 +200,20 @@ def test_every_rl_corpus_row_has_the_setup_the_scorer_reads_with_a_known_model_a
     assert len({row["id"] for row in corpus["rows"]}) == len(corpus["rows"])
 
 
+def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknown_one():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("fit_rl_time", Path(__file__).resolve().parents[1] / "tools" / "fit_rl_time.py")
+    fit_rl_time = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit_rl_time)
+    assert fit_rl_time.splits_to_print(["fit_rl_time.py"]) == ["calibration", "held_out"]
+    assert fit_rl_time.splits_to_print(["fit_rl_time.py", "--score", "fresh"]) == ["calibration", "held_out", "fresh"]
+    with pytest.raises(SystemExit) as refused:
+        fit_rl_time.splits_to_print(["fit_rl_time.py", "--score", "fresh_typo"])
+    assert refused.value.code == 2
+
+
 def test_the_held_out_score_the_report_states_is_the_models_score_on_the_held_out_rows():
     from trainsteps.timing.rl_corpus import score, summary
     from trainsteps.timing.rl_fit import HELD_OUT
