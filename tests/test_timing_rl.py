@@ -174,12 +174,44 @@ def _corpus():
     return json.loads((Path(__file__).parent / "fixtures" / "timing" / "rl_step_corpus.json").read_text())
 
 
-def test_no_source_of_the_rl_corpus_is_both_calibration_and_held_out():
+def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_quotes_its_address():
     corpus = _corpus()
-    calibration, held_out = set(corpus["split"]["calibration"]), set(corpus["split"]["held_out"])
-    assert not calibration & held_out
-    assert {row["source"] for row in corpus["rows"]} == calibration | held_out
+    splits = [set(sources) for sources in corpus["split"].values()]
+    assert {"calibration", "held_out", "fresh"} <= set(corpus["split"])
+    assert all(not a & b for i, a in enumerate(splits) for b in splits[i + 1:])
+    assert {row["source"] for row in corpus["rows"]} == set().union(*splits)
     assert all(row["url"].startswith("https://") and row["quote"] for row in corpus["rows"])
+
+
+ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
+              "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
+              "critic", "asynchronous", "step_seconds", "parts"}
+
+
+def test_every_rl_corpus_row_has_the_setup_the_scorer_reads_with_a_known_model_and_gpu():
+    from trainsteps.timing.gpus import find_gpu
+    from trainsteps.timing.rl import HBM_TB_PER_S
+
+    corpus = _corpus()
+    for row in corpus["rows"]:
+        assert ROW_FIELDS <= set(row), row["id"]
+        assert row["model"] in corpus["models"] and find_gpu(row["gpu"]).name in HBM_TB_PER_S, row["id"]
+        assert row["step_seconds"] > 0 and row["prompts_per_step"] > 0 and row["response_cap"] > 0, row["id"]
+    assert len({row["id"] for row in corpus["rows"]}) == len(corpus["rows"])
+
+
+def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknown_one():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("fit_rl_time", Path(__file__).resolve().parents[1] / "tools" / "fit_rl_time.py")
+    fit_rl_time = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit_rl_time)
+    assert fit_rl_time.splits_to_print(["fit_rl_time.py"]) == ["calibration", "held_out"]
+    assert fit_rl_time.splits_to_print(["fit_rl_time.py", "--score", "fresh"]) == ["calibration", "held_out", "fresh"]
+    with pytest.raises(SystemExit) as refused:
+        fit_rl_time.splits_to_print(["fit_rl_time.py", "--score", "fresh_typo"])
+    assert refused.value.code == 2
 
 
 def test_the_held_out_score_the_report_states_is_the_models_score_on_the_held_out_rows():

@@ -7,6 +7,7 @@ training engine's forwards and updates relative to the training MFU of timing.fl
 until it holds 80% of the calibration rows.
 
     python tools/fit_rl_time.py          # prints both halves; --write rewrites src/trainsteps/timing/rl_fit.py
+    python tools/fit_rl_time.py --score fresh   # also scores the fitted model on another split (once, after the final fit)
 """
 
 from __future__ import annotations
@@ -82,10 +83,25 @@ def _typical_response(capped: list[dict], models: dict, decode: float, update: f
     return min(losses)[1]
 
 
+def splits_to_print(argv: list[str]) -> list[str]:
+    """calibration and held_out, plus the split named by `--score SPLIT` (e.g. `fresh`, the sources gathered after the fit:
+    scored only when asked, so that looking at them is a deliberate act, never a side effect of refitting)."""
+    splits = ["calibration", "held_out"]
+    if "--score" not in argv:
+        return splits
+    index = argv.index("--score") + 1
+    known = json.loads(CORPUS.read_text())["split"]
+    if index >= len(argv) or argv[index] not in known:
+        print(f"--score needs a split of {CORPUS.name}; hint: one of {', '.join(known)}", file=sys.stderr)
+        sys.exit(2)
+    return splits + [argv[index]] if argv[index] not in splits else splits
+
+
 def main() -> None:
+    splits = splits_to_print(sys.argv)
     decode, update, spread, typical = fit()
     apply(decode, update, spread, typical)
-    for split in ("calibration", "held_out"):
+    for split in splits:
         part, models = rows(split)
         scored = score(part, models)
         print(f"{split}: {summary(scored)}")
