@@ -10,6 +10,8 @@ tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
     python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
     python bench/bench_time_model.py --calibration   # the half the fit saw
     python bench/bench_time_model.py --fresh         # the second held-out set (InternLM, xtuner)
+    python bench/bench_time_model.py --fresh2        # the third held-out set (OLMo-core, TinyLlama, LitGPT, alignment-handbook
+                                                     # runs, the DPO reference code, Stanford Alpaca, an Alpaca-recipe rerun)
     python bench/bench_time_model.py --loso          # leave one calibration source out: refit without it, score it
                                                      # (the held-out sets are not read)
 """
@@ -32,9 +34,10 @@ from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
 from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
 
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
-SPLITS = {"--calibration": "calibration", "--fresh": "fresh"}
+SPLITS = {"--calibration": "calibration", "--fresh": "fresh", "--fresh2": "fresh2"}
 """Which rows to score: the held-out sources by default; --fresh the second held-out set (sources chosen before the
-current fit and never used to tune it)."""
+current fit and never used to tune it); --fresh2 the third, gathered before the next fit was chosen, to be scored once
+after that choice."""
 
 
 def as_user_states(m) -> SetupFacts:

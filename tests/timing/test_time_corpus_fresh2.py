@@ -1,0 +1,86 @@
+"""The third held-out set of the time model (`fresh2` in tests/fixtures/timing/time_corpus.json): data only.
+
+These tests check what the rows are, never how the model scores them: the set is scored once, after the fit it
+judges has been chosen (docs/time.md).
+"""
+
+import importlib
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json").read_text())
+FRESH2 = [row for row in CORPUS["rows"] if row["split"] == "fresh2"]
+CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
+CALIBRATION_POOL = ("torchtune", "unsloth", "llama-factory", "llamafactory", "liger", "fsdp_qlora", "megatron-lm",
+                    "deepspeed", "axolotl", "ms-swift", "modelscope/swift")
+"""Sources another calibration effort draws on: a held-out row from them would not be held out for long."""
+PINNED_COMMIT = re.compile(r"/(blob|tree)/[0-9a-f]{40}/")
+
+
+def _address(source: str) -> str:
+    """The address of a row's source without the section named after it."""
+    return source.split(" (")[0]
+
+
+def test_the_calibration_and_the_three_held_out_sets_share_no_source():
+    by_split: dict[str, set[str]] = {}
+    addresses: dict[str, set[str]] = {}
+    for row in CORPUS["rows"]:
+        by_split.setdefault(row["split"], set()).add(row["group"])
+        addresses.setdefault(row["split"], set()).add(_address(row["source"]))
+    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2"}
+    splits = sorted(by_split)
+    for i, first in enumerate(splits):
+        for second in splits[i + 1:]:
+            assert by_split[first].isdisjoint(by_split[second]), (first, second)
+            assert addresses[first].isdisjoint(addresses[second]), (first, second)
+    assert set(CORPUS["split"]["fresh2"]) == by_split["fresh2"]
+
+
+def test_no_fresh2_source_comes_from_the_calibration_pool():
+    for row in FRESH2:
+        named = f"{row['group']} {row['source']}".lower()
+        assert not any(pool in named for pool in CALIBRATION_POOL), row["id"]
+
+
+def test_every_fresh2_row_names_its_address_its_quote_and_what_its_source_states():
+    for row in FRESH2:
+        assert row["source"].startswith("https://"), row["id"]
+        assert row["quote"].strip() and row["stated"].strip() and row["shape_source"].strip(), row["id"]
+        if "github.com/" in row["source"] or ("huggingface.co/" in row["source"] and "/blob/" in row["source"]):
+            assert PINNED_COMMIT.search(row["source"]), row["source"]
+
+
+def test_fresh2_holds_sixty_rows_from_six_sources_and_six_of_every_category():
+    assert len(FRESH2) >= 60
+    assert len({row["group"] for row in FRESH2}) >= 6
+    for category in CATEGORIES:
+        assert sum(row["category"] == category for row in FRESH2) >= 6, category
+
+
+def _rows_per_example(row) -> int:
+    """A preference example is a chosen and a rejected row; the tokens/s of the corpus count both."""
+    return 2 if row.get("trainer") else 1
+
+
+@pytest.mark.parametrize("row", [r for r in FRESH2 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
+    measured = row["measured"]
+    rows_per_second = (measured["examples"] / measured["wall_seconds"] if "examples" in measured
+                       else measured["samples_per_second"])
+    tokens_per_row = row.get("tokens_per_row") or row["seq"]  # a packed row is the sequence length (timing.calibration)
+    implied = rows_per_second * _rows_per_example(row) * tokens_per_row / row["gpus"]
+    assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
+
+
+def test_every_fresh2_row_loads_as_the_time_model_reads_the_corpus():
+    """Loading is all: the rows' shapes, GPUs and trainers are ones the model knows; their scores are not looked at."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    loaded = importlib.import_module("fit_efficiency").load("fresh2")
+    assert len(loaded) == len(FRESH2)
+    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
