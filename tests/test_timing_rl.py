@@ -178,8 +178,9 @@ def test_no_source_of_the_rl_corpus_is_both_calibration_and_held_out():
     corpus = _corpus()
     calibration, held_out = set(corpus["split"]["calibration"]), set(corpus["split"]["held_out"])
     assert not calibration & held_out
-    assert {row["source"] for row in corpus["rows"]} == calibration | held_out
-    assert all(row["url"].startswith("https://") and row["quote"] for row in corpus["rows"])
+    rows = corpus["rows"] + corpus.get("sync_rows", [])
+    assert {row["source"] for row in rows} == calibration | held_out
+    assert all(row["url"].startswith("https://") and row["quote"] for row in rows)
 
 
 def test_the_held_out_score_the_report_states_is_the_models_score_on_the_held_out_rows():
