@@ -28,9 +28,53 @@ def test_a_synchronous_step_is_the_sum_of_its_parts():
 
 def test_an_asynchronous_step_overlaps_generation_with_training():
     sync, overlap = rl_step_time(_setup()), rl_step_time(_setup(asynchronous=True))
-    training = sum(p.expected for name, p in sync.parts.items() if name not in ("generation", "weight_sync"))
-    assert overlap.step.expected == pytest.approx(max(sync.parts["generation"].expected, training) + sync.parts["weight_sync"].expected)
+    training = sum(p.expected for name, p in overlap.parts.items() if name not in ("generation", "weight_sync", "overlap"))
+    assert overlap.step.expected == pytest.approx(max(overlap.parts["generation"].expected, training) + overlap.parts["weight_sync"].expected)
     assert overlap.step.expected < sync.step.expected
+
+
+def test_an_asynchronous_engine_streams_across_steps_so_no_step_waits_for_the_longest_response(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    monkeypatch.setattr(rl, "ASYNC_STREAMING", True)
+    streaming = rl_step_time(_setup(asynchronous=True, response_tokens=Interval.exact(1000))).parts["generation"]
+    monkeypatch.setattr(rl, "ASYNC_STREAMING", False)
+    draining = rl_step_time(_setup(asynchronous=True, response_tokens=Interval.exact(1000))).parts["generation"]
+    assert streaming.expected < 0.7 * draining.expected  # no drain from 1,000 towards the 4,096 cap
+
+
+def test_a_mixture_of_experts_decodes_and_copies_every_expert_but_trains_on_the_active_ones():
+    dense = ModelShape(3.3e9, 3.3e9, layers=48, attention_width=4096, kv_width=512)
+    moe = ModelShape(3.3e9, 30.5e9, layers=48, attention_width=4096, kv_width=512, active_params=3.3e9)
+    dense_step, moe_step = rl_step_time(_setup(shape=dense)), rl_step_time(_setup(shape=moe))
+    assert moe_step.parts["actor_update"] == dense_step.parts["actor_update"]
+    assert moe_step.parts["weight_sync"].expected == pytest.approx(dense_step.parts["weight_sync"].expected * 30.5 / 3.3)
+    assert moe_step.parts["generation"].expected > 1.5 * dense_step.parts["generation"].expected  # equal if only active weights were read
+
+
+def test_the_kv_cache_is_read_at_the_configs_kv_width_not_an_assumed_grouping():
+    from trainsteps.timing.architectures import shape_from_config
+
+    qwen3_235b = {"model_type": "qwen3_moe", "hidden_size": 4096, "num_hidden_layers": 94, "vocab_size": 151936,
+                  "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 12288,
+                  "moe_intermediate_size": 1536, "num_experts": 128, "num_experts_per_tok": 8}
+    assert shape_from_config(qwen3_235b).kv_width == 512
+    narrow = rl_step_time(_setup(shape=ModelShape(8.2e9, 8.2e9, layers=36, attention_width=4096, kv_width=256)))
+    assumed = rl_step_time(_setup())  # 4096 / KV_GROUPS = 1024 wide
+    assert narrow.parts["generation"].expected < assumed.parts["generation"].expected
+
+
+def test_the_weight_copy_runs_at_the_bandwidth_fitted_on_published_copy_times():
+    import json
+    from pathlib import Path
+
+    from trainsteps.timing import rl_fit
+
+    corpus = json.loads((Path(__file__).parent / "fixtures" / "timing" / "rl_step_corpus.json").read_text())
+    rates = sorted(2 * corpus["models"][r["model"]]["params"] / 1e9 / r["sync_seconds"] for r in corpus["sync_rows"])
+    assert rates[0] <= rl_fit.SYNC_GB_PER_S <= rates[-1]
+    copy = rl_step_time(_setup()).parts["weight_sync"]
+    assert copy.expected == pytest.approx(2 * 8.2e9 / 1e9 / rl_fit.SYNC_GB_PER_S)
 
 
 def test_a_critic_adds_a_values_forward_and_its_own_update():
@@ -124,9 +168,11 @@ def test_a_measured_rl_run_bills_its_gpu_hours_and_their_price(run_cli):
 
 
 def test_a_longer_response_makes_a_longer_step(run_cli):
-    short = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "300")["time"]["step_seconds"]["expected"]
-    long = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "3000")["time"]["step_seconds"]["expected"]
-    assert long > 3 * short
+    short = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "300")["time"]
+    long = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "3000")["time"]
+    assert long["step_parts"]["generation"]["expected"] > 1.5 * short["step_parts"]["generation"]["expected"]  # the drain to the cap is shared
+    assert long["step_parts"]["weight_sync"] == short["step_parts"]["weight_sync"]  # the copy does not depend on the lengths
+    assert long["step_seconds"]["expected"] > 2 * short["step_seconds"]["expected"]
 
 
 def test_openrlhf_engines_on_their_own_gpus_are_billed_beside_the_trainers(run_cli):
@@ -179,8 +225,9 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     splits = [set(sources) for sources in corpus["split"].values()]
     assert {"calibration", "held_out", "fresh"} <= set(corpus["split"])
     assert all(not a & b for i, a in enumerate(splits) for b in splits[i + 1:])
-    assert {row["source"] for row in corpus["rows"]} == set().union(*splits)
-    assert all(row["url"].startswith("https://") and row["quote"] for row in corpus["rows"])
+    rows = corpus["rows"] + corpus.get("sync_rows", [])
+    assert {row["source"] for row in rows} == set().union(*splits)
+    assert all(row["url"].startswith("https://") and row["quote"] for row in rows)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
@@ -200,17 +247,20 @@ def test_every_rl_corpus_row_has_the_setup_the_scorer_reads_with_a_known_model_a
     assert len({row["id"] for row in corpus["rows"]}) == len(corpus["rows"])
 
 
-def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknown_one():
+def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknown_one(monkeypatch):
+    import sys
+
     import importlib.util
     from pathlib import Path
 
     spec = importlib.util.spec_from_file_location("fit_rl_time", Path(__file__).resolve().parents[1] / "tools" / "fit_rl_time.py")
     fit_rl_time = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fit_rl_time", fit_rl_time)  # its dataclasses look their module up
     spec.loader.exec_module(fit_rl_time)
-    assert fit_rl_time.splits_to_print(["fit_rl_time.py"]) == ["calibration", "held_out"]
-    assert fit_rl_time.splits_to_print(["fit_rl_time.py", "--score", "fresh"]) == ["calibration", "held_out", "fresh"]
+    assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh"]) == "fresh"
     with pytest.raises(SystemExit) as refused:
-        fit_rl_time.splits_to_print(["fit_rl_time.py", "--score", "fresh_typo"])
+        fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh_typo"])
     assert refused.value.code == 2
 
 

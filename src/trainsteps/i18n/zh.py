@@ -142,6 +142,7 @@ QUANTITIES = {
     'rl_old_log_prob_seconds': 'log-prob 前向（每步秒数）',
     'rl_actor_update_seconds': 'actor 更新（每步秒数）',
     'rl_weight_sync_seconds': '权重同步（每步秒数）',
+    'rl_step_overhead_seconds': '每步固定开销（秒）',
     'rl_step_seconds': '每个 RL 步的秒数',
 }
 
@@ -369,6 +370,7 @@ LABELS = {
     'time.rl.part.actor_update': 'actor 更新',
     'time.rl.part.critic_update': 'critic 更新',
     'time.rl.part.weight_sync': '权重同步',
+    'time.rl.part.step_overhead': '每步固定开销（引擎唤醒/休眠、卸载、调度）',
     'time.rl.part.overlap': '重叠（异步）',
 }
 

@@ -52,6 +52,10 @@ class ModelShape:
     """The window of those layers (tokens)."""
     notes: tuple[tuple[str, dict], ...] = ()
     """(message id, params) about the reading: an unknown model_type read generically."""
+    kv_width: int | None = None
+    """Width of the K (and of the V) a token caches per layer: num_key_value_heads x head_dim; DeepSeek's latent
+    attention caches kv_lora_rank + the RoPE key, counted as half each. None: not read (timing.rl assumes grouped
+    heads)."""
 
     @property
     def experts_active(self) -> float:
@@ -134,7 +138,18 @@ def shape_from_config(config: dict, source: str = "config.json") -> ModelShape:
     return ModelShape(float(body + active_mlp + lm_head), float(body + total_mlp + embeddings), int(layers),
                       int(attend_width or q_width), f"{source} ({model_type or 'decoder'})",
                       active_params=float(body + active_mlp + embeddings), sliding_layers=sliding_layers,
-                      sliding_window=window, notes=notes)
+                      sliding_window=window, notes=notes, kv_width=_kv_width(read, model_type, d))
+
+
+def _kv_width(read: _Reader, model_type: str, d: int) -> int | None:
+    """What one token's K (or V) cache holds per layer (None for the families whose cache this does not read)."""
+    heads = read.size("num_attention_heads", "n_head", "n_heads", default=1)
+    if model_type in ("deepseek_v2", "deepseek_v3") and read.size("kv_lora_rank"):
+        return (read.size("kv_lora_rank") + read.size("qk_rope_head_dim", default=64)) // 2
+    if model_type in ("chatglm", "qwen", "falcon"):
+        return None
+    kv_heads = read.size("num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=heads)
+    return kv_heads * read.size("head_dim", "kv_channels", default=max(1, d // heads))
 
 
 def _attention(read: _Reader, model_type: str, d: int) -> tuple[int, int, int]:

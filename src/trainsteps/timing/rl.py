@@ -9,23 +9,29 @@ response_tokens=)` and `rl_step_time(setup)`; planners/time.py does this for eve
 One step, synchronous (the rollout engine and the trainer share the GPUs, as verl's hybrid engine does):
 
     step = generation + old log-probs + reference + critic values + actor update + critic update + weight sync
+           + step overhead
 
     generation    prefill: 2·N FLOPs per prompt token, compute bound (prefill MFU);
                   decode: memory-bandwidth bound, continuous batching. Each rollout engine (tensor-parallel group of
                   `rollout_tp` GPUs) decodes its share of prompts x n sequences `concurrency` at a time (at most
                   `max_num_seqs`, and no more than the KV cache holds), then drains its longest response alone
-                  (halfway from the mean to the cap). A decode step reads the engine's weights and the running
-                  sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM bandwidth, and is never faster than its FLOPs.
+                  (halfway from the mean to the cap). A decode step reads the engine's weights (every expert of a
+                  mixture of experts) and the running sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM
+                  bandwidth, less with a small batch (x concurrency / (concurrency + DECODE_HALF_BATCH)), and is
+                  never faster than its FLOPs (the active parameters).
     forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
     updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops x UPDATE_EFFICIENCY
-    weight sync   the policy's weights resharded to the rollout engine each step (bytes/param x N / tp per GPU)
+    weight sync   the policy's weights (all of them) copied to the rollout engine each step: bytes/param x N over
+                  the copy bandwidth (SYNC_GB_PER_S, fitted on published copy times when rl_fit has one; else
+                  per GPU of a rollout engine at an assumed NVLink rate)
+    step overhead a fixed time per step (engine wake-up and sleep, offload, scheduling, reward), fitted
 
 Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
 
-    step = max(generation, forwards + updates) + weight sync      (the `overlap` part is the time taken off)
+    step = max(generation, forwards + updates) + weight sync + step overhead   (the `overlap` part is the time taken off)
 
-DECODE_BANDWIDTH_SHARE, UPDATE_EFFICIENCY and the typical response length (used when only the cap is known) are
-fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
+DECODE_BANDWIDTH_SHARE, DECODE_HALF_BATCH, UPDATE_EFFICIENCY, STEP_OVERHEAD, the copy bandwidth and the typical
+response length (used when only the cap is known) are fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
 tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT and docs/time.md. A measured
 step time (`--step-time`) replaces the model: wall = training steps x step time, exactly.
 Pure: no I/O, no CLI; numbers recorded in a `Derivation`.
@@ -59,17 +65,36 @@ PREFILL_MFU = Interval(0.3, 0.45, 0.6)
 FORWARD_MFU = Interval(0.2, 0.3, 0.45)
 """Log-prob / reference / value forwards (assumed: forward-only micro-batches of the training engine)."""
 SYNC_GB_PER_S = Interval(20.0, 50.0, 150.0)
-"""Effective bandwidth of the per-step weight sync (GB/s per GPU; assumed: NVLink resharding in-node, slower with
-offload or across nodes)."""
+"""Effective bandwidth of the per-step weight sync per GPU of a rollout engine (GB/s; assumed: NVLink resharding
+in-node), used when rl_fit has no fitted copy bandwidth."""
+SYNC_COPY_GB_PER_S = (None if rl_fit.SYNC_GB_PER_S is None else
+                      Interval(rl_fit.SYNC_GB_PER_S / rl_fit.SYNC_SPREAD, rl_fit.SYNC_GB_PER_S, rl_fit.SYNC_GB_PER_S * rl_fit.SYNC_SPREAD))
+"""Bandwidth of the per-step weight copy (GB/s of the policy's bytes; per training GPU when SYNC_PER_TRAINING_GPU),
+fitted on published copy times (timing/rl_fit.py); None: SYNC_GB_PER_S per rollout GPU."""
+SYNC_SEPARATE_ONLY = rl_fit.SYNC_SEPARATE_ONLY
+"""The fitted copy bandwidth is for rollout engines on their own GPUs (a copy over the network); colocated engines
+reshard in place at SYNC_GB_PER_S per GPU."""
+SYNC_PER_TRAINING_GPU = rl_fit.SYNC_PER_TRAINING_GPU
+"""Each training GPU sends its shard of the weights at SYNC_COPY_GB_PER_S (the copy shortens with more training
+GPUs), rather than the whole copy running at that rate."""
+DECODE_HALF_BATCH = rl_fit.DECODE_HALF_BATCH
+"""Sequences decoding at once at which an engine reaches half its bandwidth share (fitted; 0: the share does not
+depend on the batch): a small batch spends its decode step on kernel launches and sampling, not on reading weights."""
+ASYNC_STREAMING = rl_fit.ASYNC_STREAMING
+"""Asynchronous engines stream across steps (fitted as a variant: True when it scores better on calibration)."""
+STEP_OVERHEAD = Interval(rl_fit.STEP_OVERHEAD / rl_fit.SPREAD, rl_fit.STEP_OVERHEAD, rl_fit.STEP_OVERHEAD * rl_fit.SPREAD)
+"""Seconds every step spends outside generation, forwards, updates and the copy (fitted): the rollout engine's
+wake-up and sleep, offload and reload, scheduling and reward scoring."""
 KV_MEMORY_SHARE = 0.9
 """Share of a rollout GPU's memory its engine holds for weights and KV cache (vLLM's gpu_memory_utilization in verl's
 and NeMo RL's defaults: 0.5-0.6)."""
 KV_GROUPS = 4
-"""Query heads per KV head assumed when the model's config is not read (grouped-query attention; Llama 3 8B: 4)."""
+"""Query heads per KV head assumed when the model's K/V width is not known (grouped-query attention; Llama 3 8B: 4)."""
 UPDATE_EFFICIENCY = Interval(rl_fit.UPDATE_EFFICIENCY / rl_fit.SPREAD, rl_fit.UPDATE_EFFICIENCY, rl_fit.UPDATE_EFFICIENCY * rl_fit.SPREAD)
 """The training engine's MFU in an RL step (its forwards and updates) relative to timing.flops' training MFU, fitted
 on published RL steps (variable-length micro-batches, offload and resharding included)."""
-PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "overlap")
+PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "step_overhead",
+         "overlap")
 """The Time section's lines, in the order a step runs them."""
 
 
@@ -172,33 +197,59 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if setup.critic:
         parts["critic_update"] = update
     if setup.weight_sync:
-        tp = setup.rollout_tp
-        sync_bytes = bytes_per_param * n_params / tp
-        parts["weight_sync"] = _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(sync_bytes / 1e9),
-                                     "bytes/param x N / rollout tp / sync bandwidth", f"{bytes_per_param} x {n_params:.4g} / {tp}")
-    training = _sum(part for name, part in parts.items() if name not in ("generation", "weight_sync"))
-    sync = parts.get("weight_sync", Interval.exact(0.0))
+        parts["weight_sync"] = _weight_sync(setup, d, bytes_per_param)
+    if STEP_OVERHEAD.expected:
+        parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD, "fitted seconds per step (engine wake/sleep, offload, scheduling)")
+    training = _sum(part for name, part in parts.items() if name not in ("generation", "weight_sync", "step_overhead"))
+    sync = parts.get("weight_sync", Interval.exact(0.0)) + parts.get("step_overhead", Interval.exact(0.0))
     if setup.asynchronous:
         gen = parts["generation"]
         step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + sync
         parts["overlap"] = Interval(*(max(g, t) - g - t for g, t in zip((gen.high, gen.expected, gen.low),
                                                                         (training.high, training.expected, training.low), strict=True)))
-        _note(d, "rl_step_seconds", step, "max(generation, forwards + updates) + weight sync (one-step off-policy)")
+        _note(d, "rl_step_seconds", step, "max(generation, forwards + updates) + weight sync + step overhead (one-step off-policy)")
     else:
         step = _sum(parts.values())
-        _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync")
+        _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync + step overhead")
     assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:.2g}-{DECODE_BANDWIDTH_SHARE.high:.2g}",
                    f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {forward_mfu.low:.2g}-{forward_mfu.high:.2g}",
-                   f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", f"weight sync {SYNC_GB_PER_S.low:g}-{SYNC_GB_PER_S.high:g} GB/s per GPU"]
+                   f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", _sync_assumption()]
     if not (setup.shape.layers and setup.shape.attention_width):
         assumptions.append("no KV-cache reads (the model's layers are unknown)")
     return RLStepTime(parts, step, d, assumptions)
 
 
+def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
+    """The per-step copy of every parameter (all experts) to the rollout engine: over the fitted copy bandwidth, or
+    each rollout GPU's shard over the assumed per-GPU rate."""
+    total = bytes_per_param * setup.shape.total_params
+    fitted = SYNC_COPY_GB_PER_S is not None and not (SYNC_SEPARATE_ONLY and setup.rollout_gpus is None)
+    if fitted and SYNC_PER_TRAINING_GPU:
+        return _note(d, "rl_weight_sync_seconds", SYNC_COPY_GB_PER_S.inverse(total / setup.gpus / 1e9),
+                     "bytes/param x all parameters / training GPUs / copy bandwidth per GPU",
+                     f"{bytes_per_param} x {setup.shape.total_params:.4g} / {setup.gpus} / {SYNC_COPY_GB_PER_S.expected:.3g} GB/s")
+    if fitted:
+        return _note(d, "rl_weight_sync_seconds", SYNC_COPY_GB_PER_S.inverse(total / 1e9), "bytes/param x all parameters / copy bandwidth",
+                     f"{bytes_per_param} x {setup.shape.total_params:.4g} / {SYNC_COPY_GB_PER_S.expected:.3g} GB/s")
+    tp = setup.rollout_tp
+    return _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(total / tp / 1e9), "bytes/param x all parameters / rollout tp / sync bandwidth",
+                 f"{bytes_per_param} x {setup.shape.total_params:.4g} / {tp}")
+
+
+def _sync_assumption() -> str:
+    if SYNC_COPY_GB_PER_S is not None:
+        return (f"weight copy {SYNC_COPY_GB_PER_S.low:.2g}-{SYNC_COPY_GB_PER_S.high:.2g} GB/s"
+                + (" per training GPU" if SYNC_PER_TRAINING_GPU else "")
+                + (f" (separate rollout GPUs; colocated {SYNC_GB_PER_S.low:g}-{SYNC_GB_PER_S.high:g} GB/s per GPU)" if SYNC_SEPARATE_ONLY else ""))
+    return f"weight sync {SYNC_GB_PER_S.low:g}-{SYNC_GB_PER_S.high:g} GB/s per GPU"
+
+
 def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, bytes_per_param: int, rollouts: int) -> Interval:
     """Prefill (compute bound) + continuous-batching decode (memory bound, never faster than its FLOPs): each engine
     decodes its sequences `concurrency` at a time (vLLM's max_num_seqs, or fewer when their KV cache does not fit),
-    then drains the longest response alone."""
+    then drains the longest response alone. An asynchronous engine streams (ASYNC_STREAMING): the next step's prompts
+    fill the slots the finished sequences leave, so it decodes up to two steps' sequences at once and no step waits
+    for a drain."""
     rollout_gpus = setup.rollout_gpus or setup.gpus
     engines = max(rollout_gpus // setup.rollout_tp, 1)
     per_engine = math.ceil(rollouts / engines)
@@ -206,15 +257,16 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     if bandwidth is None:
         raise InputError("time.error.gpu_bandwidth", "time.hint.gpu_bandwidth", gpu=setup.gpu.name, known=", ".join(HBM_TB_PER_S))
     kv_per_token = _kv_bytes_per_token(setup.shape, bytes_per_param)
+    streaming = setup.asynchronous and ASYNC_STREAMING
     bounds = []
     for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
         longest = min((mean + setup.response_cap) / 2, setup.response_cap) if setup.response_cap else 2 * mean
         context = setup.prompt_tokens + mean / 2
-        concurrency = _concurrency(setup, per_engine, kv_per_token, n_params, bytes_per_param)
-        steps = per_engine * mean / concurrency + max(longest - mean, 0)
-        read_per_gpu = (bytes_per_param * n_params + concurrency * context * kv_per_token) / setup.rollout_tp
+        concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, bytes_per_param)
+        steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
+        read_per_gpu = (bytes_per_param * setup.shape.total_params + concurrency * context * kv_per_token) / setup.rollout_tp
         bounds.append((steps, read_per_gpu, concurrency))
-    memory = [read / (bandwidth * 1e12) / share for (_, read, _), share in
+    memory = [read / (bandwidth * 1e12) / (share * _batch_factor(c)) for (_, read, c), share in
               zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
     compute = [2 * n_params * c / (setup.rollout_tp * peak) / mfu for (_, _, c), mfu in
                zip(bounds, (PREFILL_MFU.high, PREFILL_MFU.expected, PREFILL_MFU.low), strict=True)]
@@ -222,19 +274,27 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     decode = Interval(*sorted(step * b[0] for step, b in zip((decode_step.low, decode_step.expected, decode_step.high), bounds,
                                                             strict=True)))
     prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
-    _note(d, "rl_decode_step_seconds", decode_step, "max(bytes read per GPU / (HBM x share), 2N x concurrency / (tp x peak x MFU))",
-          f"({bytes_per_param} x {n_params:.4g} + {bounds[1][2]:.0f} x {setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x "
-          f"{kv_per_token:.4g}) / {setup.rollout_tp} / ({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g})")
-    return _note(d, "rl_generation_seconds", prefill + decode, "prefill + (sequences x mean response / concurrency + tail) x decode step",
+    _note(d, "rl_decode_step_seconds", decode_step,
+          "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU))",
+          f"({bytes_per_param} x {setup.shape.total_params:.4g} + {bounds[1][2]:.0f} x "
+          f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
+          f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
+    return _note(d, "rl_generation_seconds", prefill + decode,
+                 "prefill + (sequences x mean response / concurrency + tail) x decode step" + (" (streaming: no tail)" if streaming else ""),
                  f"{per_engine} sequences on each of {engines} engines, {bounds[1][2]:.0f} at a time, {bounds[1][0]:.4g} decode steps")
 
 
-def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, n_params: float, bytes_per_param: int) -> float:
+def _batch_factor(concurrency: float) -> float:
+    """The share of the fitted decode bandwidth an engine reaches with `concurrency` sequences at once."""
+    return concurrency / (concurrency + DECODE_HALF_BATCH)
+
+
+def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, bytes_per_param: int) -> float:
     """Sequences an engine decodes at once: its share of the rollouts, at most max_num_seqs, at most what its KV cache
     holds (KV_MEMORY_SHARE of the engine's memory less the weights, over the sequences' mean context)."""
     concurrency = min(per_engine, setup.max_num_seqs)
     if kv_per_token:
-        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * n_params
+        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * setup.shape.total_params
         sequence = setup.prompt_tokens + setup.response_tokens.expected
         concurrency = min(concurrency, max(free / (sequence * kv_per_token), 1.0))
     return max(concurrency, 1.0)
@@ -247,10 +307,11 @@ def _note(d: Derivation, key: str, seconds: Interval, formula: str, values: str 
 
 
 def _kv_bytes_per_token(shape: ModelShape, bytes_per_param: int) -> float:
-    """K and V of every layer for one token, with grouped-query attention assumed (KV_GROUPS)."""
+    """K and V of every layer for one token: the config's K/V width, else grouped-query attention assumed (KV_GROUPS)."""
     if not (shape.layers and shape.attention_width):
         return 0.0
-    return 2 * shape.layers * shape.attention_width / KV_GROUPS * bytes_per_param
+    width = shape.kv_width or shape.attention_width / KV_GROUPS
+    return 2 * shape.layers * width * bytes_per_param
 
 
 def _compute(tokens: Interval, flops_per_token: float, gpus: int, peak: float, mfu: Interval) -> Interval:
@@ -328,8 +389,8 @@ class RolloutShape:
 
 
 TYPICAL_RESPONSE_SPREAD = 3.0
-"""Without a stated mean, the mean response is TYPICAL_RESPONSE tokens (fitted on published runs that state only their
-cap, timing/rl_fit.py) within a factor of this, and never more than the cap allows (a quarter to 0.8 of it)."""
+"""Without a stated mean, the mean response is RESPONSE_SHARE_OF_CAP of the cap when rl_fit has a fitted share (else
+TYPICAL_RESPONSE tokens, bounded by a quarter to 0.8 of the cap), within a factor of this and never above the cap."""
 PROMPT_SHARE_OF_CAP = 0.5
 """Mean prompt length as a share of the prompt cap when no mean is given (prompts are filtered to fit the cap)."""
 DEFAULT_PROMPT_TOKENS = 256
@@ -340,6 +401,9 @@ def response_interval(mean: Interval | None, cap: int | None) -> tuple[Interval,
     """The mean response length to model with, and where it came from (`given`, `cap` or a refusal)."""
     if mean is not None:
         return mean, "given"
+    if cap and rl_fit.RESPONSE_SHARE_OF_CAP:
+        expected = rl_fit.RESPONSE_SHARE_OF_CAP * cap
+        return Interval(expected / TYPICAL_RESPONSE_SPREAD, expected, min(expected * TYPICAL_RESPONSE_SPREAD, cap)), "cap"
     if cap:
         typical = rl_fit.TYPICAL_RESPONSE
         return Interval(min(typical / TYPICAL_RESPONSE_SPREAD, 0.25 * cap), min(typical, 0.5 * cap),

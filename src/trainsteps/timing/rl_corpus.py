@@ -36,8 +36,9 @@ class Scored:
 def modelled_step(row: dict, models: dict) -> Interval:
     """The model's step for a corpus row, with the lengths a user would give: the stated mean response, else the cap."""
     facts = models[row["model"]]
-    shape = ModelShape(facts["params"], facts["params"], layers=facts["layers"], attention_width=facts["attention_width"],
-                       source=row["model"])
+    shape = ModelShape(facts.get("active_params", facts["params"]), facts["params"], layers=facts["layers"],
+                       attention_width=facts["attention_width"], source=row["model"], active_params=facts.get("active_params"),
+                       kv_width=facts.get("kv_width"))
     rollout = RolloutShape(framework=row["source"], training_steps=1, prompts_per_step=row["prompts_per_step"],
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
