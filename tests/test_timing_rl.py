@@ -248,9 +248,8 @@ def test_every_rl_corpus_row_has_the_setup_the_scorer_reads_with_a_known_model_a
 
 
 def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknown_one(monkeypatch):
-    import sys
-
     import importlib.util
+    import sys
     from pathlib import Path
 
     spec = importlib.util.spec_from_file_location("fit_rl_time", Path(__file__).resolve().parents[1] / "tools" / "fit_rl_time.py")
