@@ -116,3 +116,24 @@ def test_an_answer_with_a_kept_lr_curve_is_written_as_the_json_of_the_answer():
     run, points = written["run"], written["web"]["charts"]["lr"]["points"]
     schedule = LrSchedule("cosine", run["warmup_steps"], run["max_steps"], 5e-5, {})
     assert [rate for _, rate in points] == pytest.approx([schedule.rate(step) for step, _ in points], rel=1e-9)
+
+
+@pytest.mark.parametrize(("path", "settings"), [("/api/plan", dict(SEED001, lr_scheduler_type="cosine", warmup_ratio="0.1")),
+                                                ("/api/plan", dict(SEED001, num_examples="100003", lang="zh")),
+                                                ("/api/compare", SEED001)], ids=["lr-curve", "zh", "compare"])
+def test_an_answer_written_by_orjson_reads_as_the_one_the_standard_library_writes(path, settings, monkeypatch):
+    pytest.importorskip("orjson")  # the `web` extra
+    from trainsteps.web import routes
+
+    status, body = routes.answer_query(path, urlencode(settings))
+    fast = routes.encode(body)
+    monkeypatch.setattr(routes, "_orjson", None)
+    assert json.loads(fast) == json.loads(routes.encode(body))
+    assert status == 200 and fast.startswith(b'{"')
+
+
+def test_a_value_orjson_cannot_write_is_written_by_the_standard_library():
+    pytest.importorskip("orjson")
+    from trainsteps.web.routes import encode
+
+    assert encode({"count": 10**30, 7: "key"}) == b'{"count":1000000000000000000000000000000,"7":"key"}'

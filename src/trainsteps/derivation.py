@@ -28,25 +28,26 @@ class Step:
     """Parameters of the `why` message."""
 
     def to_dict(self, lang: str = "en") -> dict:
-        from trainsteps.i18n import message, quantity_name
-
-        return {
-            "key": self.key,
-            "name": quantity_name(self.key, lang),
-            "value": self.value,
-            "formula": _formula(self, lang),
-            "substituted": _substituted(self, lang),
-            "why": message(self.why, lang, **self.params) if self.why else None,
-            "text": render_step(self, lang),
-        }
+        words = _words(self, lang)  # looked up once for the fields and the text (a plan's JSON and page read both)
+        return {"key": self.key, "name": words[0], "value": self.value, "formula": words[1], "substituted": words[2],
+                "why": words[3], "text": _text(self, lang, *words)}
 
 
 def render_step(step: Step, lang: str = "en") -> str:
     """`steps per epoch = ceil(105 / 8) = 14: transformers >= 4.52 rounds up`."""
+    return _text(step, lang, *_words(step, lang))
+
+
+def _words(step: Step, lang: str) -> tuple[str, str, str, str | None]:
+    """(name, formula, substituted, why) in the reader's language."""
     from trainsteps.i18n import message, quantity_name
 
-    parts = [quantity_name(step.key, lang)]
-    formula, substituted = _formula(step, lang), _substituted(step, lang)
+    why = message(step.why, lang, **step.params) if step.why else None
+    return quantity_name(step.key, lang), _formula(step, lang), _substituted(step, lang), why
+
+
+def _text(step: Step, lang: str, name: str, formula: str, substituted: str, why: str | None) -> str:
+    parts = [name]
     if formula and formula != substituted:
         parts.append(formula)
     if substituted and substituted not in (str(step.value), format_value(step.value)):
@@ -54,7 +55,7 @@ def render_step(step: Step, lang: str = "en") -> str:
     parts.append(format_value(step.value))
     text = " = ".join(parts)
     if step.why:
-        text += ("：" if lang == "zh" else ": ") + message(step.why, lang, **step.params)
+        text += ("：" if lang == "zh" else ": ") + why
     return text
 
 
