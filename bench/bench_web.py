@@ -34,9 +34,11 @@ HOSTILE = ["num_train_epochs=nan", "num_train_epochs=inf", "num_train_epochs=1e4
            "num_examples=" + "9" * 40, "warmup_ratio=-Infinity", "bogus=1"]
 
 
-def start_server() -> tuple[subprocess.Popen, int]:
+def start_server(processes: int | None = None) -> tuple[subprocess.Popen, int]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "trainsteps.cli.main", "web", "--port", "0"], stdout=subprocess.PIPE, text=True, env=env)
+    more = ["--processes", str(processes)] if processes else []
+    proc = subprocess.Popen([sys.executable, "-m", "trainsteps.cli.main", "web", "--port", "0", *more], stdout=subprocess.PIPE,
+                            text=True, env=env)
     line = proc.stdout.readline()
     port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
     return proc, port
@@ -91,12 +93,36 @@ CASES = {
 }
 
 
+SERVED_BY = {}
+"""port -> the pid of the process serving it, whose CPU time each case reads."""
+
+
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """User + system CPU of a process and its threads, and of its child processes (the other serving processes; the
+    workers for posted logs), from Linux's /proc: a case says what a request costs the server whatever else the
+    machine runs."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    if children:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            for child in open(f"/proc/{pid}/task/{task}/children").read().split():
+                try:
+                    total += cpu_seconds(int(child))
+                except FileNotFoundError:  # ended meanwhile
+                    pass
+    return total
+
+
 def load(port: int, case: str, clients: int, seconds: float, keep_alive: bool = True) -> dict:
     """Run the asyncio load generator in its own process for `seconds`; its figures come back as JSON."""
     cmd = [sys.executable, __file__, "--client", case, "--port", str(port), "--clients", str(clients), "--seconds",
            str(seconds)] + ([] if keep_alive else ["--new-connections"])
+    pid, children = SERVED_BY[port]
+    before = cpu_seconds(pid, children)
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds + 120)
-    return json.loads(out.stdout)
+    figures = json.loads(out.stdout)
+    figures["server_cpu_ms"] = (cpu_seconds(pid, children) - before) * 1000 / max(1, figures["requests"])
+    return figures
 
 
 def load_together(port: int, cases: list[tuple[str, int]], seconds: float) -> list[dict]:
@@ -165,11 +191,13 @@ def client_process(case: str, port: int, clients: int, seconds: float, keep_aliv
         await asyncio.gather(*(client(i, stop) for i in range(clients)))
         return time.perf_counter() - began
 
+    cpu = time.process_time()
     elapsed = asyncio.run(run())
+    cpu = time.process_time() - cpu
     latencies.sort()
     pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
     return {"requests": len(latencies), "rps": len(latencies) / elapsed, "p50_ms": pick(0.50), "p99_ms": pick(0.99),
-            "max_ms": latencies[-1] * 1000, "statuses": statuses}
+            "max_ms": latencies[-1] * 1000, "statuses": statuses, "client_cpu_ms": cpu * 1000 / max(1, len(latencies))}
 
 
 def thread_load(port: int, paths, clients: int, seconds: float, keep_alive: bool = True) -> dict:
@@ -220,8 +248,10 @@ def thread_load(port: int, paths, clients: int, seconds: float, keep_alive: bool
 
 def show(name: str, r: dict, baseline: dict | None = None) -> None:
     ratio = f"  ({r['rps'] / baseline['rps']:.2f}x baseline rps)" if baseline else ""
+    cpu = f"  CPU/request: server {r['server_cpu_ms']:.2f} ms, load generator {r['client_cpu_ms']:.2f} ms" \
+        if "server_cpu_ms" in r and "client_cpu_ms" in r else ""
     print(f"  {name:<58} {r['rps']:>7.0f} req/s  p50 {r['p50_ms']:5.1f} ms  p99 {r['p99_ms']:5.1f} ms  "
-          f"max {r['max_ms']:6.1f} ms  {r['statuses']}{ratio}")
+          f"max {r['max_ms']:6.1f} ms  {r['statuses']}{ratio}{cpu}")
 
 
 def slowloris(port: int, count: int) -> list[socket.socket]:
@@ -237,6 +267,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="only the baseline, the page, the seed link and distinct plans")
     parser.add_argument("--client", choices=sorted(CASES), help=argparse.SUPPRESS)  # the load-generator process
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--new-connections", action="store_true", help=argparse.SUPPRESS)
@@ -247,13 +278,28 @@ def main() -> None:
     c, s = args.clients, args.seconds
     baseline_server, baseline_port = start_baseline()
     proc, port = start_server()
+    SERVED_BY.update({baseline_port: (os.getpid(), False), port: (proc.pid, True)})  # (this process's children are the
+    # servers and the load generators, not the baseline)
     try:
         print(f"trainsteps web on 127.0.0.1:{port}; {c} concurrent clients, {s:g} s per case, {os.cpu_count()} CPUs, "
               f"load average {os.getloadavg()[0]:.1f}")
         load(port, "link", c, 1.0)  # warm up
         base = load(baseline_port, "baseline", c, s)
         show("baseline: stdlib http.server, fixed 2 kB JSON (keep-alive)", base)
+        show("/ (the page: the server's ceiling, no work per request)", load(port, "page", c, s), base)
         show("/api/plan, seed-001 link (keep-alive; repeat = cached)", load(port, "link", c, s), base)
+        if args.quick:
+            show("/api/plan, a different plan every request (keep-alive)", load(port, "distinct", c, s), base)
+            one, one_port = start_server(1)
+            SERVED_BY[one_port] = (one.pid, True)
+            try:
+                load(one_port, "link", c, 1.0)  # warm up
+                show("  the same, served by one process (--processes 1)", load(one_port, "distinct", c, s), base)
+            finally:
+                one.terminate()
+                one.wait(10)
+            print(f"load average at the end {os.getloadavg()[0]:.1f}")
+            return
         link = "/api/plan?" + urlencode(SEED001)
         show("  the same, 20 client threads in one process (earlier client)", thread_load(port, link, c, s), base)
         show("/api/plan, a different plan every request (keep-alive)", load(port, "distinct", c, s), base)
@@ -264,7 +310,6 @@ def main() -> None:
         show(f"POST /api/explain, 1 MB, {c} clients at once (queue of 8: 503s)", load(port, "explain", c, s), base)
         show("/api/plan, seed-001 link, new connection per request", load(port, "link", c, s, keep_alive=False), base)
         show("/api/compare, seed 001 (6 release families)", load(port, "compare", c, s), base)
-        show("/ (the page)", load(port, "page", c, s), base)
         r = load(port, "hostile", c, s)
         show("hostile values (NaN, inf, 1e400, bad booleans, ...)", r, base)
         assert set(r["statuses"]) == {"400"}, r["statuses"]

@@ -16,7 +16,7 @@ import socket
 import sys
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -141,7 +141,8 @@ class Handler(BaseHTTPRequestHandler):
         if hit is None:
             from trainsteps.web.routes import answer_query
 
-            hit = self._encode(*answer_query(path, query))
+            with self.server.turns:
+                hit = self._encode(*answer_query(path, query))
             if hit[0] == HTTPStatus.OK:
                 self.server.cache_put(key, hit)
         self._send(hit[0], hit[1], "application/json; charset=utf-8", "no-store")
@@ -242,6 +243,33 @@ class Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class Turns:
+    """Answers computed one at a time, in the order their requests came. The interpreter lock runs one thread at a
+    time anyway, but hands over in no order (a thread may wait through many others' turns): in turns, the slowest
+    of 20 plans asked at once waits for the 19 before it, not for however many the lock served first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: deque[threading.Event] = deque()
+        self._busy = False
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if not self._busy:
+                self._busy = True
+                return
+            mine = threading.Event()
+            self._waiting.append(mine)
+        mine.wait()  # set by the thread before, which hands its turn over (the queue stays busy)
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().set()
+            else:
+                self._busy = False
+
+
 class CalculatorServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -257,13 +285,21 @@ class CalculatorServer(ThreadingHTTPServer):
         self._deadlines: dict[socket.socket, float] = {}
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.turns = Turns()
+        """Computed answers (not the cached ones, not the page's files) wait here for their turn."""
         self._cache: OrderedDict = OrderedDict()
         self._cached_bytes = 0
         self._closed = threading.Event()
         self.active = 0
         """Connections being served now (each holds a thread)."""
+        self._reaper: threading.Thread | None = None
         super().__init__(address, Handler)
-        threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True).start()
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        if self._reaper is None:  # started here, not in __init__: `serve` forks before any thread runs
+            self._reaper = threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True)
+            self._reaper.start()
+        super().serve_forever(poll_interval)
 
     # connections that take too long to send a request are shut down (slowloris)
     def watch(self, connection: socket.socket) -> None:
@@ -363,6 +399,68 @@ def allowed_hosts_for(host: str) -> set[str] | None:
 
 class _CalculatorServer6(CalculatorServer):
     address_family = socket.AF_INET6
+
+
+PROCESSES = 2
+"""Processes serving requests where the system can fork (`trainsteps web --processes`): each has its own interpreter
+lock, so plans asked at once are computed on more than one core."""
+
+
+def serve(server: CalculatorServer, processes: int = 1) -> None:
+    """`serve_forever` in `processes` processes that share the listening socket: this one, and others forked before
+    any thread starts (the routes imported and warmed first, so they are shared, not imported again). A forked
+    process ends with this one, however this one ends. Each process has its own threads, connection cap, answer cache
+    and pool of workers for posted logs."""
+    children = []
+    if processes > 1 and hasattr(os, "fork"):
+        _warm()
+        parent = os.getpid()
+        for _ in range(processes - 1):
+            pid = os.fork()
+            if pid == 0:
+                _serve_forked(server, parent)
+            children.append(pid)
+    try:
+        server.serve_forever()
+    finally:
+        for pid in children:
+            _end(pid)
+
+
+def _warm() -> None:
+    from trainsteps.web import api, routes
+
+    for path in ("/api/plan", "/api/compare", "/api/solve"):
+        api.load_command(api.ROUTES[path])
+    routes.answer_query("/api/plan", "num_examples=1")  # click's defaults for plan, worked out once (web/api.parsed)
+
+
+def _serve_forked(server: CalculatorServer, parent: int) -> None:
+    from trainsteps.web.pool import _end_with
+
+    code = 0
+    try:
+        threading.Thread(target=_end_with, args=(parent,), name="trainsteps-web-parent-watch", daemon=True).start()
+        server.serve_forever()
+    except KeyboardInterrupt:  # Ctrl+C reaches every process of the terminal's group; SIGTERM comes from the first one
+        pass
+    except BaseException:  # noqa: BLE001 - a forked process never returns into its parent's code
+        code = 1
+    finally:
+        try:
+            server.server_close()
+        finally:
+            os._exit(code)
+
+
+def _end(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> CalculatorServer:
