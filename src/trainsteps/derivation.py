@@ -28,7 +28,7 @@ class Step:
     """Parameters of the `why` message."""
 
     def to_dict(self, lang: str = "en") -> dict:
-        words = _words(self, lang)  # looked up once for the fields and the text (a plan's JSON and page read both)
+        words = _words(self, lang)  # looked up once for the fields and the text
         return {"key": self.key, "name": words[0], "value": self.value, "formula": words[1], "substituted": words[2],
                 "why": words[3], "text": _text(self, lang, *words)}
 
@@ -108,21 +108,26 @@ class Derivation:
     values) are built only when the derivation is read.
     """
 
-    __slots__ = ("_raw",)
+    __slots__ = ("_raw", "_read")
 
     def __init__(self) -> None:
         self._raw: list[tuple] = []
+        self._read: tuple | None = None
+        """(language, steps recorded, [(step, its words, its text)]): the steps as last read, which the JSON and the
+        report of one plan both read (kept until a step is added)."""
 
     def add(self, key: str, value: object, formula: str = "", substituted: str | tuple = "", why: str | None = None,
             **params) -> object:
         """Record a step and return its value, so arithmetic reads as one line. `substituted` is the text, or a
         `(template, value, ...)` tuple formatted with `str.format` when the step is read."""
         self._raw.append((key, value, formula, substituted, why, params))
+        self._read = None
         return value
 
     def given(self, key: str, value: object, why: str | None = None, **params) -> object:
         """Record an input as the user set it (or its default)."""
         self._raw.append((key, value, "", "", why, params))
+        self._read = None
         return value
 
     @property
@@ -132,6 +137,7 @@ class Derivation:
     @steps.setter
     def steps(self, steps: list[Step]) -> None:
         self._raw = [(s.key, s.value, s.formula, s.substituted, s.why, s.params) for s in steps]
+        self._read = None
 
     def __getitem__(self, key: str) -> Step:
         for raw in reversed(self._raw):
@@ -149,10 +155,21 @@ class Derivation:
         return len(self._raw)
 
     def to_list(self, lang: str = "en") -> list[dict]:
-        return [step.to_dict(lang) for step in self.steps]
+        return [{"key": step.key, "name": words[0], "value": step.value, "formula": words[1], "substituted": words[2],
+                 "why": words[3], "text": text} for step, words, text in self._rendered(lang)]
 
     def render(self, lang: str = "en") -> list[str]:
-        return [render_step(step, lang) for step in self.steps]
+        return [text for _, _, text in self._rendered(lang)]
+
+    def _rendered(self, lang: str) -> list[tuple]:
+        read = self._read
+        if read is None or read[0] != lang or read[1] != len(self._raw):
+            rendered = []
+            for step in self.steps:
+                words = _words(step, lang)
+                rendered.append((step, words, _text(step, lang, *words)))
+            read = self._read = (lang, len(self._raw), rendered)
+        return read[2]
 
 
 def _step(raw: tuple) -> Step:
