@@ -79,13 +79,22 @@ def _log_1mb() -> str:
     return text[: 1 << 20].rsplit("\n", 1)[0] + "\n"
 
 
+def _distinct(n: int) -> str:
+    """A plan of its own for every n: 100,000 rows and more, one row more each time; the run a load generator
+    numbers (n // 10**6) adds a thousandth of an epoch per run, so that each run's plans are new to the server's cache
+    and as large as the first run's."""
+    run, n = divmod(n, 10**6)
+    epochs = {"num_train_epochs": 300 + run / 1000} if run else {}
+    return "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n, **epochs))
+
+
 POSTS = {"explain": lambda: json.dumps({"text": _log_1mb()}).encode()}
 """Cases sent as a POST of this JSON body (to /api/explain)."""
 
 CASES = {
     "explain": lambda n: "/api/explain",
     "link": lambda n: "/api/plan?" + urlencode(SEED001),
-    "distinct": lambda n: "/api/plan?" + urlencode(dict(SEED001, num_examples=100000 + n)),
+    "distinct": lambda n: _distinct(n),
     "compare": lambda n: "/api/compare?" + urlencode(SEED001),
     "hostile": lambda n: f"/api/plan?num_examples={n % 97 + 1}&" + HOSTILE[n % len(HOSTILE)],
     "page": lambda n: "/",
@@ -113,10 +122,15 @@ def cpu_seconds(pid: int, children: bool = True) -> float:
     return total
 
 
+RUNS = iter(range(1, 10**6))
+"""Each load generator numbers its requests from its own offset: no run of distinct plans meets an answer an earlier
+run left in the server's cache."""
+
+
 def load(port: int, case: str, clients: int, seconds: float, keep_alive: bool = True) -> dict:
     """Run the asyncio load generator in its own process for `seconds`; its figures come back as JSON."""
     cmd = [sys.executable, __file__, "--client", case, "--port", str(port), "--clients", str(clients), "--seconds",
-           str(seconds)] + ([] if keep_alive else ["--new-connections"])
+           str(seconds), "--offset", str(next(RUNS) * 10**6)] + ([] if keep_alive else ["--new-connections"])
     pid, children = SERVED_BY[port]
     before = cpu_seconds(pid, children)
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds + 120)
@@ -128,16 +142,17 @@ def load(port: int, case: str, clients: int, seconds: float, keep_alive: bool = 
 def load_together(port: int, cases: list[tuple[str, int]], seconds: float) -> list[dict]:
     """Several load generators at once (each its own process), e.g. distinct plans while 1 MB logs are posted."""
     procs = [subprocess.Popen([sys.executable, __file__, "--client", case, "--port", str(port), "--clients", str(clients),
-                               "--seconds", str(seconds)], stdout=subprocess.PIPE, text=True) for case, clients in cases]
+                               "--seconds", str(seconds), "--offset", str(next(RUNS) * 10**6)], stdout=subprocess.PIPE, text=True)
+             for case, clients in cases]
     return [json.loads(proc.communicate(timeout=seconds + 120)[0]) for proc in procs]
 
 
-def client_process(case: str, port: int, clients: int, seconds: float, keep_alive: bool) -> dict:
+def client_process(case: str, port: int, clients: int, seconds: float, keep_alive: bool, offset: int = 0) -> dict:
     """`clients` connections on one event loop send requests as fast as answers come back. Every answer's status and
     length are checked; every error body and one answer body in 16 are parsed as JSON."""
     import asyncio
 
-    paths = CASES[case]
+    paths = lambda n: CASES[case](offset + n)  # noqa: E731
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     posted = POSTS[case]() if case in POSTS else None
@@ -271,9 +286,10 @@ def main() -> None:
     parser.add_argument("--client", choices=sorted(CASES), help=argparse.SUPPRESS)  # the load-generator process
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--new-connections", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--offset", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
-        print(json.dumps(client_process(args.client, args.port, args.clients, args.seconds, not args.new_connections)))
+        print(json.dumps(client_process(args.client, args.port, args.clients, args.seconds, not args.new_connections, args.offset)))
         return
     c, s = args.clients, args.seconds
     baseline_server, baseline_port = start_baseline()

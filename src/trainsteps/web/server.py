@@ -293,6 +293,8 @@ class CalculatorServer(ThreadingHTTPServer):
         self.active = 0
         """Connections being served now (each holds a thread)."""
         self._reaper: threading.Thread | None = None
+        self._counts: memoryview | None = None
+        self._index = 0
         super().__init__(address, Handler)
 
     def serve_forever(self, poll_interval: float = 0.5) -> None:
@@ -349,6 +351,7 @@ class CalculatorServer(ThreadingHTTPServer):
             return
         with self._lock:
             self.active += 1
+            self._share_active()
         super().process_request(request, client_address)
 
     def process_request_thread(self, request, client_address) -> None:
@@ -358,7 +361,24 @@ class CalculatorServer(ThreadingHTTPServer):
             self.unwatch(request)
             with self._lock:
                 self.active -= 1
+                self._share_active()
             self._slots.release()
+
+    # several processes (`serve`): each says how many connections it serves, and one serving more than another leaves
+    # a new connection to it for a moment (keep-alive connections stay where they land: 13 and 7 of 20 would make
+    # the 13 wait twice as long)
+    def share_with(self, counts: memoryview, index: int) -> None:
+        self._counts, self._index = counts, index
+        self.socket.setblocking(False)  # a connection another process took is no connection to wait for here
+
+    def _share_active(self) -> None:
+        if self._counts is not None:
+            self._counts[self._index] = self.active
+
+    def get_request(self):
+        if self._counts is not None and self._counts[self._index] > min(self._counts):
+            time.sleep(BALANCE_WAIT)
+        return super().get_request()  # a BlockingIOError when another process took it: serve_forever goes on
 
     def server_close(self) -> None:
         self._closed.set()
@@ -401,6 +421,8 @@ class _CalculatorServer6(CalculatorServer):
     address_family = socket.AF_INET6
 
 
+BALANCE_WAIT = 0.003
+"""Seconds a process serving more connections than another waits before it takes a new one."""
 PROCESSES = 2
 """Processes serving requests where the system can fork (`trainsteps web --processes`): each has its own interpreter
 lock, so plans asked at once are computed on more than one core."""
@@ -413,11 +435,16 @@ def serve(server: CalculatorServer, processes: int = 1) -> None:
     and pool of workers for posted logs."""
     children = []
     if processes > 1 and hasattr(os, "fork"):
+        import mmap
+
         _warm()
+        counts = memoryview(mmap.mmap(-1, 4 * processes)).cast("i")  # shared with the forked processes
+        server.share_with(counts, 0)
         parent = os.getpid()
-        for _ in range(processes - 1):
+        for index in range(1, processes):
             pid = os.fork()
             if pid == 0:
+                server.share_with(counts, index)
                 _serve_forked(server, parent)
             children.append(pid)
     try:
