@@ -6,7 +6,8 @@ trickles its headers is cut off), a cap on connections served at once, the Host 
 this server answers to (DNS rebinding), API requests from other sites' pages refused (`Origin`, `Sec-Fetch-Site`),
 POST bodies only as `application/json`, answers cached up to CACHE_BYTES, strict security headers and no version in
 `Server:`. Posted logs and configs are answered by worker processes (web/pool.py), so a large explain never holds
-this process's interpreter while plans and the page are served.
+this process's interpreter while plans and the page are served. Under load (`serve`): several processes share the
+listening socket and balance their connections, and computed answers take turns in the order they came (`Turns`).
 """
 
 from __future__ import annotations
