@@ -172,7 +172,8 @@ def _children(pid: int) -> set[int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process tree from Linux's /proc")
-def test_the_page_is_served_by_two_processes_and_the_second_ends_with_the_first():
+@pytest.mark.parametrize("stop", ["terminate", "kill"])
+def test_the_page_is_served_by_two_processes_and_the_second_ends_with_the_first(stop):
     import time
     import urllib.request
 
@@ -189,7 +190,7 @@ def test_the_page_is_served_by_two_processes_and_the_second_ends_with_the_first(
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/plan?" + urlencode(SEED001), timeout=30) as answer:
             assert json.loads(answer.read())["run"]["optimizer_steps"] == 3900
     finally:
-        server.terminate()
+        getattr(server, stop)()  # SIGTERM: the first stops the second; SIGKILL: the second sees it is gone
         server.wait(10)
     child = forked.pop()
     for _ in range(50):

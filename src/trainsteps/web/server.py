@@ -463,9 +463,16 @@ def _warm() -> None:
     routes.answer_query("/api/plan", "num_examples=1")  # click's defaults for plan, worked out once (web/api.parsed)
 
 
-def _serve_forked(server: CalculatorServer, parent: int) -> None:
-    from trainsteps.web.pool import _end_with
+def _end_with(parent: int) -> None:
+    """A forked process ends when the first one does, however that ended (killed: no time to stop the others). It is
+    then another process's child: a test of the parent's pid alone would see a killed parent not yet reaped."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
 
+
+def _serve_forked(server: CalculatorServer, parent: int) -> None:
     code = 0
     try:
         threading.Thread(target=_end_with, args=(parent,), name="trainsteps-web-parent-watch", daemon=True).start()
