@@ -436,9 +436,11 @@ def serve(server: CalculatorServer, processes: int = 1) -> None:
     and pool of workers for posted logs."""
     children = []
     if processes > 1 and hasattr(os, "fork"):
+        import gc
         import mmap
 
         _warm()
+        gc.freeze()  # what is imported now lives as long as the server: the collector skips it, and pages stay shared
         counts = memoryview(mmap.mmap(-1, 4 * processes)).cast("i")  # shared with the forked processes
         server.share_with(counts, 0)
         parent = os.getpid()
