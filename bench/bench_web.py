@@ -1,15 +1,19 @@
 """Load on `trainsteps web`: requests/s and latency percentiles with 20 concurrent clients, on localhost.
 
-The server runs as the real command (`python -m trainsteps.cli.main web --port 0`) in its own process. The load
-comes from a third process: 20 clients on one asyncio loop, each on one keep-alive connection (what a browser does),
-sending the next request when the answer is in; a new connection per request is measured too. One thread drives all
+The server runs as the real command (`python -m trainsteps.cli.main web --port 0`, two serving processes) in its own
+processes. The load comes from a third process: 20 clients on one asyncio loop, each on one keep-alive connection
+(what a browser does), sending the next request when the answer is in; a new connection per request is measured too.
+Every request is built as raw bytes before the clock starts, and each row says what one request cost the server's
+processes and the load generator in CPU. One thread drives all
 clients, so the latency measured is the server's and the machine's, not a convoy of client threads waiting for the
 client's own interpreter lock. A baseline server (the standard library's http.server answering a fixed JSON body,
 same backlog and threading, in this process) is measured the same way in the same run, so the ratio says what
 trainsteps adds. Then the hostile cases: 300 half-open connections (slowloris) held while the pool measures again, and a mix
 of hostile values (NaN, inf, 1e400, bad booleans), which must all be JSON 400s.
 
-Run: `.venv/bin/python bench/bench_web.py [--seconds 5] [--clients 20]`. Targets: >= 500 requests/s and p99 < 50 ms
+Run: `.venv/bin/python bench/bench_web.py [--seconds 5] [--clients 20] [--quick]` (`--quick`: the baseline, the
+page, the seed link, and distinct plans on two processes and on one; install the `web` extra, orjson, as the
+figures in docs/benchmarks.md were). Targets: >= 500 requests/s and p99 < 50 ms
 with 20 clients on /api/plan for the seed-001 link and for a different plan every request; 1 MB logs posted for
 explain (answered by worker processes) do not hold up the plans; more than the queue holds get a JSON 503.
 """
