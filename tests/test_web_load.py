@@ -213,3 +213,28 @@ def test_more_processes_than_one_where_the_system_cannot_fork_is_one_line_and_ex
     monkeypatch.delattr(os, "fork")
     result = CliRunner().invoke(cli, ["web", "--port", "0", "--processes", "2"])
     assert result.exit_code == 2 and "--processes 2" in result.output and "--processes 1" in result.output
+
+
+def test_a_computed_answer_that_fails_hands_its_turn_to_the_next(monkeypatch):
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from trainsteps.web import routes
+    from trainsteps.web.server import make_server
+
+    server = make_server("127.0.0.1", 0, workers=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/api/plan?"
+    try:
+        answer = routes.answer_query
+        monkeypatch.setattr(routes, "answer_query", lambda path, query: 1 / 0)
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(base + urlencode(dict(SEED001, num_examples="1048")), timeout=10)
+        assert failed.value.code == 500
+        monkeypatch.setattr(routes, "answer_query", answer)
+        with urllib.request.urlopen(base + urlencode(SEED001), timeout=10) as response:
+            assert json.loads(response.read())["run"]["optimizer_steps"] == 3900
+    finally:
+        server.shutdown()
+        server.server_close()
