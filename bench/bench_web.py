@@ -282,11 +282,36 @@ def slowloris(port: int, count: int) -> list[socket.socket]:
     return held
 
 
+def processes_rounds(rounds: int, clients: int, seconds: float) -> None:
+    """Distinct plans on two servers at once, one of two processes and one of one, measured in turn, so that the
+    machine's other work falls on both alike."""
+    servers = {}
+    try:
+        for processes in (2, 1):
+            proc, port = start_server(processes)
+            servers[processes] = proc, port
+            SERVED_BY[port] = (proc.pid, True)
+            load(port, "link", clients, 1.0)  # warm up
+        print(f"distinct plans, {clients} clients, {seconds:g} s per round, {os.cpu_count()} CPUs")
+        for round_number in range(rounds):
+            for processes, (_, port) in servers.items():
+                r = load(port, "distinct", clients, seconds)
+                print(f"  round {round_number + 1}, {processes} process{'es' * (processes > 1)}: {r['rps']:5.0f} req/s  "
+                      f"p50 {r['p50_ms']:5.1f} ms  p99 {r['p99_ms']:5.1f} ms  CPU/request: server {r['server_cpu_ms']:.2f} ms  "
+                      f"load average {os.getloadavg()[0]:.1f}")
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="only the baseline, the page, the seed link and distinct plans")
+    parser.add_argument("--processes-rounds", type=int, default=0, metavar="N",
+                        help="only distinct plans, on a server of two processes and one of one, taking turns N times")
     parser.add_argument("--client", choices=sorted(CASES), help=argparse.SUPPRESS)  # the load-generator process
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--new-connections", action="store_true", help=argparse.SUPPRESS)
@@ -296,6 +321,8 @@ def main() -> None:
         print(json.dumps(client_process(args.client, args.port, args.clients, args.seconds, not args.new_connections, args.offset)))
         return
     c, s = args.clients, args.seconds
+    if args.processes_rounds:
+        return processes_rounds(args.processes_rounds, c, s)
     baseline_server, baseline_port = start_baseline()
     proc, port = start_server()
     SERVED_BY.update({baseline_port: (os.getpid(), False), port: (proc.pid, True)})  # (this process's children are the
