@@ -490,12 +490,19 @@ def _serve_forked(server: CalculatorServer, parent: int) -> None:
             os._exit(code)
 
 
-def _end(pid: int) -> None:
+def _end(pid: int, grace: float = 5.0) -> None:
+    """Stop a forked serving process: SIGTERM (it closes as Ctrl+C does), SIGKILL if it has not ended in `grace` s."""
     import signal
 
     try:
         os.kill(pid, signal.SIGTERM)
-        os.waitpid(pid, 0)
+        ends = time.monotonic() + grace
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > ends:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.02)
     except (ProcessLookupError, ChildProcessError):
         pass
 
