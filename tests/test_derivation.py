@@ -49,3 +49,14 @@ def test_a_million_epochs_compare_without_an_exponent():
 
     text = render_comparison(compare_families(RunSpec(num_examples=3, num_train_epochs=1_000_000)), "en")
     assert "1,000,000" in text and "e+06" not in text
+
+
+def test_a_derivation_read_again_in_another_language_or_after_a_new_step_reads_as_its_steps_do():
+    d = Derivation()
+    d.add("num_update_steps_per_epoch", 14, "max(ceil(L / GA), 1)", "max(ceil(105 / 8), 1)", "hf.nupe.ceil")
+    assert d.render() == [render_step(step) for step in d.steps]
+    assert d.render("zh") == [render_step(step, "zh") for step in d.steps] != d.render()
+    d.given("num_train_epochs", 300)
+    assert [item["text"] for item in d.to_list()] == d.render() == [render_step(step) for step in d.steps]
+    assert [item["key"] for item in d.to_list("zh")] == ["num_update_steps_per_epoch", "num_train_epochs"]
+    assert d.to_list() == [step.to_dict() for step in d.steps]

@@ -116,3 +116,125 @@ def test_an_answer_with_a_kept_lr_curve_is_written_as_the_json_of_the_answer():
     run, points = written["run"], written["web"]["charts"]["lr"]["points"]
     schedule = LrSchedule("cosine", run["warmup_steps"], run["max_steps"], 5e-5, {})
     assert [rate for _, rate in points] == pytest.approx([schedule.rate(step) for step, _ in points], rel=1e-9)
+
+
+@pytest.mark.parametrize(("path", "settings"), [("/api/plan", dict(SEED001, lr_scheduler_type="cosine", warmup_ratio="0.1")),
+                                                ("/api/plan", dict(SEED001, num_examples="100003", lang="zh")),
+                                                ("/api/compare", SEED001)], ids=["lr-curve", "zh", "compare"])
+def test_an_answer_written_by_orjson_reads_as_the_one_the_standard_library_writes(path, settings, monkeypatch):
+    pytest.importorskip("orjson")  # the `web` extra
+    from trainsteps.web import routes
+
+    status, body = routes.answer_query(path, urlencode(settings))
+    fast = routes.encode(body)
+    monkeypatch.setattr(routes, "_orjson", None)
+    assert json.loads(fast) == json.loads(routes.encode(body))
+    assert status == 200 and fast.startswith(b'{"')
+
+
+def test_a_value_orjson_cannot_write_is_written_by_the_standard_library():
+    pytest.importorskip("orjson")
+    from trainsteps.web.routes import encode
+
+    assert encode({"count": 10**30, 7: "key"}) == b'{"count":1000000000000000000000000000000,"7":"key"}'
+
+
+def test_computed_answers_take_their_turns_in_the_order_they_came():
+    import threading
+    import time
+
+    from trainsteps.web.server import Turns
+
+    turns, served = Turns(), []
+
+    def ask(number: int) -> None:
+        with turns:
+            served.append(number)
+
+    threads = []
+    with turns:  # the first turn is held while the others queue, one after the other
+        for number in range(8):
+            threads.append(threading.Thread(target=ask, args=(number,)))
+            threads[-1].start()
+            while len(turns._waiting) <= number:
+                time.sleep(0.001)
+    for thread in threads:
+        thread.join(5)
+    assert served == list(range(8))
+    with turns:  # free again
+        pass
+
+
+def _children(pid: int) -> set[int]:
+    import os
+
+    return {int(child) for task in os.listdir(f"/proc/{pid}/task") for child in open(f"/proc/{pid}/task/{task}/children").read().split()}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process tree from Linux's /proc")
+@pytest.mark.parametrize("stop", ["terminate", "kill"])
+def test_the_page_is_served_by_two_processes_and_the_second_ends_with_the_first(stop):
+    import time
+    import urllib.request
+
+    server = subprocess.Popen([sys.executable, "-m", "trainsteps.cli.main", "web", "--port", "0", "--processes", "2"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline().split("http://127.0.0.1:")[1].split("/")[0])
+        for _ in range(100):  # the routes are warmed, then the second process forked, after the address is printed
+            forked = _children(server.pid)
+            if forked:
+                break
+            time.sleep(0.1)
+        assert len(forked) == 1  # the workers for posted logs start on the first posted log
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/plan?" + urlencode(SEED001), timeout=30) as answer:
+            assert json.loads(answer.read())["run"]["optimizer_steps"] == 3900
+    finally:
+        getattr(server, stop)()  # SIGTERM: the first stops the second; SIGKILL: the second sees it is gone
+        server.wait(10)
+    child = forked.pop()
+    for _ in range(50):
+        try:
+            open(f"/proc/{child}/stat")
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the second serving process {child} outlived the first")
+
+
+def test_more_processes_than_one_where_the_system_cannot_fork_is_one_line_and_exit_2(monkeypatch):
+    import os
+
+    from click.testing import CliRunner
+
+    from trainsteps.cli.main import cli
+
+    monkeypatch.delattr(os, "fork")
+    result = CliRunner().invoke(cli, ["web", "--port", "0", "--processes", "2"])
+    assert result.exit_code == 2 and "--processes 2" in result.output and "--processes 1" in result.output
+
+
+def test_a_computed_answer_that_fails_hands_its_turn_to_the_next(monkeypatch):
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from trainsteps.web import routes
+    from trainsteps.web.server import make_server
+
+    server = make_server("127.0.0.1", 0, workers=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/api/plan?"
+    try:
+        answer = routes.answer_query
+        monkeypatch.setattr(routes, "answer_query", lambda path, query: 1 / 0)
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(base + urlencode(dict(SEED001, num_examples="1048")), timeout=10)
+        assert failed.value.code == 500
+        monkeypatch.setattr(routes, "answer_query", answer)
+        with urllib.request.urlopen(base + urlencode(SEED001), timeout=10) as response:
+            assert json.loads(response.read())["run"]["optimizer_steps"] == 3900
+    finally:
+        server.shutdown()
+        server.server_close()

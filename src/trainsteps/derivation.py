@@ -28,25 +28,26 @@ class Step:
     """Parameters of the `why` message."""
 
     def to_dict(self, lang: str = "en") -> dict:
-        from trainsteps.i18n import message, quantity_name
-
-        return {
-            "key": self.key,
-            "name": quantity_name(self.key, lang),
-            "value": self.value,
-            "formula": _formula(self, lang),
-            "substituted": _substituted(self, lang),
-            "why": message(self.why, lang, **self.params) if self.why else None,
-            "text": render_step(self, lang),
-        }
+        words = _words(self, lang)  # looked up once for the fields and the text
+        return {"key": self.key, "name": words[0], "value": self.value, "formula": words[1], "substituted": words[2],
+                "why": words[3], "text": _text(self, lang, *words)}
 
 
 def render_step(step: Step, lang: str = "en") -> str:
     """`steps per epoch = ceil(105 / 8) = 14: transformers >= 4.52 rounds up`."""
+    return _text(step, lang, *_words(step, lang))
+
+
+def _words(step: Step, lang: str) -> tuple[str, str, str, str | None]:
+    """(name, formula, substituted, why) in the reader's language."""
     from trainsteps.i18n import message, quantity_name
 
-    parts = [quantity_name(step.key, lang)]
-    formula, substituted = _formula(step, lang), _substituted(step, lang)
+    why = message(step.why, lang, **step.params) if step.why else None
+    return quantity_name(step.key, lang), _formula(step, lang), _substituted(step, lang), why
+
+
+def _text(step: Step, lang: str, name: str, formula: str, substituted: str, why: str | None) -> str:
+    parts = [name]
     if formula and formula != substituted:
         parts.append(formula)
     if substituted and substituted not in (str(step.value), format_value(step.value)):
@@ -54,7 +55,7 @@ def render_step(step: Step, lang: str = "en") -> str:
     parts.append(format_value(step.value))
     text = " = ".join(parts)
     if step.why:
-        text += ("：" if lang == "zh" else ": ") + message(step.why, lang, **step.params)
+        text += ("：" if lang == "zh" else ": ") + why
     return text
 
 
@@ -107,21 +108,26 @@ class Derivation:
     values) are built only when the derivation is read.
     """
 
-    __slots__ = ("_raw",)
+    __slots__ = ("_raw", "_read")
 
     def __init__(self) -> None:
         self._raw: list[tuple] = []
+        self._read: tuple | None = None
+        """(language, steps recorded, [(step, its words, its text)]): the steps as last read, which the JSON and the
+        report of one plan both read (kept until a step is added)."""
 
     def add(self, key: str, value: object, formula: str = "", substituted: str | tuple = "", why: str | None = None,
             **params) -> object:
         """Record a step and return its value, so arithmetic reads as one line. `substituted` is the text, or a
         `(template, value, ...)` tuple formatted with `str.format` when the step is read."""
         self._raw.append((key, value, formula, substituted, why, params))
+        self._read = None
         return value
 
     def given(self, key: str, value: object, why: str | None = None, **params) -> object:
         """Record an input as the user set it (or its default)."""
         self._raw.append((key, value, "", "", why, params))
+        self._read = None
         return value
 
     @property
@@ -131,6 +137,7 @@ class Derivation:
     @steps.setter
     def steps(self, steps: list[Step]) -> None:
         self._raw = [(s.key, s.value, s.formula, s.substituted, s.why, s.params) for s in steps]
+        self._read = None
 
     def __getitem__(self, key: str) -> Step:
         for raw in reversed(self._raw):
@@ -148,10 +155,21 @@ class Derivation:
         return len(self._raw)
 
     def to_list(self, lang: str = "en") -> list[dict]:
-        return [step.to_dict(lang) for step in self.steps]
+        return [{"key": step.key, "name": words[0], "value": step.value, "formula": words[1], "substituted": words[2],
+                 "why": words[3], "text": text} for step, words, text in self._rendered(lang)]
 
     def render(self, lang: str = "en") -> list[str]:
-        return [render_step(step, lang) for step in self.steps]
+        return [text for _, _, text in self._rendered(lang)]
+
+    def _rendered(self, lang: str) -> list[tuple]:
+        read = self._read
+        if read is None or read[0] != lang or read[1] != len(self._raw):
+            rendered = []
+            for step in self.steps:
+                words = _words(step, lang)
+                rendered.append((step, words, _text(step, lang, *words)))
+            read = self._read = (lang, len(self._raw), rendered)
+        return read[2]
 
 
 def _step(raw: tuple) -> Step:

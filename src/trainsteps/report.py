@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 from trainsteps.derivation import format_epochs
 from trainsteps.i18n import label, message
 from trainsteps.schedule import Schedule
@@ -13,7 +15,7 @@ def short_list(values: list[int], lang: str = "en", head: int = 6) -> str:
         return label("none", lang)
     if len(values) <= head + 2:
         return ", ".join(f"{v:,}" for v in values)
-    shown = ", ".join(f"{v:,}" for v in values[:head])
+    shown = ", ".join(f"{v:,}" for v in islice(values, head))  # (a `Steps` slice would build a `Steps` first)
     return f"{shown}, ..., {values[-1]:,} ({label('and_more', lang).format(count=len(values))})"
 
 

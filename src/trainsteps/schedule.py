@@ -145,6 +145,8 @@ def compact_steps(steps):
 def expand_steps(value, limit: int | None = None) -> list[int]:
     """The steps of a JSON step list, plain or compact, as a list; with `limit`, at most that many spread evenly (and
     the last). A `head`/`tail` form gives what it holds."""
+    if isinstance(value, list) and (limit is None or len(value) <= limit):
+        return list(value)  # a short plain list is itself (no pairs built and taken apart)
     return [step for _, step in indexed_steps(value, limit)]
 
 
@@ -156,7 +158,7 @@ def indexed_steps(value, limit: int | None = None) -> list[tuple[int, int]]:
         pairs = list(enumerate(value))
         if limit is None or len(pairs) <= limit:
             return pairs
-        return [pairs[i] for i in sorted({int(i * len(pairs) / limit) for i in range(limit)} | {len(pairs) - 1})]
+        return [pairs[i] for i in _spread(len(pairs), limit)]
     count = value["count"]
     if "head" in value:
         return list(enumerate(value["head"])) + list(enumerate(value["tail"], count - len(value["tail"])))
@@ -165,7 +167,15 @@ def indexed_steps(value, limit: int | None = None) -> list[tuple[int, int]]:
     for difference in period:
         prefix.append(prefix[-1] + difference)
     regular = count - len(then)
-    indexes = range(regular) if limit is None or regular <= limit else \
-        sorted({int(i * regular / limit) for i in range(limit)} | {regular - 1})
+    indexes = range(regular) if limit is None or regular <= limit else _spread(regular, limit)
     pairs = [(i, first + (i // len(period)) * prefix[-1] + prefix[i % len(period)]) for i in indexes]
     return pairs + list(enumerate(then, regular))
+
+
+def _spread(count: int, limit: int) -> list[int]:
+    """`limit` positions spread evenly over `count` (more than `limit`), and the last: increasing, since each is more
+    than one after the one before (a list, not a sorted set: this runs for every chart of a long plan)."""
+    picks = [int(i * count / limit) for i in range(limit)]
+    if picks[-1] != count - 1:
+        picks.append(count - 1)
+    return picks

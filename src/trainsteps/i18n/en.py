@@ -1412,6 +1412,8 @@ MESSAGES = {
     'web.hint.no_config': 'paste a config, or choose up to {limit} files (a YAML or JSON config, dataset_info.json, data files)',
     'web.error.port_in_use': 'port {port} is in use',
     'web.hint.port_in_use': 'use --port 0 or another port',
+    'web.error.no_fork': 'this system cannot start more than one process to serve the page (--processes {processes})',
+    'web.hint.no_fork': 'leave --processes out, or use --processes 1',
     'web.error.address': 'cannot listen on {host}:{port}: {detail}',
     'web.hint.address': 'check --host (127.0.0.1 keeps the calculator on this machine)',
     # explain: progress lines, crashes, launchers, printed releases, timing

@@ -1407,6 +1407,8 @@ MESSAGES = {
     'web.hint.no_config': '请粘贴配置，或选择最多 {limit} 个文件（YAML 或 JSON 配置、dataset_info.json、数据文件）',
     'web.error.port_in_use': '端口 {port} 已被占用',
     'web.hint.port_in_use': '请使用 --port 0 或其他端口',
+    'web.error.no_fork': '此系统无法启动多个进程来提供页面（--processes {processes}）',
+    'web.hint.no_fork': '请省略 --processes，或使用 --processes 1',
     'web.error.address': '无法在 {host}:{port} 上监听：{detail}',
     'web.hint.address': '请检查 --host（127.0.0.1 只在本机提供计算器）',
     # explain: progress lines, crashes, launchers, printed releases, timing

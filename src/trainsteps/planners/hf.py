@@ -3,6 +3,8 @@ by side (`--compare-versions`)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from trainsteps.errors import InputError
 from trainsteps.planners.table import Answer
 
@@ -15,16 +17,23 @@ _RENAMED = {"transformers_version": ("transformers", lambda value: value),
 def spec_fields(settings: dict, names) -> dict:
     """RunSpec field -> value for the named settings (the one place a setting's name becomes a field's): what the
     flags plan builds its RunSpec from, and what a config's flags override."""
-    from trainsteps.spec import RunSpec
-
+    slots = _spec_slots()
     fields = {}
     for name in names:
         if name in _RENAMED:
             field, convert = _RENAMED[name]
             fields[field] = convert(settings.get(name))
-        elif name in RunSpec.__slots__ and name != "world_size":
+        elif name in slots and name != "world_size":
             fields[name] = settings.get(name)
     return fields
+
+
+@cache
+def _spec_slots() -> frozenset:
+    """RunSpec's field names as a set (its `__slots__` is a tuple; `plan` has over a hundred settings)."""
+    from trainsteps.spec import RunSpec
+
+    return frozenset(RunSpec.__slots__)
 
 
 def plan_flags(request, counted) -> Answer:

@@ -93,7 +93,7 @@ def language(settings: dict[str, str]) -> str:
 
 def argv_for(command: click.Command, settings: dict[str, str]) -> list[str]:
     """The command line the CLI would get for these settings; every value checked first (finite, whole, boolean)."""
-    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    params = _options_of(command)
     argv: list[str] = []
     for key, text in settings.items():
         if key in PAGE_KEYS:
@@ -104,6 +104,17 @@ def argv_for(command: click.Command, settings: dict[str, str]) -> list[str]:
             raise InputError("web.error.unknown_field", "web.hint.unknown_field", name=key)
         argv += _option(param, key, text.strip(), inverted)
     return argv
+
+
+_OPTIONS: dict[tuple[int, int], dict] = {}
+
+
+def _options_of(command: click.Command) -> dict[str, click.Option]:
+    """A command's options by name, gathered once (`plan` has over a hundred; a request names a handful)."""
+    key = (id(command), len(command.params))
+    if key not in _OPTIONS:
+        _OPTIONS[key] = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    return _OPTIONS[key]
 
 
 def _option(param: click.Option, key: str, text: str, inverted: bool) -> list[str]:
@@ -183,6 +194,8 @@ class _Defaults:
     order: tuple
     """The command's parameters as click lists them (`get_params` builds a new --help option on each call)."""
     arguments: frozenset
+    envvars: bool
+    """Some option reads an environment variable: click's own full parse then (its sources differ)."""
 
 
 _DEFAULTS: dict[int, _Defaults | None] = {}
@@ -200,7 +213,8 @@ def _defaults(command: click.Command) -> _Defaults | None:
             flags = {opt: p for p in order for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")}
             _DEFAULTS[id(command)] = _Defaults(dict(ctx.params), dict(ctx._parameter_source),
                                                dict(getattr(ctx, "_param_default_explicit", {})), flags, order,
-                                               frozenset(p for p in order if isinstance(p, click.Argument)))
+                                               frozenset(p for p in order if isinstance(p, click.Argument)),
+                                               any(isinstance(p, click.Option) and p.envvar for p in command.params))
     return _DEFAULTS[id(command)]
 
 
@@ -217,7 +231,7 @@ def parsed(command: click.Command, argv: list[str]) -> click.Context:
     except ImportError:  # another click: its own full parse
         return command.make_context(f"trainsteps {command.name}", list(argv))
     defaults = _defaults(command)
-    if defaults is None or any(isinstance(p, click.Option) and p.envvar for p in command.params):
+    if defaults is None or defaults.envvars:
         return command.make_context(f"trainsteps {command.name}", list(argv))
     ctx = command.context_class(command, info_name=f"trainsteps {command.name}", **command.context_settings)
     ctx.params = dict(defaults.params)
@@ -337,7 +351,8 @@ def write_config_files(files: list[dict], folder: Path, launch_only: bool = Fals
     """Write posted config files (name + text) into `folder`; a dataset_info.json and data files go where the
     LLaMA-Factory YAML's dataset_dir points. Returns the config paths, in order. Names are reduced to a bare file
     name: nothing is written outside `folder`."""
-    if launch_only and (files in (None, []) or all(isinstance(f, dict) and not str(f.get("text", "")).strip() for f in files)):
+    if launch_only and (files in (None, []) or isinstance(files, list)
+                        and all(isinstance(f, dict) and not str(f.get("text", "")).strip() for f in files)):
         return []  # a launch line alone (`swift sft ...`, `python3 -m verl.trainer.main_ppo ...`) is a whole request
     if not isinstance(files, list) or not files or len(files) > MAX_CONFIG_FILES:
         raise InputError("web.error.no_config", "web.hint.no_config", limit=MAX_CONFIG_FILES)

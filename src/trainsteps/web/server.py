@@ -6,7 +6,8 @@ trickles its headers is cut off), a cap on connections served at once, the Host 
 this server answers to (DNS rebinding), API requests from other sites' pages refused (`Origin`, `Sec-Fetch-Site`),
 POST bodies only as `application/json`, answers cached up to CACHE_BYTES, strict security headers and no version in
 `Server:`. Posted logs and configs are answered by worker processes (web/pool.py), so a large explain never holds
-this process's interpreter while plans and the page are served.
+this process's interpreter while plans and the page are served. Under load (`serve`): several processes share the
+listening socket and balance their connections, and computed answers take turns in the order they came (`Turns`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import socket
 import sys
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -141,7 +142,8 @@ class Handler(BaseHTTPRequestHandler):
         if hit is None:
             from trainsteps.web.routes import answer_query
 
-            hit = self._encode(*answer_query(path, query))
+            with self.server.turns:
+                hit = self._encode(*answer_query(path, query))
             if hit[0] == HTTPStatus.OK:
                 self.server.cache_put(key, hit)
         self._send(hit[0], hit[1], "application/json; charset=utf-8", "no-store")
@@ -242,6 +244,33 @@ class Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class Turns:
+    """Answers computed one at a time, in the order their requests came. The interpreter lock runs one thread at a
+    time anyway, but hands over in no order (a thread may wait through many others' turns): in turns, the slowest
+    of 20 plans asked at once waits for the 19 before it, not for however many the lock served first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: deque[threading.Event] = deque()
+        self._busy = False
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if not self._busy:
+                self._busy = True
+                return
+            mine = threading.Event()
+            self._waiting.append(mine)
+        mine.wait()  # set by the thread before, which hands its turn over (the queue stays busy)
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().set()
+            else:
+                self._busy = False
+
+
 class CalculatorServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -257,13 +286,23 @@ class CalculatorServer(ThreadingHTTPServer):
         self._deadlines: dict[socket.socket, float] = {}
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.turns = Turns()
+        """Computed answers (not the cached ones, not the page's files) wait here for their turn."""
         self._cache: OrderedDict = OrderedDict()
         self._cached_bytes = 0
         self._closed = threading.Event()
         self.active = 0
         """Connections being served now (each holds a thread)."""
+        self._reaper: threading.Thread | None = None
+        self._counts: memoryview | None = None
+        self._index = 0
         super().__init__(address, Handler)
-        threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True).start()
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        if self._reaper is None:  # started here, not in __init__: `serve` forks before any thread runs
+            self._reaper = threading.Thread(target=self._reap, name="trainsteps-web-reaper", daemon=True)
+            self._reaper.start()
+        super().serve_forever(poll_interval)
 
     # connections that take too long to send a request are shut down (slowloris)
     def watch(self, connection: socket.socket) -> None:
@@ -313,6 +352,7 @@ class CalculatorServer(ThreadingHTTPServer):
             return
         with self._lock:
             self.active += 1
+            self._share_active()
         super().process_request(request, client_address)
 
     def process_request_thread(self, request, client_address) -> None:
@@ -322,7 +362,24 @@ class CalculatorServer(ThreadingHTTPServer):
             self.unwatch(request)
             with self._lock:
                 self.active -= 1
+                self._share_active()
             self._slots.release()
+
+    # several processes (`serve`): each says how many connections it serves, and one serving more than another leaves
+    # a new connection to it for a moment (keep-alive connections stay where they land: 13 and 7 of 20 would make
+    # the 13 wait twice as long)
+    def share_with(self, counts: memoryview, index: int) -> None:
+        self._counts, self._index = counts, index
+        self.socket.setblocking(False)  # a connection another process took is no connection to wait for here
+
+    def _share_active(self) -> None:
+        if self._counts is not None:
+            self._counts[self._index] = self.active
+
+    def get_request(self):
+        if self._counts is not None and self._counts[self._index] > min(self._counts):
+            time.sleep(BALANCE_WAIT)
+        return super().get_request()  # a BlockingIOError when another process took it: serve_forever goes on
 
     def server_close(self) -> None:
         self._closed.set()
@@ -363,6 +420,91 @@ def allowed_hosts_for(host: str) -> set[str] | None:
 
 class _CalculatorServer6(CalculatorServer):
     address_family = socket.AF_INET6
+
+
+BALANCE_WAIT = 0.003
+"""Seconds a process serving more connections than another waits before it takes a new one."""
+PROCESSES = 2
+"""Processes serving requests where the system can fork (`trainsteps web --processes`): each has its own interpreter
+lock, so plans asked at once are computed on more than one core."""
+
+
+def serve(server: CalculatorServer, processes: int = 1) -> None:
+    """`serve_forever` in `processes` processes that share the listening socket: this one, and others forked before
+    any thread starts (the routes imported and warmed first, so they are shared, not imported again). A forked
+    process ends with this one, however this one ends. Each process has its own threads, connection cap, answer cache
+    and pool of workers for posted logs."""
+    children = []
+    if processes > 1 and hasattr(os, "fork"):
+        import gc
+        import mmap
+
+        _warm()
+        gc.freeze()  # what is imported now lives as long as the server: the collector skips it, and pages stay shared
+        counts = memoryview(mmap.mmap(-1, 4 * processes)).cast("i")  # shared with the forked processes
+        server.share_with(counts, 0)
+        parent = os.getpid()
+        for index in range(1, processes):
+            pid = os.fork()
+            if pid == 0:
+                server.share_with(counts, index)
+                _serve_forked(server, parent)
+            children.append(pid)
+    try:
+        server.serve_forever()
+    finally:
+        for pid in children:
+            _end(pid)
+
+
+def _warm() -> None:
+    from trainsteps.web import api, routes
+
+    for path in ("/api/plan", "/api/compare", "/api/solve"):
+        api.load_command(api.ROUTES[path])
+    routes.answer_query("/api/plan", "num_examples=1")  # click's defaults for plan, worked out once (web/api.parsed)
+
+
+def _end_with(parent: int) -> None:
+    """A forked process ends when the first one does, however that ended (killed: no time to stop the others). It is
+    then another process's child: a test of the parent's pid alone would see a killed parent not yet reaped."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _serve_forked(server: CalculatorServer, parent: int) -> None:
+    code = 0
+    try:
+        threading.Thread(target=_end_with, args=(parent,), name="trainsteps-web-parent-watch", daemon=True).start()
+        server.serve_forever()
+    except KeyboardInterrupt:  # Ctrl+C reaches every process of the terminal's group; SIGTERM comes from the first one
+        pass
+    except BaseException:  # noqa: BLE001 - a forked process never returns into its parent's code
+        code = 1
+    finally:
+        try:
+            server.server_close()
+        finally:
+            os._exit(code)
+
+
+def _end(pid: int, grace: float = 5.0) -> None:
+    """Stop a forked serving process: SIGTERM (it closes as Ctrl+C does), SIGKILL if it has not ended in `grace` s."""
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+        ends = time.monotonic() + grace
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > ends:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.02)
+    except (ProcessLookupError, ChildProcessError):
+        pass
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> CalculatorServer:
