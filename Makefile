@@ -1,7 +1,7 @@
 # Two entry points for a fresh machine (Python >= 3.10):
 #   make plan   sets up .venv-plan (trainsteps with click and PyYAML only, a few MB) and plans the 1,047-example
 #               run of seed 001 on the release that stops early
-#   make test   sets up .venv with the test tools and the data and ray extras, and runs the test suite
+#   make test   sets up .venv with the test tools and the data, ray and web extras, and runs the test suite
 PY ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
@@ -14,7 +14,7 @@ $(PLAN_VENV)/bin/trainsteps: pyproject.toml
 
 $(BIN)/trainsteps: pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q -e '.[test,data,ray]'
+	$(BIN)/pip install -q -e '.[test,data,ray,web]'
 	@touch $@
 
 .PHONY: setup plan test lint live bench golden site
