@@ -185,3 +185,9 @@ def test_a_signal_after_the_training_bar_reached_its_total_ends_a_finished_run()
     assert inf.status == "finished" and inf.end_step == 13
     said = [f for f in inf.facts if f.msg_id == "explain.fact.signal_after_end"]
     assert said and said[0].params["reason"] == "explain.reason.sigterm"
+
+
+def test_the_lines_of_a_continued_launch_command_are_read_even_when_they_name_nothing_the_reader_looks_for():
+    # `CUDA_VISIBLE_DEVICES=0,...,7 \`, `NPROC_PER_NODE=8 \`, `nohup swift sft \`, `--model ... \`: the launcher is on a
+    # line with no keyword of its own, and the command ends on a line with none either (`train.jsonl`)
+    assert explained("msswift-8476-dict-5-of-17144-nproc8").world_size == 8

@@ -196,6 +196,8 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
         if also is not None:
             also(line)
         if not _useful(line):
+            if ctx.command or line.endswith("\\"):  # a continued command's lines carry no needle of their own
+                launch.scan(line, ctx)
             continue
         for parse in PARSERS:
             if parse(line, ctx):
