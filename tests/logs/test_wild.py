@@ -191,3 +191,9 @@ def test_the_lines_of_a_continued_launch_command_are_read_even_when_they_name_no
     # `CUDA_VISIBLE_DEVICES=0,...,7 \`, `NPROC_PER_NODE=8 \`, `nohup swift sft \`, `--model ... \`: the launcher is on a
     # line with no keyword of its own, and the command ends on a line with none either (`train.jsonl`)
     assert explained("msswift-8476-dict-5-of-17144-nproc8").world_size == 8
+
+
+def test_a_workers_own_exit_code_after_a_sigterm_makes_the_run_a_crash_not_an_interruption():
+    inf = explained("pytorch-88251-sigterm-then-exitcode-1")  # `I get thrown an error SIGTERM`, then `failed (exitcode: 1) local_rank: 5`
+    assert inf.status == "crashed" and inf.run.progress.stop[4] == "child_failed"
+    assert explained("lerobot-3818-ctrl-c-sigint").status == "interrupted"  # a death signal's exit codes are negative

@@ -601,6 +601,10 @@ _CAUSES = ("nccl_timeout", "oom")
 _DEATH = lazy(r"Received (\d+) death signal")
 _SIGNALS = {1: "sighup", 2: "sigint", 15: "sigterm"}
 _FORWARDED = lazy(r"closing signal (SIGINT|SIGHUP)")
+# A worker that exited with a code of its own failed (`failed (exitcode: 1) local_rank: 5`); a negative code is the
+# signal that stopped it. After such a line, a SIGTERM read earlier (the agent's, or a sentence quoting it) was the
+# consequence of the failure, not the end of the run.
+_OWN_FAILURE = lazy(r"exitcode\s*:?\s*[1-9]")
 
 
 def _ended(line: str, ctx: ScanContext) -> bool:
@@ -657,7 +661,8 @@ def _ended(line: str, ctx: ScanContext) -> bool:
     resumed = p.stop is not None and run.last_step is not None and run.last_step.line > p.stop[1]
     if p.stop is None or resumed or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
             or (status == "interrupted" and p.stop[4] in ("traceback", "launcher_exit")) \
-            or (p.stop[4] == "sigterm" and reason in _CAUSES):  # resumed: progress after the earlier stop
+            or (p.stop[4] == "sigterm" and reason in _CAUSES) \
+            or (p.stop[4] == "sigterm" and reason == "child_failed" and _OWN_FAILURE.search(line)):  # resumed: progress after the earlier stop
         p.stop = (status, ctx.line_no, _quote_from(ctx.line, at), step, reason)
     return True
 
