@@ -197,3 +197,16 @@ def test_a_workers_own_exit_code_after_a_sigterm_makes_the_run_a_crash_not_an_in
     inf = explained("pytorch-88251-sigterm-then-exitcode-1")  # `I get thrown an error SIGTERM`, then `failed (exitcode: 1) local_rank: 5`
     assert inf.status == "crashed" and inf.run.progress.stop[4] == "child_failed"
     assert explained("lerobot-3818-ctrl-c-sigint").status == "interrupted"  # a death signal's exit codes are negative
+
+
+def test_mxnets_speedometer_lines_are_steps_in_the_first_epoch():
+    inf = explained("insightface-663-two-runs-batch-counter-falls-back")
+    assert inf.run.last_step.value == 3100  # `Epoch[0] Batch [3080-3100]  Speed: 113.57 samples/sec`
+    assert explained("mxnet-8289-three-runs-batch-counter-restarts").run.last_step.value == 99  # `Epoch[0] Batch [99]`
+
+
+
+def test_the_sixth_tuning_batch_keeps_its_rates():
+    s = score(items("tune", batch=6))
+    assert s.rate() == (48, 49)
+    assert s.rate(in_text_only=True) == (32, 33)
