@@ -205,6 +205,12 @@ def test_mxnets_speedometer_lines_are_steps_in_the_first_epoch():
     assert explained("mxnet-8289-three-runs-batch-counter-restarts").run.last_step.value == 99  # `Epoch[0] Batch [99]`
 
 
+def test_a_step_counter_that_falls_back_far_starts_another_run_and_says_so():
+    inferences = explain_log(read_log(str(WILD / "insightface-663-two-runs-batch-counter-falls-back.log")))
+    assert [inf.run.last_step.value for inf in inferences] == [15980, 3100]  # a 2-GPU run, then a 1-GPU run
+    assert inferences[1].run.notes == [("explain.note.counter_fell_back", {"line": 13, "before": "15,980", "step": "3,060"})]
+    assert len(explain_log(read_log(str(WILD / "tfmodels-3000-global-step-fluctuating.log")))) == 1  # 677, then 676: one run
+
 
 def test_the_sixth_tuning_batch_keeps_its_rates():
     s = score(items("tune", batch=6))

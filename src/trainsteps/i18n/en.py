@@ -733,6 +733,7 @@ MESSAGES = {
     "explain.run_title": "Run {index} of {count}: {kind} ({file}, from line {line})",
     "explain.at_line": "line {line}",
     "explain.note.no_header": "line {line}: banner lines without their `***** Running training *****` header; read as the start of a run",
+    "explain.note.counter_fell_back": "line {line}: the step counter fell back from {before} to {step}: read as another run pasted after the one before it (no banner between them)",
     "explain.note.unreadable": "line {line}: no number after {label!r}",
     "explain.note.glued": "text glued after the number ignored: {rest!r}",
     "explain.note.cut_number": "line {line}: the number is cut off ({rest!r}), so it was not used",

@@ -729,6 +729,7 @@ MESSAGES = {
     "explain.run_title": "第 {index}/{count} 次训练：{kind}（{file}，自第 {line} 行）",
     "explain.at_line": "第 {line} 行",
     "explain.note.no_header": "第 {line} 行：横幅缺少 `***** Running training *****` 标题行，按一次训练的开头读取",
+    "explain.note.counter_fell_back": "第 {line} 行：步数计数从 {before} 回落到 {step}：按接在前一次之后的另一次训练读取（两者之间没有横幅）",
     "explain.note.unreadable": "第 {line} 行：{label!r} 后面没有数字",
     "explain.note.glued": "数字后粘连的文字已忽略：{rest!r}",
     "explain.note.cut_number": "第 {line} 行：数字被截断（{rest!r}），未使用",

@@ -281,6 +281,9 @@ def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per
     if total is not None and (total <= 0 or step > total):
         total = None
     run = _target(ctx)
+    if _counter_fell_back(run, step, ctx):
+        run = ctx.start_over(step)
+    ctx.last_counted_step = step
     run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
     reported = step_lines.reported_mfu(line)
@@ -300,6 +303,14 @@ def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None  # the run went on after what looked like a crash
     _ended(line, ctx)  # an error glued to the last step line
+
+
+def _counter_fell_back(run: RunObservation, step: int, ctx: ScanContext) -> bool:
+    """Several runs pasted back to back with no banner between them: a loop's step counter that falls below half of
+    the step its lines had reached starts another run (a resume from a checkpoint goes on from near where it stopped;
+    ranks print the same step). Only progress lines with no banner are split: a banner starts its own run."""
+    last = ctx.last_counted_step
+    return run is ctx.loose and last is not None and step < last // 2 and run.progress.step_lines >= 2
 
 
 def printed_number(text: str) -> tuple[float, float]:
