@@ -212,7 +212,13 @@ def test_a_step_counter_that_falls_back_far_starts_another_run_and_says_so():
     assert len(explain_log(read_log(str(WILD / "tfmodels-3000-global-step-fluctuating.log")))) == 1  # 677, then 676: one run
 
 
+def test_runs_pasted_back_to_back_each_keep_their_own_launch_command():
+    # `python image_classification.py ... --gpus 2`, then `--gpus 1,2`, then `--gpus 0,1,2,3`, each followed by its lines
+    inferences = explain_log(read_log(str(WILD / "mxnet-8289-three-runs-batch-counter-restarts.log")))
+    assert [inf.world_size for inf in inferences] == [1, 2, 4]  # a single `--gpus 2` is a device id, not a count
+
+
 def test_the_sixth_tuning_batch_keeps_its_rates():
     s = score(items("tune", batch=6))
-    assert s.rate() == (48, 49)
-    assert s.rate(in_text_only=True) == (32, 33)
+    assert s.rate() == (49, 49)
+    assert s.rate(in_text_only=True) == (33, 33)

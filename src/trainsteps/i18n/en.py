@@ -1929,6 +1929,7 @@ MESSAGES = {
     'explain.fact.stated_gpus_differ': "The text states {stated} GPU(s) ({where}), but the log's batch arithmetic counts {world} process(es): the run used {world}",
     'explain.note.lf_visible': 'llamafactory-cli train starts one process per visible device',
     'explain.note.plain_python': 'a plain `python script.py` starts one process',
+    'explain.note.script_devices': 'a `python script.py --gpus 0,1,2,3` trains on the devices it lists',
     'explain.fact.stated_interruption': 'The text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no end and stops at step {step} of {total}: read as interrupted there, or after the paste ends',
     'explain.fact.stated_failure': 'The text names a failure (line {line}: "{text}"); the log itself shows none and ends at step {step} of {total}: read as crashed there, or after the paste ends',
     'explain.why.world_configured': "the processes accelerate's config asks for, over all machines",

@@ -1924,6 +1924,7 @@ MESSAGES = {
     'explain.fact.stated_gpus_differ': '文字说明使用 {stated} 块 GPU（{where}），但日志的批次算术对应 {world} 个进程：实际使用的是 {world} 个',
     'explain.note.lf_visible': 'llamafactory-cli train 为每个可见设备启动一个进程',
     'explain.note.plain_python': '直接运行 `python script.py` 只启动一个进程',
+    'explain.note.script_devices': '`python script.py --gpus 0,1,2,3` 在它列出的设备上训练',
     'explain.fact.stated_interruption': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身没有显示结束，止于第 {step} 步（总步数 {total}）：按在此处或粘贴内容结束之后被中断处理',
     'explain.fact.stated_failure': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示，止于第 {step} 步（总步数 {total}）：按在此处或粘贴内容结束之后崩溃处理',
     'explain.why.world_configured': 'accelerate 配置文件要求的进程数（所有机器合计）',

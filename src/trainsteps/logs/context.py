@@ -47,6 +47,8 @@ class ScanContext:
     """`#SBATCH --nodes` of a batch script, for the `--gres=gpu:N` that follows it."""
     split_off: list = field(default_factory=list)
     """Runs of progress lines closed because a loop's step counter fell back (several runs in one input, no banner)."""
+    counted_since: int = 0
+    """The line where the last run closed by a fallen-back counter had its last step: numbers before it were that run's."""
     last_counted_step: int | None = None
     """The step of the last step line read (logs/step_lines.py): a much lower one starts another run."""
     shell_vars: dict = field(default_factory=dict)
@@ -86,11 +88,18 @@ class ScanContext:
         old.wrapper.update({key: reading for key, reading in self.pending.items() if reading.line <= last})
         self.out.runs.append(old)
         self.split_off.append(old)
+        self.counted_since = last
         self.loose = None
         run = self._loose_run()
         before = old.last_step.value if old.last_step is not None else 0
         run.notes.append(("explain.note.counter_fell_back", {"line": self.line_no, "before": f"{before:,}", "step": f"{step:,}"}))
         return run
+
+    def lend_pending(self, run: RunObservation) -> None:
+        """At a loose run's first step line, the wrapper numbers printed before it since the run before it ended (its
+        own launch command): a later command of another run pasted after it replaces them in `pending`."""
+        run.wrapper.update({key: reading for key, reading in self.pending.items()
+                            if reading.line > self.counted_since or run.elsewhere(reading)})
 
     def _loose_run(self) -> RunObservation:
         if self.loose is None:

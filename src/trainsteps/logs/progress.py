@@ -283,6 +283,8 @@ def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per
     run = _target(ctx)
     if _counter_fell_back(run, step, ctx):
         run = ctx.start_over(step)
+    if run is ctx.loose and run.progress.step_lines == 0:
+        ctx.lend_pending(run)
     ctx.last_counted_step = step
     run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
@@ -310,7 +312,7 @@ def _counter_fell_back(run: RunObservation, step: int, ctx: ScanContext) -> bool
     the step its lines had reached starts another run (a resume from a checkpoint goes on from near where it stopped;
     ranks print the same step). Only progress lines with no banner are split: a banner starts its own run."""
     last = ctx.last_counted_step
-    return run is ctx.loose and last is not None and step < last // 2 and run.progress.step_lines >= 2
+    return run is ctx.loose and last is not None and 2 * step < last and run.progress.step_lines >= 2
 
 
 def printed_number(text: str) -> tuple[float, float]:
