@@ -222,3 +222,38 @@ def test_the_sixth_tuning_batch_keeps_its_rates():
     s = score(items("tune", batch=6))
     assert s.rate() == (49, 49)
     assert s.rate(in_text_only=True) == (33, 33)
+
+
+def test_an_end_the_poster_s_words_state_is_the_end_when_the_pasted_text_shows_none():
+    from .wild_score import read
+
+    said = {"msswift-3771-grpo-errors-partway-nproc4": "报错",          # `训练到一部分会报错断掉`
+            "qwenvl-507-killed-partway-torchrun-8": "Killed",           # `# [BUG] <title>训练到一段出现Killed`
+            "paddledet-6597-errors-after-a-while-epoch-11": "报错",     # `# 训练一段时间报错`
+            "verl-4104-ppo-quickstart-errors-midway-1gpu": "报错"}      # `在训练中途，会报错，请问我该怎么定位与解决？`
+    for item_id, word in said.items():
+        meta = json.loads((WILD / f"{item_id}.json").read_text(encoding="utf-8"))
+        assert read(meta).stopped == "crashed", item_id
+        assert read_log(str(WILD / meta["file"])).stated["stated_failure"].value == word, item_id
+
+
+def test_a_negated_failure_word_is_passed_over_for_the_plain_statement_beside_it():
+    stated = read_log(str(WILD / "llamafactory-6687-killed-no-error-one-device.log")).stated
+    assert stated["stated_failure"].value == "被killed"  # `# 自动被killed且无任何报错信息`: not the negated 报错
+    inf = explained("verl-1334-dapo-terminate-unexpectedly-199-of-1119")  # title: `..., with no error being found.`
+    assert inf.run.wrapper["stated_failure"].value == "suddenly terminate" and inf.run.wrapper["stated_failure"].line == 3
+    assert inf.status == "crashed" and inf.end_step == 199
+
+
+def test_the_log_s_own_end_outranks_the_words_and_a_loss_that_fails_to_converge_states_no_end():
+    inf = explained("seco-2-bar-569-of-2975-killed-glued")  # `# Why does the train_src.py file kill itself ...`, then `]Killed`
+    assert inf.status == "crashed" and inf.facts[0].msg_id == "explain.fact.crashed"
+    assert explained("trl-475-stops-at-epoch-049-train-runtime").status == "finished"  # `without showing any error`, then train_runtime
+    inf = explained("processq-7-fails-to-converge-bar-482-of-532")  # `# Training loss fails to converge in train_main.py`
+    assert "stated_failure" not in inf.run.wrapper and inf.status == "running"
+
+
+def test_the_seventh_tuning_batch_keeps_its_rates():
+    s = score(items("tune", batch=7))
+    assert s.rate() == (38, 40)
+    assert s.rate(in_text_only=True) == (17, 18)

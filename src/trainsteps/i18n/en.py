@@ -1966,6 +1966,8 @@ MESSAGES = {
     'rllog.stated_crashed': 'the text names a failure (line {line}: "{text}"); the log itself shows no end after step {step}: read as crashed there, or after the paste ends',
     'rllog.stated_interrupted': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no end after step {step}: read as interrupted',
     'explain.head.stopped_no_step': 'Stopped: {how} (the log shows no step number)',
+    'explain.head.said_stop': 'Stopped at {where}: {how}, as the text says ("{text}"); the log itself shows no end',
+    'explain.head.said_stop_no_step': 'Stopped: {how}, as the text says ("{text}"); the log itself shows no step and no end',
     'explain.head.started': 'Started: no step done yet ({where})',
     'rllog.stated_crashed_no_step': 'the text names a failure (line {line}: "{text}"); the log itself shows no step and no end: read as crashed',
     'rllog.stated_interrupted_no_step': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no step and no end: read as interrupted',

@@ -1961,6 +1961,8 @@ MESSAGES = {
     'rllog.stated_crashed': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身在第 {step} 步之后没有显示结束：按在此处或粘贴内容结束之后崩溃处理',
     'rllog.stated_interrupted': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身在第 {step} 步之后没有显示结束：按被中断处理',
     'explain.head.stopped_no_step': '已停止：{how}（日志没有显示步数）',
+    'explain.head.said_stop': '停在{where}：{how}，这是文字所说（“{text}”）；日志本身没有显示结束',
+    'explain.head.said_stop_no_step': '已停止：{how}，这是文字所说（“{text}”）；日志本身没有显示步数，也没有显示结束',
     'explain.head.started': '已开始：尚未完成任何一步（{where}）',
     'rllog.stated_crashed_no_step': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按崩溃处理',
     'rllog.stated_interrupted_no_step': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按被中断处理',

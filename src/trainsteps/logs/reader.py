@@ -31,7 +31,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # loops' own step lines and the launchers' ends (step_lines.py, progress.py)
             "step", "Step", "iter ", "Iter ", "iters", "iter:", "\"iter", "num_updates\"", "End of training", "World size (gpu", "Killing subprocess", "return code", "SIGINT", "gather_len_batches", "barrier", "using world size",
             # the words around a log (stated.py, model_card.py) and launch commands
-            *stated.NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
+            *stated.NEEDLES, *stated.SAID_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
             "num_devices", "NNODES", "num_gpus", "num-gpus")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
