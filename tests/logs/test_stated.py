@@ -410,3 +410,19 @@ def test_a_negated_hedged_asked_or_printed_failure_word_is_no_statement(sentence
 def test_a_negated_word_does_not_hide_a_plain_statement_in_the_next_clause():
     stated = read_log(text="The training is not over and there are no errors, but it suddenly terminate.\n" + BAR).stated
     assert stated["stated_failure"].value == "suddenly terminate"
+
+
+@pytest.mark.parametrize(("sentence", "step"), [("successfully run 54 steps then oom", 54), ("it crashes at step 1,200", 1200),
+                                                ("训练到第35步报错", 35), ("大约在1020步会遇到报错", 1020),
+                                                ("训练到 35 步左右，会报错", 35), ("I train 1000 steps and it crashed", None)])
+def test_the_step_the_words_put_a_failure_at_is_read_and_a_planned_length_is_not(sentence, step):
+    stated = read_log(text=sentence + "\n").stated
+    assert stated["stated_failure"].note_params.get("step") == step
+
+
+def test_the_words_step_is_the_end_only_where_the_log_shows_no_step():
+    inf = _last("It crashes at step 1200 every time\n[INFO|trainer.py:2134] >> ***** Running training *****\n")
+    assert inf.status == "crashed" and inf.end_step == 1200
+    assert inf.facts[0].msg_id == "explain.fact.stated_failure_said_step"
+    inf = _last("It crashes at step 1200 every time\n" + BAR)  # the bar's step 1 is the log's own: it wins
+    assert inf.end_step == 1 and inf.facts[0].msg_id == "explain.fact.stated_failure"

@@ -42,7 +42,7 @@ def test_the_held_out_half_keeps_the_rates_docs_explain_md_reports():
 
 def test_the_tuning_half_keeps_its_rates():
     s = score([item for item in items("tune") if item["batch"] < 4])
-    assert s.rate() == (99, 105)
+    assert s.rate() == (100, 105)
     assert s.rate(in_text_only=True) == (47, 48)
 
 
@@ -257,3 +257,10 @@ def test_the_seventh_tuning_batch_keeps_its_rates():
     s = score(items("tune", batch=7))
     assert s.rate() == (38, 40)
     assert s.rate(in_text_only=True) == (17, 18)
+
+
+def test_the_step_a_title_puts_the_failure_at_is_said_as_the_words_when_the_log_shows_none():
+    from .wild_score import read
+
+    meta = json.loads((WILD / "agentr1-32-wandb-timing-sparklines.json").read_text(encoding="utf-8"))
+    assert read(meta).step_reached == 54  # `# successfully run 54 steps then oom ...`: the wandb summary shows no step

@@ -51,7 +51,7 @@ def read(meta: dict) -> Read:
         out.max_steps = last.planned_end_step
     rl.hear(obs.stated)
     out.stopped = _first(None if out.stopped == "unknown" else out.stopped, rl.status(), out.stopped)  # as the RL answer says
-    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.step_reached())
+    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.step_reached(), rl.said_step())  # the words' step last, as the answer says it
     out.max_steps = _first(out.max_steps, pretrain.train_iters, rl.total_training_steps, rl.bar and rl.bar[2])
     return out
 

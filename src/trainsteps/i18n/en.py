@@ -1932,6 +1932,7 @@ MESSAGES = {
     'explain.note.script_devices': 'a `python script.py --gpus 0,1,2,3` trains on the devices it lists',
     'explain.fact.stated_interruption': 'The text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no end and stops at step {step} of {total}: read as interrupted there, or after the paste ends',
     'explain.fact.stated_failure': 'The text names a failure (line {line}: "{text}"); the log itself shows none and ends at step {step} of {total}: read as crashed there, or after the paste ends',
+    'explain.fact.stated_failure_said_step': 'The text names a failure at step {step} (line {line}: "{text}"); the log itself shows no step and no end: read as crashed at step {step}, as the words say',
     'explain.why.world_configured': "the processes accelerate's config asks for, over all machines",
     'explain.fact.launcher_saw_fewer': 'The config asks for {configured} processes over all machines, but the launcher printed a world of {seen} ({where}): each node ran its own job of {seen}, so the nodes never joined one run (data is not sharded across them). Check the machine rank, main address and launcher of every node',
     'explain.pt.stated_gpus': 'the text states {gpus} GPU(s) (line {line}: "{text}"): the words around the log, not a line the trainer printed',
@@ -1968,8 +1969,10 @@ MESSAGES = {
     'explain.head.stopped_no_step': 'Stopped: {how} (the log shows no step number)',
     'explain.head.said_stop': 'Stopped at {where}: {how}, as the text says ("{text}"); the log itself shows no end',
     'explain.head.said_stop_no_step': 'Stopped: {how}, as the text says ("{text}"); the log itself shows no step and no end',
+    'explain.head.said_stop_said_step': 'Stopped at step {step}, as the text says ("{text}"): {how}; the log itself shows no step and no end',
     'explain.head.started': 'Started: no step done yet ({where})',
     'rllog.stated_crashed_no_step': 'the text names a failure (line {line}: "{text}"); the log itself shows no step and no end: read as crashed',
+    'rllog.stated_crashed_said_step': 'the text names a failure at step {step} (line {line}: "{text}"); the log itself shows no step and no end: read as crashed at step {step}, as the words say',
     'rllog.stated_interrupted_no_step': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no step and no end: read as interrupted',
     # RL step time
     'time.rl.model_beside': 'the RL step model gives {seconds} s per step ({low} – {high}); the measured step time is used',

@@ -1927,6 +1927,7 @@ MESSAGES = {
     'explain.note.script_devices': '`python script.py --gpus 0,1,2,3` 在它列出的设备上训练',
     'explain.fact.stated_interruption': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身没有显示结束，止于第 {step} 步（总步数 {total}）：按在此处或粘贴内容结束之后被中断处理',
     'explain.fact.stated_failure': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示，止于第 {step} 步（总步数 {total}）：按在此处或粘贴内容结束之后崩溃处理',
+    'explain.fact.stated_failure_said_step': '文字中提到在第 {step} 步出现故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按文字所说，在第 {step} 步崩溃处理',
     'explain.why.world_configured': 'accelerate 配置文件要求的进程数（所有机器合计）',
     'explain.fact.launcher_saw_fewer': '配置要求所有机器合计 {configured} 个进程，但启动器打印的 world 为 {seen}（{where}）：每个节点各自运行了一个 {seen} 进程的作业，节点之间从未组成同一次运行（数据不会在节点间切分）。请检查每个节点的 machine rank、主节点地址和启动器',
     'explain.pt.stated_gpus': '文字中说明使用 {gpus} 块 GPU（第 {line} 行：“{text}”）：这是日志周围的文字，不是训练程序打印的行',
@@ -1963,8 +1964,10 @@ MESSAGES = {
     'explain.head.stopped_no_step': '已停止：{how}（日志没有显示步数）',
     'explain.head.said_stop': '停在{where}：{how}，这是文字所说（“{text}”）；日志本身没有显示结束',
     'explain.head.said_stop_no_step': '已停止：{how}，这是文字所说（“{text}”）；日志本身没有显示步数，也没有显示结束',
+    'explain.head.said_stop_said_step': '停在第 {step} 步，这是文字所说（“{text}”）：{how}；日志本身没有显示步数，也没有显示结束',
     'explain.head.started': '已开始：尚未完成任何一步（{where}）',
     'rllog.stated_crashed_no_step': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按崩溃处理',
+    'rllog.stated_crashed_said_step': '文字中提到在第 {step} 步出现故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按文字所说，在第 {step} 步崩溃处理',
     'rllog.stated_interrupted_no_step': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按被中断处理',
     # RL step time
     'time.rl.model_beside': 'RL 单步模型估算每步 {seconds} 秒（{low} – {high}）；采用实测的单步时间',

@@ -33,7 +33,8 @@ def for_run(inf: Inference, lang: str = "en") -> str | None:
     if inf.status in ("crashed", "interrupted"):
         said = _said(inf, codes)
         if said is not None:  # the end as the post's words state it: the log itself shows none
-            return _said_stop(said, inf.status, step, total, lang)
+            shown = inf.run.last_step is not None or (bar is not None and bar.n > 0)
+            return _said_stop(said, inf.status, step if shown else None, total, lang)
         if not step and inf.run.last_step is None and (bar is None or bar.n == 0):
             return message("explain.head.before_first_step", lang, how=message("explain.head.how." + inf.status, lang))
         how = "in_evaluation" if "explain.fact.stopped_in_evaluation" in codes else inf.status
@@ -92,6 +93,8 @@ def _said(inf: Inference, codes: set):
 def _said_stop(reading, status: str, step, total, lang: str) -> str:
     """`Stopped at step 199 of 1,119: crashed, as the text says ("...")`: the end is the words', and said to be."""
     how, text = message("explain.head.how." + status, lang), clip(reading.text.removeprefix("# "), 80)  # a title without its mark
+    if not step and reading.note_params.get("step") is not None:  # only the words put a step to it
+        return message("explain.head.said_stop_said_step", lang, how=how, text=text, step=f"{reading.note_params['step']:,}")
     if not step:
         return message("explain.head.said_stop_no_step", lang, how=how, text=text)
     return message("explain.head.said_stop", lang, where=_where(step, total, lang), how=how, text=text)

@@ -103,6 +103,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
     if "stated_failure" not in ctx.out.stated and _SAID_MENTIONS(line) is not None:
         _said_failure(line, ctx)
+    _said_step_of(line, ctx)
     if _MENTIONS(line) is None or _metrics(line):
         return False
     if "SBATCH" in line:
@@ -119,6 +120,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+            _said_step_of(line, ctx)
     if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line \
             and _may_hold(low, _INTERRUPTION_WORDS):
         match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
@@ -328,4 +330,31 @@ def said_plainly(text: str, start: int, end: int) -> bool:
     clause = text[begin:stop + 1]
     asked = clause.rstrip().endswith(("?", "？")) or clause.rstrip(" ?？").endswith(("吗", "嗎"))
     return not asked or _WH_QUESTION.search(clause) is not None
+
+
+# The step the words put the failure at (`successfully run 54 steps then oom`, `it crashes at step 1200`,
+# `训练到第35步报错`, `大约在1020步会遇到报错`): only a number placed by a word of time or place, so a planned length
+# (`I train 1000 steps and it crashed`) is none. Used only where the log shows no step of its own.
+_SAID_STEP = lazy(r"\b(?:at|after|around|about|by|on)\s+(?:(?:more than|about|around|roughly|~)\s*)?(?:step|iteration|iter)s?\s*#?\s*(\d[\d,]*)"
+                  r"|\b(?:at|after|around|about)\s+(?:(?:more than|about|around|roughly|~)\s*)?(\d[\d,]*)\s+(?:steps?|iterations?|iters?)\b"
+                  r"|\b(\d[\d,]*)\s+(?:steps?|iterations?)\s+(?:then|and then|later|before)\b"
+                  r"|第\s*(\d+)\s*(?:步|个?\s*steps?)|(?:到|在)\s*(?:了|大约|大概|约)?\s*(\d+)\s*(?:步|个?\s*steps?)"
+                  r"|(\d+)\s*(?:步|个?\s*steps?)\s*(?:左右|后|之后|时|的时候)", re.IGNORECASE)
+
+
+def said_step(text: str) -> int | None:
+    """The step a sentence says the run failed at, or None."""
+    if _DIGIT(text) is None:
+        return None
+    match = _SAID_STEP.search(text)
+    return int(next(g for g in match.groups() if g).replace(",", "")) if match else None
+
+
+def _said_step_of(line: str, ctx: ScanContext) -> None:
+    """The step the words state, kept with the failure they state on the same line."""
+    said = ctx.out.stated.get("stated_failure")
+    if said is not None and said.line == ctx.line_no and said.file == ctx.file and "step" not in said.note_params:
+        step = said_step(line)
+        if step is not None:
+            said.note_params["step"] = step
 
