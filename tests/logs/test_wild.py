@@ -264,3 +264,31 @@ def test_the_step_a_title_puts_the_failure_at_is_said_as_the_words_when_the_log_
 
     meta = json.loads((WILD / "agentr1-32-wandb-timing-sparklines.json").read_text(encoding="utf-8"))
     assert read(meta).step_reached == 54  # `# successfully run 54 steps then oom ...`: the wandb summary shows no step
+
+
+def test_a_metric_dict_the_terminal_wrapped_inside_a_key_is_read_joined():
+    inf = explained("msswift-3399-dict-wrapped-in-key-600-of-22156-val-oom")  # `..., 'elapsed_tim` / `e': '3h 14m 25s', ...}`
+    step, elapsed = inf.run.progress.elapsed_points[-1][:2]
+    assert (step, elapsed) == (600, 3 * 3600 + 14 * 60 + 25)
+    assert inf.status == "crashed" and inf.end_step == 600
+
+
+def _progress_of(text: str):
+    run = read_log(text=text).runs[-1]
+    return run.last_step.value, run.progress.step_total[:2], [point[:3] for point in run.progress.elapsed_points]
+
+
+def test_a_swift_dict_wrapped_anywhere_reads_as_the_whole_line_does():
+    # a real line (ms-swift#8476) broken at every place a terminal could: inside a key, inside `'5/17144'`, after a comma
+    line = (WILD / "msswift-8476-dict-5-of-17144-nproc8.log").read_text(encoding="utf-8").splitlines()[18]
+    whole = _progress_of(line + "\n")
+    assert whole[0] == 5
+    for cut in range(2, len(line) - 1):
+        assert _progress_of(line[:cut] + "\n" + line[cut:] + "\n") == whole, line[:cut]
+    third = len(line) // 3
+    assert _progress_of(line[:third] + "\n" + line[third:2 * third] + "\n" + line[2 * third:] + "\n") == whole
+
+
+def test_a_dict_cut_where_the_paste_ends_still_gives_its_step():
+    inf = explained("msswift-9885-quoted-dicts-one-line-80-of-135")  # the last of six dicts on one line, cut after `'memory(GiB)':`
+    assert inf.run.last_step.value == 80 and inf.run.progress.step_total[:2] == (80, 135)

@@ -55,6 +55,8 @@ class ScanContext:
     """A launch script's numeric variables (`NNODES=4`), for the `$NNODES` of the command that follows."""
     command: str = ""
     """The lines of a shell command continued with a trailing backslash, read so far."""
+    open_dict: str | None = None
+    """A metric dict whose line ended before its `}` (a terminal wrapped it): read with the line that closes it."""
 
     def reading(self, value, source_line: int | None = None, note: str | None = None, **params) -> Reading:
         return Reading(value, self.line_no, self.line[:200].strip(), source_line, note, params)

@@ -150,6 +150,8 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
 
 def observe(line: str, ctx: ScanContext) -> None:
     """Read one line for progress, timing, how the run ended, a printed release and printed settings."""
+    if ctx.open_dict is not None and _rest_of_dict(line, ctx):
+        return
     if "iteration" in line and _iteration(line, ctx):
         return
     if "/?" in line and _NO_TOTAL.search(line):  # a bar over a dataset without a length (Lightning, iterable)
@@ -195,6 +197,10 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "stopping training" in line or "the training has finished" in line:
         if stack_lines.ended(line):
             _target(ctx).finish("completed", ctx.line_no)
+            return
+    if "{'" in line and _holds_open_dict(line, ctx):
+        line = line[:line.rfind("{'")]  # the dicts before it are whole
+        if "{" not in line:
             return
     if "{" in line and ":" in line:
         if _json_step(line, ctx):
@@ -554,6 +560,48 @@ def _dict(line: str, ctx: ScanContext) -> bool:
     if run.kind == "progress" and step is not None and total is not None and step >= total:
         run.finish("at_total", ctx.line_no)
     return True
+
+
+# A console wraps a long metric dict where the terminal's width ends, inside a key, a value or after a comma
+# (`..., 'elapsed_tim` / `e': '3h 14m 25s', 'remaining_time': '4d 20h 25m 7s'}`): the line that closes it is its rest.
+MAX_OPEN_DICT = 4096
+
+
+def _holds_open_dict(line: str, ctx: ScanContext) -> bool:
+    """The line ends inside a metric dict (no `}` after its last `{'`): it is held for the line that closes it."""
+    start = line.rfind("{'")
+    tail = line[start + 2:start + 3]
+    if "}" in line[start:] or len(line) - start > MAX_OPEN_DICT or (tail and not (tail.isalnum() or tail == "_")):
+        return False  # closed, too long to be a dict, or `{'` that opens no key
+    ctx.open_dict = line[start:]
+    return True
+
+
+def _rest_of_dict(line: str, ctx: ScanContext) -> bool:
+    """A held dict and this line: read joined when this line closes it (its `}` before any `{`), else read as it was
+    cut (a paste that ends inside a dict) and this line on its own (False)."""
+    head, ctx.open_dict = ctx.open_dict, None
+    close = line.find("}")
+    if close < 0 and "{" not in line and "':" in line and len(head) + len(line) <= MAX_OPEN_DICT:
+        ctx.open_dict = head + line  # wrapped more than once: its middle
+        return True
+    if close >= 0 and "{" not in line[:close]:
+        _dict_text(head + line, ctx)
+        return True
+    _dict_text(head, ctx)
+    return False
+
+
+def flush(ctx: ScanContext) -> None:
+    """End of input: a dict still held was cut where the input ends; read what it holds."""
+    if ctx.open_dict is not None:
+        head, ctx.open_dict = ctx.open_dict, None
+        _dict_text(head, ctx)
+
+
+def _dict_text(text: str, ctx: ScanContext) -> None:
+    _json_step(text, ctx)
+    _dict(text, ctx)
 
 
 def _epoch_point(ctx: ScanContext, step: int, epoch: float) -> None:
