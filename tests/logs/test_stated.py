@@ -386,3 +386,43 @@ def test_a_title_saying_the_job_died_or_crashed_names_a_failure():
 
     stated = read_log(str(WILD / "easyr1-324-config-json-dump.log")).stated  # `# The actor died unexpectedly ... has crashed.`
     assert stated["stated_failure"].line == 1
+
+
+@pytest.mark.parametrize("sentence", ["训练到一部分会报错断掉", "训练到一段时间就出现Killed", "The training process got killed at step 1",
+                                      "It suddenly terminates without warning", "Why does my training crash at step 1",
+                                      "为什么训练到一半会报错", "# GRPO Train Error", "# 训练一段时间报错"])
+def test_an_end_the_poster_s_words_state_ends_a_log_that_shows_none(sentence):
+    inf = _last(sentence + "\n" + BAR)
+    assert inf.stopped == inf.status == "crashed" and inf.end_step == 1
+    said = [f for f in inf.facts if f.msg_id == "explain.fact.stated_failure"]
+    assert said and said[0].params["line"] == 1  # quoted from the words, not from a line the program printed
+
+
+@pytest.mark.parametrize("sentence", ["There are no errors, the bar just stops", "训练过程中没有任何报错", "无任何报错信息",
+                                      "Does it crash if I set batch size 64?", "会报错吗？", "If it crashes I will lower the batch size",
+                                      "I fixed the error by updating torch", "Training loss fails to converge",
+                                      "[ERROR] worker 3 failed to respond", "RuntimeError: CUDA error: an illegal memory access",
+                                      "Error executing job with overrides: []", "Killed"])
+def test_a_negated_hedged_asked_or_printed_failure_word_is_no_statement(sentence):
+    assert "stated_failure" not in read_log(text=sentence + "\n" + BAR).stated
+
+
+def test_a_negated_word_does_not_hide_a_plain_statement_in_the_next_clause():
+    stated = read_log(text="The training is not over and there are no errors, but it suddenly terminate.\n" + BAR).stated
+    assert stated["stated_failure"].value == "suddenly terminate"
+
+
+@pytest.mark.parametrize(("sentence", "step"), [("successfully run 54 steps then oom", 54), ("it crashes at step 1,200", 1200),
+                                                ("训练到第35步报错", 35), ("大约在1020步会遇到报错", 1020),
+                                                ("训练到 35 步左右，会报错", 35), ("I train 1000 steps and it crashed", None)])
+def test_the_step_the_words_put_a_failure_at_is_read_and_a_planned_length_is_not(sentence, step):
+    stated = read_log(text=sentence + "\n").stated
+    assert stated["stated_failure"].note_params.get("step") == step
+
+
+def test_the_words_step_is_the_end_only_where_the_log_shows_no_step():
+    inf = _last("It crashes at step 1200 every time\n[INFO|trainer.py:2134] >> ***** Running training *****\n")
+    assert inf.status == "crashed" and inf.end_step == 1200
+    assert inf.facts[0].msg_id == "explain.fact.stated_failure_said_step"
+    inf = _last("It crashes at step 1200 every time\n" + BAR)  # the bar's step 1 is the log's own: it wins
+    assert inf.end_step == 1 and inf.facts[0].msg_id == "explain.fact.stated_failure"

@@ -99,8 +99,9 @@ def test_bar_redraws_glued_on_one_line_are_read_at_the_last_one():
 
 def test_a_failure_the_title_names_ends_an_rl_log_that_shows_no_end_of_its_own():
     output = explain("agentr1-32-wandb-timing-sparklines")  # "successfully run 54 steps then oom": only the title says it
-    assert output.splitlines()[0] == "Stopped: crashed (the log shows no step number)"
-    assert "the text names a failure (line 1:" in output
+    assert output.splitlines()[0] == ('Stopped at step 54, as the text says ("successfully run 54 steps then oom ,mostly used less than 60% '
+                                      'gpu"): crashed; the log itself shows no step and no end')
+    assert "the text names a failure at step 54 (line 1:" in output
 
 
 def test_several_runs_in_one_file_each_get_their_answer_and_the_first_line_is_the_last_run_s():

@@ -51,7 +51,7 @@ def read(meta: dict) -> Read:
         out.max_steps = last.planned_end_step
     rl.hear(obs.stated)
     out.stopped = _first(None if out.stopped == "unknown" else out.stopped, rl.status(), out.stopped)  # as the RL answer says
-    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.step_reached())
+    out.step_reached = _first(out.step_reached, pretrain.iteration, rl.step_reached(), rl.said_step())  # the words' step last, as the answer says it
     out.max_steps = _first(out.max_steps, pretrain.train_iters, rl.total_training_steps, rl.bar and rl.bar[2])
     return out
 
@@ -102,8 +102,14 @@ def main(half: str | None = None, batch: int | None = None) -> None:
     for label, only in (("checks", False), ("in-text facts", True)):
         right, total = s.rate(only)
         print(f"{label:14s} {right}/{total} = {right / total:.1%}")
-    for row in s.misses():
-        print("  miss", row[0], row[1], "expected", row[2], "read", row[3])
+    misses = s.misses()
+    for row in misses:  # every miss, by item and check, so a report can list them all
+        print("  miss", row[0], row[1], "expected", row[2], "read", row[3], "(in text)" if row[4] else "")
+    kinds = {}
+    for row in misses:
+        kinds[row[1]] = kinds.get(row[1], 0) + 1
+    print(f"{len(misses)} misses in {len({row[0] for row in misses})} items; by check:",
+          ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items())) or "none")
 
 
 if __name__ == "__main__":

@@ -45,10 +45,18 @@ class ScanContext:
     train_dataset_line: int | None = None
     slurm_nodes: int | None = None
     """`#SBATCH --nodes` of a batch script, for the `--gres=gpu:N` that follows it."""
+    split_off: list = field(default_factory=list)
+    """Runs of progress lines closed because a loop's step counter fell back (several runs in one input, no banner)."""
+    counted_since: int = 0
+    """The line where the last run closed by a fallen-back counter had its last step: numbers before it were that run's."""
+    last_counted_step: int | None = None
+    """The step of the last step line read (logs/step_lines.py): a much lower one starts another run."""
     shell_vars: dict = field(default_factory=dict)
     """A launch script's numeric variables (`NNODES=4`), for the `$NNODES` of the command that follows."""
     command: str = ""
     """The lines of a shell command continued with a trailing backslash, read so far."""
+    open_dict: str | None = None
+    """A metric dict whose line ended before its `}` (a terminal wrapped it): read with the line that closes it."""
 
     def reading(self, value, source_line: int | None = None, note: str | None = None, **params) -> Reading:
         return Reading(value, self.line_no, self.line[:200].strip(), source_line, note, params)
@@ -72,6 +80,34 @@ class ScanContext:
         self.in_other_block = False
         return run
 
+    def start_over(self, step: int) -> RunObservation:
+        """A loop's step counter fell back to the start of another run with no banner between them: the progress read
+        so far is a run of its own, with the wrapper numbers printed before its last step line."""
+        old = self.loose
+        if old is None:
+            return self._loose_run()
+        last = old.last_step.line if old.last_step is not None else self.line_no
+        old.wrapper.update({key: reading for key, reading in self.pending.items() if reading.line <= last})
+        self.out.runs.append(old)
+        self.split_off.append(old)
+        self.counted_since = last
+        self.loose = None
+        run = self._loose_run()
+        before = old.last_step.value if old.last_step is not None else 0
+        run.notes.append(("explain.note.counter_fell_back", {"line": self.line_no, "before": f"{before:,}", "step": f"{step:,}"}))
+        return run
+
+    def lend_pending(self, run: RunObservation) -> None:
+        """At a loose run's first step line, the wrapper numbers printed before it since the run before it ended (its
+        own launch command): a later command of another run pasted after it replaces them in `pending`."""
+        run.wrapper.update({key: reading for key, reading in self.pending.items()
+                            if reading.line > self.counted_since or run.elsewhere(reading)})
+
+    def _loose_run(self) -> RunObservation:
+        if self.loose is None:
+            self.loose = RunObservation(kind="progress", file=self.file, first_line=self.line_no)
+        return self.loose
+
     def wrapper_value(self, key: str, reading: Reading) -> None:
         """A wrapper's number: it belongs to the next banner, or to the current run if no banner follows."""
         self.pending[key] = reading
@@ -81,14 +117,15 @@ class ScanContext:
         or make a run of their own when the input has no banner (e.g. only Axolotl's lines, or only progress lines)."""
         mine = [r for r in self.out.runs if r.file == self.file]
         crashed_at_start = self.loose is not None and self.loose.progress.stop is not None and bool(self.settings)
-        if not mine and self.loose is not None and (self.loose.progress.has_training() or crashed_at_start):
+        banner_runs = [r for r in mine if not any(r is split for split in self.split_off)]
+        if not banner_runs and self.loose is not None and (self.loose.progress.has_training() or crashed_at_start):
             # progress lines with no banner; or a launch command and the error it stopped with before any step
             run = self.loose
             run.wrapper.update(self.pending)
             run.settings.update(self.settings)
             self.pending.clear()
             self.out.runs.append(run)
-            mine = [run]
+            mine = [*mine, run]
         elif mine and self.settings:
             for key, reading in self.settings.items():
                 mine[-1].settings.setdefault(key, reading)

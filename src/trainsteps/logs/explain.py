@@ -220,6 +220,8 @@ def _setting_text(key: str, known) -> str:
 def _first_line(run: RunObservation) -> int:
     """The first input line of a run in its own file (never 0: a run always has a line it was read from); numbers lent
     by another file of the run (a model card, a launch script) count lines of that file."""
+    if any(msg_id == "explain.note.counter_fell_back" for msg_id, _ in run.notes):
+        return run.first_line  # it begins where its counter fell back: the numbers before are the earlier run's
     lines = [r.line for r in run.banner.values()] or [r.line for r in run.wrapper.values() if not run.elsewhere(r)]
     return min(lines, default=0) or run.first_line or 1
 

@@ -5,7 +5,8 @@ stuck; how long is left), decided from what the inference already found, never f
 - finished: `Finished at step 773 of 773`, and when an error followed the end, that it is not training's;
 - running with a measured rate: `Running: 40.0% done (step 1,560 of 3,900), 2 h 10 min left`;
 - a step bar drawn at 0 for minutes: `Stuck: 4 min 45 s with no first step`;
-- an RL log crashed before its first step: `Crashed before the first step`.
+- an RL log crashed before its first step: `Crashed before the first step`;
+- an end only the post's words state: `Stopped at step 199 of 1,119: crashed, as the text says ("...")`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from trainsteps.i18n import message
 from trainsteps.logs.inference import Inference
 from trainsteps.logs.progress import training_bar
+from trainsteps.logs.text import clip
 
 # A bar at step 0 drawn this long after its start has not finished one step: below it, a slow first step is normal
 STUCK_SECONDS = 60.0
@@ -29,6 +31,10 @@ def for_run(inf: Inference, lang: str = "en") -> str | None:
     where = _where(step, total, lang)
     codes = {f.msg_id for f in inf.facts}
     if inf.status in ("crashed", "interrupted"):
+        said = _said(inf, codes)
+        if said is not None:  # the end as the post's words state it: the log itself shows none
+            shown = inf.run.last_step is not None or (bar is not None and bar.n > 0)
+            return _said_stop(said, inf.status, step if shown else None, total, lang)
         if not step and inf.run.last_step is None and (bar is None or bar.n == 0):
             return message("explain.head.before_first_step", lang, how=message("explain.head.how." + inf.status, lang))
         how = "in_evaluation" if "explain.fact.stopped_in_evaluation" in codes else inf.status
@@ -56,6 +62,9 @@ def for_rl(rl, lang: str = "en") -> str | None:
     step, total = rl.step_reached(), rl.total_steps()
     where = _where(step, total, lang)
     status = rl.status()
+    if status is not None and rl.crash is None and rl.stated:  # the end as the post's words state it
+        reading = rl.stated["stated_failure" if status == "crashed" else "stated_interruption"]
+        return _said_stop(reading, status, step, total, lang)
     if status is not None:
         how = message("explain.head.how." + status, lang)
         if step == 0:
@@ -71,6 +80,24 @@ def for_rl(rl, lang: str = "en") -> str | None:
     if step is not None:
         return message("explain.head.last_step", lang, where=where)
     return None
+
+
+def _said(inf: Inference, codes: set):
+    """The words' reading when the end comes from them (explain.fact.stated_failure / stated_interruption), else None."""
+    for key in ("stated_failure", "stated_interruption"):
+        if "explain.fact." + key in codes:
+            return inf.run.wrapper.get(key)
+    return None
+
+
+def _said_stop(reading, status: str, step, total, lang: str) -> str:
+    """`Stopped at step 199 of 1,119: crashed, as the text says ("...")`: the end is the words', and said to be."""
+    how, text = message("explain.head.how." + status, lang), clip(reading.text.removeprefix("# "), 80)  # a title without its mark
+    if not step and reading.note_params.get("step") is not None:  # only the words put a step to it
+        return message("explain.head.said_stop_said_step", lang, how=how, text=text, step=f"{reading.note_params['step']:,}")
+    if not step:
+        return message("explain.head.said_stop_no_step", lang, how=how, text=text)
+    return message("explain.head.said_stop", lang, where=_where(step, total, lang), how=how, text=text)
 
 
 def _stuck_seconds(bar, step) -> float | None:

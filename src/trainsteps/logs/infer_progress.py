@@ -224,8 +224,14 @@ def ending(inf: Inference) -> None:
         status, code = ("crashed", "LOG_CRASHED") if key == "stated_failure" else ("interrupted", "LOG_INTERRUPTED")
         inf.stopped = inf.status = status
         inf.end_step = step
-        inf.facts.insert(0, Finding("explain.fact." + key, {"step": step or 0, "total": _total(end), "line": reading.line,
-                                                            "text": clip(reading.text, 100)}, code=code))
+        said_step = reading.note_params.get("step") if step is None else None
+        if said_step is not None:  # the log shows no step: the step the words put the failure at, said to be theirs
+            inf.end_step = said_step
+            inf.facts.insert(0, Finding("explain.fact.stated_failure_said_step", {"step": f"{said_step:,}", "line": reading.line,
+                                                                               "text": clip(reading.text, 100)}, code=code))
+        else:
+            inf.facts.insert(0, Finding("explain.fact." + key, {"step": step or 0, "total": _total(end), "line": reading.line,
+                                                                "text": clip(reading.text, 100)}, code=code))
     elif run.finished or (step is not None and end and step >= end):
         # finished: the log's last step (LLaMA-Factory's final line, a bar at its total), else the engine's replay
         # (a replay the log contradicts does not say where it ended)

@@ -33,6 +33,9 @@ _GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
 _FRAMEWORK_WORLD = re.compile(r"using world size:\s*(\d+)|World size \(gpu number\):\s*(\d+)")
 _BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
 # `python train.py` (no launcher): one process, whatever the devices
+# A script's own list of device ids (`--gpus 0,1,2,3`): the devices it trains on. A single number is left alone:
+# `--gpus 2` is device 2 to MXNet's scripts and two GPUs to Lightning's.
+_SCRIPT_DEVICES = re.compile(r"--gpus[= ]['\"]?(\d+(?:,\d+)+)\b")
 _PYTHON = re.compile(r"^\s*(?:\$\s*)?(?:(?:export\s+)?[A-Z_][A-Z0-9_]*=\S*\s+)*python3?(?:\.\d+)?\s+(?:-u\s+)?(?!-m\b)\S+\.py\b")
 # LLaMA-Factory's `llamafactory-cli train` starts one process per visible device (its launcher: torchrun with
 # NPROC_PER_NODE, by default the device count) unless NNODES / NPROC_PER_NODE say otherwise
@@ -143,6 +146,10 @@ def scan(line: str, ctx: ScanContext) -> bool:
         ctx.wrapper_value("launcher_world", ctx.reading(visible.value, note="explain.note.lf_visible"))
         return True
     if _PYTHON.match(line):
+        devices = _SCRIPT_DEVICES.search(line) if "-gpus" in line else None
+        if devices is not None:  # one process data-parallel over the devices it lists (MXNet, insightface, old mmdet)
+            ctx.wrapper_value("launcher_world", ctx.reading(len(devices.group(1).split(",")), note="explain.note.script_devices"))
+            return True
         ctx.wrapper_value("launcher_world", ctx.reading(1, note="explain.note.plain_python"))
         return True
     return match is not None

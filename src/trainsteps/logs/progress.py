@@ -150,6 +150,8 @@ def _iteration(line: str, ctx: ScanContext) -> bool:
 
 def observe(line: str, ctx: ScanContext) -> None:
     """Read one line for progress, timing, how the run ended, a printed release and printed settings."""
+    if ctx.open_dict is not None and _rest_of_dict(line, ctx):
+        return
     if "iteration" in line and _iteration(line, ctx):
         return
     if "/?" in line and _NO_TOTAL.search(line):  # a bar over a dataset without a length (Lightning, iterable)
@@ -195,6 +197,10 @@ def observe(line: str, ctx: ScanContext) -> None:
     if "stopping training" in line or "the training has finished" in line:
         if stack_lines.ended(line):
             _target(ctx).finish("completed", ctx.line_no)
+            return
+    if "{'" in line and _holds_open_dict(line, ctx):
+        line = line[:line.rfind("{'")]  # the dicts before it are whole
+        if "{" not in line:
             return
     if "{" in line and ":" in line:
         if _json_step(line, ctx):
@@ -281,6 +287,11 @@ def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per
     if total is not None and (total <= 0 or step > total):
         total = None
     run = _target(ctx)
+    if _counter_fell_back(run, step, ctx):
+        run = ctx.start_over(step)
+    if run is ctx.loose and run.progress.step_lines == 0:
+        ctx.lend_pending(run)
+    ctx.last_counted_step = step
     run.progress.step_lines += 1
     run.last_step = ctx.reading(step)
     reported = step_lines.reported_mfu(line)
@@ -300,6 +311,14 @@ def _step_reached(line: str, ctx: ScanContext, step: int, total: int | None, per
     if run.progress.stop is not None and step > run.progress.stop[3]:
         run.progress.stop = None  # the run went on after what looked like a crash
     _ended(line, ctx)  # an error glued to the last step line
+
+
+def _counter_fell_back(run: RunObservation, step: int, ctx: ScanContext) -> bool:
+    """Several runs pasted back to back with no banner between them: a loop's step counter that falls below half of
+    the step its lines had reached starts another run (a resume from a checkpoint goes on from near where it stopped;
+    ranks print the same step). Only progress lines with no banner are split: a banner starts its own run."""
+    last = ctx.last_counted_step
+    return run is ctx.loose and last is not None and 2 * step < last and run.progress.step_lines >= 2
 
 
 def printed_number(text: str) -> tuple[float, float]:
@@ -543,6 +562,48 @@ def _dict(line: str, ctx: ScanContext) -> bool:
     return True
 
 
+# A console wraps a long metric dict where the terminal's width ends, inside a key, a value or after a comma
+# (`..., 'elapsed_tim` / `e': '3h 14m 25s', 'remaining_time': '4d 20h 25m 7s'}`): the line that closes it is its rest.
+MAX_OPEN_DICT = 4096
+
+
+def _holds_open_dict(line: str, ctx: ScanContext) -> bool:
+    """The line ends inside a metric dict (no `}` after its last `{'`): it is held for the line that closes it."""
+    start = line.rfind("{'")
+    tail = line[start + 2:start + 3]
+    if "}" in line[start:] or len(line) - start > MAX_OPEN_DICT or (tail and not (tail.isalnum() or tail == "_")):
+        return False  # closed, too long to be a dict, or `{'` that opens no key
+    ctx.open_dict = line[start:]
+    return True
+
+
+def _rest_of_dict(line: str, ctx: ScanContext) -> bool:
+    """A held dict and this line: read joined when this line closes it (its `}` before any `{`), else read as it was
+    cut (a paste that ends inside a dict) and this line on its own (False)."""
+    head, ctx.open_dict = ctx.open_dict, None
+    close = line.find("}")
+    if close < 0 and "{" not in line and "':" in line and len(head) + len(line) <= MAX_OPEN_DICT:
+        ctx.open_dict = head + line  # wrapped more than once: its middle
+        return True
+    if close >= 0 and "{" not in line[:close]:
+        _dict_text(head + line, ctx)
+        return True
+    _dict_text(head, ctx)
+    return False
+
+
+def flush(ctx: ScanContext) -> None:
+    """End of input: a dict still held was cut where the input ends; read what it holds."""
+    if ctx.open_dict is not None:
+        head, ctx.open_dict = ctx.open_dict, None
+        _dict_text(head, ctx)
+
+
+def _dict_text(text: str, ctx: ScanContext) -> None:
+    _json_step(text, ctx)
+    _dict(text, ctx)
+
+
 def _epoch_point(ctx: ScanContext, step: int, epoch: float) -> None:
     p = _target(ctx).progress
     point = (step, epoch, ctx.line_no)
@@ -601,6 +662,10 @@ _CAUSES = ("nccl_timeout", "oom")
 _DEATH = lazy(r"Received (\d+) death signal")
 _SIGNALS = {1: "sighup", 2: "sigint", 15: "sigterm"}
 _FORWARDED = lazy(r"closing signal (SIGINT|SIGHUP)")
+# A worker that exited with a code of its own failed (`failed (exitcode: 1) local_rank: 5`); a negative code is the
+# signal that stopped it. After such a line, a SIGTERM read earlier (the agent's, or a sentence quoting it) was the
+# consequence of the failure, not the end of the run.
+_OWN_FAILURE = lazy(r"exitcode\s*:?\s*[1-9]")
 
 
 def _ended(line: str, ctx: ScanContext) -> bool:
@@ -657,7 +722,8 @@ def _ended(line: str, ctx: ScanContext) -> bool:
     resumed = p.stop is not None and run.last_step is not None and run.last_step.line > p.stop[1]
     if p.stop is None or resumed or (p.stop[0] == "crashed" and p.stop[4] == "traceback" and reason != "traceback") \
             or (status == "interrupted" and p.stop[4] in ("traceback", "launcher_exit")) \
-            or (p.stop[4] == "sigterm" and reason in _CAUSES):  # resumed: progress after the earlier stop
+            or (p.stop[4] == "sigterm" and reason in _CAUSES) \
+            or (p.stop[4] == "sigterm" and reason == "child_failed" and _OWN_FAILURE.search(line)):  # resumed: progress after the earlier stop
         p.stop = (status, ctx.line_no, _quote_from(ctx.line, at), step, reason)
     return True
 

@@ -31,8 +31,10 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # loops' own step lines and the launchers' ends (step_lines.py, progress.py)
             "step", "Step", "iter ", "Iter ", "iters", "iter:", "\"iter", "num_updates\"", "End of training", "World size (gpu", "Killing subprocess", "return code", "SIGINT", "gather_len_batches", "barrier", "using world size",
             # the words around a log (stated.py, model_card.py) and launch commands
-            *stated.NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
-            "num_devices", "NNODES", "num_gpus", "num-gpus")
+            *stated.NEEDLES, *stated.SAID_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
+            "num_devices", "NNODES", "num_gpus", "num-gpus",
+            # a metric dict's first piece, when a terminal wrapped it before any key the needles above name (progress.py)
+            "{'")
 PASTED = "<pasted text>"
 """The name of input given with --text (rendered as "pasted text")."""
 
@@ -180,6 +182,7 @@ def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     for number, physical in enumerate(lines, 1):
         _read_line(physical, number, ctx)
     out.lines_read += ctx.line_no
+    progress.flush(ctx)  # a metric dict cut where the input ends
     ctx.finish()
 
 
@@ -196,6 +199,10 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
         if also is not None:
             also(line)
         if not _useful(line):
+            if ctx.command or line.endswith("\\"):  # a continued command's lines carry no needle of their own
+                launch.scan(line, ctx)
+            if ctx.open_dict is not None:  # the rest of a wrapped metric dict carries none either
+                progress.observe(line, ctx)
             continue
         for parse in PARSERS:
             if parse(line, ctx):
@@ -265,6 +272,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
                 number = _chunk(previous, number - unfinished, ctx, full=True)
             break
     out.lines_read += ctx.line_no
+    progress.flush(ctx)  # a metric dict cut where the input ends
     ctx.finish()
 
 

@@ -146,6 +146,13 @@ class RLObserved:
             return 0  # the program's own crash line with no step line before it: before the first step
         return step
 
+    def said_step(self) -> int | None:
+        """The step the words put a failure at (`successfully run 54 steps then oom`), where no line shows a step or an end."""
+        said = self.stated.get("stated_failure")
+        if said is None or self.crash is not None or self.step_reached() is not None:
+            return None
+        return said.note_params.get("step")
+
     def found_anything(self) -> bool:
         return any(v is not None for v in (self.total_training_steps, self.last_step, self.openrlhf_step, self.unsloth_batch,
                                            self.loader_length, self.driver, self.slime_rollout)) or self.rl_crash or self.timing.found()
@@ -212,6 +219,8 @@ class RLObserved:
             key = "rllog.crashed_before_start" if not step else "rllog.crashed_after"
             return [message(key, lang, step=f"{step or 0:,}", line=line, text=text[:100])]
         reading = self.stated["stated_failure" if status == "crashed" else "stated_interruption"]
+        if status == "crashed" and self.said_step() is not None:
+            return [message("rllog.stated_crashed_said_step", lang, line=reading.line, text=reading.text[:100], step=f"{self.said_step():,}")]
         return [message("rllog.stated_" + status + ("" if step is not None else "_no_step"), lang, line=reading.line,
                         text=reading.text[:100], step=f"{step:,}" if step is not None else "")]
 
@@ -259,7 +268,7 @@ class RLObserved:
         keys = ("total_training_steps", "loader_length", "dataset_len", "filtered_len", "last_step", "last_epoch",
                 "openrlhf_step", "episode", "unsloth_batch", "bar")
         return {"framework": self.framework(), "observed": {k: getattr(self, k) for k in keys},
-                "status": self.status(), "step_reached": self.step_reached(), "total_steps": self.total_steps(),
+                "status": self.status(), "step_reached": self.step_reached(), "said_step": self.said_step(), "total_steps": self.total_steps(),
                 "crash": None if self.crash is None else {"line": self.crash[0], "text": self.crash[1]},
                 "timing": self.timing.to_dict() if self.timing.found() else None,
                 "remaining_seconds": self.remaining_seconds(), "explanation": self.explanation(lang)}

@@ -101,6 +101,9 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _TITLE_ERROR.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+    if "stated_failure" not in ctx.out.stated and _SAID_MENTIONS(line) is not None:
+        _said_failure(line, ctx)
+    _said_step_of(line, ctx)
     if _MENTIONS(line) is None or _metrics(line):
         return False
     if "SBATCH" in line:
@@ -117,6 +120,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         match = _FAILURE.search(line)
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
+            _said_step_of(line, ctx)
     if "stated_interruption" not in stated and "***" not in line and "slurmstepd" not in line and "--" not in line \
             and _may_hold(low, _INTERRUPTION_WORDS):
         match = _INTERRUPTION.search(line)  # `--time-limit` / `#SBATCH --time`: a setting, not what happened
@@ -251,3 +255,106 @@ def _slurm(line: str, ctx: ScanContext) -> None:
     match = _SBATCH_GPUS.search(line)
     if match and "stated_gpus" not in ctx.out.stated:
         ctx.out.state("stated_gpus", ctx.reading(int(match.group(1)) * (ctx.slurm_nodes or 1)), ctx.file)
+
+
+# A failure the poster's words state while the pasted text shows none (`训练到一部分会报错断掉`, `训练到一段出现Killed`,
+# `# GRPO Train Error`, `but it suddenly terminate`): read from a title or a sentence, never from a line the program
+# printed, and only where the words state it. A negation right before the word (`with no error being found`,
+# `无任何报错信息`), a hedge or a supposition in its clause (`if it crashes`, `to avoid errors`, `fixed the error`) and a
+# yes-or-no question (`does it crash?`, `会报错吗`) state none; a why-question presupposes it (`why does it crash?`).
+# `fails to converge` is about the loss, not an end. OOM words are read above (_FAILURE), as before.
+SAID_NEEDLES = ("报错", "報錯", "出错", "出錯", "崩溃", "崩潰", "被杀", "被殺", "kill", "Kill", "KILL", "fail", "Fail", "FAIL",
+                "rror", "RROR", "rash", "RASH", "terminat", "Terminat", "died", "Died")
+_SAID_MENTIONS = re.compile("|".join(map(re.escape, SAID_NEEDLES))).search
+_SAID = lazy(r"报错|報錯|出错|出錯|崩溃|崩潰|被\s*(?:kill(?:ed)?|杀|殺)|(?<![A-Za-z])killed\b|\bkill(?:s|ed)?\s+itself\b|\bgets?\s+killed\b"
+             r"|\bcrash(?:ed|es|ing)?\b|\berror(?:s|ed)?\b|\bfail(?:s|ed|ing|ure)?\b(?!\s+to\b)|\bdied\b"
+             r"|\bterminat\w*\s+(?:unexpectedly|suddenly|abruptly)|\b(?:unexpectedly|suddenly|abruptly)\s+(?:\w+\s+)?terminat\w*",
+             re.IGNORECASE)
+# the clause a word stands in ends at these (its terminator tells a question)
+_CLAUSE_END = "，,;；。!！?？\n"
+_SAID_NEGATED = lazy(r"(?:\b(?:no|not|never|without|nothing)\b|n't)[^,，;；。.!?？！]{0,12}$|(?:无|無|没有|沒有|没|沒|不会|不會|不再|未)[^,，;；。!?？！]{0,4}$",
+                     re.IGNORECASE)
+_SAID_HEDGED = lazy(r"\b(?:if|whether|might|may|maybe|could|would|avoid\w*|prevent\w*|in case|lest|fix\w*|solv\w*|resolv\w*|handl\w*|"
+                    r"ignor\w*|catch\w*|expect\w*)\b|如果|若是|是否|防止|避免|可能|会不会|會不會|以免|解决|解決|修复|修復", re.IGNORECASE)
+_WH_QUESTION = lazy(r"\b(?:why|what|how|where|when)\b|为什么|為什麼|为何|為何|怎么|怎麼|什么原因|原因|如何|咋", re.IGNORECASE)
+# a line the program printed, not a sentence: a log prefix, a level, a timestamp, an exception's name, a bar, a setting
+_PROGRAM_LINE = lazy(r"^\s*[\[({/|]|^\s*(?:File |Traceback|\w+:\s)|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\w(?:Error|Exception)\b"
+                     r"|\d{2}:\d{2}:\d{2}|%\||\]:|=\S|\s\|\s")
+_CJK = lazy(r"[\u4e00-\u9fff]")
+
+
+def _said_failure(line: str, ctx: ScanContext) -> None:
+    title = line.startswith("# ")
+    text = line[2:] if title else line.lstrip(" >*-")
+    if not title and _PROGRAM_LINE.search(text):
+        return
+    if _may_hold(text.lower(), _INTERRUPTION_WORDS) and _INTERRUPTION.search(text):
+        return  # killed by a time limit, a preemption, a cancel: a stop from outside (stated_interruption), not a failure
+    cjk = _CJK.search(text) is not None
+    for match in _SAID.finditer(text):
+        word = match.group(0)
+        if not (title or cjk or word.islower() or not word.isascii()):
+            continue  # `Error`, `Killed`, `CRASH` at the start of an English line: the program's own words
+        if said_plainly(text, match.start(), match.end()):
+            reading = ctx.reading(word)
+            raw = ctx.raw_line if ctx.raw_line is not None else line
+            raw = raw[2:] if title else raw.lstrip(" >*-")  # full-width `，` kept in the quote, as written
+            reading.text = said_where(raw if len(raw) == len(text) else text, match.start(), match.end())
+            ctx.out.state("stated_failure", reading, ctx.file)
+            return
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """(begin, stop) of the clause holding text[start:end]; stop is its terminator's index (or the text's end)."""
+    begin = max(text.rfind(mark, 0, start) for mark in _CLAUSE_END) + 1
+    stop = min((at for at in (text.find(mark, end) for mark in _CLAUSE_END) if at >= 0), default=len(text))
+    return begin, stop
+
+
+def said_where(text: str, start: int, end: int) -> str:
+    """The words that state the end, as the post wrote them: the clause holding the word, with the clause before it
+    when it is short (`在训练中途，会报错，`), so the quote says where the post puts the failure."""
+    begin, stop = _clause(text, start, end)
+    if stop - begin < 24 and begin > 0:
+        begin = _clause(text, begin - 1, begin - 1)[0]
+    return text[begin:stop + 1].strip().rstrip(",，;；")[:200]
+
+
+def said_plainly(text: str, start: int, end: int) -> bool:
+    """The word at text[start:end] is stated in its clause: not negated right before it, not hedged or supposed, not
+    asked in a yes-or-no question."""
+    begin, stop = _clause(text, start, end)
+    before = text[begin:start]
+    if _SAID_NEGATED.search(before) or _SAID_HEDGED.search(before):
+        return False
+    clause = text[begin:stop + 1]
+    asked = clause.rstrip().endswith(("?", "？")) or clause.rstrip(" ?？").endswith(("吗", "嗎"))
+    return not asked or _WH_QUESTION.search(clause) is not None
+
+
+# The step the words put the failure at (`successfully run 54 steps then oom`, `it crashes at step 1200`,
+# `训练到第35步报错`, `大约在1020步会遇到报错`): only a number placed by a word of time or place, so a planned length
+# (`I train 1000 steps and it crashed`) is none. Used only where the log shows no step of its own.
+_SAID_STEP = lazy(r"\b(?:at|after|around|about|by|on)\s+(?:(?:more than|about|around|roughly|~)\s*)?(?:step|iteration|iter)s?\s*#?\s*(\d[\d,]*)"
+                  r"|\b(?:at|after|around|about)\s+(?:(?:more than|about|around|roughly|~)\s*)?(\d[\d,]*)\s+(?:steps?|iterations?|iters?)\b"
+                  r"|\b(\d[\d,]*)\s+(?:steps?|iterations?)\s+(?:then|and then|later|before)\b"
+                  r"|第\s*(\d+)\s*(?:步|个?\s*steps?)|(?:到|在)\s*(?:了|大约|大概|约)?\s*(\d+)\s*(?:步|个?\s*steps?)"
+                  r"|(\d+)\s*(?:步|个?\s*steps?)\s*(?:左右|后|之后|时|的时候)", re.IGNORECASE)
+
+
+def said_step(text: str) -> int | None:
+    """The step a sentence says the run failed at, or None."""
+    if _DIGIT(text) is None:
+        return None
+    match = _SAID_STEP.search(text)
+    return int(next(g for g in match.groups() if g).replace(",", "")) if match else None
+
+
+def _said_step_of(line: str, ctx: ScanContext) -> None:
+    """The step the words state, kept with the failure they state on the same line."""
+    said = ctx.out.stated.get("stated_failure")
+    if said is not None and said.line == ctx.line_no and said.file == ctx.file and "step" not in said.note_params:
+        step = said_step(line)
+        if step is not None:
+            said.note_params["step"] = step
+

@@ -14,6 +14,7 @@
     Epoch [1][800/5005]    lr: 1.000e-01, eta: 5 days, 12:03:23, time: 0.173, ...                           (mmcv)
     Epoch: [0/100]  [2300/2502]  eta: 0:02:06  loss: 5.514215 (7.492564)  lr: 0.000092 ...                  (DINO, DeiT)
     Epoch:[0/19](1900/24681) loss:2.744 lr:0.00020000 epoch_Time:87.0min:                                   (minimind)
+    Epoch[0] Batch [3080-3100]  Speed: 113.57 samples/sec  acc=0.593750                                 (MXNet Speedometer)
 
 One rule reads them all: a step marker (`step`, `global step`, `[Step N]`, `Iter N:`; LitGPT's `iter I step S`
 counts optimizer steps S) followed by a number, on a line that also carries a training metric (a loss, a rate, a
@@ -94,6 +95,14 @@ def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     # What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
     epoch_batch_metric = re.compile(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
     return iter_count, epoch_batch, epoch_batch_metric
+
+
+@functools.cache
+def _speedometer() -> re.Pattern:
+    """MXNet's Speedometer callback (mxnet/callback.py): `Epoch[0] Batch [3080-3100]\tSpeed: 113.57 samples/sec` (the
+    batches done in the epoch, the last number of a range), older releases and Gluon scripts `Epoch[0] Batch [49]`;
+    epochs count from 0. Compiled on first use."""
+    return re.compile(r"\bEpoch\[(\d{1,9})\]\s*Batch\s*\[(?:\d{1,12}-)?(\d{1,12})\]")
 
 
 def _may_validate(line: str) -> bool:
@@ -197,6 +206,8 @@ def _json_seconds(line: str, seconds: re.Pattern, per_second: re.Pattern) -> flo
 def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
     _, epoch_batch, epoch_batch_metric = _patterns()
     match = epoch_batch.search(line)
+    if match is None and "Batch" in line:
+        return _speedometer_batch(line, epoch_batch_metric)
     if match is None or _VALIDATION.search(line):
         return None
     if _METRIC.search(line) is None and epoch_batch_metric.search(line) is None:
@@ -207,6 +218,15 @@ def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
     if mmcv or not colon:  # mmcv / mmengine: `runner.epoch + 1`
         return ((epoch - 1) * per_epoch + batch if epoch >= 1 else None), None, "step"
     return (batch if epoch == 0 else None), None, "step"
+
+
+def _speedometer_batch(line: str, epoch_batch_metric: re.Pattern) -> tuple[int | None, None, str] | None:
+    """A Speedometer line: the batches done are the step in the first epoch; a later epoch's line is progress only
+    (the batches of the epochs before it are not printed)."""
+    match = _speedometer().search(line)
+    if match is None or _VALIDATION.search(line) or epoch_batch_metric.search(line) is None:
+        return None
+    return (int(match.group(2)) if int(match.group(1)) == 0 else None), None, "step"
 
 
 def ends_the_loop(line: str) -> bool:
