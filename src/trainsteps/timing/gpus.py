@@ -64,8 +64,9 @@ GPUS: dict[str, Gpu] = {gpu.name: gpu for gpu in (
         48, "NVIDIA L40S datasheet (2023): 362.05 TFLOPS BF16/FP16 dense (733 sparse)"),
     Gpu("rtx4090", "NVIDIA GeForce RTX 4090 24GB", {"fp8": 330.3, "bf16": 165.2, "fp16": 165.2, "tf32": 82.6, "fp32": 82.6},
         24, "NVIDIA Ada Lovelace GPU architecture whitepaper v1.1 (2023), appendix: FP16/BF16 tensor with FP32 accumulate 165.2 dense"),
-    Gpu("rtx3090", "NVIDIA GeForce RTX 3090 24GB", {"bf16": 35.6, "fp16": 35.6, "tf32": 17.8, "fp32": 35.6},
-        24, "NVIDIA Ampere GA102 GPU architecture whitepaper v2.0 (2021), table 9: FP16/BF16 tensor with FP32 accumulate 35.6 dense"),
+    Gpu("rtx3090", "NVIDIA GeForce RTX 3090 24GB", {"bf16": 71.0, "fp16": 71.0, "tf32": 35.6, "fp32": 35.6},
+        24, "NVIDIA Ampere GA102 GPU architecture whitepaper v2.0 (2021), table 9: FP16/BF16 tensor with FP32 accumulate 71 dense "
+        "(142 sparse); 35.6 is its TF32 tensor and FP32 rate"),
     Gpu("l4", "NVIDIA L4 24GB", {"fp8": 242.5, "bf16": 121.0, "fp16": 121.0, "tf32": 60.0, "fp32": 30.3},
         24, "NVIDIA L4 Tensor Core GPU datasheet (2023): 242 TFLOPS BF16/FP16 and 485 FP8 with sparsity; dense = half"),
     Gpu("a10", "NVIDIA A10 24GB", {"bf16": 125.0, "fp16": 125.0, "tf32": 62.5, "fp32": 31.2},
