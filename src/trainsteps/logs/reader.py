@@ -211,8 +211,8 @@ first FULL_BYTES: the first chunk, or more when reads are short, as from a pipe)
 whose shape (the line without its digits) is new in the chunk is read, and of the repeating lines (bar redraws, loss
 dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
-SAMPLE_EVERY = 256
-TAIL_LINES = 8
+SAMPLE_EVERY = 512
+TAIL_LINES = 2
 FEW_SHAPES = 32
 """Up to this many distinct shapes in a chunk, each one's first line is found with list.index (C speed, stops early)."""
 MAX_FORMS = 1024
@@ -227,9 +227,9 @@ own, is read sparsely (`_sparse`): prose, random bytes, hashes. Shapes say nothi
 SPARSE_MIN_LINES = 64
 SPARSE_LINES = 16
 """Lines read in a sparse chunk besides its marked ones and its tail: one at each SPARSE_LINES-th of its bytes."""
-SPARSE_MARKERS = (b"Traceback", b"rror:", b"Killed", b"SIGTERM", b"CANCELL", b"Running", b"ransformers")
-"""What a sparse chunk is searched for (each marker costs a scan of the chunk): the lines that say a run started, which
-release it ran, or how it ended; at most MAX_NEW_SHAPES of them are read."""
+SPARSE_MARKERS = (b"Traceback", b"rror:", b"Killed", b"SIGTERM", b"Running")
+"""What a sparse chunk is searched for (each marker costs a scan of the chunk): the lines that say a run started or
+how it ended (a scheduler's CANCELLED line says `error:`); at most MAX_NEW_SHAPES of them are read."""
 MUST_READ = (b"Traceback", b"rror", b"Killed", b"NCCL", b"Watchdog", b"nterrupt", b"SIGTERM", b"CANCELL", b"Running",
              b"Num ", b"Total ", b"eval_", b"train_runtime", b"ransformers", b"metrics", b"stopped")
 
@@ -306,8 +306,9 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
     else:
         first_form = dict(zip(reversed(forms), range(count - 1, -1, -1), strict=True))
     first: dict[bytes, int] = {}  # shape -> its first line
-    for form, index in first_form.items():
-        shape = form.replace(b"0", b"")
+    # the shapes of all distinct forms in one C call (a form holds no newline): a replace per form costs more on long lines
+    shapes = b"\n".join(first_form).translate(None, b"0").split(b"\n")
+    for shape, index in zip(shapes, first_form.values(), strict=True):
         if index < first.get(shape, count):
             first[shape] = index
     if len(first) > FEW_SHAPES:
