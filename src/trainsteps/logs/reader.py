@@ -227,9 +227,9 @@ own, is read sparsely (`_sparse`): prose, random bytes, hashes. Shapes say nothi
 SPARSE_MIN_LINES = 64
 SPARSE_LINES = 16
 """Lines read in a sparse chunk besides its marked ones and its tail: one at each SPARSE_LINES-th of its bytes."""
-SPARSE_MARKERS = (b"Traceback", b"rror:", b"Killed", b"SIGTERM", b"Running")
-"""What a sparse chunk is searched for (each marker costs a scan of the chunk): the lines that say a run started or
-how it ended (a scheduler's CANCELLED line says `error:`); at most MAX_NEW_SHAPES of them are read."""
+SPARSE_MARKERS = (b"Traceback", b"rror:", b"Killed")
+"""What a sparse chunk is searched for: the lines that say a run crashed (a scheduler's CANCELLED line says `error:`);
+at most MAX_NEW_SHAPES of them are read. Each marker costs a scan of the chunk (about as much as reading its lines)."""
 MUST_READ = (b"Traceback", b"rror", b"Killed", b"NCCL", b"Watchdog", b"nterrupt", b"SIGTERM", b"CANCELL", b"Running",
              b"Num ", b"Total ", b"eval_", b"train_runtime", b"ransformers", b"metrics", b"stopped")
 
@@ -288,8 +288,10 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
         for raw in lines:
             number = _one(raw.decode("utf-8", "replace"), number, ctx)
         return number
-    if _looks_sparse(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE]):
-        return _sparse(head + body[:stop] if head or stop < len(body) else body, number, ctx)
+    probe = _probe(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
+    if probe != "forms":  # sparse, or lines of many forms (long metrics lines): the split lines cost less than forms
+        data = head + body[:stop] if head or stop < len(body) else body
+        return _sparse(data, number, ctx) if probe == "sparse" else _by_shape(data, number, ctx)
     # Each line with its digits turned into 0s (its form): as long as the line, so the forms give every line's offset
     # and carriage returns without splitting the raw bytes, and the form without its 0s is the line's shape.
     forms = body.translate(_ZEROS).split(b"\n")
@@ -343,6 +345,16 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
         if packed is not None:
             number += sum(map(packed.__getitem__, forms[done:])) & 0xFFFFFFFF
     return number
+
+
+def _probe(probe: bytes) -> str:
+    """How a sampled chunk is read, from the whole lines of its first SPARSE_PROBE bytes: "sparse" when three in four
+    have a shape of their own (see SPARSE_PROBE), "lines" when more than FEW_SHAPES forms (digits as 0s) show there
+    already (verl's metrics lines: every number's width changes the form), else "forms"."""
+    whole = probe[:probe.rfind(b"\n") + 1]
+    if _looks_sparse(whole):
+        return "sparse"
+    return "lines" if len(set(whole.translate(_ZEROS).split(b"\n"))) > FEW_SHAPES else "forms"
 
 
 def _looks_sparse(probe: bytes) -> bool:
