@@ -206,10 +206,10 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
 # ---------------------------------------------------------------- large inputs
 
 FULL_BYTES = 1 << 20
-"""The first 1 MB, and the last chunk, are read line by line (a chunk is read whole while its lines start within the
-first FULL_BYTES: the first chunk, or more when reads are short, as from a pipe). In between, a 1 MB chunk is read by shape: every line
-whose shape (the line without its digits) is new in the chunk is read, and of the repeating lines (bar redraws, loss
-dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
+"""The first 1 MB, and the last chunk, are read line by line (a chunk is read whole when it starts within the first
+half of FULL_BYTES: the first 1 MB chunk; the next one too only when reads come short). In between, a 1 MB chunk is
+read by shape: every line whose shape (the line without its digits) is new in the chunk is read, and of the repeating
+lines (bar redraws, loss dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
 SAMPLE_EVERY = 512
 TAIL_LINES = 2
@@ -265,7 +265,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
             block, pending = (b"", pending, len(pending)), b""
             cut_inside = False
         if previous is not None:
-            number = _chunk(previous, number - unfinished, ctx, full=seen + len(previous[0]) < FULL_BYTES - MAX_LINE * 4)
+            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES // 2)
             seen += len(previous[0]) + previous[2]
             unfinished = previous_unfinished
         previous, previous_unfinished = block, cut_inside
