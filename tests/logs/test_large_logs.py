@@ -1,6 +1,8 @@
 """Large inputs: the middle of a log over 1 MB is read by line shape (tests/logs/.. reader.FULL_BYTES); what must
 never be lost is not: line numbers, the banner, a crash, an evaluation, the last step."""
 
+import random
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -107,3 +109,44 @@ def test_a_very_long_line_counts_as_one_line_wherever_it_is():
         lines = text.count("\n") + text.count("\r") - text.count("\r\n") + (not text.endswith("\n"))
         assert obs.lines_read == lines
     assert read_bytes(long_line.encode()).lines_read == 1  # no line end at all: one line
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(LINE_PARTS, max_size=12).map("".join), min_size=1, max_size=900), st.booleans())
+def test_a_sparse_chunk_reads_each_line_it_reads_under_its_true_number_and_counts_every_line(lines, ends_with_newline):
+    """A chunk of nearly all-different lines is read sparsely (`_sparse`: no split, lines counted in place); the lines it
+    reads must carry the numbers reading the chunk whole gives them, and it must count as many lines."""
+    data = "\n".join(lines).encode("utf-8", "surrogateescape") + (b"\n" if ends_with_newline else b"")
+    seen: list[list[tuple[int, str]]] = [[], []]
+    target = seen[0]
+    original = reader._read_line
+    reader._read_line = lambda physical, number, ctx: target.append((number, physical))
+    try:
+        sparse = reader._sparse(data, 10, None)
+        target = seen[1]
+        whole = reader._chunk((b"", data, len(data)), 10, None, full=True)
+    finally:
+        reader._read_line = original
+    assert sparse == whole
+    numbered = {}
+    for number, text in seen[1]:
+        numbered.setdefault(number, []).append(text)
+    for number, text in seen[0]:
+        assert text in numbered.get(number, [])
+
+
+def test_a_large_forum_post_is_read_sparsely_and_its_crash_in_the_middle_is_found():
+    words = ("the", "run", "on", "my", "GPU", "keeps", "growing", "memory", "after", "each", "epoch", "and", "it", "crashes")
+    rng = random.Random(30)
+    prose = "".join(" ".join(rng.choice(words) for _ in range(rng.randint(15, 30))) + ".\n" for _ in range(30000))
+    crash = "Traceback (most recent call last):\nRuntimeError: CUDA error: an illegal memory access was encountered\n"
+    middle = len(prose) // 2
+    middle = prose.index("\n", middle) + 1
+    text = prose[:middle] + crash + prose[middle:]
+    assert len(text) > 3 << 20
+    chunk = text.encode()[2 << 20:(2 << 20) + reader.SPARSE_PROBE]
+    assert reader._looks_sparse(chunk)
+    obs = read_bytes(text.encode())
+    assert obs.lines_read == text.count("\n")
+    (inf,) = explain_log(obs)
+    assert inf.stopped == "crashed"

@@ -34,7 +34,9 @@ def scan(line: str, ctx: ScanContext) -> bool:
             return True
     if "_num_" not in line and "data_loader_len" not in line and "total_supervised" not in line and "Maximum number" not in line:
         return False
-    match = _LINE.search(line) or _MAXIMUM.search(line)
+    # searched from the first of its keys: a long metrics line (verl's) is not scanned by the pattern from its start
+    starts = [at for at in map(line.find, _KEYS) if at >= 0]
+    match = (_LINE.search(line, min(starts)) if starts else None) or _MAXIMUM.search(line)
     if not match:
         return False
     parsed = parse_int(line[match.end():])

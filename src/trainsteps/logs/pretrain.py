@@ -150,38 +150,42 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
     else:
         return
     line = raw.rstrip("\n")
-    _match_samples(line, seen)
-    for key in ("epochs", "cpp_epochs"):
-        m = _PATTERNS[key].search(line)
-        if m:
-            seen.epochs_built = int(m.group(1))
-    if m := _PATTERNS["seq_length"].search(line):
+    # Each pattern is searched only where its own words are: a Megatron iteration line holds the needles of a few
+    # patterns, and a search of a long line costs far more than a substring test.
+    if "total number of samples" in line:
+        _match_samples(line, seen)
+    if "number of epochs" in line:
+        for key in ("epochs", "cpp_epochs"):
+            m = _PATTERNS[key].search(line)
+            if m:
+                seen.epochs_built = int(m.group(1))
+    if "sequence length" in line and (m := _PATTERNS["seq_length"].search(line)):
         seen.seq_length = int(m.group(1))
-    if m := _PATTERNS["index_map"].search(line):
+    if "_indexmap_" in line and (m := _PATTERNS["index_map"].search(line)):
         seen.requested_samples = None if m.group(1) == "None" else int(m.group(1))
         seen.seq_length = seen.seq_length or int(m.group(2))
-    if m := _PATTERNS["iteration"].search(line):
+    if "iteration" in line and (m := _PATTERNS["iteration"].search(line)):
         seen.iteration, seen.train_iters = int(m.group(1)), int(m.group(2))
-    if m := _PATTERNS["consumed"].search(line):
+    if "consumed samples" in line and (m := _PATTERNS["consumed"].search(line)):
         seen.consumed_samples = int(m.group(1))
-    if m := _PATTERNS["global_batch"].search(line):
+    if "global batch size:" in line and (m := _PATTERNS["global_batch"].search(line)):
         seen.global_batch_size = int(m.group(1))
-    if m := _PATTERNS["ds_value"].search(line):
+    if ("_size" in line or "_steps" in line) and (m := _PATTERNS["ds_value"].search(line)):
         seen.deepspeed[m.group(1)] = int(m.group(2))
-    if m := _PATTERNS["neox_arg"].search(line):
+    if ".." in line and (m := _PATTERNS["neox_arg"].search(line)):
         if m.group(1) == "train_batch_size":
             seen.global_batch_size = seen.global_batch_size or int(m.group(2))
         elif m.group(1) == "seq_length":
             seen.seq_length = seen.seq_length or int(m.group(2))
-    if m := _PATTERNS["lightning_bar"].search(line):
+    if "Epoch " in line and (m := _PATTERNS["lightning_bar"].search(line)):
         seen.lightning_batches = int(m.group(3))
-    if m := _PATTERNS["target"].search(line):
+    if ":" in line and ("train" in line or "validation" in line or "test" in line) and (m := _PATTERNS["target"].search(line)):
         seen.target_sizes[m.group(1)] = int(m.group(2))
-    if m := _PATTERNS["tokens_epoch"].search(line):
+    if "number of tokens per epoch" in line and (m := _PATTERNS["tokens_epoch"].search(line)):
         seen.tokens_per_epoch_line = _int(m.group(1))
-    if m := _PATTERNS["per_epoch_line"].search(line):
+    if "number of samples per epoch" in line and (m := _PATTERNS["per_epoch_line"].search(line)):
         seen.samples_per_epoch_line = int(m.group(1))
-    if m := _PATTERNS["split"].search(line):
+    if "document indices" in line and (m := _PATTERNS["split"].search(line)):
         seen.splits.append((int(m.group(1)), int(m.group(2))))
     if ("train_iters" in line or "eval_i" in line) and (m := _PATTERNS["mg_eval_arg"].search(line)):
         seen.eval_args[m.group(1)] = int(m.group(2))
@@ -191,18 +195,18 @@ def _feed(seen: PretrainObserved, raw: str) -> None:
 
 def _megatron_layout(line: str, seen: PretrainObserved) -> None:
     text = line.strip()[:200]
-    if m := _PATTERNS["mg_world"].search(line):
+    if "using world size" in line and (m := _PATTERNS["mg_world"].search(line)):
         seen.parallel["world"] = [int(m.group(1)), text]
         for key, value in _PATTERNS["mg_sizes"].findall(line):
             seen.parallel[_MG_KEYS[key]] = [int(value), text]
         return
-    if m := _PATTERNS["mg_init"].search(line):
+    if "model parallel with size" in line and (m := _PATTERNS["mg_init"].search(line)):
         seen.parallel[_MG_KEYS[m.group(1)]] = [int(m.group(2)), text]
-    elif m := _PATTERNS["mg_micro"].search(line):
+    elif "batches to constant" in line and (m := _PATTERNS["mg_micro"].search(line)):
         seen.micro_batches = int(m.group(1))
-    elif m := _PATTERNS["mg_global"].search(line):
+    elif "setting global batch size to" in line and (m := _PATTERNS["mg_global"].search(line)):
         seen.parallel["global_batch_size"] = [int(m.group(1)), text]
-    elif m := _PATTERNS["mg_arg"].search(line):
+    elif ".." in line and (m := _PATTERNS["mg_arg"].search(line)):
         name, value = m.group(1), int(m.group(2))
         if name == "micro_batch_size":
             seen.micro_batch_size = value

@@ -534,7 +534,7 @@ def _dict(line: str, ctx: ScanContext) -> bool:
     if step is None and ctx.last_bar_step is not None:
         step = ctx.last_bar_step
     epoch = _float(pairs.get("epoch"))
-    if "eval_loss" in pairs or "eval_runtime" in pairs or any(k.startswith("eval_") for k in pairs):
+    if "eval_loss" in pairs or "eval_runtime" in pairs or "eval_" in line and any(k.startswith("eval_") for k in pairs):
         p.evals += 1
         p.eval_runtime += _float(pairs.get("eval_runtime")) or 0.0
         if step is not None and len(p.eval_steps) < 64:

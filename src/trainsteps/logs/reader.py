@@ -213,13 +213,13 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
 # ---------------------------------------------------------------- large inputs
 
 FULL_BYTES = 1 << 20
-"""The first 1 MB, and the last chunk, are read line by line (a chunk is read whole while less than FULL_BYTES of
-lines came before it: in practice the first two chunks). In between, a 1 MB chunk is read by shape: every line
-whose shape (the line without its digits) is new in the chunk is read, and of the repeating lines (bar redraws, loss
-dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
+"""The first 1 MB, and the last chunk, are read line by line (a chunk is read whole when it starts within the first
+half of FULL_BYTES: the first 1 MB chunk; the next one too only when reads come short). In between, a 1 MB chunk is
+read by shape: every line whose shape (the line without its digits) is new in the chunk is read, and of the repeating
+lines (bar redraws, loss dicts) every SAMPLE_EVERY-th and the chunk's last ones. Line numbers stay exact. What is sampled: rate readings and
 bar draw counts; a second evaluation dict or crash line of the same shape in the same 1 MB is not read."""
-SAMPLE_EVERY = 256
-TAIL_LINES = 8
+SAMPLE_EVERY = 512
+TAIL_LINES = 2
 FEW_SHAPES = 32
 """Up to this many distinct shapes in a chunk, each one's first line is found with list.index (C speed, stops early)."""
 MAX_FORMS = 1024
@@ -228,6 +228,15 @@ _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 MAX_NEW_SHAPES = 64
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
+SPARSE_PROBE = 1 << 16
+"""A sampled chunk whose first SPARSE_PROBE bytes hold at least SPARSE_MIN_LINES lines, three in four of a shape of their
+own, is read sparsely (`_sparse`): prose, random bytes, hashes. Shapes say nothing there and cost more than reading."""
+SPARSE_MIN_LINES = 64
+SPARSE_LINES = 16
+"""Lines read in a sparse chunk besides its marked ones and its tail: one at each SPARSE_LINES-th of its bytes."""
+SPARSE_MARKERS = (b"Traceback", b"rror:", b"Killed")
+"""What a sparse chunk is searched for: the lines that say a run crashed (a scheduler's CANCELLED line says `error:`);
+at most MAX_NEW_SHAPES of them are read. Each marker costs a scan of the chunk (about as much as reading its lines)."""
 MUST_READ = (b"Traceback", b"rror", b"Killed", b"NCCL", b"Watchdog", b"nterrupt", b"SIGTERM", b"CANCELL", b"Running",
              b"Num ", b"Total ", b"eval_", b"train_runtime", b"ransformers", b"metrics", b"stopped")
 
@@ -263,7 +272,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
             block, pending = (b"", pending, len(pending)), b""
             cut_inside = False
         if previous is not None:
-            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES)
+            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES // 2)
             seen += len(previous[0]) + previous[2]
             unfinished = previous_unfinished
         previous, previous_unfinished = block, cut_inside
@@ -287,6 +296,10 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
         for raw in lines:
             number = _one(raw.decode("utf-8", "replace"), number, ctx)
         return number
+    probe = _probe(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
+    if probe != "forms":  # sparse, or lines of many forms (long metrics lines): the split lines cost less than forms
+        data = head + body[:stop] if head or stop < len(body) else body
+        return _sparse(data, number, ctx) if probe == "sparse" else _by_shape(data, number, ctx)
     # Each line with its digits turned into 0s (its form): as long as the line, so the forms give every line's offset
     # and carriage returns without splitting the raw bytes, and the form without its 0s is the line's shape.
     forms = body.translate(_ZEROS).split(b"\n")
@@ -303,8 +316,9 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
     else:
         first_form = dict(zip(reversed(forms), range(count - 1, -1, -1), strict=True))
     first: dict[bytes, int] = {}  # shape -> its first line
-    for form, index in first_form.items():
-        shape = form.replace(b"0", b"")
+    # the shapes of all distinct forms in one C call (a form holds no newline): a replace per form costs more on long lines
+    shapes = b"\n".join(first_form).translate(None, b"0").split(b"\n")
+    for shape, index in zip(shapes, first_form.values(), strict=True):
         if index < first.get(shape, count):
             first[shape] = index
     if len(first) > FEW_SHAPES:
@@ -341,6 +355,69 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
     return number
 
 
+def _probe(probe: bytes) -> str:
+    """How a sampled chunk is read, from the whole lines of its first SPARSE_PROBE bytes: "sparse" when three in four
+    have a shape of their own (see SPARSE_PROBE), "lines" when more than FEW_SHAPES forms (digits as 0s) show there
+    already (verl's metrics lines: every number's width changes the form), else "forms"."""
+    whole = probe[:probe.rfind(b"\n") + 1]
+    if _looks_sparse(whole):
+        return "sparse"
+    return "lines" if len(set(whole.translate(_ZEROS).split(b"\n"))) > FEW_SHAPES else "forms"
+
+
+def _looks_sparse(probe: bytes) -> bool:
+    """Three in four of the probe's whole lines have a shape of their own (see SPARSE_PROBE)."""
+    shapes = probe[:probe.rfind(b"\n") + 1].translate(None, b"0123456789").split(b"\n")
+    return len(shapes) > SPARSE_MIN_LINES and len(set(shapes)) * 4 > len(shapes) * 3
+
+
+def _lines_between(data: bytes, start: int, end: int, has_cr: bool) -> int:
+    """How many lines `_one` counts in data[start:end] (start is a line's start, end a line's start or the end of the
+    data): one per line end, plus one per carriage return that is not the first half of a CRLF."""
+    count = data.count(b"\n", start, end)
+    cr = data.count(b"\r", start, end) if has_cr else 0
+    if cr:
+        count += cr - data.count(b"\r\n", start, end)
+    if end > start and data[end - 1] != 10:  # an unfinished last line counts once (its CR end, if any, is its end)
+        count += 1 - (data[end - 1] == 13)
+    return count
+
+
+def _sparse(data: bytes, number: int, ctx: ScanContext) -> int:
+    """A sampled chunk of lines that are nearly all different (see SPARSE_PROBE): its lines are never split or
+    translated. Read are the lines holding a SPARSE_MARKERS marker, one at each SPARSE_LINES-th of its bytes and the
+    last TAIL_LINES; the others are counted in place."""
+    starts = {0}
+    for marker in SPARSE_MARKERS:
+        at = data.find(marker)
+        while at >= 0 and len(starts) < MAX_NEW_SHAPES:
+            starts.add(data.rfind(b"\n", 0, at) + 1)
+            end = data.find(b"\n", at)
+            at = data.find(marker, end) if end >= 0 else -1
+    for offset in range(0, len(data), len(data) // SPARSE_LINES + 1):
+        starts.add(data.rfind(b"\n", 0, offset) + 1)
+    end = len(data) - (data[-1:] == b"\n")
+    for _ in range(TAIL_LINES):
+        if end <= 0:
+            break
+        start = data.rfind(b"\n", 0, end) + 1
+        starts.add(start)
+        end = start - 1
+    has_cr = b"\r" in data  # one scan, so that the gaps between read lines are counted in one more
+    done = 0  # data[:done] is counted
+    for start in sorted(starts):
+        if start >= len(data) or start < done:
+            continue
+        number += _lines_between(data, done, start, has_cr)
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        number = _one(data[start:end].decode("utf-8", "replace"), number, ctx)
+        done = end + 1
+    if done < len(data):
+        number += _lines_between(data, done, len(data), has_cr)
+    return number
+
+
 def _must_read(data: bytes, lines: list[bytes]) -> set[int]:
     """The lines of a chunk holding a MUST_READ marker: each marker found with `bytes.find` over the chunk (a search
     per line, or one alternation regex, costs ten times more), its offset turned into a line by bisection."""
@@ -359,6 +436,8 @@ def _must_read(data: bytes, lines: list[bytes]) -> set[int]:
 
 def _by_shape(data: bytes, number: int, ctx: ScanContext) -> int:
     """A sampled chunk of many shapes (random bytes, hashes), line by line: what `_chunk` does, on a list of lines."""
+    if _looks_sparse(data[:SPARSE_PROBE]):
+        return _sparse(data, number, ctx)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the text after the last newline is not a line

@@ -159,6 +159,8 @@ _SENTENCE_END = lazy(r"(?<=[。；！？])|(?<=[.!?;])\s+")
 
 def _plain_count(line: str) -> int | None:
     """The count of the first sentence of the line that states one plainly (not negated, hedged or supposed)."""
+    if not _may_state_count(line):
+        return None
     for sentence in _SENTENCE_END.split(line) if len(line) > 40 else (line,):
         count = stated_gpus(sentence)
         if count is not None and not hedged(sentence, count):
@@ -190,6 +192,15 @@ def _may_hold(low: str, words: tuple[str, ...]) -> bool:
         if word in low:
             return True
     return False
+
+
+def _may_state_count(line: str) -> bool:
+    """What `stated_gpus` needs to find anything: a digit, or the words of its forms without one (`one GPU`, `单卡`,
+    `Hardware: A100`). Most prose lines have neither, and are not split into sentences."""
+    if _DIGIT(line) is not None or "卡" in line or ":" in line or "：" in line:
+        return True
+    low = line.lower()
+    return ("gpu" in low or "card" in low) and _may_hold(low, _COUNT_WORD_WORDS)
 
 
 def stated_gpus(line: str) -> int | None:

@@ -57,8 +57,24 @@ _LITGPT = re.compile(r"\biter\s+\d+\s*\|?\s*step\s+(\d+)\b")
 _STEP = re.compile(r"(?<![\w/.])(?:global[_ ])?[Ss]tep\]?\s*[:=]?\s*\[?\s*(\d{1,12})(?:\s*/\s*(\d{1,12}))?(?![\w.])")
 # MLX and similar: `Iter 10: Train loss ...`
 _ITER = re.compile(r"(?<![\w/.])[Ii]ter\s+(\d{1,12})\s*:")
+# (searched in the lower-cased line: a case-blind alternation is several times slower on a long metrics line)
 _METRIC = re.compile(r"(?:\b|_)loss\b|steps?/s(?:ec)?\b|\blr\b|learning[_ ]rate|\btps\b|tok(?:ens)?/s(?:ec)?|\bdt\s*[:=]|iter time|sec/step|s/it\b"
-                     r"|it/s(?:ec)?\b|It/sec|grad_norm|\breward", re.IGNORECASE)
+                     r"|it/s(?:ec)?\b|it/sec|grad_norm|\breward")
+# Every match of _METRIC holds one of these (its start is at most one character before it)
+_METRIC_WORDS = ("loss", "step/s", "steps/s", "lr", "learning", "tps", "tok", "dt", "iter time", "sec/step", "s/it", "it/s",
+                 "grad_norm", "reward")
+
+
+def _has_metric(line: str) -> bool:
+    """A training metric on the line: `_METRIC` searched from just before the first of its words (found with plain
+    substring tests), so a long line is scanned by the pattern only where a metric may start."""
+    low = line.lower()
+    first = len(low)
+    for word in _METRIC_WORDS:
+        at = low.find(word, 0, first + len(word) - 1)  # only where it starts before the first found so far
+        if at >= 0:
+            first = at
+    return first < len(low) and _METRIC.search(low, max(0, first - 1)) is not None
 _VALIDATION = re.compile(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:loss|took|accuracy)\b")
 # Totals declared before the steps: `max_steps: 300`, `Maximum number of steps set at 33788`, `iters: 500`
 _DECLARED = re.compile(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training[_ ]steps|iters)['\"]?\s*[:=]\s*(\d{1,12})\b"
@@ -107,7 +123,7 @@ def _speedometer() -> re.Pattern:
 
 def _may_validate(line: str) -> bool:
     """The words `_VALIDATION` needs: searching only lines that hold one keeps long metrics lines cheap."""
-    return "loss" in line or "took" in line or "accuracy" in line
+    return ("val" in line or "Val" in line) and ("loss" in line or "took" in line or "accuracy" in line)
 
 
 @functools.cache
@@ -138,13 +154,13 @@ def declared_total(line: str, ctx: ScanContext) -> None:
 def read(line: str) -> tuple[int | None, int | None, str] | None:
     """(step, total printed on the line or None, unit) of a step line; None for anything else. The step is None for
     a batch counter in an epoch that does not say how many steps came before it."""
-    if "poch" in line and ("[" in line or "(" in line):
+    if "Epoch" in line and ("[" in line or "(" in line):  # the words its pattern needs (`training/epoch:3` is not one)
         counted = _epoch_batch(line)
         if counted is not None:
             return counted
     if "tep" not in line and "ter" not in line or _DIGIT(line) is None:  # every marker is followed by a number
         return None
-    if _METRIC.search(line) is None or (_may_validate(line) and _VALIDATION.search(line)):
+    if not _has_metric(line) or (_may_validate(line) and _VALIDATION.search(line)):
         return None
     litgpt = _LITGPT.search(line) if "iter" in line else None
     if litgpt is not None:
@@ -182,7 +198,7 @@ def read_json(line: str) -> tuple[int | None, str, float | None] | None:
         return None
     counter, epoch_key, evaluation, seconds, per_second = _json_patterns()
     match = counter.search(line)
-    if match is None or _METRIC.search(line) is None or evaluation.search(line):
+    if match is None or not _has_metric(line) or evaluation.search(line):
         return None
     key, step = match.group(1), int(match.group(2))
     unit = "iter" if key.startswith("iter") else "step"
@@ -210,7 +226,7 @@ def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
         return _speedometer_batch(line, epoch_batch_metric)
     if match is None or _VALIDATION.search(line):
         return None
-    if _METRIC.search(line) is None and epoch_batch_metric.search(line) is None:
+    if not _has_metric(line) and epoch_batch_metric.search(line) is None:
         return None
     mmcv, colon, epoch, batch, per_epoch = match.group(1), match.group(2), int(match.group(3)), int(match.group(4)), int(match.group(5))
     if batch > per_epoch:

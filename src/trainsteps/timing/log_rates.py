@@ -168,7 +168,7 @@ class RateReader:
     def _one(self, line: str) -> None:
         if len(self.samples) >= MAX_SAMPLES:
             return
-        if "/" in line and "[" in line:
+        if "/" in line and "[" in line and "<" in line:  # both bar patterns need `elapsed<left`
             match = _TQDM.search(line)
             if match:
                 step, total, elapsed, left, rate, unit = match.groups()
