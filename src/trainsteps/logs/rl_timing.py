@@ -11,16 +11,17 @@ Nested timings (`timing_s/agent_loop/...`) and per-token rates are detail of a p
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from statistics import median
 
-_VERL = re.compile(r"timing_s/([A-Za-z_]+):\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w/])")
-_SLIME = re.compile(r"['\"]perf/([a-z_]+_time)['\"]:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
+from trainsteps.patterns import lazy
+from trainsteps.record import field, record
+
+_VERL = lazy(r"timing_s/([A-Za-z_]+):\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w/])")
+_SLIME = lazy(r"['\"]perf/([a-z_]+_time)['\"]:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
 _STEP_TOTALS = ("step", "step_time", "total_train_time")
 
 
-@dataclass
+@record
 class RLTiming:
     """The phases of the last step that printed them, and every step's total."""
 

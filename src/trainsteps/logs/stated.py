@@ -83,8 +83,8 @@ NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "
 
 # Nearly every line holds none of these, so each would be searched for in full: one alternation is about twice as
 # fast here (on the corpus's lines and on random bytes), unlike the reader's needles, which most lines hold early.
-_MENTIONS = re.compile("|".join(map(re.escape, NEEDLES))).search
-_DIGIT = re.compile(r"\d").search
+_MENTIONS = lazy("|".join(map(re.escape, NEEDLES))).search
+_DIGIT = lazy(r"\d").search
 
 
 def _metrics(line: str) -> bool:

@@ -11,9 +11,9 @@ evaluations still ahead at the logged eval_runtime, and a verdict on the framewo
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
 
 from trainsteps.logs.observed import BarTrack, RunObservation
+from trainsteps.record import field, record
 from trainsteps.timing import Interval, Rate, Spoken, format_duration, remaining
 from trainsteps.timing.log_rates import RateReader
 
@@ -32,7 +32,7 @@ def duration(value: float | None, lang: str = "en") -> str:
     return format_duration(value, lang)
 
 
-@dataclass(slots=True)
+@record
 class Timing:
     source: str
     """`bar` (the training loop's progress bar), `iteration` (Megatron / nanotron time per iteration), `elapsed`
@@ -225,7 +225,7 @@ def verdict(timing: Timing, bar: BarTrack | None, resumed: bool) -> tuple[str, d
     return "explain.eta.differs", params
 
 
-@dataclass(slots=True)
+@record
 class Hardware:
     """What `explain --model/--params --gpu` adds to turn a measured step time into an MFU."""
 
