@@ -8,7 +8,6 @@ GPT-NeoX / legacy Megatron print one more than the windows built (`sample_idx.sh
 
 from __future__ import annotations
 
-from trainsteps.frameworks import gptdata
 from trainsteps.patterns import lazy
 from trainsteps.record import field, record
 
@@ -250,6 +249,8 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
     epochs = observed.get("epochs_built")
     kind = observed.get("samples_line_kind")
     if printed is not None:
+        from trainsteps.frameworks import gptdata  # the token-window arithmetic, loaded only for a log that prints samples
+
         offset = 1 if (flavor in ("neox", "legacy") or (flavor is None and kind == "python")) else 0
         built = printed - offset
         facts.update(printed_samples=printed, samples_built=built)

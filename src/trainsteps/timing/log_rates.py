@@ -17,8 +17,6 @@ slower than the median (`PAUSE_FACTOR`) is taken out, and the time it held is re
 
 from __future__ import annotations
 
-from statistics import median
-
 from trainsteps import bars
 from trainsteps.patterns import lazy
 from trainsteps.record import field, record
@@ -247,6 +245,8 @@ class RateReader:
         return [s for s in self.samples if (s.kind, s.total) == key]
 
     def _from_bar(self, bar: list[Sample]) -> LogTiming:
+        from statistics import median  # loaded with the first bar: `statistics` costs ~5 ms of start-up
+
         kind, last = bar[0].kind, bar[-1]
         per = "batch" if kind == "lightning" else "step"
         timing = LogTiming(rate=None, per=per, kind=kind, last_step=max(s.step for s in bar), total=last.total,
