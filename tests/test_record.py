@@ -115,3 +115,15 @@ def test_a_record_missing_from_the_precompiled_module_is_compiled_with_its_defau
 
     assert "Box" in record.COMPILED and "Pair" in record.COMPILED
     assert Pair(1).b == 0 and Box("a", ["A"]).extra == {}
+
+
+def test_replace_copies_a_record_with_the_changed_fields_as_dataclasses_replace_does():
+    from trainsteps.record import replace
+
+    pair = Pair(1, 2)
+    assert replace(pair, b=5) == Pair(1, 5) == dataclasses.replace(pair, b=5)
+    assert replace(pair) == pair and replace(pair) is not pair
+    box = replace(Box("a", ["A"]), label="b")
+    assert (box.label, box.text, box.extra) == ("b", ["A"], {})
+    with pytest.raises(TypeError, match="no field 'c'"):
+        replace(pair, c=1)
