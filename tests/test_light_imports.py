@@ -107,8 +107,7 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert EXPLAIN_FORBIDDEN & added == set()
     assert "trainsteps.i18n.zh" not in added
     assert "trainsteps.frameworks.gptdata" not in added  # Megatron / GPT-NeoX sample arithmetic: only for their lines
-    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.launch",
-            "trainsteps.logs.model_card"}
+    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card"}
     assert rare & added == set()  # readers a Trainer banner never reaches load with the first line that does
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 
 from trainsteps.errors import InputError
-from trainsteps.logs import hf, progress, stated, unsloth
+from trainsteps.logs import hf, launch, progress, stated, unsloth
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
@@ -20,8 +20,8 @@ from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_sta
 
 def _imported_on_first_line(module: str):
     """A parser whose module is imported when a line first reaches it, then put in its place in PARSERS: a Trainer
-    banner never reaches LLaMA-Factory's, Axolotl's, DeepSpeed's, the launchers' or the model card's (about 1 ms of
-    `explain`'s start-up)."""
+    banner never reaches LLaMA-Factory's, Axolotl's, DeepSpeed's or the model card's (about 1 ms of `explain`'s
+    start-up)."""
     def first_line(line: str, ctx: ScanContext) -> bool:
         global PARSERS
         import importlib
@@ -34,7 +34,7 @@ def _imported_on_first_line(module: str):
 
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
 PARSERS = (unsloth.scan, hf.scan, *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl",
-           "trainsteps.logs.deepspeed", "trainsteps.logs.launch", "trainsteps.logs.model_card")), stated.scan)
+           "trainsteps.logs.deepspeed")), launch.scan, _imported_on_first_line("trainsteps.logs.model_card"), stated.scan)
 # Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
 # Plain substring tests: much faster than one alternation regex.
 _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",

@@ -272,7 +272,15 @@ def _slurm(line: str, ctx: ScanContext) -> None:
 # `fails to converge` is about the loss, not an end. OOM words are read above (_FAILURE), as before.
 SAID_NEEDLES = ("报错", "報錯", "出错", "出錯", "崩溃", "崩潰", "被杀", "被殺", "kill", "Kill", "KILL", "fail", "Fail", "FAIL",
                 "rror", "RROR", "rash", "RASH", "terminat", "Terminat", "died", "Died")
-_SAID_MENTIONS = re.compile("|".join(map(re.escape, SAID_NEEDLES))).search
+
+
+def _SAID_MENTIONS(line: str):  # upper case: it stands for the compiled search that replaces it on the first call
+    """The search for any of SAID_NEEDLES, compiled when a line first reaches it, as _MENTIONS."""
+    global _SAID_MENTIONS
+    _SAID_MENTIONS = re.compile("|".join(map(re.escape, SAID_NEEDLES))).search
+    return _SAID_MENTIONS(line)
+
+
 _SAID = lazy(r"报错|報錯|出错|出錯|崩溃|崩潰|被\s*(?:kill(?:ed)?|杀|殺)|(?<![A-Za-z])killed\b|\bkill(?:s|ed)?\s+itself\b|\bgets?\s+killed\b"
              r"|\bcrash(?:ed|es|ing)?\b|\berror(?:s|ed)?\b|\bfail(?:s|ed|ing|ure)?\b(?!\s+to\b)|\bdied\b"
              r"|\bterminat\w*\s+(?:unexpectedly|suddenly|abruptly)|\b(?:unexpectedly|suddenly|abruptly)\s+(?:\w+\s+)?terminat\w*",
