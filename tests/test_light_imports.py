@@ -109,6 +109,7 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert "trainsteps.frameworks.gptdata" not in added  # Megatron / GPT-NeoX sample arithmetic: only for their lines
     rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card"}
     assert rare & added == set()  # readers a Trainer banner never reaches load with the first line that does
+    assert "trainsteps.logs.explain_json" not in added  # the JSON answer is built only when it is shown (or captured)
 
 
 def test_explain_compiles_only_the_patterns_a_short_banner_needs():
