@@ -184,23 +184,10 @@ def _shape_line(name: str, size: int, r: dict) -> str:
 
 
 def startup(runs: int, tmp: str) -> str:
-    """`trainsteps explain` of a 10-line banner against `import click`: whole processes, taking turns, medians."""
-    import statistics
+    """`trainsteps explain` of a 10-line banner and `trainsteps plan` against `import click` (bench_startup.py)."""
+    from bench_startup import startup_lines
 
-    banner = os.path.join(tmp, "banner.log")
-    with open(banner, "w", encoding="utf-8") as f:
-        f.write(BANNER + "{'loss': 0.61, 'grad_norm': 1.25, 'learning_rate': 1e-05, 'epoch': 0.07}\n" * 2)
-    commands = {"import click": [sys.executable, "-c", "import click"],
-                "trainsteps explain": [sys.executable, "-m", "trainsteps.cli.main", "explain", banner]}
-    seconds: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs):
-        for name, command in commands.items():
-            start = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
-            seconds[name].append(time.perf_counter() - start)
-    click, explain = (statistics.median(seconds[name]) for name in commands)
-    return (f"start-up, 10-line banner: trainsteps explain {explain * 1000:.0f} ms, import click {click * 1000:.0f} ms "
-            f"(medians of {runs} runs each, taking turns): {explain / click:.2f}x import click")
+    return "\n".join(startup_lines(runs, tmp))
 
 
 def _line(label: str, size: int, result: dict) -> str:
@@ -222,7 +209,7 @@ def main() -> None:
     parser.add_argument("--append", help="append the result as a markdown section to this file")
     parser.add_argument("--random-mb", type=int, default=0, help="also read this many MB of random bytes")
     parser.add_argument("--shape-mb", type=int, default=16, help="size of each of the six log shapes in MB (0: skip them)")
-    parser.add_argument("--startup-runs", type=int, default=9, help="runs of each process in the start-up figure (0: skip it)")
+    parser.add_argument("--startup-runs", type=int, default=21, help="runs of each process in the start-up figure (0: skip it)")
     parser.add_argument("--only-shapes", action="store_true", help="measure the six shapes and start-up only")
     args = parser.parse_args()
 

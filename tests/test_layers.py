@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "trainsteps"
 ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 LAYERS = (
-    ("values", ("record", "_record_inits", "errors", "numbers", "names", "versions", "derivation", "spec", "schedule", "steps", "i18n",
+    ("values", ("record", "_record_inits", "_record_inits_logs", "errors", "numbers", "names", "versions", "derivation", "spec", "schedule", "steps", "i18n",
                 "validate", "world", "request", "bars", "patterns")),
     ("frameworks", ("frameworks", "mixing")),
     ("time model", ("timing",)),

@@ -76,3 +76,60 @@ def test_the_plan_command_does_not_load_json_for_human_output():
         "print('[' + ('\"json\"' if 'json' in sys.modules else '') + ']')\n"
     )
     assert _added_modules(code) == set()
+
+
+# What `trainsteps explain` of a short log has no use for: the modules the plan path avoids, and those only some logs
+# need (medians of timing lines, a directory's listing, JSON inputs, the `dataclasses` helpers).
+EXPLAIN_FORBIDDEN = FORBIDDEN | {"statistics", "fractions", "random", "pathlib", "urllib.parse", "ipaddress", "copy"}
+
+
+def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
+    """bench/bench_explain.py times this start-up against `import click`; this keeps the causes from coming back."""
+    banner = os.path.join(os.path.dirname(__file__), "fixtures", "logs", "seed_001_1047.log")
+    code = (
+        "import sys, io, contextlib\n"
+        "import click\n"
+        "before = set(sys.modules)\n"
+        "from trainsteps.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    try:\n"
+        f"        main(['explain', {banner!r}])\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, exc.code\n"
+        "assert 'Total optimization steps' in out.getvalue()\n"
+        "added = sorted(set(sys.modules) - before)\n"
+        "import json\n"
+        "print(json.dumps(added))\n"
+    )
+    added = _added_modules(code)
+    assert "trainsteps.logs.infer" in added  # the log was explained
+    assert EXPLAIN_FORBIDDEN & added == set()
+    assert "trainsteps.i18n.zh" not in added
+    assert "trainsteps.frameworks.gptdata" not in added  # Megatron / GPT-NeoX sample arithmetic: only for their lines
+    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card"}
+    assert rare & added == set()  # readers a Trainer banner never reaches load with the first line that does
+    assert "trainsteps.logs.explain_json" not in added  # the JSON answer is built only when it is shown (or captured)
+
+
+def test_explain_compiles_only_the_patterns_a_short_banner_needs():
+    """The readers hold about 180 patterns; compiling them at import cost more than reading a 10-line log."""
+    banner = os.path.join(os.path.dirname(__file__), "fixtures", "logs", "seed_001_1047.log")
+    code = (
+        "import sys, io, contextlib, re\n"
+        "from trainsteps.cli.main import main\n"
+        "re.purge()\n"
+        "compiled = []\n"
+        "real = re._compile\n"
+        "re._compile = lambda pattern, flags: compiled.append(pattern) or real(pattern, flags)\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        main(['explain', {banner!r}])\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, exc.code\n"
+        "re._compile = real\n"
+        "import json\n"
+        "print(json.dumps(sorted({str(p) for p in compiled})))\n"
+    )
+    compiled = _added_modules(code)  # the same child-process runner: its last line is the JSON list
+    assert 10 < len(compiled) < 60  # 176 when every reader compiled its patterns at import

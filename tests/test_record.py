@@ -78,19 +78,38 @@ def test_a_plan_builds_its_banner_and_settings_only_when_read_and_they_match_the
     assert schedule.banner_lines[1:] == [f"  {k} = {v}" for k, v in schedule.banner.items()]
 
 
-def test_every_record_on_the_plan_path_takes_its_init_precompiled():
-    """`trainsteps plan` compiles no record `__init__` at start-up: src/trainsteps/_record_inits.py holds them. After
-    changing a record class on the plan path, run `python tools/gen_record_inits.py`."""
+def _records_compiled_by(command: list[str]) -> tuple[str, int, bool]:
+    """(the records whose `__init__` a run of `command` compiled, how many records it built, whether it loaded the
+    explain-only precompiled module), in a fresh process."""
     import subprocess
     import sys
 
-    code = ("import contextlib, io\nfrom trainsteps import record\nfrom trainsteps.cli.main import main\n"
+    code = ("import contextlib, io, sys\nfrom trainsteps import record\nfrom trainsteps.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
-            "    main(['plan', '--num-examples', '1047', '--num-train-epochs', '300', '--explain'])\n"
-            "print(record.COMPILED, len(record.SOURCES))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out[0] == "[]", f"compiled at start-up (run tools/gen_record_inits.py): {out}"
-    assert int(out[1]) >= 10
+            "    main(sys.argv[1:])\n"
+            "print(record.COMPILED, len(record.SOURCES), 'trainsteps._record_inits_logs' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True, check=True).stdout.split()
+    return out[0], int(out[1]), out[2] == "True"
+
+
+def test_every_record_on_the_plan_path_takes_its_init_precompiled():
+    """`trainsteps plan` compiles no record `__init__` at start-up: src/trainsteps/_record_inits.py holds them. After
+    changing a record class on the plan path, run `python tools/gen_record_inits.py`."""
+    compiled, built, log_inits = _records_compiled_by(["plan", "--num-examples", "1047", "--num-train-epochs", "300", "--explain"])
+    assert compiled == "[]", f"compiled at start-up (run tools/gen_record_inits.py): {compiled}"
+    assert built >= 10
+    assert not log_inits  # the log readers' precompiled records are not loaded by plan
+
+
+def test_every_record_on_the_explain_path_takes_its_init_precompiled():
+    """`trainsteps explain` builds the log readers' records too (observations, timing, inference): none is compiled at
+    start-up. After changing one, run `python tools/gen_record_inits.py`."""
+    from pathlib import Path
+
+    log = Path(__file__).parent / "fixtures" / "logs" / "seed_001_1047.log"
+    compiled, built, _ = _records_compiled_by(["explain", str(log)])
+    assert compiled == "[]", f"compiled at start-up (run tools/gen_record_inits.py): {compiled}"
+    assert built >= 30
 
 
 def test_a_record_missing_from_the_precompiled_module_is_compiled_with_its_defaults():
@@ -98,3 +117,15 @@ def test_a_record_missing_from_the_precompiled_module_is_compiled_with_its_defau
 
     assert "Box" in record.COMPILED and "Pair" in record.COMPILED
     assert Pair(1).b == 0 and Box("a", ["A"]).extra == {}
+
+
+def test_replace_copies_a_record_with_the_changed_fields_as_dataclasses_replace_does():
+    from trainsteps.record import replace
+
+    pair = Pair(1, 2)
+    assert replace(pair, b=5) == Pair(1, 5) == dataclasses.replace(pair, b=5)
+    assert replace(pair) == pair and replace(pair) is not pair
+    box = replace(Box("a", ["A"]), label="b")
+    assert (box.label, box.text, box.extra) == ("b", ["A"], {})
+    with pytest.raises(TypeError, match="no field 'c'"):
+        replace(pair, c=1)

@@ -11,7 +11,7 @@ often it is drawn) is decided by the log reader (logs/progress.py `training_bar`
 
 from __future__ import annotations
 
-import re
+from trainsteps.patterns import lazy
 
 COUNT = r"\d{1,15}"
 """A position or total: at most 15 digits (no run reaches 1e15 steps; a longer number is no bar)."""
@@ -24,20 +24,20 @@ UNIT = r"(s/it|it/s)"
 POSITION = r"(?<![\d/.])(" + COUNT + r")/(" + COUNT + r")"
 """`1520/3900` not inside a longer number, a path or a fraction."""
 
-TQDM = re.compile(POSITION + r"\s?\[([^\]<]*)<([^\],]*)(?:,\s*(\d+(?:\.\d*)?|\.\d+)\s*" + UNIT + ")?")
+TQDM = lazy(POSITION + r"\s?\[([^\]<]*)<([^\],]*)(?:,\s*(\d+(?:\.\d*)?|\.\d+)\s*" + UNIT + ")?")
 """Any tqdm draw, read leniently: groups position, total, elapsed text, left text, rate (optional), unit. The clocks
 are texts: `seconds()` of the reader makes them numbers or None."""
 
-TQDM_TIMED = re.compile(r"(?<![\d/])(\d+)/(\d+)\s*\[(" + CLOCK + r")<(" + CLOCK + r"|\?),\s*(\?|" + NUMBER + r")\s*" + UNIT)
+TQDM_TIMED = lazy(r"(?<![\d/])(\d+)/(\d+)\s*\[(" + CLOCK + r")<(" + CLOCK + r"|\?),\s*(\?|" + NUMBER + r")\s*" + UNIT)
 """A draw whose clocks and rate are all whole (the rate reader's samples): position, total, elapsed, left (`?`
 before the first step), rate (`?` too), unit."""
 
-NOTEBOOK = re.compile(r"\[\s*(" + COUNT + r")/(" + COUNT + r")\s+([\d:]+)\s*<\s*([\d:]+|\?)?\s*,\s*(\d+(?:\.\d*)?|\.\d+)\s*(it/s|s/it)"
+NOTEBOOK = lazy(r"\[\s*(" + COUNT + r")/(" + COUNT + r")\s+([\d:]+)\s*<\s*([\d:]+|\?)?\s*,\s*(\d+(?:\.\d*)?|\.\d+)\s*(it/s|s/it)"
                       r"(?:,\s*Epoch\s+(\d{1,15}(?:\.\d*)?)/(\d+))?")
 """The notebook widget's text: position, total, elapsed, left, rate, unit, and the epoch and epochs when shown."""
 
-NOTEBOOK_TIMED = re.compile(r"\[\s*(\d+)/(\d+)\s+(" + CLOCK + r")\s*<\s*(" + CLOCK + r"),\s*(" + NUMBER + r")\s*it/s")
+NOTEBOOK_TIMED = lazy(r"\[\s*(\d+)/(\d+)\s+(" + CLOCK + r")\s*<\s*(" + CLOCK + r"),\s*(" + NUMBER + r")\s*it/s")
 """The widget's text with whole clocks (the widget always writes it/s)."""
 
-NOTEBOOK_EPOCH = re.compile(r"\[\s*(\d+)/(\d+)\b[^\]]*?Epoch\s+([0-9.]+)/(\d+)\s*\]")
+NOTEBOOK_EPOCH = lazy(r"\[\s*(\d+)/(\d+)\b[^\]]*?Epoch\s+([0-9.]+)/(\d+)\s*\]")
 """The widget's position and its `Epoch e/E`, whatever comes between them."""

@@ -146,6 +146,18 @@ def _build(cls, frozen: bool, order: bool):
     return built
 
 
+def replace(instance, /, **changes):
+    """A copy of a record with some fields changed, as `dataclasses.replace` (which would import `dataclasses` and build
+    the record's `__dataclass_fields__`: about 2 ms of `trainsteps explain`'s start-up). A name that is not a field is
+    refused, as there."""
+    values = dict(zip(instance.__match_args__, instance._record_values(instance), strict=True))
+    unknown = changes.keys() - values.keys()
+    if unknown:
+        raise TypeError(f"{type(instance).__name__} has no field {sorted(unknown)[0]!r}")
+    values.update(changes)
+    return type(instance)(**values)
+
+
 SOURCES: list[tuple[str, str]] = []
 """(class qualname, `__init__` source) of every record built in this process, in order (tools/gen_record_inits.py)."""
 COMPILED: list[str] = []
@@ -178,13 +190,29 @@ def _make_init(qualname: str, specs: list, frozen: bool):
     if _PRECOMPILED is None:
         from trainsteps._record_inits import INITS
 
-        _PRECOMPILED = INITS
+        _PRECOMPILED = dict(INITS)
     code = _PRECOMPILED.get(source)
+    if code is None and not _LOG_INITS_LOADED:
+        code = _load_log_inits().get(source)
     if code is not None:
         return _function(code, namespace, "__init__", tuple(defaults) or None)
     COMPILED.append(qualname)
     exec(source, namespace)  # noqa: S102 - the text is built above from the class's own field names
     return namespace["__init__"]
+
+
+_LOG_INITS_LOADED = False
+
+
+def _load_log_inits() -> dict:
+    """The `__init__`s of the records only `explain` builds (`_record_inits_logs`), added on the first record that
+    `_record_inits` lacks: `trainsteps plan` never loads them."""
+    global _LOG_INITS_LOADED
+    from trainsteps._record_inits_logs import INITS
+
+    _LOG_INITS_LOADED = True
+    _PRECOMPILED.update(INITS)
+    return _PRECOMPILED
 
 
 def _hidden(name: str) -> str:

@@ -38,8 +38,19 @@ class Version:
         return f"{self.major}.{self.minor}.{self.patch}"
 
 
+_PARSED: dict[str, Version] = {}
+"""Release strings already parsed: the timelines are asked about the same few releases hundreds of times per explain."""
+
+
 def as_version(value: str | Version) -> Version:
-    return value if isinstance(value, Version) else Version.parse(value)
+    if isinstance(value, Version):
+        return value
+    version = _PARSED.get(value) if type(value) is str else None
+    if version is None:
+        version = Version.parse(value)
+        if type(value) is str and len(_PARSED) < 4096:  # bounded: a long-running server may be asked about any string
+            _PARSED[value] = version
+    return version
 
 
 class Timeline:

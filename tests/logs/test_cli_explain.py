@@ -133,3 +133,15 @@ def test_pretraining_lines_open_with_what_was_read():
     answer, first = run(str(path)).output.splitlines()[:2]
     assert answer == "Stopped at step 17 of 20: interrupted"  # the answer first: the job hit its time limit at iteration 17
     assert first.startswith("Pretraining lines") and f"{lines:,} line(s)" in first
+
+
+def test_a_file_is_reported_under_its_path_as_pathlib_spells_it(tmp_path, monkeypatch):
+    from trainsteps.logs import read_log
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x.log").write_text((FIXTURES / "seed_001_1047.log").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for given in ("d/x.log", "./d/x.log", "d//x.log", "d/./x.log", str(tmp_path / "d" / "x.log")):
+        assert read_log(given).files == [str(Path(given))], given
+    assert read_log([Path("./d/x.log")]).files == ["d/x.log"]
+    assert read_log("d/").files == [str(Path("d/x.log"))]

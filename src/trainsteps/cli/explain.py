@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, user_errors
+from trainsteps.cli.output import FORMAT_OPTION, LANG_OPTION, emit, shown, user_errors
 from trainsteps.errors import InputError
 from trainsteps.i18n import message
 
@@ -94,7 +94,8 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
             raise InputError("explain.error.nothing", hint, source=source, lines=observations.lines_read)
         hardware = _hardware(model_path, params, gpu, gpus, seq_length, training)
         inferences = explain_log(observations, raw_examples, hardware)
-        emit(fmt, to_json(observations, inferences, lang), render(observations, inferences, lang))
+        emit(fmt, to_json(observations, inferences, lang) if shown(fmt, "json") else {},
+             render(observations, inferences, lang) if shown(fmt, "human") else "")
 
 
 def _rl_answers(rl, observations, progress_only: bool) -> bool:

@@ -32,6 +32,12 @@ def captured():
         _CAPTURE.reset(token)
 
 
+def shown(fmt: str, form: str) -> bool:
+    """Whether `emit` will use the answer's `form` ("json" or "human"): both are kept under `captured()`, else only the
+    one `fmt` asks for, so a command may skip building the other (explain's JSON costs ~1 ms of a short log's start-up)."""
+    return _CAPTURE.get() is not None or (fmt == "json") == (form == "json")
+
+
 def emit(fmt: str, data: dict, human: str) -> None:
     """Print an answer (or keep it, under `captured()`): it is complete when it gets here."""
     box = _CAPTURE.get()

@@ -9,10 +9,9 @@
 
 from __future__ import annotations
 
-import re
-
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.text import parse_int
+from trainsteps.patterns import lazy
 
 _KEYS = {
     "total_num_steps": "axolotl_total_num_steps",
@@ -20,9 +19,9 @@ _KEYS = {
     "total_num_tokens": "axolotl_total_num_tokens",
     "total_supervised_tokens": "axolotl_total_supervised_tokens",
 }
-_LINE = re.compile(r"\b(total_num_steps|data_loader_len|total_num_tokens|total_supervised_tokens)`?\s*[:=]\s*")
-_MAXIMUM = re.compile(r"Maximum number of steps set at\s+")
-_EFFICIENCY = re.compile(r"(?:sample_packing_eff_est|packing_efficiency_estimate)[^:=\d]*[:=]\s*\[?\s*([0-9]*\.[0-9]+|1)\b")
+_LINE = lazy(r"\b(total_num_steps|data_loader_len|total_num_tokens|total_supervised_tokens)`?\s*[:=]\s*")
+_MAXIMUM = lazy(r"Maximum number of steps set at\s+")
+_EFFICIENCY = lazy(r"(?:sample_packing_eff_est|packing_efficiency_estimate)[^:=\d]*[:=]\s*\[?\s*([0-9]*\.[0-9]+|1)\b")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -42,6 +41,6 @@ def scan(line: str, ctx: ScanContext) -> bool:
     parsed = parse_int(line[match.end():])
     if parsed is None:
         return False
-    key = _KEYS.get(match.group(1)) if match.re is _LINE else "axolotl_max_steps"
+    key = _KEYS.get(match.group(1)) if match.re is _LINE.compiled else "axolotl_max_steps"
     ctx.wrapper_value(key, ctx.reading(parsed[0]))
     return True

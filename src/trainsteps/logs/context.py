@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from trainsteps.logs.observed import LogObservations, Reading, RunObservation
+from trainsteps.record import field, record
 
 
-@dataclass(slots=True)
+@record
 class ScanContext:
     file: str = "-"
     line_no: int = 0

@@ -9,13 +9,12 @@ train_batch_size = micro batch x accumulation x data-parallel ranks, so it gives
 
 from __future__ import annotations
 
-import re
-
 from trainsteps.logs.context import ScanContext
+from trainsteps.patterns import lazy
 
 _KEYS = {"train_batch_size": "deepspeed_train_batch_size", "train_micro_batch_size_per_gpu": "deepspeed_micro_batch",
          "gradient_accumulation_steps": "deepspeed_grad_accum"}
-_LINE = re.compile(r"(?:config\.py|\.{3,}|print\]).*?\b(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps)\b[\s.]*?(\d+)\s*$"
+_LINE = lazy(r"(?:config\.py|\.{3,}|print\]).*?\b(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps)\b[\s.]*?(\d+)\s*$"
                    r"|\b(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps)\s*\.{2,}\s*(\d+)\s*$")
 
 

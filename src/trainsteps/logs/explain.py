@@ -353,10 +353,9 @@ def _shortcut(inf: Inference) -> tuple[str, dict] | None:
 
 def _contrast(inf: Inference) -> dict | None:
     """What a release of the other rounding (floor before 4.52, ceil after) prints for the same settings."""
-    from dataclasses import replace
-
     from trainsteps.frameworks.hf.releases import representative_releases, rules_for
     from trainsteps.logs.infer import _nupe, _plan
+    from trainsteps.record import replace
 
     best = inf.best
     if best.mode != "epochs":

@@ -12,6 +12,7 @@ import re
 from trainsteps import bars
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.text import letters, parse_int
+from trainsteps.patterns import lazy
 
 # letters of a label (parenthesised part removed) -> banner key
 LABELS = {
@@ -26,20 +27,20 @@ LABELS = {
     "numberoftrainableparameters": "trainable_parameters",
 }
 _BY_LENGTH = sorted(LABELS, key=len, reverse=True)
-_SOURCE = re.compile(r"\btrainer\.py:(\d+)")
-_DATE = re.compile(r"\b(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d")
-_LEVEL = re.compile(r"\b(INFO|WARNING|WARN|ERROR|DEBUG)\b")
-_PARENS = re.compile(r"\([^()]*\)")
-_EPOCH = re.compile(r"""['"]epoch['"]\s*:\s*([0-9][0-9.eE+-]*)""")
-_STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*([0-9.]+)""")
-_RUNTIME = re.compile(r"""['"]train_runtime['"]\s*:\s*([0-9.]+)""")
-_CURRENT_STEPS = re.compile(r""""current_steps"\s*:\s*(\d{1,15})\s*,\s*"total_steps"\s*:\s*(\d{1,15})\b""")
+_SOURCE = lazy(r"\btrainer\.py:(\d+)")
+_DATE = lazy(r"\b(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d")
+_LEVEL = lazy(r"\b(INFO|WARNING|WARN|ERROR|DEBUG)\b")
+_PARENS = lazy(r"\([^()]*\)")
+_EPOCH = lazy(r"""['"]epoch['"]\s*:\s*([0-9][0-9.eE+-]*)""")
+_STEPS_PER_SECOND = lazy(r"""['"]train_steps_per_second['"]\s*:\s*([0-9.]+)""")
+_RUNTIME = lazy(r"""['"]train_runtime['"]\s*:\s*([0-9.]+)""")
+_CURRENT_STEPS = lazy(r""""current_steps"\s*:\s*(\d{1,15})\s*,\s*"total_steps"\s*:\s*(\d{1,15})\b""")
 _TQDM = bars.TQDM
 _NOTEBOOK = bars.NOTEBOOK_EPOCH
-_RESUME_5 = re.compile(r"Resuming training from checkpoint with epoch (\d+) and global step (\d+)")
-_RESUME_STEP = re.compile(r"Continuing training from global step (\d+)")
-_RESUME_EPOCH = re.compile(r"Continuing training from epoch (\d+)")
-_METRIC_EPOCH = re.compile(r"^\s*epoch\s*=\s*([0-9.]+)\s*$")
+_RESUME_5 = lazy(r"Resuming training from checkpoint with epoch (\d+) and global step (\d+)")
+_RESUME_STEP = lazy(r"Continuing training from global step (\d+)")
+_RESUME_EPOCH = lazy(r"Continuing training from epoch (\d+)")
+_METRIC_EPOCH = lazy(r"^\s*epoch\s*=\s*([0-9.]+)\s*$")
 
 
 def key_of(label: str) -> str | None:
@@ -95,8 +96,8 @@ def _header(line: str, ctx: ScanContext) -> bool:
     return False
 
 
-_RANK_PREFIX = re.compile(r"^\s*\[?\d{1,4}\]?\s*:")
-_CODE_LABEL = re.compile(r"[A-Za-z]\w*_\w*\s*$")
+_RANK_PREFIX = lazy(r"^\s*\[?\d{1,4}\]?\s*:")
+_CODE_LABEL = lazy(r"[A-Za-z]\w*_\w*\s*$")
 _LOOKALIKE = ("totalnumtrainsamples", "totalnumtrainsamplesperdevice")
 
 

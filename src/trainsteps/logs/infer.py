@@ -10,7 +10,6 @@ banner lines present and the level of the max_steps notice narrow the releases f
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from trainsteps.derivation import format_value
 from trainsteps.errors import TrainstepsError
@@ -30,6 +29,7 @@ from trainsteps.logs.inference import (
     Known,
 )
 from trainsteps.logs.observed import RunObservation
+from trainsteps.record import replace
 from trainsteps.schedule import Schedule
 from trainsteps.spec import RunSpec
 from trainsteps.versions import Version

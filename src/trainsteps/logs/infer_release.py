@@ -123,5 +123,15 @@ def releases_known(releases: list[str]) -> Known:
     return Known(choices=sorted(releases, key=Version.parse))
 
 
+_FAMILY_OF: dict[str, Family] = {}
+"""release -> its family, as looked up once: explain asks for the family of every known release several times per run
+(the newest release of a family), and each look-up parses and compares release numbers."""
+
+
 def family_of(version: str) -> Family:
-    return FAMILIES.at(version)
+    family = _FAMILY_OF.get(version)
+    if family is None:
+        family = FAMILIES.at(version)
+        if len(_FAMILY_OF) < 4096:  # the known releases and a few asked-for ones: bounded all the same
+            _FAMILY_OF[version] = family
+    return family

@@ -5,7 +5,7 @@ the log; every disagreement is said with both sources.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from trainsteps.derivation import format_value
 from trainsteps.logs.inference import (
@@ -165,14 +165,14 @@ def _stated_among_themselves(inf: Inference) -> None:
 def at(reading: Reading, run: RunObservation) -> dict:
     """Where a number was read, as parameters of its derivation step (rendered in the reader's language)."""
     other = run.elsewhere(reading)
-    return {"at_line": reading.line, "at_file": Path(other).name} if other else {"at_line": reading.line}
+    return {"at_line": reading.line, "at_file": os.path.basename(other)} if other else {"at_line": reading.line}
 
 
 def where(reading: Reading, run: RunObservation) -> Finding:
     """`line 12`, or `README.md line 12` for a number read in another file than the run's, in the reader's language."""
     other = run.elsewhere(reading)
     if other:
-        return Finding("explain.at_file_line", {"file": Path(other).name, "line": reading.line})
+        return Finding("explain.at_file_line", {"file": os.path.basename(other), "line": reading.line})
     return Finding("explain.at_line", {"line": reading.line})
 
 

@@ -9,12 +9,12 @@ ended), logs/timing.py (its rate and the time left).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 from trainsteps.derivation import Derivation, format_value
 from trainsteps.frameworks.hf.releases import Family
 from trainsteps.logs.observed import RunObservation
+from trainsteps.record import field, record
 from trainsteps.schedule import Schedule
 from trainsteps.spec import RunSpec
 
@@ -25,7 +25,7 @@ REPLAY_EPOCHS = 2000
 """Above this many epochs a candidate is replayed only if the closed-form step count can print the banner's steps."""
 
 
-@dataclass(slots=True)
+@record
 class Known:
     """A setting as far as the log determines it: exact, a range, or one of a few values."""
 
@@ -68,7 +68,7 @@ class Known:
         return format_value(self.exact)
 
 
-@dataclass(slots=True)
+@record
 class Hypothesis:
     """One way the run could have been set up, checked against the log by running the engine."""
 
@@ -96,7 +96,7 @@ class Hypothesis:
         return not self.mismatches and self.progress_mismatch is None
 
 
-@dataclass(slots=True)
+@record
 class Finding:
     """A sentence of the explanation: message id and its parameters."""
 
@@ -105,14 +105,14 @@ class Finding:
     code: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class Contradiction:
     what: Finding
     explanations: list[Finding] = field(default_factory=list)
     """Fitting explanations, most likely first."""
 
 
-@dataclass(slots=True)
+@record
 class Inference:
     run: RunObservation
     world_size: int | None = None

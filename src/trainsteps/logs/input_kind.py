@@ -6,8 +6,6 @@ bombs, and `gunzip -c FILE | trainsteps explain -` already streams in constant m
 
 from __future__ import annotations
 
-import json
-
 SAMPLE = 65536
 """Bytes of the head judged for text."""
 
@@ -34,6 +32,8 @@ def non_text_share(head: bytes) -> float:
 
 def json_error(data: bytes) -> tuple[int, int, str] | None:
     """(line, column, message) of the first JSON error, None when the bytes are valid JSON."""
+    import json  # only for an input that looks like JSON: `json` is not needed to read a text log
+
     try:
         json.loads(data.decode("utf-8", "replace"))
     except json.JSONDecodeError as exc:

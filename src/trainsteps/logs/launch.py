@@ -14,55 +14,56 @@ from __future__ import annotations
 import re
 
 from trainsteps.logs.context import ScanContext
+from trainsteps.patterns import lazy
 
 # An option and its value, also as a command quoted as a Python list (subprocess's CalledProcessError, a launcher's own
 # log of what it runs): `'--nproc_per_node', '2'`
 _ARG = r"(?:[= ]|['\"],\s*['\"])"
-_PER_NODE = (re.compile(r"--nproc[_-]per[_-]node" + _ARG + r"(\d+)"), re.compile(r"\bGPU number:\s*(\d+)"))
-_NODES = re.compile(r"--nnodes" + _ARG + r"(\d+)(?![:\d])")
+_PER_NODE = (lazy(r"--nproc[_-]per[_-]node" + _ARG + r"(\d+)"), lazy(r"\bGPU number:\s*(\d+)"))
+_NODES = lazy(r"--nnodes" + _ARG + r"(\d+)(?![:\d])")
 # accelerate's notice of its defaults: `--num_processes was set to a value of 4` (one per GPU it found)
-_TOTAL = (re.compile(r"--num[_-]processes(?:[= ]| was set to a value of )(\d+)"), re.compile(r"\bdist_world_size=(\d+)"), re.compile(r"\bWORLD_SIZE=(\d+)\b"))
-_DS_NODES = re.compile(r"\bnnodes=(\d+),\s*num_local_procs=(\d+)")
-_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=['\"]?([\d,]+)")
-_DS_ASSERT = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size\s*"
+_TOTAL = (lazy(r"--num[_-]processes(?:[= ]| was set to a value of )(\d+)"), lazy(r"\bdist_world_size=(\d+)"), lazy(r"\bWORLD_SIZE=(\d+)\b"))
+_DS_NODES = lazy(r"\bnnodes=(\d+),\s*num_local_procs=(\d+)")
+_VISIBLE = lazy(r"CUDA_VISIBLE_DEVICES=['\"]?([\d,]+)")
+_DS_ASSERT = lazy(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size\s*"
                         r"(\d+)\s*!=\s*(\d+)\s*\*\s*(\d+)\s*\*\s*(\d+)")
-_PIPE = re.compile(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
-_GATHER = re.compile(r"gather_len_batches:\s*\[([\d,\s]+)\]")
+_PIPE = lazy(r"CONFIG:\s*micro_batches=(\d+)\s+micro_batch_size=(\d+)")
+_GATHER = lazy(r"gather_len_batches:\s*\[([\d,\s]+)\]")
 # The processes a framework says it was started with: Megatron's arguments.py (`using world size: 16, ...`), BasicSR's
 # training statistics (basicsr/train.py: `World size (gpu number): 4`)
-_FRAMEWORK_WORLD = re.compile(r"using world size:\s*(\d+)|World size \(gpu number\):\s*(\d+)")
-_BARRIER = re.compile(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
+_FRAMEWORK_WORLD = lazy(r"using world size:\s*(\d+)|World size \(gpu number\):\s*(\d+)")
+_BARRIER = lazy(r"store[_-]based[_-]barrier.*?with (\d+) nodes")
 # `python train.py` (no launcher): one process, whatever the devices
 # A script's own list of device ids (`--gpus 0,1,2,3`): the devices it trains on. A single number is left alone:
 # `--gpus 2` is device 2 to MXNet's scripts and two GPUs to Lightning's.
-_SCRIPT_DEVICES = re.compile(r"--gpus[= ]['\"]?(\d+(?:,\d+)+)\b")
-_PYTHON = re.compile(r"^\s*(?:\$\s*)?(?:(?:export\s+)?[A-Z_][A-Z0-9_]*=\S*\s+)*python3?(?:\.\d+)?\s+(?:-u\s+)?(?!-m\b)\S+\.py\b")
+_SCRIPT_DEVICES = lazy(r"--gpus[= ]['\"]?(\d+(?:,\d+)+)\b")
+_PYTHON = lazy(r"^\s*(?:\$\s*)?(?:(?:export\s+)?[A-Z_][A-Z0-9_]*=\S*\s+)*python3?(?:\.\d+)?\s+(?:-u\s+)?(?!-m\b)\S+\.py\b")
 # LLaMA-Factory's `llamafactory-cli train` starts one process per visible device (its launcher: torchrun with
 # NPROC_PER_NODE, by default the device count) unless NNODES / NPROC_PER_NODE say otherwise
-_LF_TRAIN = re.compile(r"\b(?:llamafactory-cli|lmf)\s+train\b")
+_LF_TRAIN = lazy(r"\b(?:llamafactory-cli|lmf)\s+train\b")
 # The environment LLaMA-Factory's and ms-swift's launchers read (`NNODES=2 NPROC_PER_NODE=8 llamafactory-cli train`,
 # `... swift sft`): torchrun --nnodes $NNODES (default 1) --nproc_per_node $NPROC_PER_NODE (default: the node's devices)
-_ENV_NODES = re.compile(r"(?<![\w])NNODES=['\"]?(\d+)\b")
-_ENV_PER_NODE = re.compile(r"(?<![\w])NPROC_PER_NODE=['\"]?(\d+)\b")
-_ENV_LAUNCHER = re.compile(r"\b(?:llamafactory-cli|lmf)\s+train\b|\bswift\s+(?:sft|pt|rlhf|train)\b")
+_ENV_NODES = lazy(r"(?<![\w])NNODES=['\"]?(\d+)\b")
+_ENV_PER_NODE = lazy(r"(?<![\w])NPROC_PER_NODE=['\"]?(\d+)\b")
+_ENV_LAUNCHER = lazy(r"\b(?:llamafactory-cli|lmf)\s+train\b|\bswift\s+(?:sft|pt|rlhf|train)\b")
 # DeepSpeed's launcher: `deepspeed --num_gpus 8 --num_nodes 2 train.py`
-_DS_GPUS = re.compile(r"\bdeepspeed\b.*?--num[_-]gpus[= ](\d+)")
-_DS_NUM_NODES = re.compile(r"--num[_-]nodes[= ](\d+)")
+_DS_GPUS = lazy(r"\bdeepspeed\b.*?--num[_-]gpus[= ](\d+)")
+_DS_NUM_NODES = lazy(r"--num[_-]nodes[= ](\d+)")
 # accelerate's config file (`accelerate config` / default_config.yaml): the processes over all machines
-_ACCELERATE_YAML = re.compile(r"^\s*num_processes:\s*(\d+)\s*$")
+_ACCELERATE_YAML = lazy(r"^\s*num_processes:\s*(\d+)\s*$")
 # verl / OpenRLHF launch arguments; verl's and EasyR1's printed config (`'n_gpus_per_node': 4,` in the dict verl pretty-prints,
 # `"n_gpus_per_node": 8` in EasyR1's JSON) says the same
-_VERL = (re.compile(r"(?:\btrainer\.n_gpus_per_node=|['\"]n_gpus_per_node['\"]:\s*)(\d+)"),
-         re.compile(r"(?:\btrainer\.nnodes=|['\"]nnodes['\"]:\s*)(\d+)"))
+_VERL = (lazy(r"(?:\btrainer\.n_gpus_per_node=|['\"]n_gpus_per_node['\"]:\s*)(\d+)"),
+         lazy(r"(?:\btrainer\.nnodes=|['\"]nnodes['\"]:\s*)(\d+)"))
 # A launch script's variables: `NNODES=4`, `N_GPUS_PER_NODE=8`, `nproc_per_node=4`, each on its own line (a value the
 # command then passes as `$NNODES`); only digits are kept (`NNODES=$SLURM_NNODES` says nothing here)
-_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=['\"]?(\d+)['\"]?\s*$")
+_ASSIGN = lazy(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=['\"]?(\d+)['\"]?\s*$")
 _NODES_VARS = {"NNODES", "NUM_NODES", "N_NODES", "NODE_NUM", "NUM_NODE"}
 _PER_NODE_VARS = {"NPROC_PER_NODE", "N_GPUS_PER_NODE", "GPUS_PER_NODE", "NGPUS_PER_NODE", "NUM_GPUS_PER_NODE", "GPU_PER_NODE",
                   "NUM_GPU_PER_NODE", "N_GPU_PER_NODE"}
-_VARIABLE = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
+_VARIABLE = lazy(r"\$\{?([A-Za-z_]\w*)\}?")
 _COMMAND_LIMIT = 8192
-_OPENRLHF = (re.compile(r"--actor_num_gpus_per_node[= ](\d+)"), re.compile(r"--actor_num_nodes[= ](\d+)"))
+_OPENRLHF = (lazy(r"--actor_num_gpus_per_node[= ](\d+)"), lazy(r"--actor_num_nodes[= ](\d+)"))
 NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-processes", "GPU number", "CUDA_VISIBLE_DEVICES", "dist_world_size", "num_local_procs",
            "WORLD_SIZE", "micro_batch_per_gpu", "micro_batches=", "using world size", "World size (gpu", "python", "llamafactory-cli", "lmf ",
            "n_gpus_per_node", "nnodes=", "nnodes'", 'nnodes"', "actor_num_", "num_processes:", "NNODES", "NPROC_PER_NODE", "num_gpus",
@@ -70,7 +71,7 @@ NEEDLES = ("gather_len_batches", "barrier", "nproc", "num_processes", "num-proce
 
 
 # Advice quotes an option without launching anything: `If this was unintended please pass in --num_processes=1.`
-_ADVICE = re.compile(r"\b(?:please|pass in|you can|you should|would need|try (?:with|using|setting))\b", re.IGNORECASE)
+_ADVICE = lazy(r"\b(?:please|pass in|you can|you should|would need|try (?:with|using|setting))\b", re.IGNORECASE)
 
 
 def scan(line: str, ctx: ScanContext) -> bool:
@@ -94,7 +95,7 @@ def scan(line: str, ctx: ScanContext) -> bool:
         return True
     match = _GATHER.search(line) or _BARRIER.search(line)
     if match:  # Axolotl gathers one loader length per rank; torch.distributed's barrier counts the processes
-        count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER else int(match.group(1))
+        count = len([x for x in match.group(1).split(",") if x.strip()]) if match.re is _GATHER.compiled else int(match.group(1))
         ctx.wrapper_value("launcher_world", ctx.reading(count))
         return True
     match = _FRAMEWORK_WORLD.search(line)

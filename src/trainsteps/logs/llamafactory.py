@@ -11,11 +11,10 @@ LLaMA-Factory's trainer_log.jsonl lines (`"current_steps"`, `"total_steps"`) are
 
 from __future__ import annotations
 
-import re
-
 from trainsteps.logs.context import ScanContext
+from trainsteps.patterns import lazy
 
-_BAR = re.compile(r"^(?P<what>[A-Za-z][\w ]*?(?:dataset|Dataset))\b[^:|]*:\s*\d+%\|[^|]*\|\s*(?P<done>\d+)/(?P<total>\d+)")
+_BAR = lazy(r"^(?P<what>[A-Za-z][\w ]*?(?:dataset|Dataset))\b[^:|]*:\s*\d+%\|[^|]*\|\s*(?P<done>\d+)/(?P<total>\d+)")
 _KINDS = (("tokeniz", "raw_examples"), ("converting format", "raw_examples_converted"), ("packing", "packing_bar"))
 
 

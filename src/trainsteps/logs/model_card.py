@@ -15,13 +15,12 @@ together with it (trainer_log.jsonl, trainer_state.json).
 
 from __future__ import annotations
 
-import re
-
 from trainsteps.logs.context import ScanContext
+from trainsteps.patterns import lazy
 
-_CARD = re.compile(r"^\s*-\s+(train_batch_size|gradient_accumulation_steps|total_train_batch_size|num_devices|training_steps)"
+_CARD = lazy(r"^\s*-\s+(train_batch_size|gradient_accumulation_steps|total_train_batch_size|num_devices|training_steps)"
                    r":\s*(\d+)\s*$")
-_FRAMEWORK = re.compile(r"^\s*-\s+Transformers\s+(\d+\.\d+\.\d+)\s*$")
+_FRAMEWORK = lazy(r"^\s*-\s+Transformers\s+(\d+\.\d+\.\d+)\s*$")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from trainsteps.record import field, record
 
 # Banner quantities, keyed by the names used throughout trainsteps.logs (and frameworks/hf/log_lines.OFFSETS).
 BANNER_KEYS = ("num_examples", "num_epochs", "update_steps_per_epoch", "per_device_batch", "dataparallel_batch",
                "total_batch", "grad_accum", "max_steps", "trainable_parameters")
 
 
-@dataclass(slots=True)
+@record
 class Reading:
     """One number read from the log."""
 
@@ -38,7 +38,7 @@ class Reading:
         return out
 
 
-@dataclass(slots=True)
+@record
 class BarTrack:
     """One progress bar (one `total`) as it was redrawn: tqdm, notebook, ms-swift, Lightning."""
 
@@ -67,7 +67,7 @@ class BarTrack:
 RATE_SAMPLES = 512
 
 
-@dataclass(slots=True)
+@record
 class Progress:
     """Where a run stood and how fast it went, from any line that shows it (bars, loss/eval dicts, metrics blocks,
     LLaMA-Factory trainer_log.jsonl, ms-swift dicts), and how it ended."""
@@ -117,7 +117,7 @@ class Progress:
                     or bool(self.bars) or self.max_epoch is not None or self.step_lines > 0 or self.stop is not None)
 
 
-@dataclass(slots=True)
+@record
 class RunObservation:
     """Everything read about one training run (one banner and what follows it)."""
 
@@ -169,7 +169,7 @@ class RunObservation:
     """The same banner printed again by other nodes or ranks (one run, not several)."""
     transformers_version: Reading | None = None
     """A transformers version printed in the log (Unsloth's header, an env block, `transformers==`, config.json)."""
-    rate_reader: object = field(default=None, repr=False, compare=False)
+    rate_reader: object = None
     """The time model's reader of this run's timing lines (trainsteps.timing.log_rates.RateReader)."""
     settings: dict = field(default_factory=dict)
     """Settings printed as arguments (`per_device_train_batch_size=4`, ms-swift's args line), name -> Reading."""
@@ -220,7 +220,7 @@ class RunObservation:
         return out
 
 
-@dataclass(slots=True)
+@record
 class LogObservations:
     """All runs found in the input, in order."""
 
@@ -233,7 +233,7 @@ class LogObservations:
     problems: list = field(default_factory=list)
     """(file, message id, hint id, params) for inputs that are empty, compressed, binary or broken JSON (input_kind.py):
     the error explain gives when it finds no run."""
-    also: object = field(default=None, repr=False, compare=False)
+    also: object = None
     """A callable that sees every line as well (set by read_log)."""
     stated: dict[str, Reading] = field(default_factory=dict)
     """What the words around the logs state (logs/stated.py, logs/model_card.py): stated_gpus, stated_failure,

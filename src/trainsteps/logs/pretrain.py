@@ -8,51 +8,49 @@ GPT-NeoX / legacy Megatron print one more than the windows built (`sample_idx.sh
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
-from trainsteps.frameworks import gptdata
+from trainsteps.patterns import lazy
+from trainsteps.record import field, record
 
 _PATTERNS = {
     # GPT-NeoX and legacy Megatron, Python: sample_idx.shape[0] = N + 1 (4-space indent)
-    "python_samples": re.compile(r"^\s{4}total number of samples:\s+([\d,]+)\s*$"),
+    "python_samples": lazy(r"^\s{4}total number of samples:\s+([\d,]+)\s*$"),
     # megatron-core: N
-    "mcore_samples": re.compile(r"(?:^|\s|:|\])>\s*total number of samples:\s+([\d,]+)\s*$"),  # after any logger prefix
+    "mcore_samples": lazy(r"(?:^|\s|:|\])>\s*total number of samples:\s+([\d,]+)\s*$"),  # after any logger prefix
     # the C++ helper (NeoX, legacy Megatron): exact N, 5-space indent and aligned value
-    "cpp_samples": re.compile(r"^\s{5}total number of samples:\s+([\d,]+)\s*$"),
+    "cpp_samples": lazy(r"^\s{5}total number of samples:\s+([\d,]+)\s*$"),
     # any other indent or prefix: which printer it was is unknown (N, or N + 1 from the Python path)
-    "other_samples": re.compile(r"total number of samples:\s+([\d,]+)\s*$"),
-    "epochs": re.compile(r"total number of epochs:\s+(\d+)"),
-    "cpp_epochs": re.compile(r"^\s*number of epochs:\s+(\d+)"),
-    "seq_length": re.compile(r"^\s*sequence length:\s+(\d+)"),
-    "index_map": re.compile(r"_indexmap_(\d+|None)ns_(\d+)sl_(\d+)s"),
-    "iteration": re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)"),
-    "consumed": re.compile(r"consumed samples:\s+(\d+)"),
-    "global_batch": re.compile(r"global batch size:\s+(\d+)"),
-    "ds_value": re.compile(r"(?:^|\]|\s)(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps|world_size)"
+    "other_samples": lazy(r"total number of samples:\s+([\d,]+)\s*$"),
+    "epochs": lazy(r"total number of epochs:\s+(\d+)"),
+    "cpp_epochs": lazy(r"^\s*number of epochs:\s+(\d+)"),
+    "seq_length": lazy(r"^\s*sequence length:\s+(\d+)"),
+    "index_map": lazy(r"_indexmap_(\d+|None)ns_(\d+)sl_(\d+)s"),
+    "iteration": lazy(r"iteration\s+(\d+)\s*/\s*(\d+)"),
+    "consumed": lazy(r"consumed samples:\s+(\d+)"),
+    "global_batch": lazy(r"global batch size:\s+(\d+)"),
+    "ds_value": lazy(r"(?:^|\]|\s)(train_batch_size|train_micro_batch_size_per_gpu|gradient_accumulation_steps|world_size)"
                            r"\s+\.*\s*(\d+)\s*$"),  # after DeepSpeed's `[date] [INFO] [config.py:N:print]` prefix too
-    "neox_arg": re.compile(r"^\s*(train_batch_size|seq_length|train_iters)\s+\.{2,}\s*(\d+)"),
-    "lightning_bar": re.compile(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
-    "split": re.compile(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
-    "per_epoch_line": re.compile(r"number of samples per epoch \((\d+)\)"),
-    "target": re.compile(r"^\s*(?:>\s*)?(train|validation|test):\s+(\d+)\s*$"),
-    "tokens_epoch": re.compile(r"number of tokens per epoch:\s*([\d,]+)"),
-    "training_for": re.compile(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
+    "neox_arg": lazy(r"^\s*(train_batch_size|seq_length|train_iters)\s+\.{2,}\s*(\d+)"),
+    "lightning_bar": lazy(r"Epoch (\d+):\s+\d+%\|.*?\|\s*(\d+)/(\d+)"),
+    "split": lazy(r"document indices in \[(\d+), (\d+)\) total of (\d+) documents"),
+    "per_epoch_line": lazy(r"number of samples per epoch \((\d+)\)"),
+    "target": lazy(r"^\s*(?:>\s*)?(train|validation|test):\s+(\d+)\s*$"),
+    "tokens_epoch": lazy(r"number of tokens per epoch:\s*([\d,]+)"),
+    "training_for": lazy(r"Training for a total of (\d+) iterations, corresponding to (\d+) epochs"),
     # Megatron's parallel layout (megatron/training/arguments.py, initialize.py, num_microbatches_calculator.py):
     #   using world size: 8, data-parallel size: 1, context-parallel size: 1, [hierarchical context-parallel sizes: None,]
     #   tensor-model-parallel size: 4, pipeline-model-parallel size: 2        (older: "data-parallel-size: 4", no context)
     #   > initialized tensor model parallel with size 4    (before 2021: "> initializing tensor model parallel with size 1")
     #   setting number of micro-batches to constant 512    (megatron-core: "setting number of microbatches to constant 512")
-    "mg_world": re.compile(r"using world size:\s*(\d+)"),
-    "mg_sizes": re.compile(r"(?<!-)(data-parallel|context-parallel|tensor-model-parallel|pipeline-model-parallel)[- ]size:\s*(\d+)"),
-    "mg_init": re.compile(r"initiali(?:zed|zing) (tensor|pipeline) model parallel with size (\d+)"),
-    "mg_micro": re.compile(r"setting number of micro-?batches to constant (\d+)"),
-    "mg_global": re.compile(r"setting global batch size to (\d+)"),
+    "mg_world": lazy(r"using world size:\s*(\d+)"),
+    "mg_sizes": lazy(r"(?<!-)(data-parallel|context-parallel|tensor-model-parallel|pipeline-model-parallel)[- ]size:\s*(\d+)"),
+    "mg_init": lazy(r"initiali(?:zed|zing) (tensor|pipeline) model parallel with size (\d+)"),
+    "mg_micro": lazy(r"setting number of micro-?batches to constant (\d+)"),
+    "mg_global": lazy(r"setting global batch size to (\d+)"),
     # the argument dump, unprefixed (DeepSpeed's own config print has a logger prefix and a data-parallel world_size)
-    "mg_arg": re.compile(r"^\s*(?:>\s*)?(micro_batch_size|global_batch_size|world_size|tensor_model_parallel_size|pipeline_model_parallel_size"
+    "mg_arg": lazy(r"^\s*(?:>\s*)?(micro_batch_size|global_batch_size|world_size|tensor_model_parallel_size|pipeline_model_parallel_size"
                          r"|context_parallel_size|data_parallel_size)\s+\.{2,}\s*(\d+)\s*$"),
     # the settings behind `> datasets target sizes` (megatron/training/training.py, get_train_valid_test_num_samples)
-    "mg_eval_arg": re.compile(r"^\s*(?:>\s*)?(train_iters|eval_interval|eval_iters)\s+\.{2,}\s*(\d+)\s*$"),
+    "mg_eval_arg": lazy(r"^\s*(?:>\s*)?(train_iters|eval_interval|eval_iters)\s+\.{2,}\s*(\d+)\s*$"),
 }
 
 _MG_KEYS = {"data-parallel": "dp", "context-parallel": "cp", "tensor-model-parallel": "tp", "pipeline-model-parallel": "pp",
@@ -60,7 +58,7 @@ _MG_KEYS = {"data-parallel": "dp", "context-parallel": "cp", "tensor-model-paral
             "pipeline_model_parallel_size": "pp", "context_parallel_size": "cp", "data_parallel_size": "dp"}
 
 
-@dataclass(slots=True)
+@record
 class PretrainObserved:
     """What a pretraining log states (None where it says nothing)."""
 
@@ -226,7 +224,7 @@ def _match_samples(line: str, seen: PretrainObserved) -> None:
             return
 
 
-@dataclass(slots=True)
+@record
 class Explanation:
     """Sentences about a pretraining log, each with a message id so it renders in any language."""
 
@@ -255,6 +253,8 @@ def explain_pretrain(observed: dict, lang: str = "en", seq_length: int | None = 
     epochs = observed.get("epochs_built")
     kind = observed.get("samples_line_kind")
     if printed is not None:
+        from trainsteps.frameworks import gptdata  # the token-window arithmetic, loaded only for a log that prints samples
+
         offset = 1 if (flavor in ("neox", "legacy") or (flavor is None and kind == "python")) else 0
         built = printed - offset
         facts.update(printed_samples=printed, samples_built=built)

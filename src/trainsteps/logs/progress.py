@@ -33,11 +33,11 @@ _NOTEBOOK = bars.NOTEBOOK
 _PAIR = lazy(r"""['"]([A-Za-z_][\w/()]*)['"]\s*:\s*(?:'([^']*)'|"([^"]*)"|([-+\w.]+))""")
 _METRIC = lazy(r"^\s*([a-z_]+)\s*=\s*(\S+)\s*$")
 _VERSIONS = (
-    re.compile(r"Transformers:\s*v?(\d+\.\d+\.\d+)"),                        # Unsloth's header
-    re.compile(r""""transformers_version"\s*:\s*"v?(\d+\.\d+\.\d+)"""),       # trainer_state.json / config.json
-    re.compile(r"\btransformers\s*==\s*v?(\d+\.\d+\.\d+)"),                  # pip freeze, requirements
-    re.compile(r"`?[Tt]ransformers`?\s+version\s*:\s*v?(\d+\.\d+\.\d+)"),    # transformers-cli env, llamafactory-cli env
-    re.compile(r"^\s*transformers\s+v?(\d+\.\d+\.\d+)\s*$"),                  # pip list
+    lazy(r"Transformers:\s*v?(\d+\.\d+\.\d+)"),                        # Unsloth's header
+    lazy(r""""transformers_version"\s*:\s*"v?(\d+\.\d+\.\d+)"""),       # trainer_state.json / config.json
+    lazy(r"\btransformers\s*==\s*v?(\d+\.\d+\.\d+)"),                  # pip freeze, requirements
+    lazy(r"`?[Tt]ransformers`?\s+version\s*:\s*v?(\d+\.\d+\.\d+)"),    # transformers-cli env, llamafactory-cli env
+    lazy(r"^\s*transformers\s+v?(\d+\.\d+\.\d+)\s*$"),                  # pip list
 )
 _PIP_SHOW_VERSION = lazy(r"^\s*Version:\s*v?(\d+\.\d+\.\d+)")
 _SETTING = lazy(r"\b(per_device_train_batch_size|gradient_accumulation_steps|num_train_epochs|max_steps|num_generations"

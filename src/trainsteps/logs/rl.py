@@ -17,32 +17,31 @@ counts them; OpenRLHF's global step counts rollout batches while its scheduler c
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
 from trainsteps.logs.rl_timing import RLTiming
+from trainsteps.patterns import lazy
+from trainsteps.record import field, record
 
-_TOTAL = re.compile(r"Total training steps:\s*(\d+)")
-_LOADER = re.compile(r"Size of train dataloader:\s*(\d+)")
-_DATASET = re.compile(r"(?<!filter )dataset len:\s*(\d+)")
-_FILTERED = re.compile(r"filter dataset len:\s*(\d+)")
-_STEP = re.compile(r"(?:^|[\s(])step:(\d+)\s+-\s+\S+:")
-_EPOCH = re.compile(r"training/epoch:(\d+)")
-_BAR = re.compile(r"(Training Progress|Running step|Episode \[(\d+)/(\d+)\])[^|]*\|[^|]*\|\s*(\d+)/(\d+)")
-_OPENRLHF = re.compile(r"Global step (\d+):")
-_UNSLOTH = re.compile(r"change the batch size of (\d+) to the `num_generations` of (\d+)")
-_DRIVER = re.compile(r"^\s*\((TaskRunner|main_task|Runner) pid=\d+")
+_TOTAL = lazy(r"Total training steps:\s*(\d+)")
+_LOADER = lazy(r"Size of train dataloader:\s*(\d+)")
+_DATASET = lazy(r"(?<!filter )dataset len:\s*(\d+)")
+_FILTERED = lazy(r"filter dataset len:\s*(\d+)")
+_STEP = lazy(r"(?:^|[\s(])step:(\d+)\s+-\s+\S+:")
+_EPOCH = lazy(r"training/epoch:(\d+)")
+_BAR = lazy(r"(Training Progress|Running step|Episode \[(\d+)/(\d+)\])[^|]*\|[^|]*\|\s*(\d+)/(\d+)")
+_OPENRLHF = lazy(r"Global step (\d+):")
+_UNSLOTH = lazy(r"change the batch size of (\d+) to the `num_generations` of (\d+)")
+_DRIVER = lazy(r"^\s*\((TaskRunner|main_task|Runner) pid=\d+")
 # Hydra's line when verl's main exits with an error; Ray's own errors; a Python traceback
-_CRASH = re.compile(r"Error executing job with overrides|ray\.exceptions\.\w+|Traceback \(most recent call last\)")
+_CRASH = lazy(r"Error executing job with overrides|ray\.exceptions\.\w+|Traceback \(most recent call last\)")
 _RL_CRASH = ("Error executing job with overrides", "ray.exceptions.")
-_BAR_RATE = re.compile(r"(\d+(?:\.\d+)?)(s/it|it/s)\]")
-_BAR_ELAPSED = re.compile(r"\|\s*\d+/\d+\s*\[(?:(\d+):)?(\d+):(\d+)<")
-_SLIME_PERF = re.compile(r"\bperf (\d+): \{")
+_BAR_RATE = lazy(r"(\d+(?:\.\d+)?)(s/it|it/s)\]")
+_BAR_ELAPSED = lazy(r"\|\s*\d+/\d+\s*\[(?:(\d+):)?(\d+):(\d+)<")
+_SLIME_PERF = lazy(r"\bperf (\d+): \{")
 _NEEDLES = ("step", "dataset len", "dataloader", "batch size", "Episode", "Progress", "pid=", "Error executing", "ray.exceptions",
             "Traceback", "timing_s/", "perf")
 
 
-@dataclass
+@record
 class RLObserved:
     """What the RL lines of a log said (the last value of each)."""
 

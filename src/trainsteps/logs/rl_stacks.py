@@ -16,22 +16,24 @@ Lines read (their format strings in each stack's source):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-_AREAL = re.compile(r"Epoch (\d+)/(\d+) Step (\d+)/(\d+) Train step (\d+)/(\d+) done\.")
-_OI_STEP = re.compile(r"\btraining_step: (\d+)")
-_OI_EPISODE = re.compile(r"\bepisode: (\d+)")
-_OI_TIME = re.compile(r"\btime\b[^:|]*?\btotal: ([\d.]+)")
-_OI_FINAL = re.compile(r"Saving final model at step (\d+)")
-_PRIME_START = re.compile(r"Starting training loop \(max_steps=(\d+|infinite)\)")
-_PRIME_STEP = re.compile(r"\bStep (\d+) \| +((?:\d+d )?(?:\d+h )?(?:\d+m )?[\d.]+(?:ms|s|m|h)?) \| Loss")
-_ROLL_MAX = re.compile(r"pipeline max_steps: \S+ to (\d+)")
-_ROLL_STEP = re.compile(r"pipeline step (\d+) (start|finished)")
-_AREAL_TIME = re.compile(r"\b(\d{8}-\d{2}:\d{2}:\d{2})(?:\.(\d+))?")  # areal/utils/logging.py DATE_FORMAT
-_ROLL_TIME = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")  # roll/utils/logging.py datefmt
+from trainsteps.patterns import lazy
+from trainsteps.record import field, record
+
+_AREAL = lazy(r"Epoch (\d+)/(\d+) Step (\d+)/(\d+) Train step (\d+)/(\d+) done\.")
+_OI_STEP = lazy(r"\btraining_step: (\d+)")
+_OI_EPISODE = lazy(r"\bepisode: (\d+)")
+_OI_TIME = lazy(r"\btime\b[^:|]*?\btotal: ([\d.]+)")
+_OI_FINAL = lazy(r"Saving final model at step (\d+)")
+_PRIME_START = lazy(r"Starting training loop \(max_steps=(\d+|infinite)\)")
+_PRIME_STEP = lazy(r"\bStep (\d+) \| +((?:\d+d )?(?:\d+h )?(?:\d+m )?[\d.]+(?:ms|s|m|h)?) \| Loss")
+_ROLL_MAX = lazy(r"pipeline max_steps: \S+ to (\d+)")
+_ROLL_STEP = lazy(r"pipeline step (\d+) (start|finished)")
+_AREAL_TIME = lazy(r"\b(\d{8}-\d{2}:\d{2}:\d{2})(?:\.(\d+))?")  # areal/utils/logging.py DATE_FORMAT
+_ROLL_TIME = lazy(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")  # roll/utils/logging.py datefmt
 
 
-@dataclass
+@record
 class StackObserved:
     """What the AReaL / open-instruct / prime-rl / ROLL lines of a log said."""
 

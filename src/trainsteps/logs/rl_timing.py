@@ -11,16 +11,15 @@ Nested timings (`timing_s/agent_loop/...`) and per-token rates are detail of a p
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from statistics import median
+from trainsteps.patterns import lazy
+from trainsteps.record import field, record
 
-_VERL = re.compile(r"timing_s/([A-Za-z_]+):\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w/])")
-_SLIME = re.compile(r"['\"]perf/([a-z_]+_time)['\"]:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
+_VERL = lazy(r"timing_s/([A-Za-z_]+):\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w/])")
+_SLIME = lazy(r"['\"]perf/([a-z_]+_time)['\"]:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
 _STEP_TOTALS = ("step", "step_time", "total_train_time")
 
 
-@dataclass
+@record
 class RLTiming:
     """The phases of the last step that printed them, and every step's total."""
 
@@ -62,6 +61,8 @@ class RLTiming:
     def seconds_per_step(self) -> tuple[float, bool] | None:
         """The median of the steps' totals (a slow first step or an evaluation step does not set the rate alone)."""
         if self.step_seconds:
+            from statistics import median  # loaded with the first step: `statistics` costs ~5 ms of start-up
+
             return median(self.step_seconds), True
         return self.total_of_last_step()
 

@@ -17,20 +17,20 @@ ms-swift's dict gives the iteration, the run's iterations and the mean seconds a
 
 from __future__ import annotations
 
-import re
+from trainsteps.patterns import lazy
 
-_SWIFT_ITERATION = re.compile(r"'iteration':\s*'(\d{1,12})/(\d{1,12})'")
-_SWIFT_SPEED = re.compile(r"'train_speed\(s/it\)':\s*([\d.]+)")
-_TOTALS = (re.compile(r"Trainer is initialized with .*\btotal steps (\d{1,12})"), re.compile(r"- Max train steps:\s*(\d{1,12})\b"))
-_TITAN_BATCH = re.compile(r"Trainer is initialized with local batch size (\d{1,9}), global batch size \d{1,12}, gradient[_ ]accumulation[_ ]"
+_SWIFT_ITERATION = lazy(r"'iteration':\s*'(\d{1,12})/(\d{1,12})'")
+_SWIFT_SPEED = lazy(r"'train_speed\(s/it\)':\s*([\d.]+)")
+_TOTALS = (lazy(r"Trainer is initialized with .*\btotal steps (\d{1,12})"), lazy(r"- Max train steps:\s*(\d{1,12})\b"))
+_TITAN_BATCH = lazy(r"Trainer is initialized with local batch size (\d{1,9}), global batch size \d{1,12}, gradient[_ ]accumulation[_ ]"
                           r"steps:? (\d{1,9}), sequence length (\d{1,9})")
-_TPS = re.compile(r"\btps:\s*([\d,]{1,15})\b")
+_TPS = lazy(r"\btps:\s*([\d,]{1,15})\b")
 TOKENS_PER_RANK_STEP = "tokens/rank/step"
 """The key under which a torchtitan start-up line leaves the tokens one rank reads a step (local x accumulation x seq)."""
 
 
-_SWIFT_TIMES = {name: re.compile(rf"'{name}':\s*'([\dhdms ]{{1,40}})'") for name in ("elapsed_time", "remaining_time")}
-_DURATION_PART = re.compile(r"(\d{1,9})([dhms])")
+_SWIFT_TIMES = {name: lazy(rf"'{name}':\s*'([\dhdms ]{{1,40}})'") for name in ("elapsed_time", "remaining_time")}
+_DURATION_PART = lazy(r"(\d{1,9})([dhms])")
 _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
@@ -55,9 +55,9 @@ def _duration(match) -> float | None:
     return float(sum(int(value) * _UNIT_SECONDS[unit] for value, unit in parts)) if parts else None
 
 
-_ENDS = (re.compile(r"Number of epochs \d{1,9} reached, stopping training"),
-         re.compile(r"Training of \d{1,9} epochs has been completed, the training has finished"),
-         re.compile(r"Reached max_steps \(\d{1,12}\), stopping training"))
+_ENDS = (lazy(r"Number of epochs \d{1,9} reached, stopping training"),
+         lazy(r"Training of \d{1,9} epochs has been completed, the training has finished"),
+         lazy(r"Reached max_steps \(\d{1,12}\), stopping training"))
 
 
 def ended(line: str) -> bool:

@@ -50,16 +50,17 @@ import functools
 import re
 
 from trainsteps.logs.context import ScanContext
+from trainsteps.patterns import lazy
 
 # LitGPT: micro-batch iterations and the optimizer step they belong to
-_LITGPT = re.compile(r"\biter\s+\d+\s*\|?\s*step\s+(\d+)\b")
+_LITGPT = lazy(r"\biter\s+\d+\s*\|?\s*step\s+(\d+)\b")
 # `step: 4`, `step 00004/21400`, `[Step 5]`, `Step 5 |`, `global step 8:`, `global_step: 12`
-_STEP = re.compile(r"(?<![\w/.])(?:global[_ ])?[Ss]tep\]?\s*[:=]?\s*\[?\s*(\d{1,12})(?:\s*/\s*(\d{1,12}))?(?![\w.])")
+_STEP = lazy(r"(?<![\w/.])(?:global[_ ])?[Ss]tep\]?\s*[:=]?\s*\[?\s*(\d{1,12})(?:\s*/\s*(\d{1,12}))?(?![\w.])")
 # MLX and similar: `Iter 10: Train loss ...`
-_ITER = re.compile(r"(?<![\w/.])[Ii]ter\s+(\d{1,12})\s*:")
+_ITER = lazy(r"(?<![\w/.])[Ii]ter\s+(\d{1,12})\s*:")
 # (searched in the lower-cased line: a case-blind alternation is several times slower on a long metrics line)
-_METRIC = re.compile(r"(?:\b|_)loss\b|steps?/s(?:ec)?\b|\blr\b|learning[_ ]rate|\btps\b|tok(?:ens)?/s(?:ec)?|\bdt\s*[:=]|iter time|sec/step|s/it\b"
-                     r"|it/s(?:ec)?\b|it/sec|grad_norm|\breward")
+_METRIC = lazy(r"(?:\b|_)loss\b|steps?/s(?:ec)?\b|\blr\b|learning[_ ]rate|\btps\b|tok(?:ens)?/s(?:ec)?|\bdt\s*[:=]|iter time|sec/step|s/it\b"
+               r"|it/s(?:ec)?\b|it/sec|grad_norm|\breward")
 # Every match of _METRIC holds one of these (its start is at most one character before it)
 _METRIC_WORDS = ("loss", "step/s", "steps/s", "lr", "learning", "tps", "tok", "dt", "iter time", "sec/step", "s/it", "it/s",
                  "grad_norm", "reward")
@@ -75,24 +76,26 @@ def _has_metric(line: str) -> bool:
         if at >= 0:
             first = at
     return first < len(low) and _METRIC.search(low, max(0, first - 1)) is not None
-_VALIDATION = re.compile(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:loss|took|accuracy)\b")
+
+
+_VALIDATION = lazy(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:loss|took|accuracy)\b")
 # Totals declared before the steps: `max_steps: 300`, `Maximum number of steps set at 33788`, `iters: 500`
-_DECLARED = re.compile(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training[_ ]steps|iters)['\"]?\s*[:=]\s*(\d{1,12})\b"
+_DECLARED = lazy(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training[_ ]steps|iters)['\"]?\s*[:=]\s*(\d{1,12})\b"
                        r"|Maximum number of steps (?:set at|:)\s*(\d{1,12})")
 # Seconds per step printed on the line: `dt: 989.44ms`, `(20.205 sec/step)`, `It/sec 0.141`, `3.1 s/it`
 # (words without which it cannot match, pattern, seconds per unit): the words are tested first, far cheaper than a
 # search of a long metrics line
 _SECONDS = (
-    ("dt", re.compile(r"\bdt\s*[:=]\s*([\d.]+)\s*ms\b"), 1e-3),
-    ("step_avg", re.compile(r"\bstep_avg:\s*([\d.]+)\s*ms\b"), 1e-3),
-    ("sec/step", re.compile(r"\(([\d.]+) sec/step\)"), 1.0),
-    ("seconds/step", re.compile(r"([\d.]+)\s*seconds/step\b"), 1.0),
-    ("s/it", re.compile(r"([\d.]+)\s*s/it\b"), 1.0),
+    ("dt", lazy(r"\bdt\s*[:=]\s*([\d.]+)\s*ms\b"), 1e-3),
+    ("step_avg", lazy(r"\bstep_avg:\s*([\d.]+)\s*ms\b"), 1e-3),
+    ("sec/step", lazy(r"\(([\d.]+) sec/step\)"), 1.0),
+    ("seconds/step", lazy(r"([\d.]+)\s*seconds/step\b"), 1.0),
+    ("s/it", lazy(r"([\d.]+)\s*s/it\b"), 1.0),
 )
-_DIGIT = re.compile(r"\d").search
-_PER_SECOND = re.compile(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b|\bsteps/sec:\s*([\d.]+)")
+_DIGIT = lazy(r"\d").search
+_PER_SECOND = lazy(r"\bIt/sec\s+([\d.]+)|([\d.]+)\s*it/s\b|\bsteps/sec:\s*([\d.]+)")
 # torchtitan's step line ends `tps: 7,282  tflops: 0.52  mfu: 0.17%` (components/metrics.py)
-_TITAN_MFU = re.compile(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
+_TITAN_MFU = lazy(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
 # What a JSON step record's counter key may be (a plain substring test before any pattern runs)
 _JSON_KEYS = ('"step"', '"global_step"', '"iter"', '"iteration"', 'num_updates"')
 # The end line of BasicSR-style loops (basicsr/train.py: `End of training. Time consumed: 0:12:34`)

@@ -14,9 +14,11 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
+from trainsteps.patterns import lazy
+
 CHUNK = 1 << 20
 MAX_LINE = 8192
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_ANSI = lazy(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 
 
 def iter_lines(stream: BinaryIO) -> Iterator[str]:
@@ -63,7 +65,7 @@ def iter_text_lines(text: str) -> Iterable[str]:
 # Full-width forms a Chinese input method produces: 128，770 and Num examples ＝ 1,047 read as their ASCII forms.
 _FULL_WIDTH = {**{0xFF10 + d: ord("0") + d for d in range(10)}, ord("，"): ",", ord("＝"): "=", ord("："): ":",
                ord("\u3000"): " ", ord("（"): "(", ord("）"): ")", ord("．"): "."}
-_HAS_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
+_HAS_FULL_WIDTH = lazy("[\uff01-\uff5e\u3000]")
 
 
 def clean(line: str) -> str:
@@ -79,7 +81,7 @@ def clean(line: str) -> str:
 # A whole number as a banner prints it, with any one thousands separator used consistently:
 # 1,047  1.047  1 047  1'047  1_047  1 047 (no-break spaces)  or plain 1047.
 _SEPS = ",.' _\u00a0\u202f\u2009\u2019"
-NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:([" + re.escape(_SEPS) + r"])\d{3}(?![\d]))(?:\2\d{3}(?!\d))*|\d+)")
+NUMBER = lazy(r"(?<![\d.,])(\d{1,3}(?:([" + re.escape(_SEPS) + r"])\d{3}(?![\d]))(?:\2\d{3}(?!\d))*|\d+)")
 
 
 def parse_int(text: str) -> tuple[int, str] | None:
@@ -110,7 +112,7 @@ def letters(text: str) -> str:
 BANNER_LABELS = ("Num examples", "Num Epochs", "Num update steps per epoch", "Instantaneous batch size per device",
                  "Training with DataParallel", "Total train batch size", "Gradient Accumulation steps",
                  "Total optimization steps", "Number of trainable parameters")
-_NEXT_LABEL = re.compile(r"\s+(?=(?:" + "|".join(re.escape(label) for label in BANNER_LABELS) + r")\b)")
+_NEXT_LABEL = lazy(r"\s+(?=(?:" + "|".join(re.escape(label) for label in BANNER_LABELS) + r")\b)")
 
 
 def unglued(line: str) -> list[str]:

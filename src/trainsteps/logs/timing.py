@@ -10,10 +10,8 @@ evaluations still ahead at the logged eval_runtime, and a verdict on the framewo
 
 from __future__ import annotations
 
-import statistics
-from dataclasses import dataclass, field
-
 from trainsteps.logs.observed import BarTrack, RunObservation
+from trainsteps.record import field, record
 from trainsteps.timing import Interval, Rate, Spoken, format_duration, remaining
 from trainsteps.timing.log_rates import RateReader
 
@@ -32,7 +30,7 @@ def duration(value: float | None, lang: str = "en") -> str:
     return format_duration(value, lang)
 
 
-@dataclass(slots=True)
+@record
 class Timing:
     source: str
     """`bar` (the training loop's progress bar), `iteration` (Megatron / nanotron time per iteration), `elapsed`
@@ -114,7 +112,9 @@ def _fallback(bar: BarTrack) -> tuple[Rate, int] | None:
         return None
     later = [r for n, r in rates if n > bar.total * WARMUP_SHARE]
     kept = (later or [r for _, r in rates])[-32:]
-    mid = statistics.median(kept)
+    from statistics import median  # loaded with the first rate: `statistics` costs ~5 ms of start-up
+
+    mid = median(kept)
     rate = Rate.from_step_seconds(mid, "log", f"{bar.kind} line {bar.line}, median of {len(kept)}")
     low, high = min([rate.step_seconds.low, *kept]), max([rate.step_seconds.high, *kept])
     return Rate(Interval(low, mid, high), "log", rate.detail), len(kept)
@@ -124,7 +124,9 @@ def _step_line_rate(rates: list, at: int, end_step: int | None) -> Timing | None
     """The rate a loop's step lines print when no total is known: the median of the last ones, the first left out
     when there are others (the first step carries the start-up: `5.59 seconds/step`, then `92.09`)."""
     kept = [r for _, r, _ in (rates[1:] if len(rates) > 1 else rates)][-32:]
-    mid = statistics.median(kept)
+    from statistics import median  # loaded with the first rate: `statistics` costs ~5 ms of start-up
+
+    mid = median(kept)
     rate = Rate.from_step_seconds(mid, "log", f"step lines, median of {len(kept)}")
     low, high = min([rate.step_seconds.low, *kept]), max([rate.step_seconds.high, *kept])
     return Timing("step_lines", rates[-1][2], Rate(Interval(low, mid, high), "log", rate.detail), len(kept), at, end_step)
@@ -203,7 +205,9 @@ def _eval_every(steps: list[int]) -> int | None:
     if len(distinct) == 1:
         return distinct[0]
     gaps = [b - a for a, b in zip(distinct, distinct[1:], strict=False)]
-    return int(statistics.median(gaps)) or None
+    from statistics import median
+
+    return int(median(gaps)) or None
 
 
 def verdict(timing: Timing, bar: BarTrack | None, resumed: bool) -> tuple[str, dict] | None:
@@ -225,7 +229,7 @@ def verdict(timing: Timing, bar: BarTrack | None, resumed: bool) -> tuple[str, d
     return "explain.eta.differs", params
 
 
-@dataclass(slots=True)
+@record
 class Hardware:
     """What `explain --model/--params --gpu` adds to turn a measured step time into an MFU."""
 

@@ -6,8 +6,6 @@ where the run stood (`global_step`, `epoch`) and `log_history`.
 
 from __future__ import annotations
 
-import json
-
 from trainsteps.logs.observed import Reading, RunObservation
 
 MAX_BYTES = 256 << 20
@@ -20,6 +18,8 @@ def looks_like_state(head: bytes) -> bool:
 
 def parse_state(data: bytes, file: str) -> RunObservation | None:
     """A RunObservation from the bytes of a trainer_state.json; None if it is not one."""
+    import json  # only for a trainer_state.json: `json` is not needed to read a text log
+
     try:
         state = json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError):

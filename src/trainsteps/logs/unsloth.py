@@ -11,10 +11,9 @@ The numbers are the Trainer's own (`num_examples`, `num_train_epochs`, `max_step
 
 from __future__ import annotations
 
-import re
-
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.text import letters, parse_int
+from trainsteps.patterns import lazy
 
 LABELS = {
     "numgpus": "unsloth_num_gpus",
@@ -30,11 +29,11 @@ LABELS = {
     "numberoftrainableparameters": "trainable_parameters",
 }
 _BY_LENGTH = sorted(LABELS, key=len, reverse=True)
-_PARENS = re.compile(r"\([^()]*\)")
+_PARENS = lazy(r"\([^()]*\)")
 BANNER_LINES = 5
 
 
-_LOADING_GPUS = re.compile(r"Num GPUs\s*=\s*(\d+)\.")
+_LOADING_GPUS = lazy(r"Num GPUs\s*=\s*(\d+)\.")
 
 
 def scan(line: str, ctx: ScanContext) -> bool:

@@ -7,9 +7,9 @@ Pure functions: no I/O. `parse_duration` raises `InputError` (one line + hint, e
 from __future__ import annotations
 
 import math
-import re
 
 from trainsteps.errors import InputError
+from trainsteps.patterns import lazy
 
 _UNIT_SECONDS = {
     "": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
@@ -18,8 +18,8 @@ _UNIT_SECONDS = {
     "d": 86400.0, "day": 86400.0, "days": 86400.0,
     "ms": 0.001,
 }
-_PART = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*")
-_CLOCK = re.compile(r"^(?:(\d+)-)?(\d+):(\d{1,2})(?::(\d{1,2}(?:\.\d+)?))?$")
+_PART = lazy(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*")
+_CLOCK = lazy(r"^(?:(\d+)-)?(\d+):(\d{1,2})(?::(\d{1,2}(?:\.\d+)?))?$")
 MAX_SECONDS = 100 * 365 * 86400.0
 """Longest duration accepted (a century): anything longer is a typo."""
 

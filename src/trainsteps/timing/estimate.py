@@ -7,10 +7,10 @@ Pure: no torch, no I/O, no CLI. Every number is recorded in a `Derivation` (en a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from trainsteps.derivation import Derivation
 from trainsteps.errors import InputError
+from trainsteps.record import field, record
 from trainsteps.steps import Steps
 from trainsteps.timing.durations import Spoken, format_duration
 
@@ -22,7 +22,7 @@ ORIGINS = ("flag", "log", "model")
 """Where a rate came from: typed on the command line, read from a log, or the FLOPs model."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Interval:
     """A quantity that cannot be exact: low <= expected <= high."""
 
@@ -73,7 +73,7 @@ def _round(value: float, digits: int) -> float:
     return float(round(value, max(digits, 5 - int(math.floor(math.log10(abs(value)))))))  # >= 6 significant digits
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Rate:
     """How fast the run goes: seconds per optimizer step, and where that figure came from."""
 
@@ -135,7 +135,7 @@ def check_positive(value: float, option: str) -> float:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class RunCounts:
     """What the plan knows about the run, in the units the time model needs."""
 
@@ -172,7 +172,7 @@ PARTS = ("train", "eval", "save", "prepare")
 """The parts of the wall time, in the JSON's order."""
 
 
-@dataclass(slots=True)
+@record
 class TimeEstimate:
     """How long the run takes, its GPU-hours and cost: every figure an interval, with its derivation."""
 

@@ -17,11 +17,9 @@ slower than the median (`PAUSE_FACTOR`) is taken out, and the time it held is re
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from statistics import median
-
 from trainsteps import bars
+from trainsteps.patterns import lazy
+from trainsteps.record import field, record
 from trainsteps.timing.estimate import MEASURED_SPREAD, Interval, Rate
 
 WARMUP_STEPS = 2
@@ -35,22 +33,22 @@ _CLOCK = bars.CLOCK
 _NUM = bars.NUMBER
 _TQDM = bars.TQDM_TIMED
 _NOTEBOOK = bars.NOTEBOOK_TIMED
-_LF = re.compile(r""""current_steps"\s*:\s*(\d+)\s*,\s*"total_steps"\s*:\s*(\d+)""")
-_LF_ELAPSED = re.compile(r""""elapsed_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
-_LF_REMAINING = re.compile(r""""remaining_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
-_MEGATRON = re.compile(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per iteration \(ms\):\s*(" + _NUM + ")")
-_RUNTIME = re.compile(r"""['"]train_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
-_STEPS_PER_SECOND = re.compile(r"""['"]train_steps_per_second['"]\s*:\s*['"]?(""" + _NUM + ")")
-_EVAL_RUNTIME = re.compile(r"""['"]eval_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
-_LIGHTNING = re.compile(r"^\s*Epoch\s+\d+\s*:")
-_RESUME = re.compile(r"(?:Continuing training from global step|global step) (\d+)")
+_LF = lazy(r""""current_steps"\s*:\s*(\d+)\s*,\s*"total_steps"\s*:\s*(\d+)""")
+_LF_ELAPSED = lazy(r""""elapsed_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
+_LF_REMAINING = lazy(r""""remaining_time"\s*:\s*"(""" + _CLOCK + r""")\"""")
+_MEGATRON = lazy(r"iteration\s+(\d+)\s*/\s*(\d+)\s*\|.*?elapsed time per iteration \(ms\):\s*(" + _NUM + ")")
+_RUNTIME = lazy(r"""['"]train_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
+_STEPS_PER_SECOND = lazy(r"""['"]train_steps_per_second['"]\s*:\s*['"]?(""" + _NUM + ")")
+_EVAL_RUNTIME = lazy(r"""['"]eval_runtime['"]\s*:\s*['"]?(""" + _NUM + ")")
+_LIGHTNING = lazy(r"^\s*Epoch\s+\d+\s*:")
+_RESUME = lazy(r"(?:Continuing training from global step|global step) (\d+)")
 # What `_TQDM` reads as a clock (with numbers small enough for float arithmetic to be exact) and as a rate, each as a
 # whole text (see `RateReader.feed_tqdm`).
-_WHOLE_CLOCK = re.compile(r"(?:\d{1,9}\s+days?,\s*)?\d{1,9}(?::\d{1,2}){1,2}")
-_WHOLE_NUM = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_WHOLE_CLOCK = lazy(r"(?:\d{1,9}\s+days?,\s*)?\d{1,9}(?::\d{1,2}){1,2}")
+_WHOLE_NUM = lazy(r"[0-9]+(?:\.[0-9]+)?")
 
 
-_DAYS = re.compile(r"(\d+)\s+days?,\s*(.*)")
+_DAYS = lazy(r"(\d+)\s+days?,\s*(.*)")
 
 
 def clock_seconds(text: str) -> float:
@@ -70,7 +68,7 @@ MAX_TRACKS = 4
 """Clocks followed at once in one bar's lines (see `_intervals`)."""
 
 
-@dataclass(slots=True)
+@record
 class Sample:
     """One timing line."""
 
@@ -90,7 +88,7 @@ class Sample:
     """Line number in the log (1-based)."""
 
 
-@dataclass(slots=True)
+@record
 class LogTiming:
     """What a log says about speed."""
 
@@ -247,6 +245,8 @@ class RateReader:
         return [s for s in self.samples if (s.kind, s.total) == key]
 
     def _from_bar(self, bar: list[Sample]) -> LogTiming:
+        from statistics import median  # loaded with the first bar: `statistics` costs ~5 ms of start-up
+
         kind, last = bar[0].kind, bar[-1]
         per = "batch" if kind == "lightning" else "step"
         timing = LogTiming(rate=None, per=per, kind=kind, last_step=max(s.step for s in bar), total=last.total,
