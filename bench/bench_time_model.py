@@ -4,7 +4,9 @@ For every row of tests/fixtures/timing/time_corpus.json the model predicts token
 source states (timing.efficiency, fitted on the calibration half by tools/fit_efficiency.py); the napkin rule is
 6·N·D / (peak x GPUs x 0.4) with N the active parameters and the BF16 peak; "before" is the previous fixed MFU ranges
 (timing.flops.MFU_DEFAULTS). Errors are of the expected value (predicted / measured - 1); "in" is how many measured
-figures the interval holds; "width" the median high / low. A preference row (DPO) counts its chosen and rejected
+figures the interval holds; "width" the median high / low. The headline errors are in throughput (tokens/s); every
+table also gives them in time, |T_model / T_real - 1| = |measured / modelled tokens/s - 1|, for the model and the
+napkin: a run modelled 2x too fast is 100 % off in throughput and 50 % in time. A preference row (DPO) counts its chosen and rejected
 tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
 
     python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
@@ -61,6 +63,10 @@ def score(rows) -> dict[str, dict]:
             t["inside"].append(tps(est.low) <= measured <= tps(est.high))
             t["width"].append(est.high / est.low)
             t["napkin"].append(napkin_tokens_per_second(m) / measured - 1)
+            # the same errors in time: T_model / T_real - 1 = measured / modelled tokens/s - 1 (a run modelled 2x too
+            # fast is 50 % off in time, 100 % in throughput)
+            t["model_time"].append(measured / tps(est.expected) - 1)
+            t["napkin_time"].append(measured / napkin_tokens_per_second(m) - 1)
             t["before"].append(tps(old.expected) / measured - 1)
             t["before_inside"].append(tps(old.low) <= measured <= tps(old.high))
             t["sources"].append(m.group)
@@ -78,6 +84,7 @@ def summary(table) -> list[dict]:
                     "napkin_error": med(t["napkin"]), "before_error": med(t["before"]),
                     "before_inside": sum(t["before_inside"]) / len(t["model"]), "model_error": med(t["model"]),
                     "model_inside": sum(t["inside"]) / len(t["model"]), "model_width": statistics.median(t["width"]),
+                    "napkin_time_error": med(t["napkin_time"]), "model_time_error": med(t["model_time"]),
                     **_by_source(t)})
     return out
 
@@ -90,6 +97,8 @@ def _by_source(t) -> dict:
         rows[source].append(i)
     of = lambda key: [statistics.median(abs(t[key][i]) for i in ix) for ix in rows.values()]  # noqa: E731
     return {"model_error_by_source": statistics.median(of("model")), "napkin_error_by_source": statistics.median(of("napkin")),
+            "model_time_error_by_source": statistics.median(of("model_time")),
+            "napkin_time_error_by_source": statistics.median(of("napkin_time")),
             "model_inside_by_source": statistics.mean(sum(t["inside"][i] for i in ix) / len(ix) for ix in rows.values())}
 
 
@@ -119,12 +128,15 @@ def loso(rows_all):
 def markdown(rows) -> str:
     lines = ["| category | measurements (sources) | napkin 6ND/(peak x GPUs x 0.4): median error | before (fixed MFU ranges): "
              "median error, interval holds | model: median error | interval holds | median width (high/low) | every source "
-             "once: napkin, model error, interval holds |",
-             "|---|---|---|---|---|---|---|---|"]
+             "once: napkin, model error, interval holds | in time, \\|T_model / T_real - 1\\|: napkin, model (every source "
+             "once: napkin, model) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['category']} | {r['n']} ({r['sources']}) | {r['napkin_error']:.0%} | {r['before_error']:.0%}, "
                      f"{r['before_inside']:.0%} | {r['model_error']:.0%} | {r['model_inside']:.0%} | {r['model_width']:.2f}x | "
-                     f"{r['napkin_error_by_source']:.0%}, {r['model_error_by_source']:.0%}, {r['model_inside_by_source']:.0%} |")
+                     f"{r['napkin_error_by_source']:.0%}, {r['model_error_by_source']:.0%}, {r['model_inside_by_source']:.0%} | "
+                     f"{r['napkin_time_error']:.0%}, {r['model_time_error']:.0%} ({r['napkin_time_error_by_source']:.0%}, "
+                     f"{r['model_time_error_by_source']:.0%}) |")
     return "\n".join(lines)
 
 

@@ -1,6 +1,7 @@
 """`plan` and `solve` with a rate or a FLOPs model: the Time section, the `time` JSON object, and bad input."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -110,11 +111,14 @@ def test_the_flops_model_gives_an_interval_from_the_fitted_mfu(run_cli):
     assert any("--stack" in note for note in time["notes"])  # the stack is unknown: the range covers every stack
 
 
-def test_saying_the_stack_narrows_the_mfu_and_megatron_runs_faster_than_the_trainer(run_cli):
+def test_saying_the_stack_narrows_the_mfu_and_moves_it_to_that_stacks_fitted_level(run_cli):
+    from trainsteps.timing.efficiency_fit import COEFFICIENTS
+
     unknown = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100")["time"]["mfu"]
     megatron = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--stack", "megatron")["time"]["mfu"]
     trainer = plan_json(run_cli, *PACKED_8_GPUS, "--model", QWEN, "--gpu", "h100", "--stack", "hf")["time"]["mfu"]
-    assert megatron["expected"] > trainer["expected"]
+    level_ratio = math.exp(COEFFICIENTS["stack_megatron"] - COEFFICIENTS["stack_hf"])
+    assert megatron["expected"] / trainer["expected"] == pytest.approx(level_ratio, rel=1e-3)
     assert megatron["high"] / megatron["low"] < unknown["high"] / unknown["low"]
     assert trainer["high"] / trainer["low"] < unknown["high"] / unknown["low"]
 

@@ -111,30 +111,40 @@ def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_b
 
 
 def test_the_held_out_figures_are_those_docs_time_md_states():
-    """What the chosen fit earns on the first held-out set, scored once after the choice (docs/time.md): 46 % error
-    against the napkin's 48 %, 57 % held at 2.17x (the fit before the corpus grew: 45 %, 46 % at 1.94x)."""
+    """What the chosen fit earns on the first held-out set, scored once after the choice (docs/time.md): 44 % error
+    against the napkin's 48 %, 58 % held at 2.14x (without the micro-batch fill: 46 %, 57 % at 2.17x)."""
     overall = held_out_summary()["all"]
-    assert overall["model_error"] <= 0.46 and overall["model_error"] < overall["napkin_error"]
-    assert overall["model_inside"] >= 0.57
-    assert overall["model_width"] <= 2.2
+    assert overall["model_error"] <= 0.445 and overall["model_error"] < overall["napkin_error"]
+    assert overall["model_inside"] >= 0.575
+    assert overall["model_width"] <= 2.15
 
 
 def test_on_the_fresh_sources_the_model_beats_the_napkin_rule_for_full_fine_tuning_and_holds_nine_in_ten():
-    """Loosened with the grown calibration, as docs/time.md says: 28 % error at 2.17x (before: 20 % at 1.95x)."""
+    """As docs/time.md says: 22 % error, 95 % held at 2.02x (without the micro-batch fill: 28 % at 2.17x)."""
     rows = held_out_summary("fresh")
     assert _ahead_of_the_napkin(rows) == set(rows) - set(FRESH_BEHIND_THE_NAPKIN)
     overall = rows["all"]
-    assert overall["model_error"] <= 0.28 and overall["model_inside"] >= 0.93 and overall["model_width"] <= 2.2
+    assert overall["model_error"] <= 0.225 and overall["model_inside"] >= 0.95 and overall["model_width"] <= 2.05
 
 
-def _loso(pseudo_sources: float):
+def test_on_the_third_held_out_set_the_model_is_closer_than_the_napkin_rule_in_throughput_not_in_time():
+    """docs/time.md, scored once after the micro-batch fill was chosen: 92 % error against the napkin's 106 % (without
+    the fill: 143 %), half the runs held; in time both are 53-54 % off, LitGPT's single-GPU runs still far slower."""
+    overall = held_out_summary("fresh2")["all"]
+    assert overall["model_error"] <= 0.92 < overall["napkin_error"]
+    assert overall["model_inside"] >= 0.50
+    assert overall["model_time_error"] == pytest.approx(overall["napkin_time_error"], abs=0.02)
+
+
+def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None):
     bench, fit = _bench(), _fit()
-    saved = fit.PSEUDO_SOURCES, dict(efficiency_fit.COEFFICIENTS), dict(efficiency_fit.RESIDUALS)
-    fit.PSEUDO_SOURCES = pseudo_sources
+    saved = (fit.PSEUDO_SOURCES, fit.FILL_RIDGE), dict(efficiency_fit.COEFFICIENTS), dict(efficiency_fit.RESIDUALS)
+    fit.PSEUDO_SOURCES = saved[0][0] if pseudo_sources is None else pseudo_sources
+    fit.FILL_RIDGE = saved[0][1] if fill_ridge is None else fill_ridge
     try:
         return {row["category"]: row for row in bench.summary(bench.loso(fit.load("calibration")))}
     finally:
-        fit.PSEUDO_SOURCES = saved[0]
+        fit.PSEUDO_SOURCES, fit.FILL_RIDGE = saved[0]
         for shipped, kept in ((efficiency_fit.COEFFICIENTS, saved[1]), (efficiency_fit.RESIDUALS, saved[2])):
             shipped.clear()
             shipped.update(kept)
@@ -146,7 +156,25 @@ def test_leaving_each_calibration_source_out_the_shrunk_stack_levels_beat_unshru
     shrunk, unshrunk = _loso(_fit().PSEUDO_SOURCES)["all"], _loso(0.0)["all"]
     assert shrunk["model_error_by_source"] < unshrunk["model_error_by_source"]
     assert shrunk["model_inside_by_source"] >= unshrunk["model_inside_by_source"]
-    assert shrunk["model_error_by_source"] <= 0.35 and shrunk["model_inside_by_source"] >= 0.79
+    assert shrunk["model_error_by_source"] <= 0.30 and shrunk["model_inside_by_source"] >= 0.75
+
+
+def test_leaving_each_calibration_source_out_the_micro_batch_fill_lowers_the_error_and_the_interval_still_holds_three_in_four():
+    """The fact is kept by calibration leave-one-source-out alone (docs/time.md, "The micro-batch fact"): a ridge of a
+    million pulls it to no effect, which is the fit without it."""
+    kept, dropped = _loso(fill_ridge=_fit().FILL_RIDGE)["all"], _loso(fill_ridge=1e6)["all"]
+    assert kept["model_error_by_source"] < dropped["model_error_by_source"] - 0.04
+    assert kept["model_inside_by_source"] >= 0.75
+
+
+def test_a_micro_batch_of_one_short_row_is_slower_and_a_large_packed_one_saturates():
+    def expected(tokens: float) -> float:
+        return estimate_mfu(SetupFacts(stack="hf", checkpointing="none", gpu="a100-80g", tokens_per_micro_batch=tokens)).mfu.expected
+
+    assert efficiency_fit.COEFFICIENTS["log_fill"] > 0
+    assert expected(133) < expected(512) < expected(4096) < expected(32768)
+    assert expected(512) / expected(256) > 1.05 > expected(65536) / expected(32768)
+    assert expected(None) == expected(4096)  # unknown: the typical micro-batch, not a guess either way
 
 
 def test_an_unknown_stack_widens_the_interval_over_every_stack():

@@ -4,7 +4,8 @@ residuals of similar setups and the fact that would narrow it most.
     log MFU = Σ coefficient x feature        (MFU against the BF16 dense peak; FLOPs = timing.flops' model FLOPs)
 
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
-checkpointing, tokens per micro-batch and model size (logs), MoE, the GPU generation and the GPU count. The fit gives
+checkpointing, how full a micro-batch keeps the GPU (tokens per micro-batch on a saturating curve), model size
+(log), MoE, the GPU generation and the GPU count. The fit gives
 every source its own intercept, so a stack's level is its typical source's (shrunk toward the mean of every source's)
 and a fact's coefficient is what holds inside sources (fp8 is not one: only NVIDIA's Megatron tables have it, so an
 fp8 run gets its stack's level, against the BF16 peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
@@ -70,19 +71,31 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
     """The fit's features of one setup, with the stack and checkpointing chosen."""
     method = "full" if facts.method in ("full", "frozen") else facts.method
     generation = GENERATIONS.get(facts.gpu or "", "hopper")
-    # clamped to what the corpus spans: a log-linear trend is not extrapolated past the measurements
-    tokens = min(max(facts.tokens_per_micro_batch or 4096, 512), 65536)
     params = min(max(facts.active_params or 7e9, 1e8), 1e11)
     return {
         f"stack_{stack}": 1.0, f"method_{method}": 1.0 if method != "full" else 0.0,
         "checkpointing_full": 1.0 if checkpointing == "full" else 0.0,
         "checkpointing_selective": 1.0 if checkpointing == "selective" else 0.0,
         "fp8": 1.0 if facts.dtype == "fp8" else 0.0,
-        "log_tokens": math.log(tokens / 4096), "log_params": math.log(params / 7e9),
+        "log_fill": micro_batch_fill(facts.tokens_per_micro_batch), "log_params": math.log(params / 7e9),
         "moe": 1.0 if facts.moe else 0.0,
         "ampere": 1.0 if generation == "ampere" else 0.0, "blackwell": 1.0 if generation == "blackwell" else 0.0,
         "log_gpus": math.log(max(1, facts.gpus) / 8),
     }
+
+
+FILL_HALF_TOKENS = 4096
+"""Tokens per micro-batch at which a GPU is taken to run at half its full-batch rate: log MFU moves with
+log(t / (t + FILL_HALF_TOKENS)) x a fitted coefficient, so a micro-batch of one short row (a few hundred tokens) is
+slow and a large packed one saturates. Chosen with the fact's ridge (tools/fit_efficiency.py `FILL_RIDGE`) by
+leave-one-source-out over the calibration sources (docs/time.md, "The micro-batch fact")."""
+
+
+def micro_batch_fill(tokens_per_micro_batch: float | None) -> float:
+    """How full one forward pass keeps the GPU, as log(t / (t + half)) relative to a 4,096-token micro-batch (0 there
+    and when unknown). Clamped to 16 ... 65,536 tokens: below, the curve is a guess; above, it is flat anyway."""
+    tokens = min(max(tokens_per_micro_batch or 4096, 16), 65536)
+    return math.log(tokens / (tokens + FILL_HALF_TOKENS)) - math.log(4096 / (4096 + FILL_HALF_TOKENS))
 
 
 def predict_log_mfu(facts: SetupFacts, stack: str, checkpointing: str, coefficients: dict | None = None) -> float:
