@@ -12,8 +12,9 @@ What is fitted, in this order:
   coordinate descent on the mean over sources of each source's median |log(modelled / measured)|;
 - the interval, widened from x/÷ 1.5 until it holds 80% of the rows fitted on.
 
-Structure variants (each adds to the one before): the fitted factors alone; a fixed step overhead; decode bandwidth
-that grows with the rollout batch; asynchronous engines that stream across steps; the copy at its fitted bandwidth.
+Structure variants: the fitted factors alone; a fixed step overhead; decode bandwidth that grows with the rollout batch;
+asynchronous engines that stream across steps; the copy at its fitted bandwidth (for every run, per training GPU, or for
+separate rollout engines only, colocated engines resharding in device memory); each alone and in every combination.
 Then the response defaults are compared on the best structure. Leave-one-source-out: for every calibration source
 with step times, fit on the others and score its rows; the summary is over all rows so scored.
 
@@ -25,6 +26,7 @@ with step times, fit on the others and score its rows; the summary is over all r
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -73,9 +75,9 @@ FEATURES = [
     ("copy per training GPU", {"copy": True, "copy_per_gpu": True}),
     ("copy bandwidth, separate engines only", {"copy": True, "copy_separate": True}),
 ]
-"""Each feature is first scored alone on the fitted factors; then every combination of the step overhead, async
-streaming and the copy (none, whole, per training GPU, whole for separate engines only) is scored, because streaming and a fitted copy act together
-(streaming shortens generation, the copy adds the time it hides)."""
+"""Each feature is first scored alone on the fitted factors; then every combination of the step overhead, the decode batch,
+async streaming and the copy (none, whole, per training GPU, whole for separate engines only) is scored, because they act
+together (streaming shortens generation, the copy adds the time it hides; the overhead and the batch both lengthen small steps)."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
 
 
@@ -222,15 +224,14 @@ def choose(data: dict, verbose: bool) -> Variant:
         return result["median_error"], -result["interval_holds"]
     best, best_score = BASE, run(BASE)
     trials = [replace(BASE, name="factors + " + name, **features) for name, features in FEATURES]
-    for overhead in (False, True):
-        for streaming in (False, True):
-            for copy, per_gpu, separate in ((False, False, False), (True, False, False), (True, True, False), (True, False, True)):
-                if not (overhead or streaming or copy) or (overhead + streaming + copy) == 1:
-                    continue  # scored above
-                name = " + ".join(["factors"] + ["step overhead"] * overhead + ["async streaming"] * streaming +
-                                  ([_copy_name(per_gpu, separate)] if copy else []))
-                trials.append(replace(BASE, name=name, overhead=overhead, streaming=streaming, copy=copy, copy_per_gpu=per_gpu,
-                                      copy_separate=separate))
+    for overhead, batch, streaming in itertools.product((False, True), repeat=3):
+        for copy, per_gpu, separate in ((False, False, False), (True, False, False), (True, True, False), (True, False, True)):
+            if (overhead + batch + streaming + copy) < 2:
+                continue  # scored above
+            name = " + ".join(["factors"] + ["step overhead"] * overhead + ["decode batch"] * batch + ["async streaming"] * streaming +
+                              ([_copy_name(per_gpu, separate)] if copy else []))
+            trials.append(replace(BASE, name=name, overhead=overhead, batch=batch, streaming=streaming, copy=copy, copy_per_gpu=per_gpu,
+                                  copy_separate=separate))
     for trial in trials:
         trial_score = run(trial)
         if trial_score < best_score:
