@@ -76,6 +76,67 @@ def each_of(*feeds: Callable[[str], None] | None) -> Callable[[str], None]:
     return feed_all
 
 
+class WhenSeen:
+    """A collector of every line (an `also` feed) made, with its module, when a line holding one of `words` first comes.
+
+    `target` is "module:Class"; until then `collector` is None and nothing of it is loaded (a Trainer banner loads
+    none of the RL, RL-stack and pretraining collectors: about 2 ms of `explain`'s start-up). A collector that numbers
+    its lines is told with `skip(count)` how many came before its first."""
+
+    def __init__(self, target: str, words: tuple[str, ...]):
+        self.target, self.words = target, words
+        self.collector = None
+        self._passed = 0
+
+    def feed(self, line: str) -> None:
+        if self.collector is not None:
+            self.collector.feed(line)
+            return
+        for word in self.words:  # a plain loop: no generator per line
+            if word in line:
+                break
+        else:
+            self._passed += 1
+            return
+        self.make().feed(line)
+
+    def make(self):
+        """The collector, made now if no line has woken it (one that read nothing)."""
+        if self.collector is None:
+            import importlib
+
+            module, name = self.target.split(":")
+            self.collector = getattr(importlib.import_module(module), name)()
+            if self._passed and hasattr(self.collector, "skip"):
+                self.collector.skip(self._passed)
+        return self.collector
+
+
+# The words of each collector the command `explain` feeds every line (each the collector module's WORDS, which
+# tests/logs/test_collector_gates.py keeps equal): verl / OpenRLHF / EasyR1 lines (logs/rl.py), AReaL / open-instruct /
+# prime-rl / ROLL step lines (logs/rl_stacks.py), GPT-NeoX / Megatron / DeepSpeed / Lightning lines (logs/pretrain.py).
+RL_WORDS = ("pid=", "Error executing job with overrides", "ray.exceptions.", "Traceback (most recent call last)", "Total training steps:",
+            "Size of train dataloader:", "filter dataset len:", "dataset len:", "Global step ", "step:", "perf ", "timing_s/", "perf/",
+            "Training Progress", "Running step", "Episode [", "change the batch size of")
+STACK_WORDS = ("Starting training loop", "| Loss", "pipeline ", "Train step", "training_step:", "total:", "Saving final model")
+PRETRAIN_WORDS = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples",
+                  "global batch size", "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
+                  "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total", "world size", "model parallel with size",
+                  "batches to constant", "global batch size to", "micro_batch_size", "global_batch_size", "parallel_size", "eval_i")
+
+
+def rl_collector() -> WhenSeen:
+    return WhenSeen("trainsteps.logs.rl:RLObserved", RL_WORDS)
+
+
+def stack_collector() -> WhenSeen:
+    return WhenSeen("trainsteps.logs.rl_stacks:StackObserved", STACK_WORDS)
+
+
+def pretrain_collector() -> WhenSeen:
+    return WhenSeen("trainsteps.logs.pretrain:PretrainObserved", PRETRAIN_WORDS)
+
+
 def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
              also: Callable[[str], None] | None = None) -> LogObservations:
     """Everything readable in a path (`-` for stdin), several paths of one run, or a pasted text.
