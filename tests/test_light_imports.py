@@ -111,6 +111,8 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert rare & added == set()  # readers a Trainer banner never reaches load with the first line that does
     collectors = {"trainsteps.logs.rl", "trainsteps.logs.rl_timing", "trainsteps.logs.rl_stacks", "trainsteps.logs.pretrain"}
     assert collectors & added == set()  # the collectors that see every line load with the first line of their kind
+    assert {"trainsteps.logs.timing", "trainsteps.timing"} & added == set()  # the time model: with the first rate a log shows
+    assert "bisect" not in added  # only the sampled middle of a large log searches its markers by bisection
     assert "trainsteps.logs.explain_json" not in added  # the JSON answer is built only when it is shown (or captured)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 
@@ -515,6 +514,8 @@ def _sparse(data: bytes, number: int, ctx: ScanContext) -> int:
 def _must_read(data: bytes, lines: list[bytes]) -> set[int]:
     """The lines of a chunk holding a MUST_READ marker: each marker found with `bytes.find` over the chunk (a search
     per line, or one alternation regex, costs ten times more), its offset turned into a line by bisection."""
+    from bisect import bisect_right  # here only: a short log never samples a chunk
+
     starts = None
     found: set[int] = set()
     for marker in MUST_READ:
