@@ -107,7 +107,8 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert EXPLAIN_FORBIDDEN & added == set()
     assert "trainsteps.i18n.zh" not in added
     assert "trainsteps.frameworks.gptdata" not in added  # Megatron / GPT-NeoX sample arithmetic: only for their lines
-    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card"}
+    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card",
+            "trainsteps.logs.launch", "trainsteps.logs.unsloth"}
     assert rare & added == set()  # readers a Trainer banner never reaches load with the first line that does
     collectors = {"trainsteps.logs.rl", "trainsteps.logs.rl_timing", "trainsteps.logs.rl_stacks", "trainsteps.logs.pretrain"}
     assert collectors & added == set()  # the collectors that see every line load with the first line of their kind

@@ -66,3 +66,20 @@ def test_an_rl_line_after_others_keeps_its_line_number():
     read_log(text="Num examples = 1,047\nTotal optimization steps = 3,900\nstep:7 - actor/pg_loss:0.1 - training/epoch:0",
              also=gate.feed)
     assert gate.collector.last_step == 7 and gate.collector.lines["last_step"] == 3
+
+
+def test_the_unsloth_gate_holds_the_words_its_parser_starts_with():
+    from trainsteps.logs import unsloth
+
+    assert reader.UNSLOTH_WORDS == unsloth.WORDS
+
+
+def test_parsers_loaded_with_their_first_line_read_the_runs_parsers_loaded_at_once_read(monkeypatch):
+    from trainsteps.logs import axolotl, deepspeed, hf, launch, llamafactory, model_card, stated, unsloth
+
+    every = (unsloth.scan, hf.scan, llamafactory.scan, axolotl.scan, deepspeed.scan, launch.scan, model_card.scan, stated.scan)
+    for path in LOGS:
+        monkeypatch.setattr(reader, "PARSERS", reader.PARSERS_ON_FIRST_LINE)
+        gated = [run.to_dict() for run in read_log(str(path)).runs]
+        monkeypatch.setattr(reader, "PARSERS", every)
+        assert [run.to_dict() for run in read_log(str(path)).runs] == gated, path

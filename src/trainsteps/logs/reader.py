@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 
 from trainsteps.errors import InputError
-from trainsteps.logs import hf, launch, progress, stated, unsloth
+from trainsteps.logs import hf, progress, stated
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
@@ -17,12 +17,19 @@ from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglue
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 
 
-def _imported_on_first_line(module: str):
+def _imported_on_first_line(module: str, words: tuple[str, ...] = ()):
     """A parser whose module is imported when a line first reaches it, then put in its place in PARSERS: a Trainer
-    banner never reaches LLaMA-Factory's, Axolotl's, DeepSpeed's or the model card's (about 1 ms of `explain`'s
-    start-up)."""
+    banner never reaches LLaMA-Factory's, Axolotl's, DeepSpeed's, the launch lines' or the model card's (about 1.5 ms
+    of `explain`'s start-up). With `words`, only a line holding one of them imports it: a parser that reads nothing
+    before such a line (Unsloth's, which every line reaches first, starts with its `Num GPUs` banner line)."""
     def first_line(line: str, ctx: ScanContext) -> bool:
         global PARSERS
+        if words:
+            for word in words:  # a plain loop: every line of a Trainer log comes here first
+                if word in line:
+                    break
+            else:
+                return False
         import importlib
 
         scan = importlib.import_module(module).scan
@@ -31,9 +38,15 @@ def _imported_on_first_line(module: str):
     return first_line
 
 
+UNSLOTH_WORDS = ("Num GPUs",)
+"""Unsloth's parser reads nothing before a line holding one of these (logs/unsloth.py WORDS, kept equal by
+tests/logs/test_collector_gates.py)."""
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
-PARSERS = (unsloth.scan, hf.scan, *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl",
-           "trainsteps.logs.deepspeed")), launch.scan, _imported_on_first_line("trainsteps.logs.model_card"), stated.scan)
+PARSERS = (_imported_on_first_line("trainsteps.logs.unsloth", words=UNSLOTH_WORDS), hf.scan,
+           *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed",
+                                          "trainsteps.logs.launch", "trainsteps.logs.model_card")), stated.scan)
+PARSERS_ON_FIRST_LINE = PARSERS
+"""PARSERS as they start, each module imported with the first line that needs it (a fresh read takes them from here in tests)."""
 # Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
 # Plain substring tests: much faster than one alternation regex.
 _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",
@@ -293,6 +306,8 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
             also(line)
         if not _useful(line):
             if ctx.command or line.endswith("\\"):  # a continued command's lines carry no needle of their own
+                from trainsteps.logs import launch  # loaded here only for such a line
+
                 launch.scan(line, ctx)
             if ctx.open_dict is not None:  # the rest of a wrapped metric dict carries none either
                 progress.observe(line, ctx)
