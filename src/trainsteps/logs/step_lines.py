@@ -102,18 +102,16 @@ _JSON_KEYS = ('"step"', '"global_step"', '"iter"', '"iteration"', 'num_updates"'
 _LOOP_END = "End of training. Time consumed"
 
 
-@functools.cache
-def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
-    """The counters of custom loops, compiled on first use (most logs never reach them)."""
-    # A whole-run iteration counter: `iter:   1,700,` (BasicSR), `iter: [10/500],` (scepter), `Iter [100/100000]` (mmcv)
-    iter_count = re.compile(r"(?<![\w/.])[Ii]ter(?:ation)?\s*:?\s*\[?\s*(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\s*/\s*(\d{1,12}))?\s*\]?"
-                            r"(?=[\s,;|\]]|$)")
-    # A batch counter inside an epoch: `Epoch [1][800/5005]`, `Epoch(train) [1][50/1000]` (mmcv, mmengine: epochs from
-    # 1), `Epoch: [0]  [ 10/1251]`, `Epoch: [0/100]  [2300/2502]`, `Epoch:[0/19](1900/24681)` (epochs from 0 or from 1)
-    epoch_batch = re.compile(r"\bEpoch(\(train\))?\s*(:?)\s*\[\s*(\d{1,9})(?:\s*/\s*\d{1,9})?\s*\]\s*[\[(]\s*(\d{1,12})\s*/\s*(\d{1,12})\s*[\])]")
-    # What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
-    epoch_batch_metric = re.compile(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
-    return iter_count, epoch_batch, epoch_batch_metric
+# The counters of custom loops, each compiled on its first use (most logs never reach them; a Trainer banner's
+# `Num Epochs` line reaches only the second).
+# A whole-run iteration counter: `iter:   1,700,` (BasicSR), `iter: [10/500],` (scepter), `Iter [100/100000]` (mmcv)
+_ITER_COUNT = lazy(r"(?<![\w/.])[Ii]ter(?:ation)?\s*:?\s*\[?\s*(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\s*/\s*(\d{1,12}))?\s*\]?"
+                   r"(?=[\s,;|\]]|$)")
+# A batch counter inside an epoch: `Epoch [1][800/5005]`, `Epoch(train) [1][50/1000]` (mmcv, mmengine: epochs from
+# 1), `Epoch: [0]  [ 10/1251]`, `Epoch: [0/100]  [2300/2502]`, `Epoch:[0/19](1900/24681)` (epochs from 0 or from 1)
+_EPOCH_BATCH = lazy(r"\bEpoch(\(train\))?\s*(:?)\s*\[\s*(\d{1,9})(?:\s*/\s*\d{1,9})?\s*\]\s*[\[(]\s*(\d{1,12})\s*/\s*(\d{1,12})\s*[\])]")
+# What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
+_EPOCH_BATCH_METRIC = lazy(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
 
 
 @functools.cache
@@ -175,7 +173,7 @@ def read(line: str) -> tuple[int | None, int | None, str] | None:
     it = _ITER.search(line) if "ter" in line else None
     if it is not None:
         return int(it.group(1)), None, "iter"
-    count = _patterns()[0].search(line)
+    count = _ITER_COUNT.search(line)
     if count is not None:
         return int(count.group(1).replace(",", "")), int(count.group(2)) if count.group(2) else None, "iter"
     return None
@@ -223,13 +221,12 @@ def _json_seconds(line: str, seconds: re.Pattern, per_second: re.Pattern) -> flo
 
 
 def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
-    _, epoch_batch, epoch_batch_metric = _patterns()
-    match = epoch_batch.search(line)
+    match = _EPOCH_BATCH.search(line)
     if match is None and "Batch" in line:
-        return _speedometer_batch(line, epoch_batch_metric)
+        return _speedometer_batch(line, _EPOCH_BATCH_METRIC)
     if match is None or _VALIDATION.search(line):
         return None
-    if not _has_metric(line) and epoch_batch_metric.search(line) is None:
+    if not _has_metric(line) and _EPOCH_BATCH_METRIC.search(line) is None:
         return None
     mmcv, colon, epoch, batch, per_epoch = match.group(1), match.group(2), int(match.group(3)), int(match.group(4)), int(match.group(5))
     if batch > per_epoch:
