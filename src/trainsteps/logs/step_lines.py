@@ -82,6 +82,8 @@ _VALIDATION = lazy(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:loss|took
 # Totals declared before the steps: `max_steps: 300`, `Maximum number of steps set at 33788`, `iters: 500`
 _DECLARED = lazy(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training[_ ]steps|iters)['\"]?\s*[:=]\s*(\d{1,12})\b"
                        r"|Maximum number of steps (?:set at|:)\s*(\d{1,12})")
+# The ends of the names _DECLARED reads (max_steps, total steps, total_training_steps, iters, Maximum number of steps)
+_DECLARED_WORDS = ("x_steps", "x steps", "l_steps", "l steps", "g_steps", "g steps", "iters", "Maximum number of steps")
 # Seconds per step printed on the line: `dt: 989.44ms`, `(20.205 sec/step)`, `It/sec 0.141`, `3.1 s/it`
 # (words without which it cannot match, pattern, seconds per unit): the words are tested first, far cheaper than a
 # search of a long metrics line
@@ -141,6 +143,8 @@ def _json_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re
 def declared_total(line: str, ctx: ScanContext) -> None:
     """Remember a total the loop declares before its steps, in the unit it counts (`iters` for `Iter N` lines)."""
     if "ters" not in line and "teps" not in line:
+        return
+    if not any(words in line for words in _DECLARED_WORDS):  # a banner's "Total optimization steps" is not one
         return
     match = _DECLARED.search(line)
     if match is None:
