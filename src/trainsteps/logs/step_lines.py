@@ -159,7 +159,7 @@ def declared_total(line: str, ctx: ScanContext) -> None:
 def read(line: str) -> tuple[int | None, int | None, str] | None:
     """(step, total printed on the line or None, unit) of a step line; None for anything else. The step is None for
     a batch counter in an epoch that does not say how many steps came before it."""
-    if "Epoch" in line and ("[" in line or "(" in line):  # the words its pattern needs (`training/epoch:3` is not one)
+    if "Epoch" in line and ("[" in line or "(" in line) and _epoch_then_counter(line):  # (`training/epoch:3` is not one)
         counted = _epoch_batch(line)
         if counted is not None:
             return counted
@@ -222,6 +222,18 @@ def _json_seconds(line: str, seconds: re.Pattern, per_second: re.Pattern) -> flo
     if match is not None and float(match.group(1)) > 0:
         return 1 / float(match.group(1))
     return None
+
+
+def _epoch_then_counter(line: str) -> bool:
+    """Some "Epoch" on the line is followed by what the epoch counters need next (`(train)`, a space, `:` or `[`):
+    a banner's `Num Epochs = 3` is not, and the patterns are neither compiled nor searched for it."""
+    at = line.find("Epoch")
+    while at >= 0:
+        after = line[at + 5:at + 6]
+        if after and (after in "([:" or after.isspace()):
+            return True
+        at = line.find("Epoch", at + 5)
+    return False
 
 
 def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
