@@ -148,8 +148,12 @@ def newest_of(family: Family) -> str:
 
 def _fill_families() -> dict[str, Family]:
     """The family of every known release: the releases (oldest first) walked once beside the family timeline, instead of
-    a walk of the timeline per release."""
+    a walk of the timeline per release. Both tables are built whole, then put in place (a server's other thread never
+    reads one half filled)."""
+    global _FAMILY_OF, _NEWEST_OF
     starts = [(start.major, start.minor, start.patch) for start, _ in FAMILIES.entries]
+    families: dict[str, Family] = {}
+    newest: dict[str, str] = {}
     at = 0
     for release in all_releases():
         version = release_key(release)
@@ -157,6 +161,8 @@ def _fill_families() -> dict[str, Family]:
             at += 1
         if starts[at] <= version:  # a release older than the first family has none (FAMILIES.at refuses it)
             family = FAMILIES.entries[at][1]
-            _FAMILY_OF[release] = family
-            _NEWEST_OF[family.name] = release
+            families[release] = family
+            newest[family.name] = release
+    _NEWEST_OF = newest
+    _FAMILY_OF = {**_FAMILY_OF, **families}
     return _FAMILY_OF
