@@ -107,8 +107,13 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert EXPLAIN_FORBIDDEN & added == set()
     assert "trainsteps.i18n.zh" not in added
     assert "trainsteps.frameworks.gptdata" not in added  # Megatron / GPT-NeoX sample arithmetic: only for their lines
-    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card"}
+    rare = {"trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed", "trainsteps.logs.model_card",
+            "trainsteps.logs.launch", "trainsteps.logs.unsloth"}
     assert rare & added == set()  # readers a Trainer banner never reaches load with the first line that does
+    collectors = {"trainsteps.logs.rl", "trainsteps.logs.rl_timing", "trainsteps.logs.rl_stacks", "trainsteps.logs.pretrain"}
+    assert collectors & added == set()  # the collectors that see every line load with the first line of their kind
+    assert {"trainsteps.logs.timing", "trainsteps.timing"} & added == set()  # the time model: with the first rate a log shows
+    assert "bisect" not in added  # only the sampled middle of a large log searches its markers by bisection
     assert "trainsteps.logs.explain_json" not in added  # the JSON answer is built only when it is shown (or captured)
 
 
@@ -132,4 +137,4 @@ def test_explain_compiles_only_the_patterns_a_short_banner_needs():
         "print(json.dumps(sorted({str(p) for p in compiled})))\n"
     )
     compiled = _added_modules(code)  # the same child-process runner: its last line is the JSON list
-    assert 10 < len(compiled) < 60  # 176 when every reader compiled its patterns at import
+    assert 8 < len(compiled) <= 11  # 176 when every reader compiled its patterns at import; 27 when the RL collector read "steps"

@@ -22,22 +22,30 @@ TARGET = ROOT / "src" / "trainsteps" / "_record_inits.py"
 LOG_TARGET = ROOT / "src" / "trainsteps" / "_record_inits_logs.py"
 PLAN = ["plan", "--num-examples", "1047", "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8",
         "--num-train-epochs", "300", "--explain"]
-EXPLAIN = ["explain", str(ROOT / "tests" / "fixtures" / "logs" / "seed_001_1047.log")]
+LOGS = ROOT / "tests" / "fixtures" / "logs"
+EXPLAIN = ["explain", str(LOGS / "seed_001_1047.log")]
+# Logs whose readers load with their first line (bars and the time model, RL, pretraining): their records are
+# precompiled too, so that explaining such a log does not compile them.
+EXPLAIN_MORE = [["explain", str(LOGS / "corpus" / "hf-cpt-windows-crlf-evalpauses.log")],
+                ["explain", str(LOGS / "wild" / "verl-1334-dapo-terminate-unexpectedly-199-of-1119.log")],
+                ["explain", str(LOGS / "wild" / "megatron-60-iteration-lines.log")],
+                ["explain", str(LOGS / "wild" / "primerl-1360-signal-15-at-step-0.log")]]
 
 
 def built_sources() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(qualname, source) of the records a `trainsteps plan --explain` run builds, then of those a `trainsteps explain`
-    run builds on top, each in order and without duplicates."""
+    """(qualname, source) of the records a `trainsteps plan --explain` run builds, then of those `trainsteps explain`
+    runs (a banner, then EXPLAIN_MORE) build on top, each in order and without duplicates."""
     sys.path.insert(0, str(ROOT / "src"))
     from trainsteps import record
     from trainsteps.cli.main import main
 
     seen: set[str] = set()
     out: list[list[tuple[str, str]]] = []
-    for command in (PLAN, EXPLAIN):
+    for commands in ([PLAN], [EXPLAIN, *EXPLAIN_MORE]):
         start = len(record.SOURCES) if out else 0  # the plan's list holds the records `import trainsteps` builds too
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-            main(command)
+        for command in commands:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+                main(command)
         out.append([])
         for qualname, source in record.SOURCES[start:]:
             if source not in seen:

@@ -125,13 +125,91 @@ class ScanContext_5:
         self.command = command
         self.open_dict = open_dict
 
-class Interval_6:
+class Known_6:
+    def __init__(self, exact=None, low=None, high=None, choices=None, low_open=None):
+        self.exact = exact
+        self.low = low
+        self.high = high
+        self.choices = choices
+        self.low_open = low_open
+
+class Hypothesis_7:
+    def __init__(self, family, version, releases, drop_last, mode, spec, schedule, epochs=None, mismatches=None, progress_mismatch=None, allowed=None):
+        self.family = family
+        self.version = version
+        self.releases = releases
+        self.drop_last = drop_last
+        self.mode = mode
+        self.spec = spec
+        self.schedule = schedule
+        self.epochs = epochs
+        self.mismatches = _d_mismatches() if mismatches is _MISSING else mismatches
+        self.progress_mismatch = progress_mismatch
+        self.allowed = allowed
+
+class Finding_8:
+    def __init__(self, msg_id, params=None, code=None):
+        self.msg_id = msg_id
+        self.params = _d_params() if params is _MISSING else params
+        self.code = code
+
+class Contradiction_9:
+    def __init__(self, what, explanations=None):
+        self.what = what
+        self.explanations = _d_explanations() if explanations is _MISSING else explanations
+
+class Inference_10:
+    def __init__(self, run, world_size=None, releases=None, evidence=None, hypotheses=None, rejected=None, inferred=None, facts=None, contradictions=None, derivation=None, stopped=None, status=None, planned_end_step=None, end_step=None, timing=None):
+        self.run = run
+        self.world_size = world_size
+        self.releases = _d_releases() if releases is _MISSING else releases
+        self.evidence = _d_evidence() if evidence is _MISSING else evidence
+        self.hypotheses = _d_hypotheses() if hypotheses is _MISSING else hypotheses
+        self.rejected = _d_rejected() if rejected is _MISSING else rejected
+        self.inferred = _d_inferred() if inferred is _MISSING else inferred
+        self.facts = _d_facts() if facts is _MISSING else facts
+        self.contradictions = _d_contradictions() if contradictions is _MISSING else contradictions
+        self.derivation = _d_derivation() if derivation is _MISSING else derivation
+        self.stopped = stopped
+        self.status = status
+        self.planned_end_step = planned_end_step
+        self.end_step = end_step
+        self.timing = timing
+
+class PretrainObserved_11:
+    def __init__(self, samples_line=None, samples_line_kind=None, epochs_built=None, seq_length=None, requested_samples=None, global_batch_size=None, iteration=None, train_iters=None, consumed_samples=None, deepspeed=None, lightning_batches=None, splits=None, target_sizes=None, tokens_per_epoch_line=None, samples_per_epoch_line=None, parallel=None, micro_batches=None, micro_batch_size=None, eval_args=None):
+        self.samples_line = samples_line
+        self.samples_line_kind = samples_line_kind
+        self.epochs_built = epochs_built
+        self.seq_length = seq_length
+        self.requested_samples = requested_samples
+        self.global_batch_size = global_batch_size
+        self.iteration = iteration
+        self.train_iters = train_iters
+        self.consumed_samples = consumed_samples
+        self.deepspeed = _d_deepspeed() if deepspeed is _MISSING else deepspeed
+        self.lightning_batches = lightning_batches
+        self.splits = _d_splits() if splits is _MISSING else splits
+        self.target_sizes = _d_target_sizes() if target_sizes is _MISSING else target_sizes
+        self.tokens_per_epoch_line = tokens_per_epoch_line
+        self.samples_per_epoch_line = samples_per_epoch_line
+        self.parallel = _d_parallel() if parallel is _MISSING else parallel
+        self.micro_batches = micro_batches
+        self.micro_batch_size = micro_batch_size
+        self.eval_args = _d_eval_args() if eval_args is _MISSING else eval_args
+
+class Explanation_12:
+    def __init__(self, facts, items):
+        self.facts = facts
+        self.items = items
+
+class Interval_13:
     def __init__(self, low, expected, high):
         _setattr(self, 'low', low)
         _setattr(self, 'expected', expected)
         _setattr(self, 'high', high)
 
-class Rate_7:
+class Rate_14:
     def __init__(self, step_seconds, origin, detail=None, tokens_per_step=None, mfu=None, assumptions=None):
         _setattr(self, 'step_seconds', step_seconds)
         _setattr(self, 'origin', origin)
@@ -140,7 +218,7 @@ class Rate_7:
         _setattr(self, 'mfu', mfu)
         _setattr(self, 'assumptions', assumptions)
 
-class RunCounts_8:
+class RunCounts_15:
     def __init__(self, optimizer_steps, eval_count=None, save_count=None, warmup_steps=None, tokens_per_step=None, samples_per_step=None, start_step=None):
         _setattr(self, 'optimizer_steps', optimizer_steps)
         _setattr(self, 'eval_count', eval_count)
@@ -150,7 +228,7 @@ class RunCounts_8:
         _setattr(self, 'samples_per_step', samples_per_step)
         _setattr(self, 'start_step', start_step)
 
-class TimeEstimate_9:
+class TimeEstimate_16:
     def __init__(self, wall_seconds, train, eval, save, prepare, step_seconds, source, rate, tokens_per_second=None, mfu=None, gpus=None, gpu_hours=None, cost=None, currency=None, left_out=None, notes=None, derivation=None, step_parts=None):
         self.wall_seconds = wall_seconds
         self.train = train
@@ -171,7 +249,7 @@ class TimeEstimate_9:
         self.derivation = _d_derivation() if derivation is _MISSING else derivation
         self.step_parts = step_parts
 
-class Sample_10:
+class Sample_17:
     def __init__(self, kind, step, total, elapsed, remaining, seconds_per_step, line_no):
         self.kind = kind
         self.step = step
@@ -181,7 +259,7 @@ class Sample_10:
         self.seconds_per_step = seconds_per_step
         self.line_no = line_no
 
-class LogTiming_11:
+class LogTiming_18:
     def __init__(self, rate, per=None, kind=None, last_step=None, total=None, elapsed_seconds=None, framework_remaining_seconds=None, paused_seconds=None, eval_seconds=None, resume_step=None, samples=None):
         self.rate = rate
         self.per = per
@@ -195,7 +273,7 @@ class LogTiming_11:
         self.resume_step = resume_step
         self.samples = _d_samples() if samples is _MISSING else samples
 
-class Timing_12:
+class Timing_19:
     def __init__(self, source, line, rate, samples, at_step, end_step, elapsed_seconds=None, remaining=None, total=None, evals_left=None, eval_seconds=None, framework_eta=None, framework_eta_line=None, paused_seconds=None, verdict=None, notes=None, mfu=None, mfu_verdict=None, framework_mfu=None, trace=None):
         self.source = source
         self.line = line
@@ -218,7 +296,7 @@ class Timing_12:
         self.framework_mfu = framework_mfu
         self.trace = _d_trace() if trace is _MISSING else trace
 
-class Hardware_13:
+class Hardware_20:
     def __init__(self, shape, gpu, gpus=None, seq_length=None, training=None, dtype=None):
         self.shape = shape
         self.gpu = gpu
@@ -226,84 +304,6 @@ class Hardware_13:
         self.seq_length = seq_length
         self.training = training
         self.dtype = dtype
-
-class Known_14:
-    def __init__(self, exact=None, low=None, high=None, choices=None, low_open=None):
-        self.exact = exact
-        self.low = low
-        self.high = high
-        self.choices = choices
-        self.low_open = low_open
-
-class Hypothesis_15:
-    def __init__(self, family, version, releases, drop_last, mode, spec, schedule, epochs=None, mismatches=None, progress_mismatch=None, allowed=None):
-        self.family = family
-        self.version = version
-        self.releases = releases
-        self.drop_last = drop_last
-        self.mode = mode
-        self.spec = spec
-        self.schedule = schedule
-        self.epochs = epochs
-        self.mismatches = _d_mismatches() if mismatches is _MISSING else mismatches
-        self.progress_mismatch = progress_mismatch
-        self.allowed = allowed
-
-class Finding_16:
-    def __init__(self, msg_id, params=None, code=None):
-        self.msg_id = msg_id
-        self.params = _d_params() if params is _MISSING else params
-        self.code = code
-
-class Contradiction_17:
-    def __init__(self, what, explanations=None):
-        self.what = what
-        self.explanations = _d_explanations() if explanations is _MISSING else explanations
-
-class Inference_18:
-    def __init__(self, run, world_size=None, releases=None, evidence=None, hypotheses=None, rejected=None, inferred=None, facts=None, contradictions=None, derivation=None, stopped=None, status=None, planned_end_step=None, end_step=None, timing=None):
-        self.run = run
-        self.world_size = world_size
-        self.releases = _d_releases() if releases is _MISSING else releases
-        self.evidence = _d_evidence() if evidence is _MISSING else evidence
-        self.hypotheses = _d_hypotheses() if hypotheses is _MISSING else hypotheses
-        self.rejected = _d_rejected() if rejected is _MISSING else rejected
-        self.inferred = _d_inferred() if inferred is _MISSING else inferred
-        self.facts = _d_facts() if facts is _MISSING else facts
-        self.contradictions = _d_contradictions() if contradictions is _MISSING else contradictions
-        self.derivation = _d_derivation() if derivation is _MISSING else derivation
-        self.stopped = stopped
-        self.status = status
-        self.planned_end_step = planned_end_step
-        self.end_step = end_step
-        self.timing = timing
-
-class PretrainObserved_19:
-    def __init__(self, samples_line=None, samples_line_kind=None, epochs_built=None, seq_length=None, requested_samples=None, global_batch_size=None, iteration=None, train_iters=None, consumed_samples=None, deepspeed=None, lightning_batches=None, splits=None, target_sizes=None, tokens_per_epoch_line=None, samples_per_epoch_line=None, parallel=None, micro_batches=None, micro_batch_size=None, eval_args=None):
-        self.samples_line = samples_line
-        self.samples_line_kind = samples_line_kind
-        self.epochs_built = epochs_built
-        self.seq_length = seq_length
-        self.requested_samples = requested_samples
-        self.global_batch_size = global_batch_size
-        self.iteration = iteration
-        self.train_iters = train_iters
-        self.consumed_samples = consumed_samples
-        self.deepspeed = _d_deepspeed() if deepspeed is _MISSING else deepspeed
-        self.lightning_batches = lightning_batches
-        self.splits = _d_splits() if splits is _MISSING else splits
-        self.target_sizes = _d_target_sizes() if target_sizes is _MISSING else target_sizes
-        self.tokens_per_epoch_line = tokens_per_epoch_line
-        self.samples_per_epoch_line = samples_per_epoch_line
-        self.parallel = _d_parallel() if parallel is _MISSING else parallel
-        self.micro_batches = micro_batches
-        self.micro_batch_size = micro_batch_size
-        self.eval_args = _d_eval_args() if eval_args is _MISSING else eval_args
-
-class Explanation_20:
-    def __init__(self, facts, items):
-        self.facts = facts
-        self.items = items
 
 class RLTiming_21:
     def __init__(self, phases=None, phases_step=None, step_seconds=None, line=None, source=None):
@@ -352,6 +352,13 @@ SOURCES = (
     'def __init__(self, kind=_d_kind, file=_d_file, banner=_MISSING, header_line=_d_header_line, header_source_line=_d_header_source_line, header_date=_d_header_date, banner_order=_MISSING, level_of_max_steps_notice=_d_level_of_max_steps_notice, max_steps_notice_seen=_d_max_steps_notice_seen, other_trainer_lines=_d_other_trainer_lines, resume_global_step=_d_resume_global_step, resume_epoch=_d_resume_epoch, last_epoch=_d_last_epoch, last_step=_d_last_step, finished=_d_finished, finished_by=_d_finished_by, runtime_steps=_d_runtime_steps, wrapper=_MISSING, notes=_MISSING, progress=_MISSING, first_line=_d_first_line, copies=_d_copies, transformers_version=_d_transformers_version, rate_reader=_d_rate_reader, settings=_MISSING):\n    self.kind = kind\n    self.file = file\n    self.banner = _d_banner() if banner is _MISSING else banner\n    self.header_line = header_line\n    self.header_source_line = header_source_line\n    self.header_date = header_date\n    self.banner_order = _d_banner_order() if banner_order is _MISSING else banner_order\n    self.level_of_max_steps_notice = level_of_max_steps_notice\n    self.max_steps_notice_seen = max_steps_notice_seen\n    self.other_trainer_lines = other_trainer_lines\n    self.resume_global_step = resume_global_step\n    self.resume_epoch = resume_epoch\n    self.last_epoch = last_epoch\n    self.last_step = last_step\n    self.finished = finished\n    self.finished_by = finished_by\n    self.runtime_steps = runtime_steps\n    self.wrapper = _d_wrapper() if wrapper is _MISSING else wrapper\n    self.notes = _d_notes() if notes is _MISSING else notes\n    self.progress = _d_progress() if progress is _MISSING else progress\n    self.first_line = first_line\n    self.copies = copies\n    self.transformers_version = transformers_version\n    self.rate_reader = rate_reader\n    self.settings = _d_settings() if settings is _MISSING else settings',
     'def __init__(self, runs=_MISSING, lines_read=_d_lines_read, bytes_read=_d_bytes_read, files=_MISSING, topic=_d_topic, problems=_MISSING, also=_d_also, stated=_MISSING):\n    self.runs = _d_runs() if runs is _MISSING else runs\n    self.lines_read = lines_read\n    self.bytes_read = bytes_read\n    self.files = _d_files() if files is _MISSING else files\n    self.topic = topic\n    self.problems = _d_problems() if problems is _MISSING else problems\n    self.also = also\n    self.stated = _d_stated() if stated is _MISSING else stated',
     'def __init__(self, file=_d_file, line_no=_d_line_no, line=_d_line, raw_line=_d_raw_line, out=_MISSING, current=_d_current, pending=_MISSING, pending_notice=_d_pending_notice, pending_trainer_lines=_d_pending_trainer_lines, in_other_block=_d_in_other_block, loose=_d_loose, evaluation_next=_d_evaluation_next, declared_totals=_MISSING, metrics_block=_d_metrics_block, last_bar_step=_d_last_bar_step, settings=_MISSING, transformers_version=_d_transformers_version, pip_show_transformers=_d_pip_show_transformers, repeats=_MISSING, copying=_d_copying, train_dataset_line=_d_train_dataset_line, slurm_nodes=_d_slurm_nodes, split_off=_MISSING, counted_since=_d_counted_since, last_counted_step=_d_last_counted_step, shell_vars=_MISSING, command=_d_command, open_dict=_d_open_dict):\n    self.file = file\n    self.line_no = line_no\n    self.line = line\n    self.raw_line = raw_line\n    self.out = _d_out() if out is _MISSING else out\n    self.current = current\n    self.pending = _d_pending() if pending is _MISSING else pending\n    self.pending_notice = pending_notice\n    self.pending_trainer_lines = pending_trainer_lines\n    self.in_other_block = in_other_block\n    self.loose = loose\n    self.evaluation_next = evaluation_next\n    self.declared_totals = _d_declared_totals() if declared_totals is _MISSING else declared_totals\n    self.metrics_block = metrics_block\n    self.last_bar_step = last_bar_step\n    self.settings = _d_settings() if settings is _MISSING else settings\n    self.transformers_version = transformers_version\n    self.pip_show_transformers = pip_show_transformers\n    self.repeats = _d_repeats() if repeats is _MISSING else repeats\n    self.copying = copying\n    self.train_dataset_line = train_dataset_line\n    self.slurm_nodes = slurm_nodes\n    self.split_off = _d_split_off() if split_off is _MISSING else split_off\n    self.counted_since = counted_since\n    self.last_counted_step = last_counted_step\n    self.shell_vars = _d_shell_vars() if shell_vars is _MISSING else shell_vars\n    self.command = command\n    self.open_dict = open_dict',
+    'def __init__(self, exact=_d_exact, low=_d_low, high=_d_high, choices=_d_choices, low_open=_d_low_open):\n    self.exact = exact\n    self.low = low\n    self.high = high\n    self.choices = choices\n    self.low_open = low_open',
+    'def __init__(self, family, version, releases, drop_last, mode, spec, schedule, epochs=_d_epochs, mismatches=_MISSING, progress_mismatch=_d_progress_mismatch, allowed=_d_allowed):\n    self.family = family\n    self.version = version\n    self.releases = releases\n    self.drop_last = drop_last\n    self.mode = mode\n    self.spec = spec\n    self.schedule = schedule\n    self.epochs = epochs\n    self.mismatches = _d_mismatches() if mismatches is _MISSING else mismatches\n    self.progress_mismatch = progress_mismatch\n    self.allowed = allowed',
+    'def __init__(self, msg_id, params=_MISSING, code=_d_code):\n    self.msg_id = msg_id\n    self.params = _d_params() if params is _MISSING else params\n    self.code = code',
+    'def __init__(self, what, explanations=_MISSING):\n    self.what = what\n    self.explanations = _d_explanations() if explanations is _MISSING else explanations',
+    'def __init__(self, run, world_size=_d_world_size, releases=_MISSING, evidence=_MISSING, hypotheses=_MISSING, rejected=_MISSING, inferred=_MISSING, facts=_MISSING, contradictions=_MISSING, derivation=_MISSING, stopped=_d_stopped, status=_d_status, planned_end_step=_d_planned_end_step, end_step=_d_end_step, timing=_d_timing):\n    self.run = run\n    self.world_size = world_size\n    self.releases = _d_releases() if releases is _MISSING else releases\n    self.evidence = _d_evidence() if evidence is _MISSING else evidence\n    self.hypotheses = _d_hypotheses() if hypotheses is _MISSING else hypotheses\n    self.rejected = _d_rejected() if rejected is _MISSING else rejected\n    self.inferred = _d_inferred() if inferred is _MISSING else inferred\n    self.facts = _d_facts() if facts is _MISSING else facts\n    self.contradictions = _d_contradictions() if contradictions is _MISSING else contradictions\n    self.derivation = _d_derivation() if derivation is _MISSING else derivation\n    self.stopped = stopped\n    self.status = status\n    self.planned_end_step = planned_end_step\n    self.end_step = end_step\n    self.timing = timing',
+    'def __init__(self, samples_line=_d_samples_line, samples_line_kind=_d_samples_line_kind, epochs_built=_d_epochs_built, seq_length=_d_seq_length, requested_samples=_d_requested_samples, global_batch_size=_d_global_batch_size, iteration=_d_iteration, train_iters=_d_train_iters, consumed_samples=_d_consumed_samples, deepspeed=_MISSING, lightning_batches=_d_lightning_batches, splits=_MISSING, target_sizes=_MISSING, tokens_per_epoch_line=_d_tokens_per_epoch_line, samples_per_epoch_line=_d_samples_per_epoch_line, parallel=_MISSING, micro_batches=_d_micro_batches, micro_batch_size=_d_micro_batch_size, eval_args=_MISSING):\n    self.samples_line = samples_line\n    self.samples_line_kind = samples_line_kind\n    self.epochs_built = epochs_built\n    self.seq_length = seq_length\n    self.requested_samples = requested_samples\n    self.global_batch_size = global_batch_size\n    self.iteration = iteration\n    self.train_iters = train_iters\n    self.consumed_samples = consumed_samples\n    self.deepspeed = _d_deepspeed() if deepspeed is _MISSING else deepspeed\n    self.lightning_batches = lightning_batches\n    self.splits = _d_splits() if splits is _MISSING else splits\n    self.target_sizes = _d_target_sizes() if target_sizes is _MISSING else target_sizes\n    self.tokens_per_epoch_line = tokens_per_epoch_line\n    self.samples_per_epoch_line = samples_per_epoch_line\n    self.parallel = _d_parallel() if parallel is _MISSING else parallel\n    self.micro_batches = micro_batches\n    self.micro_batch_size = micro_batch_size\n    self.eval_args = _d_eval_args() if eval_args is _MISSING else eval_args',
+    'def __init__(self, facts, items):\n    self.facts = facts\n    self.items = items',
     "def __init__(self, low, expected, high):\n    _setattr(self, 'low', low)\n    _setattr(self, 'expected', expected)\n    _setattr(self, 'high', high)",
     "def __init__(self, step_seconds, origin, detail=_d_detail, tokens_per_step=_d_tokens_per_step, mfu=_d_mfu, assumptions=_d_assumptions):\n    _setattr(self, 'step_seconds', step_seconds)\n    _setattr(self, 'origin', origin)\n    _setattr(self, 'detail', detail)\n    _setattr(self, 'tokens_per_step', tokens_per_step)\n    _setattr(self, 'mfu', mfu)\n    _setattr(self, 'assumptions', assumptions)",
     "def __init__(self, optimizer_steps, eval_count=_d_eval_count, save_count=_d_save_count, warmup_steps=_d_warmup_steps, tokens_per_step=_d_tokens_per_step, samples_per_step=_d_samples_per_step, start_step=_d_start_step):\n    _setattr(self, 'optimizer_steps', optimizer_steps)\n    _setattr(self, 'eval_count', eval_count)\n    _setattr(self, 'save_count', save_count)\n    _setattr(self, 'warmup_steps', warmup_steps)\n    _setattr(self, 'tokens_per_step', tokens_per_step)\n    _setattr(self, 'samples_per_step', samples_per_step)\n    _setattr(self, 'start_step', start_step)",
@@ -360,15 +367,8 @@ SOURCES = (
     'def __init__(self, rate, per=_d_per, kind=_d_kind, last_step=_d_last_step, total=_d_total, elapsed_seconds=_d_elapsed_seconds, framework_remaining_seconds=_d_framework_remaining_seconds, paused_seconds=_d_paused_seconds, eval_seconds=_MISSING, resume_step=_d_resume_step, samples=_MISSING):\n    self.rate = rate\n    self.per = per\n    self.kind = kind\n    self.last_step = last_step\n    self.total = total\n    self.elapsed_seconds = elapsed_seconds\n    self.framework_remaining_seconds = framework_remaining_seconds\n    self.paused_seconds = paused_seconds\n    self.eval_seconds = _d_eval_seconds() if eval_seconds is _MISSING else eval_seconds\n    self.resume_step = resume_step\n    self.samples = _d_samples() if samples is _MISSING else samples',
     'def __init__(self, source, line, rate, samples, at_step, end_step, elapsed_seconds=_d_elapsed_seconds, remaining=_d_remaining, total=_d_total, evals_left=_d_evals_left, eval_seconds=_d_eval_seconds, framework_eta=_d_framework_eta, framework_eta_line=_d_framework_eta_line, paused_seconds=_d_paused_seconds, verdict=_d_verdict, notes=_MISSING, mfu=_d_mfu, mfu_verdict=_d_mfu_verdict, framework_mfu=_d_framework_mfu, trace=_MISSING):\n    self.source = source\n    self.line = line\n    self.rate = rate\n    self.samples = samples\n    self.at_step = at_step\n    self.end_step = end_step\n    self.elapsed_seconds = elapsed_seconds\n    self.remaining = remaining\n    self.total = total\n    self.evals_left = evals_left\n    self.eval_seconds = eval_seconds\n    self.framework_eta = framework_eta\n    self.framework_eta_line = framework_eta_line\n    self.paused_seconds = paused_seconds\n    self.verdict = verdict\n    self.notes = _d_notes() if notes is _MISSING else notes\n    self.mfu = mfu\n    self.mfu_verdict = mfu_verdict\n    self.framework_mfu = framework_mfu\n    self.trace = _d_trace() if trace is _MISSING else trace',
     'def __init__(self, shape, gpu, gpus=_d_gpus, seq_length=_d_seq_length, training=_d_training, dtype=_d_dtype):\n    self.shape = shape\n    self.gpu = gpu\n    self.gpus = gpus\n    self.seq_length = seq_length\n    self.training = training\n    self.dtype = dtype',
-    'def __init__(self, exact=_d_exact, low=_d_low, high=_d_high, choices=_d_choices, low_open=_d_low_open):\n    self.exact = exact\n    self.low = low\n    self.high = high\n    self.choices = choices\n    self.low_open = low_open',
-    'def __init__(self, family, version, releases, drop_last, mode, spec, schedule, epochs=_d_epochs, mismatches=_MISSING, progress_mismatch=_d_progress_mismatch, allowed=_d_allowed):\n    self.family = family\n    self.version = version\n    self.releases = releases\n    self.drop_last = drop_last\n    self.mode = mode\n    self.spec = spec\n    self.schedule = schedule\n    self.epochs = epochs\n    self.mismatches = _d_mismatches() if mismatches is _MISSING else mismatches\n    self.progress_mismatch = progress_mismatch\n    self.allowed = allowed',
-    'def __init__(self, msg_id, params=_MISSING, code=_d_code):\n    self.msg_id = msg_id\n    self.params = _d_params() if params is _MISSING else params\n    self.code = code',
-    'def __init__(self, what, explanations=_MISSING):\n    self.what = what\n    self.explanations = _d_explanations() if explanations is _MISSING else explanations',
-    'def __init__(self, run, world_size=_d_world_size, releases=_MISSING, evidence=_MISSING, hypotheses=_MISSING, rejected=_MISSING, inferred=_MISSING, facts=_MISSING, contradictions=_MISSING, derivation=_MISSING, stopped=_d_stopped, status=_d_status, planned_end_step=_d_planned_end_step, end_step=_d_end_step, timing=_d_timing):\n    self.run = run\n    self.world_size = world_size\n    self.releases = _d_releases() if releases is _MISSING else releases\n    self.evidence = _d_evidence() if evidence is _MISSING else evidence\n    self.hypotheses = _d_hypotheses() if hypotheses is _MISSING else hypotheses\n    self.rejected = _d_rejected() if rejected is _MISSING else rejected\n    self.inferred = _d_inferred() if inferred is _MISSING else inferred\n    self.facts = _d_facts() if facts is _MISSING else facts\n    self.contradictions = _d_contradictions() if contradictions is _MISSING else contradictions\n    self.derivation = _d_derivation() if derivation is _MISSING else derivation\n    self.stopped = stopped\n    self.status = status\n    self.planned_end_step = planned_end_step\n    self.end_step = end_step\n    self.timing = timing',
-    'def __init__(self, samples_line=_d_samples_line, samples_line_kind=_d_samples_line_kind, epochs_built=_d_epochs_built, seq_length=_d_seq_length, requested_samples=_d_requested_samples, global_batch_size=_d_global_batch_size, iteration=_d_iteration, train_iters=_d_train_iters, consumed_samples=_d_consumed_samples, deepspeed=_MISSING, lightning_batches=_d_lightning_batches, splits=_MISSING, target_sizes=_MISSING, tokens_per_epoch_line=_d_tokens_per_epoch_line, samples_per_epoch_line=_d_samples_per_epoch_line, parallel=_MISSING, micro_batches=_d_micro_batches, micro_batch_size=_d_micro_batch_size, eval_args=_MISSING):\n    self.samples_line = samples_line\n    self.samples_line_kind = samples_line_kind\n    self.epochs_built = epochs_built\n    self.seq_length = seq_length\n    self.requested_samples = requested_samples\n    self.global_batch_size = global_batch_size\n    self.iteration = iteration\n    self.train_iters = train_iters\n    self.consumed_samples = consumed_samples\n    self.deepspeed = _d_deepspeed() if deepspeed is _MISSING else deepspeed\n    self.lightning_batches = lightning_batches\n    self.splits = _d_splits() if splits is _MISSING else splits\n    self.target_sizes = _d_target_sizes() if target_sizes is _MISSING else target_sizes\n    self.tokens_per_epoch_line = tokens_per_epoch_line\n    self.samples_per_epoch_line = samples_per_epoch_line\n    self.parallel = _d_parallel() if parallel is _MISSING else parallel\n    self.micro_batches = micro_batches\n    self.micro_batch_size = micro_batch_size\n    self.eval_args = _d_eval_args() if eval_args is _MISSING else eval_args',
-    'def __init__(self, facts, items):\n    self.facts = facts\n    self.items = items',
     'def __init__(self, phases=_MISSING, phases_step=_d_phases_step, step_seconds=_MISSING, line=_d_line, source=_d_source):\n    self.phases = _d_phases() if phases is _MISSING else phases\n    self.phases_step = phases_step\n    self.step_seconds = _d_step_seconds() if step_seconds is _MISSING else step_seconds\n    self.line = line\n    self.source = source',
     'def __init__(self, total_training_steps=_d_total_training_steps, loader_length=_d_loader_length, dataset_len=_d_dataset_len, filtered_len=_d_filtered_len, last_step=_d_last_step, last_epoch=_d_last_epoch, bar=_d_bar, openrlhf_step=_d_openrlhf_step, episode=_d_episode, unsloth_batch=_d_unsloth_batch, driver=_d_driver, crash=_d_crash, rl_crash=_d_rl_crash, slime_rollout=_d_slime_rollout, bar_seconds=_d_bar_seconds, bar_elapsed=_d_bar_elapsed, timing=_MISSING, stated=_MISSING, lines=_MISSING, _line_no=_d__line_no):\n    self.total_training_steps = total_training_steps\n    self.loader_length = loader_length\n    self.dataset_len = dataset_len\n    self.filtered_len = filtered_len\n    self.last_step = last_step\n    self.last_epoch = last_epoch\n    self.bar = bar\n    self.openrlhf_step = openrlhf_step\n    self.episode = episode\n    self.unsloth_batch = unsloth_batch\n    self.driver = driver\n    self.crash = crash\n    self.rl_crash = rl_crash\n    self.slime_rollout = slime_rollout\n    self.bar_seconds = bar_seconds\n    self.bar_elapsed = bar_elapsed\n    self.timing = _d_timing() if timing is _MISSING else timing\n    self.stated = _d_stated() if stated is _MISSING else stated\n    self.lines = _d_lines() if lines is _MISSING else lines\n    self._line_no = _line_no',
     'def __init__(self, framework=_d_framework, step=_d_step, total=_d_total, epoch=_d_epoch, seconds=_MISSING, clock=_MISSING):\n    self.framework = framework\n    self.step = step\n    self.total = total\n    self.epoch = epoch\n    self.seconds = _d_seconds() if seconds is _MISSING else seconds\n    self.clock = _d_clock() if clock is _MISSING else clock',
 )
-INITS = dict(zip(SOURCES, (Reading_0.__init__.__code__, BarTrack_1.__init__.__code__, Progress_2.__init__.__code__, RunObservation_3.__init__.__code__, LogObservations_4.__init__.__code__, ScanContext_5.__init__.__code__, Interval_6.__init__.__code__, Rate_7.__init__.__code__, RunCounts_8.__init__.__code__, TimeEstimate_9.__init__.__code__, Sample_10.__init__.__code__, LogTiming_11.__init__.__code__, Timing_12.__init__.__code__, Hardware_13.__init__.__code__, Known_14.__init__.__code__, Hypothesis_15.__init__.__code__, Finding_16.__init__.__code__, Contradiction_17.__init__.__code__, Inference_18.__init__.__code__, PretrainObserved_19.__init__.__code__, Explanation_20.__init__.__code__, RLTiming_21.__init__.__code__, RLObserved_22.__init__.__code__, StackObserved_23.__init__.__code__), strict=True))
+INITS = dict(zip(SOURCES, (Reading_0.__init__.__code__, BarTrack_1.__init__.__code__, Progress_2.__init__.__code__, RunObservation_3.__init__.__code__, LogObservations_4.__init__.__code__, ScanContext_5.__init__.__code__, Known_6.__init__.__code__, Hypothesis_7.__init__.__code__, Finding_8.__init__.__code__, Contradiction_9.__init__.__code__, Inference_10.__init__.__code__, PretrainObserved_11.__init__.__code__, Explanation_12.__init__.__code__, Interval_13.__init__.__code__, Rate_14.__init__.__code__, RunCounts_15.__init__.__code__, TimeEstimate_16.__init__.__code__, Sample_17.__init__.__code__, LogTiming_18.__init__.__code__, Timing_19.__init__.__code__, Hardware_20.__init__.__code__, RLTiming_21.__init__.__code__, RLObserved_22.__init__.__code__, StackObserved_23.__init__.__code__), strict=True))

@@ -58,29 +58,28 @@ def explain_command(paths: tuple[str, ...], text: str | None, raw_examples: int 
             raise InputError("explain.error.no_input", "explain.hint.no_input")
         from trainsteps.logs import read_log
         from trainsteps.logs.explain import explain_log, render, to_json
-        from trainsteps.logs.pretrain import PretrainObserved
-        from trainsteps.logs.reader import each_of
-        from trainsteps.logs.rl import RLObserved
+        from trainsteps.logs.reader import each_of, pretrain_collector, rl_collector, stack_collector
 
-        pretrain = PretrainObserved()
-        rl = RLObserved()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
-        from trainsteps.logs.rl_stacks import StackObserved
-
-        stacks = StackObserved()  # AReaL / open-instruct / prime-rl / ROLL step lines (logs/rl_stacks.py)
+        # each collector loads with the first line of its kind (logs/reader.py WhenSeen): a Trainer banner loads none
+        rl_lines = rl_collector()  # verl / OpenRLHF / EasyR1 lines and Unsloth's batch notice (logs/rl.py)
+        stack_lines = stack_collector()  # AReaL / open-instruct / prime-rl / ROLL step lines (logs/rl_stacks.py)
+        pretrain_lines = pretrain_collector()  # GPT-NeoX / Megatron / DeepSpeed / Lightning lines (logs/pretrain.py)
         observations = read_log(path if text is None else None, text,
-                                also=each_of(rl.feed, stacks.feed, pretrain.feed if framework != "hf" else None))
+                                also=each_of(rl_lines.feed, stack_lines.feed, pretrain_lines.feed if framework != "hf" else None))
+        rl, stacks, pretrain = rl_lines.collector, stack_lines.collector, pretrain_lines.collector
+        pretrain_found = pretrain is not None and pretrain.found_anything()
         progress_only = all(run.kind == "progress" for run in observations.runs)
-        if framework == "auto" and progress_only and stacks.found_anything() and not pretrain.found_anything():
+        if framework == "auto" and progress_only and stacks is not None and stacks.found_anything() and not pretrain_found:
             emit(fmt, stacks.to_dict(lang), "\n".join(f"{i}. {line}" for i, line in enumerate(stacks.explanation(lang), 1)))
             return
-        if framework == "auto" and _rl_answers(rl, observations, progress_only) and not pretrain.found_anything():
+        if framework == "auto" and rl is not None and _rl_answers(rl, observations, progress_only) and not pretrain_found:
             _explain_rl(rl, observations, lang, fmt)
             return
         # Megatron's layout lines (a world size with no bar or banner) make a wrapper run: the pretraining reading explains them
-        layout_only = bool(pretrain.parallel) and all(run.kind in ("progress", "wrapper") for run in observations.runs)
-        if framework in PRETRAIN_LOGS or (framework == "auto" and (progress_only or layout_only) and pretrain.found_anything()):
+        layout_only = pretrain is not None and bool(pretrain.parallel) and all(run.kind in ("progress", "wrapper") for run in observations.runs)
+        if framework in PRETRAIN_LOGS or (framework == "auto" and (progress_only or layout_only) and pretrain_found):
             # pretraining lines; iteration lines also give where the run stands and its timing (progress runs)
-            _explain_pretrain(pretrain, framework, seq_length, global_batch_size, fmt, lang, observations, raw_examples)
+            _explain_pretrain(pretrain_lines.make(), framework, seq_length, global_batch_size, fmt, lang, observations, raw_examples)
             return
         if not observations.runs:
             from trainsteps.logs.explain import shown_name

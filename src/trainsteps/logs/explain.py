@@ -6,6 +6,8 @@ inference (`infer.py`) and from the plan engine's own Derivation for the inferre
 
 from __future__ import annotations
 
+import sys
+
 from trainsteps.derivation import format_epochs, render_step
 from trainsteps.i18n import label, message
 from trainsteps.logs.infer import Finding, Hypothesis, Inference, infer
@@ -112,11 +114,11 @@ def say(f: Finding, lang: str) -> str:
 
 def _localized(params: dict, lang: str) -> dict:
     """Durations and message ids inside parameters, rendered in the reader's language."""
-    from trainsteps.timing import Spoken
-
+    durations = sys.modules.get("trainsteps.timing.durations")  # a log read without timing never loads (nor says) a duration
+    spoken = durations.Spoken if durations is not None else ()
     out = {}
     for key, value in params.items():
-        if isinstance(value, Spoken):
+        if isinstance(value, spoken):
             value = format(value, lang)
         elif isinstance(value, Finding):
             value = say(value, lang)

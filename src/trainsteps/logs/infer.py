@@ -14,8 +14,8 @@ import math
 from trainsteps.derivation import format_value
 from trainsteps.errors import TrainstepsError
 from trainsteps.frameworks.hf.log_lines import all_releases
-from trainsteps.frameworks.hf.releases import FAMILIES, Family
-from trainsteps.logs.infer_release import family_of, release_evidence, releases_known, summarize
+from trainsteps.frameworks.hf.releases import FAMILIES
+from trainsteps.logs.infer_release import family_of, newest_of, release_evidence, releases_known, summarize
 from trainsteps.logs.infer_world import decide_world_size, launcher_facts, where
 from trainsteps.logs.inference import (
     EPOCH_TOLERANCE,
@@ -102,7 +102,7 @@ def _search(inf: Inference) -> None:
     candidates = []
     for _, family in FAMILIES.entries:
         allowed = [r for r in inf.releases if family_of(r) is family]
-        version = allowed[-1] if allowed else _newest_of(family)
+        version = allowed[-1] if allowed else newest_of(family)
         for drop_last in (False,) if stream else (False, True):
             for mode in modes:
                 hyp = _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps)
@@ -111,7 +111,7 @@ def _search(inf: Inference) -> None:
     if modes == ["epochs"] and not any(h.consistent and h.allowed for h in candidates) and max_steps:
         for _, family in FAMILIES.entries:
             allowed = [r for r in inf.releases if family_of(r) is family]
-            version = allowed[-1] if allowed else _newest_of(family)
+            version = allowed[-1] if allowed else newest_of(family)
             for drop_last in (False, True):
                 hyp = _hypothesis(inf, family, version, allowed, drop_last, "max_steps", n, bs, ga, world, epochs, max_steps)
                 if hyp is not None:
@@ -121,7 +121,7 @@ def _search(inf: Inference) -> None:
         # accelerate split_batches: each loader batch is cut across the processes
         for _, family in FAMILIES.entries:
             allowed = [r for r in inf.releases if family_of(r) is family]
-            version = allowed[-1] if allowed else _newest_of(family)
+            version = allowed[-1] if allowed else newest_of(family)
             for drop_last in (False, True):
                 for mode in modes:
                     hyp = _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps, split=True)
@@ -140,8 +140,6 @@ def _search(inf: Inference) -> None:
         _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps)
 
 
-def _newest_of(family: Family) -> str:
-    return [r for r in all_releases() if family_of(r) is family][-1]
 
 
 

@@ -16,7 +16,6 @@ import math
 
 from trainsteps.derivation import format_epochs
 from trainsteps.frameworks.hf.loader import ceil_div
-from trainsteps.logs import timing
 from trainsteps.logs.infer_release import releases_known
 from trainsteps.logs.inference import MAXSIZE, Finding, Inference, Known
 from trainsteps.logs.progress import printed_number, training_bar
@@ -177,7 +176,9 @@ def _runtime_metrics(inf: Inference, planned: int | None, step: int | None) -> N
     product = p.train_runtime * p.train_steps_per_second
     low, high = runtime_steps_range(p.train_runtime, p.train_steps_per_second)
     ran = None if step is None else step - (inf.run.resume_global_step or 0)
-    params = {"runtime": timing.Dur(p.train_runtime), "sps": p.train_steps_per_second, "product": f"{product:,.0f}",
+    from trainsteps.logs.timing import Dur
+
+    params = {"runtime": Dur(p.train_runtime), "sps": p.train_steps_per_second, "product": f"{product:,.0f}",
               "line": p.metrics_line or 1, "low": f"{low:,.1f}", "high": f"{high:,.1f}",
               "planned": f"{planned:,}" if planned else "?", "ran": f"{ran:,}" if ran is not None else "?"}
     if not planned or ran is None:
@@ -261,12 +262,22 @@ def ending(inf: Inference) -> None:
             and p.max_epoch is not None and p.max_epoch > 1:
         inf.facts.append(Finding("explain.fact.stream_passes", {"epoch": format_epochs(p.max_epoch), "passes": math.ceil(p.max_epoch)}))
     _second_writer(inf)
+    inf.timing = _measured(inf, bar, end, step)
+
+
+def _measured(inf: Inference, bar, end: int | None, step: int | None):
+    """The rate and the time left (logs/timing.py, loaded only for a run whose lines show any timing)."""
+    run = inf.run
+    if not run.shows_timing(bar):
+        return None
+    from trainsteps.logs import timing
+
     measured = timing.measure(run, bar, end, inf.stopped is not None)
     if measured is not None:
         measured.verdict = None if inf.stopped else timing.verdict(measured, bar, run.resume_global_step is not None)
         if inf.stopped and measured.framework_eta is not None:
             measured.verdict = ("explain.eta.stopped", {"step": step or 0})
-    inf.timing = measured
+    return measured
 
 
 def _stopped_in_evaluation(inf: Inference, training, stop_line: int) -> None:

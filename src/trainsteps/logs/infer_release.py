@@ -5,7 +5,7 @@ date against the release dates.
 
 from __future__ import annotations
 
-from trainsteps.frameworks.hf.log_lines import all_releases, releases_for_lines
+from trainsteps.frameworks.hf.log_lines import all_releases, release_key, releases_for_lines
 from trainsteps.frameworks.hf.release_dates import RELEASE_DATES
 from trainsteps.frameworks.hf.releases import FAMILIES, OLDEST, Family
 from trainsteps.logs.infer_world import where
@@ -124,14 +124,45 @@ def releases_known(releases: list[str]) -> Known:
 
 
 _FAMILY_OF: dict[str, Family] = {}
-"""release -> its family, as looked up once: explain asks for the family of every known release several times per run
-(the newest release of a family), and each look-up parses and compares release numbers."""
+"""release -> its family: every known release's, filled in one pass on first use (explain asks for the family of every
+known release several times per run), then releases asked about that no banner table lists."""
+_NEWEST_OF: dict[str, str] = {}
+"""family name -> its newest known release, filled with _FAMILY_OF."""
 
 
 def family_of(version: str) -> Family:
-    family = _FAMILY_OF.get(version)
+    family = (_FAMILY_OF or _fill_families()).get(version)
     if family is None:
         family = FAMILIES.at(version)
         if len(_FAMILY_OF) < 4096:  # the known releases and a few asked-for ones: bounded all the same
             _FAMILY_OF[version] = family
     return family
+
+
+def newest_of(family: Family) -> str:
+    """The newest known release of a family."""
+    if not _NEWEST_OF:
+        _fill_families()
+    return _NEWEST_OF[family.name]
+
+
+def _fill_families() -> dict[str, Family]:
+    """The family of every known release: the releases (oldest first) walked once beside the family timeline, instead of
+    a walk of the timeline per release. Both tables are built whole, then put in place (a server's other thread never
+    reads one half filled)."""
+    global _FAMILY_OF, _NEWEST_OF
+    starts = [(start.major, start.minor, start.patch) for start, _ in FAMILIES.entries]
+    families: dict[str, Family] = {}
+    newest: dict[str, str] = {}
+    at = 0
+    for release in all_releases():
+        version = release_key(release)
+        while at + 1 < len(starts) and starts[at + 1] <= version:
+            at += 1
+        if starts[at] <= version:  # a release older than the first family has none (FAMILIES.at refuses it)
+            family = FAMILIES.entries[at][1]
+            families[release] = family
+            newest[family.name] = release
+    _NEWEST_OF = newest
+    _FAMILY_OF = {**_FAMILY_OF, **families}
+    return _FAMILY_OF

@@ -197,6 +197,12 @@ class RunObservation:
     def has_banner(self) -> bool:
         return bool(self.banner)
 
+    def shows_timing(self, bar: BarTrack | None) -> bool:
+        """A line of this run gave something to time it by: timing lines, a training bar (`bar`), step lines with a rate,
+        elapsed times or train_runtime. logs/timing.py `measure` reads only these (and is loaded only when one is there)."""
+        p = self.progress
+        return self.rate_reader is not None or bar is not None or bool(p.step_rates or p.elapsed_points or p.train_runtime)
+
     def to_dict(self) -> dict:
         out: dict = {"kind": self.kind, "file": self.file,
                      "banner": {k: r.to_dict() for k, r in self.banner.items()}}

@@ -126,8 +126,9 @@ def _int(text: str) -> int:
     return int(text.replace(",", ""))
 
 
-# Every line _PATTERNS can match contains one of these; other lines are skipped cheaply.
-_NEEDLES = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
+# Every line _PATTERNS can match contains one of these; other lines are skipped cheaply (and the log reader loads this
+# module with the first such line).
+WORDS = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples", "global batch size",
             "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
             "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total", "world size", "model parallel with size",
             "batches to constant", "global batch size to", "micro_batch_size", "global_batch_size", "parallel_size", "eval_i")
@@ -142,7 +143,7 @@ def parse_pretrain_log(lines) -> dict:
 
 
 def _feed(seen: PretrainObserved, raw: str) -> None:
-    for needle in _NEEDLES:  # a plain loop: no generator per line
+    for needle in WORDS:  # a plain loop: no generator per line
         if needle in raw:
             break
     else:

@@ -19,11 +19,26 @@ import math
 import re
 
 from trainsteps import bars
-from trainsteps.logs import stack_lines, step_lines, timing
+from trainsteps.logs import stack_lines, step_lines
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.observed import RATE_SAMPLES, BarTrack, Reading, RunObservation
 from trainsteps.logs.text import clip
 from trainsteps.patterns import lazy
+
+
+class _TimingOnFirstLine:
+    """`timing` (logs/timing.py) until the first timing line: it brings the time model (five modules, about 2 ms of
+    `explain`'s start-up), which a banner without bars or rates never uses; then the module itself takes its place."""
+
+    def __getattr__(self, name: str):
+        global timing
+        from trainsteps.logs import timing as module
+
+        timing = module
+        return getattr(module, name)
+
+
+timing = _TimingOnFirstLine()
 
 MAX_COUNT = 10**15
 """Steps, totals and samples read from a log are below this (a run of 1e15 steps is none): larger numbers are not read."""
@@ -40,8 +55,9 @@ _VERSIONS = (
     lazy(r"^\s*transformers\s+v?(\d+\.\d+\.\d+)\s*$"),                  # pip list
 )
 _PIP_SHOW_VERSION = lazy(r"^\s*Version:\s*v?(\d+\.\d+\.\d+)")
-_SETTING = lazy(r"\b(per_device_train_batch_size|gradient_accumulation_steps|num_train_epochs|max_steps|num_generations"
-                      r"|dataloader_drop_last)(?:\s*[=:]\s*|\s+)['\"]?(-?\d+(?:\.\d+)?|True|False|true|false)\b")
+_SETTING_NAMES = ("per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs", "max_steps", "num_generations",
+                  "dataloader_drop_last")
+_SETTING = lazy(r"\b(" + "|".join(_SETTING_NAMES) + r")(?:\s*[=:]\s*|\s+)['\"]?(-?\d+(?:\.\d+)?|True|False|true|false)\b")
 _NUM_ROWS = lazy(r"num_rows['\"]?\s*[:=]\s*(\d+)")
 _RAW_SAMPLES = lazy(r"Number of raw training samples:\s*([\d,]+)")
 # Bars of data preparation, evaluation or generation: never the training loop's.
@@ -234,7 +250,7 @@ def observe(line: str, ctx: ScanContext) -> None:
             tokens = stack_lines.declared_tokens_per_rank_step(line)
             if tokens:
                 ctx.declared_totals[stack_lines.TOKENS_PER_RANK_STEP] = tokens
-        for match in _SETTING.finditer(line):
+        for match in _SETTING.finditer(line) if _names_a_setting(line) else ():
             name, value = match.group(1), match.group(2)
             parsed: int | float | bool
             if value in ("True", "true", "False", "false"):
@@ -242,6 +258,15 @@ def observe(line: str, ctx: ScanContext) -> None:
             else:
                 parsed = float(value) if "." in value else int(value)
             ctx.settings[name] = ctx.reading(parsed)
+
+
+def _names_a_setting(line: str) -> bool:
+    """The line holds a name _SETTING reads: a banner's or a loss dict's `=` and `:` lines hold none, and the pattern is
+    neither compiled nor searched for them."""
+    for name in _SETTING_NAMES:
+        if name in line:
+            return True
+    return False
 
 
 def _json_step(line: str, ctx: ScanContext) -> bool:

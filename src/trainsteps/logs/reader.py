@@ -5,12 +5,11 @@ from __future__ import annotations
 import io
 import os
 import sys
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 
 from trainsteps.errors import InputError
-from trainsteps.logs import hf, launch, progress, stated, unsloth
+from trainsteps.logs import hf, progress, stated
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
@@ -18,12 +17,19 @@ from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglue
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 
 
-def _imported_on_first_line(module: str):
+def _imported_on_first_line(module: str, words: tuple[str, ...] = ()):
     """A parser whose module is imported when a line first reaches it, then put in its place in PARSERS: a Trainer
-    banner never reaches LLaMA-Factory's, Axolotl's, DeepSpeed's or the model card's (about 1 ms of `explain`'s
-    start-up)."""
+    banner never reaches LLaMA-Factory's, Axolotl's, DeepSpeed's, the launch lines' or the model card's (about 1.5 ms
+    of `explain`'s start-up). With `words`, only a line holding one of them imports it: a parser that reads nothing
+    before such a line (Unsloth's, which every line reaches first, starts with its `Num GPUs` banner line)."""
     def first_line(line: str, ctx: ScanContext) -> bool:
         global PARSERS
+        if words:
+            for word in words:  # a plain loop: every line of a Trainer log comes here first
+                if word in line:
+                    break
+            else:
+                return False
         import importlib
 
         scan = importlib.import_module(module).scan
@@ -32,9 +38,15 @@ def _imported_on_first_line(module: str):
     return first_line
 
 
+UNSLOTH_WORDS = ("Num GPUs",)
+"""Unsloth's parser reads nothing before a line holding one of these (logs/unsloth.py WORDS, kept equal by
+tests/logs/test_collector_gates.py)."""
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
-PARSERS = (unsloth.scan, hf.scan, *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl",
-           "trainsteps.logs.deepspeed")), launch.scan, _imported_on_first_line("trainsteps.logs.model_card"), stated.scan)
+PARSERS = (_imported_on_first_line("trainsteps.logs.unsloth", words=UNSLOTH_WORDS), hf.scan,
+           *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed",
+                                          "trainsteps.logs.launch", "trainsteps.logs.model_card")), stated.scan)
+PARSERS_ON_FIRST_LINE = PARSERS
+"""PARSERS as they start, each module imported with the first line that needs it (a fresh read takes them from here in tests)."""
 # Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
 # Plain substring tests: much faster than one alternation regex.
 _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global step", "_num_", "data_loader_len", "batch_size",
@@ -74,6 +86,67 @@ def each_of(*feeds: Callable[[str], None] | None) -> Callable[[str], None]:
         for feed in present:
             feed(line)
     return feed_all
+
+
+class WhenSeen:
+    """A collector of every line (an `also` feed) made, with its module, when a line holding one of `words` first comes.
+
+    `target` is "module:Class"; until then `collector` is None and nothing of it is loaded (a Trainer banner loads
+    none of the RL, RL-stack and pretraining collectors: about 2 ms of `explain`'s start-up). A collector that numbers
+    its lines is told with `skip(count)` how many came before its first."""
+
+    def __init__(self, target: str, words: tuple[str, ...]):
+        self.target, self.words = target, words
+        self.collector = None
+        self._passed = 0
+
+    def feed(self, line: str) -> None:
+        if self.collector is not None:
+            self.collector.feed(line)
+            return
+        for word in self.words:  # a plain loop: no generator per line
+            if word in line:
+                break
+        else:
+            self._passed += 1
+            return
+        self.make().feed(line)
+
+    def make(self):
+        """The collector, made now if no line has woken it (one that read nothing)."""
+        if self.collector is None:
+            import importlib
+
+            module, name = self.target.split(":")
+            self.collector = getattr(importlib.import_module(module), name)()
+            if self._passed and hasattr(self.collector, "skip"):
+                self.collector.skip(self._passed)
+        return self.collector
+
+
+# The words of each collector the command `explain` feeds every line (each the collector module's WORDS, which
+# tests/logs/test_collector_gates.py keeps equal): verl / OpenRLHF / EasyR1 lines (logs/rl.py), AReaL / open-instruct /
+# prime-rl / ROLL step lines (logs/rl_stacks.py), GPT-NeoX / Megatron / DeepSpeed / Lightning lines (logs/pretrain.py).
+RL_WORDS = ("pid=", "Error executing job with overrides", "ray.exceptions.", "Traceback (most recent call last)", "Total training steps:",
+            "Size of train dataloader:", "filter dataset len:", "dataset len:", "Global step ", "step:", "perf ", "timing_s/", "perf/",
+            "Training Progress", "Running step", "Episode [", "change the batch size of")
+STACK_WORDS = ("Starting training loop", "| Loss", "pipeline ", "Train step", "training_step:", "total:", "Saving final model")
+PRETRAIN_WORDS = ("train:", "validation:", "test:", "number of", "sequence length", "_indexmap_", "iteration", "consumed samples",
+                  "global batch size", "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "world_size",
+                  "seq_length", "train_iters", "Epoch ", "document indices", "Training for a total", "world size", "model parallel with size",
+                  "batches to constant", "global batch size to", "micro_batch_size", "global_batch_size", "parallel_size", "eval_i")
+
+
+def rl_collector() -> WhenSeen:
+    return WhenSeen("trainsteps.logs.rl:RLObserved", RL_WORDS)
+
+
+def stack_collector() -> WhenSeen:
+    return WhenSeen("trainsteps.logs.rl_stacks:StackObserved", STACK_WORDS)
+
+
+def pretrain_collector() -> WhenSeen:
+    return WhenSeen("trainsteps.logs.pretrain:PretrainObserved", PRETRAIN_WORDS)
 
 
 def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
@@ -233,6 +306,8 @@ def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
             also(line)
         if not _useful(line):
             if ctx.command or line.endswith("\\"):  # a continued command's lines carry no needle of their own
+                from trainsteps.logs import launch  # loaded here only for such a line
+
                 launch.scan(line, ctx)
             if ctx.open_dict is not None:  # the rest of a wrapped metric dict carries none either
                 progress.observe(line, ctx)
@@ -454,6 +529,8 @@ def _sparse(data: bytes, number: int, ctx: ScanContext) -> int:
 def _must_read(data: bytes, lines: list[bytes]) -> set[int]:
     """The lines of a chunk holding a MUST_READ marker: each marker found with `bytes.find` over the chunk (a search
     per line, or one alternation regex, costs ten times more), its offset turned into a line by bisection."""
+    from bisect import bisect_right  # here only: a short log never samples a chunk
+
     starts = None
     found: set[int] = set()
     for marker in MUST_READ:

@@ -37,8 +37,17 @@ _RL_CRASH = ("Error executing job with overrides", "ray.exceptions.")
 _BAR_RATE = lazy(r"(\d+(?:\.\d+)?)(s/it|it/s)\]")
 _BAR_ELAPSED = lazy(r"\|\s*\d+/\d+\s*\[(?:(\d+):)?(\d+):(\d+)<")
 _SLIME_PERF = lazy(r"\bperf (\d+): \{")
-_NEEDLES = ("step", "dataset len", "dataloader", "batch size", "Episode", "Progress", "pid=", "Error executing", "ray.exceptions",
-            "Traceback", "timing_s/", "perf")
+# Each pattern is searched only in lines holding its own words (a plain Trainer banner says "steps" and "batch size" and
+# needs none of them): (the words, the pattern, the field a match sets).
+_COUNTS = (("Total training steps:", _TOTAL, "total_training_steps"), ("Size of train dataloader:", _LOADER, "loader_length"),
+           ("filter dataset len:", _FILTERED, "filtered_len"), ("dataset len:", _DATASET, "dataset_len"),
+           ("Global step ", _OPENRLHF, "openrlhf_step"))
+_CRASH_WORDS = ("Error executing job with overrides", "ray.exceptions.", "Traceback (most recent call last)")
+_BAR_WORDS = ("Training Progress", "Running step", "Episode [")
+_TIMING_WORDS = ("timing_s/", "perf/")
+WORDS = ("pid=", *_CRASH_WORDS, *(words for words, _, _ in _COUNTS), "step:", "perf ", *_TIMING_WORDS, *_BAR_WORDS,
+         "change the batch size of")
+"""Every line `RLObserved.feed` reads holds one of these (the log reader loads this module with the first such line)."""
 
 
 @record
@@ -75,26 +84,39 @@ class RLObserved:
 
     def feed(self, line: str) -> None:
         self._line_no += 1
-        if not any(needle in line for needle in _NEEDLES):
-            return
-        self._driver_and_crash(line)
-        for name, pattern in (("total_training_steps", _TOTAL), ("loader_length", _LOADER), ("filtered_len", _FILTERED),
-                              ("dataset_len", _DATASET), ("openrlhf_step", _OPENRLHF)):
-            match = pattern.search(line)
-            if match:
-                setattr(self, name, int(match.group(1)))
-                self.lines[name] = self._line_no
-        match = _STEP.search(line)
+        if "pid=" in line or any(words in line for words in _CRASH_WORDS):
+            self._driver_and_crash(line)
+        for words, pattern, name in _COUNTS:
+            if words in line:
+                match = pattern.search(line)
+                if match:
+                    setattr(self, name, int(match.group(1)))
+                    self.lines[name] = self._line_no
+        match = _STEP.search(line) if "step:" in line else None
         if match:
             self.last_step = int(match.group(1))
             self.lines["last_step"] = self._line_no
             epoch = _EPOCH.search(line)
             if epoch:
                 self.last_epoch = int(epoch.group(1))
-        perf = _SLIME_PERF.search(line)
+        perf = _SLIME_PERF.search(line) if "perf " in line else None
         if perf:
             self.slime_rollout = int(perf.group(1))
-        self.timing.feed(line, self._line_no, self.slime_rollout if perf else self.last_step, bool(match or perf))
+        if "timing_s/" in line or "perf/" in line:
+            self.timing.feed(line, self._line_no, self.slime_rollout if perf else self.last_step, bool(match or perf))
+        if any(words in line for words in _BAR_WORDS):
+            self._bar(line)
+        if "change the batch size of" in line:
+            match = _UNSLOTH.search(line)
+            if match:
+                self.unsloth_batch = (int(match.group(1)), int(match.group(2)))
+                self.lines["unsloth_batch"] = self._line_no
+
+    def skip(self, lines: int) -> None:
+        """`lines` lines came before the first one fed (the log reader loads this module with the first line it reads)."""
+        self._line_no += lines
+
+    def _bar(self, line: str) -> None:
         match = _BAR.search(line)
         if match:
             self.bar = (match.group(1).split(" [")[0], int(match.group(4)), int(match.group(5)))
@@ -108,16 +130,14 @@ class RLObserved:
             if elapsed:
                 hours, minutes, seconds = elapsed.groups()
                 self.bar_elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
-        match = _UNSLOTH.search(line)
-        if match:
-            self.unsloth_batch = (int(match.group(1)), int(match.group(2)))
-            self.lines["unsloth_batch"] = self._line_no
 
     def _driver_and_crash(self, line: str) -> None:
         if self.driver is None and "pid=" in line:
             driver = _DRIVER.match(line)
             if driver:
                 self.driver = driver.group(1)
+        if not any(words in line for words in _CRASH_WORDS):
+            return
         crash = _CRASH.search(line)
         if crash and not line.lstrip().startswith("#"):  # a post's `# title` naming the error is words, not the program's line
             self.crash = (self._line_no, line.strip()[:200])

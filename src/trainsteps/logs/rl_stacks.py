@@ -32,6 +32,9 @@ _ROLL_STEP = lazy(r"pipeline step (\d+) (start|finished)")
 _AREAL_TIME = lazy(r"\b(\d{8}-\d{2}:\d{2}:\d{2})(?:\.(\d+))?")  # areal/utils/logging.py DATE_FORMAT
 _ROLL_TIME = lazy(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\]")  # roll/utils/logging.py datefmt
 
+WORDS = ("Starting training loop", "| Loss", "pipeline ", "Train step", "training_step:", "total:", "Saving final model")
+"""Every line `StackObserved.feed` reads holds one of these (the log reader loads this module with the first such line)."""
+
 
 @record
 class StackObserved:
@@ -49,7 +52,7 @@ class StackObserved:
     clock: list = field(default_factory=list)
     """(step, seconds since the epoch) of the step lines that carry a timestamp (AReaL, ROLL): their rate."""
 
-    def feed(self, line: str) -> None:
+    def feed(self, line: str) -> None:  # its words: WORDS below
         if "Starting training loop" in line or "| Loss" in line:
             self._prime(line)
         elif "pipeline " in line:

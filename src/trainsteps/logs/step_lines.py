@@ -82,6 +82,8 @@ _VALIDATION = lazy(r"\b(?:[Vv]al(?:idation)?|[Ee]val(?:uation)?)[ _](?:loss|took
 # Totals declared before the steps: `max_steps: 300`, `Maximum number of steps set at 33788`, `iters: 500`
 _DECLARED = lazy(r"(?<![\w])(max[_ ]steps|total[_ ]steps|total[_ ]training[_ ]steps|iters)['\"]?\s*[:=]\s*(\d{1,12})\b"
                        r"|Maximum number of steps (?:set at|:)\s*(\d{1,12})")
+# The ends of the names _DECLARED reads (max_steps, total steps, total_training_steps, iters, Maximum number of steps)
+_DECLARED_WORDS = ("x_steps", "x steps", "l_steps", "l steps", "g_steps", "g steps", "iters", "Maximum number of steps")
 # Seconds per step printed on the line: `dt: 989.44ms`, `(20.205 sec/step)`, `It/sec 0.141`, `3.1 s/it`
 # (words without which it cannot match, pattern, seconds per unit): the words are tested first, far cheaper than a
 # search of a long metrics line
@@ -102,18 +104,16 @@ _JSON_KEYS = ('"step"', '"global_step"', '"iter"', '"iteration"', 'num_updates"'
 _LOOP_END = "End of training. Time consumed"
 
 
-@functools.cache
-def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
-    """The counters of custom loops, compiled on first use (most logs never reach them)."""
-    # A whole-run iteration counter: `iter:   1,700,` (BasicSR), `iter: [10/500],` (scepter), `Iter [100/100000]` (mmcv)
-    iter_count = re.compile(r"(?<![\w/.])[Ii]ter(?:ation)?\s*:?\s*\[?\s*(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\s*/\s*(\d{1,12}))?\s*\]?"
-                            r"(?=[\s,;|\]]|$)")
-    # A batch counter inside an epoch: `Epoch [1][800/5005]`, `Epoch(train) [1][50/1000]` (mmcv, mmengine: epochs from
-    # 1), `Epoch: [0]  [ 10/1251]`, `Epoch: [0/100]  [2300/2502]`, `Epoch:[0/19](1900/24681)` (epochs from 0 or from 1)
-    epoch_batch = re.compile(r"\bEpoch(\(train\))?\s*(:?)\s*\[\s*(\d{1,9})(?:\s*/\s*\d{1,9})?\s*\]\s*[\[(]\s*(\d{1,12})\s*/\s*(\d{1,12})\s*[\])]")
-    # What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
-    epoch_batch_metric = re.compile(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
-    return iter_count, epoch_batch, epoch_batch_metric
+# The counters of custom loops, each compiled on its first use (most logs never reach them; a Trainer banner's
+# `Num Epochs` line reaches only the second).
+# A whole-run iteration counter: `iter:   1,700,` (BasicSR), `iter: [10/500],` (scepter), `Iter [100/100000]` (mmcv)
+_ITER_COUNT = lazy(r"(?<![\w/.])[Ii]ter(?:ation)?\s*:?\s*\[?\s*(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\s*/\s*(\d{1,12}))?\s*\]?"
+                   r"(?=[\s,;|\]]|$)")
+# A batch counter inside an epoch: `Epoch [1][800/5005]`, `Epoch(train) [1][50/1000]` (mmcv, mmengine: epochs from
+# 1), `Epoch: [0]  [ 10/1251]`, `Epoch: [0/100]  [2300/2502]`, `Epoch:[0/19](1900/24681)` (epochs from 0 or from 1)
+_EPOCH_BATCH = lazy(r"\bEpoch(\(train\))?\s*(:?)\s*\[\s*(\d{1,9})(?:\s*/\s*\d{1,9})?\s*\]\s*[\[(]\s*(\d{1,12})\s*/\s*(\d{1,12})\s*[\])]")
+# What such a line prints beside the counter when it prints no loss (HRNet: `Time: 0.630s ... Speed: 12.7 samples/s`)
+_EPOCH_BATCH_METRIC = lazy(r"\beta\b|\btime\b|\bspeed\b", re.IGNORECASE)
 
 
 @functools.cache
@@ -144,6 +144,8 @@ def declared_total(line: str, ctx: ScanContext) -> None:
     """Remember a total the loop declares before its steps, in the unit it counts (`iters` for `Iter N` lines)."""
     if "ters" not in line and "teps" not in line:
         return
+    if not any(words in line for words in _DECLARED_WORDS):  # a banner's "Total optimization steps" is not one
+        return
     match = _DECLARED.search(line)
     if match is None:
         return
@@ -157,7 +159,7 @@ def declared_total(line: str, ctx: ScanContext) -> None:
 def read(line: str) -> tuple[int | None, int | None, str] | None:
     """(step, total printed on the line or None, unit) of a step line; None for anything else. The step is None for
     a batch counter in an epoch that does not say how many steps came before it."""
-    if "Epoch" in line and ("[" in line or "(" in line):  # the words its pattern needs (`training/epoch:3` is not one)
+    if "Epoch" in line and ("[" in line or "(" in line) and _epoch_then_counter(line):  # (`training/epoch:3` is not one)
         counted = _epoch_batch(line)
         if counted is not None:
             return counted
@@ -175,7 +177,7 @@ def read(line: str) -> tuple[int | None, int | None, str] | None:
     it = _ITER.search(line) if "ter" in line else None
     if it is not None:
         return int(it.group(1)), None, "iter"
-    count = _patterns()[0].search(line)
+    count = _ITER_COUNT.search(line)
     if count is not None:
         return int(count.group(1).replace(",", "")), int(count.group(2)) if count.group(2) else None, "iter"
     return None
@@ -222,14 +224,25 @@ def _json_seconds(line: str, seconds: re.Pattern, per_second: re.Pattern) -> flo
     return None
 
 
+def _epoch_then_counter(line: str) -> bool:
+    """Some "Epoch" on the line is followed by what the epoch counters need next (`(train)`, a space, `:` or `[`):
+    a banner's `Num Epochs = 3` is not, and the patterns are neither compiled nor searched for it."""
+    at = line.find("Epoch")
+    while at >= 0:
+        after = line[at + 5:at + 6]
+        if after and (after in "([:" or after.isspace()):
+            return True
+        at = line.find("Epoch", at + 5)
+    return False
+
+
 def _epoch_batch(line: str) -> tuple[int | None, None, str] | None:
-    _, epoch_batch, epoch_batch_metric = _patterns()
-    match = epoch_batch.search(line)
+    match = _EPOCH_BATCH.search(line)
     if match is None and "Batch" in line:
-        return _speedometer_batch(line, epoch_batch_metric)
+        return _speedometer_batch(line, _EPOCH_BATCH_METRIC)
     if match is None or _VALIDATION.search(line):
         return None
-    if not _has_metric(line) and epoch_batch_metric.search(line) is None:
+    if not _has_metric(line) and _EPOCH_BATCH_METRIC.search(line) is None:
         return None
     mmcv, colon, epoch, batch, per_epoch = match.group(1), match.group(2), int(match.group(3)), int(match.group(4)), int(match.group(5))
     if batch > per_epoch:

@@ -134,6 +134,8 @@ def _step_line_rate(rates: list, at: int, end_step: int | None) -> Timing | None
 
 def measure(run: RunObservation, bar: BarTrack | None, end_step: int | None, stopped: bool) -> Timing | None:
     """The rate and the time left, from whatever timing the log shows; None if it shows none."""
+    if not run.shows_timing(bar):
+        return None
     p = run.progress
     at = run.last_step.value if run.last_step is not None else (bar.n if bar is not None else 0)
     timing = None

@@ -36,6 +36,11 @@ BANNER_LINES = 5
 _LOADING_GPUS = lazy(r"Num GPUs\s*=\s*(\d+)\.")
 
 
+WORDS = ("Num GPUs",)
+"""`scan` reads nothing before a line holding one of these: both of Unsloth's banners print it, and the lines after its
+training banner are read only once that banner started a run (the log reader loads this module with the first such line)."""
+
+
 def scan(line: str, ctx: ScanContext) -> bool:
     if "Num GPUs" in line and "Unsloth" not in line:
         # the model-loading banner: `\\   /|    NVIDIA L4. Num GPUs = 1. Max memory: 22.161 GB. Platform: Linux.`
