@@ -258,6 +258,7 @@ FEW_SHAPES = 32
 MAX_FORMS = 1024
 """Above this many distinct forms (lines with their digits as 0s) in a chunk, shapes are found on the split lines."""
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_DIGITS = b"0123456789"
 MAX_NEW_SHAPES = 64
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
@@ -330,6 +331,12 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
             number = _one(raw.decode("utf-8", "replace"), number, ctx)
         return number
     probe = _probe(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
+    if probe == "one":  # one shape so far (loss dicts, jsonl rows, Megatron or verl metrics lines): maybe the whole chunk
+        data = head + body[:stop] if head or stop < len(body) else body
+        read = _one_shape(data, number, ctx)
+        if read is not None:
+            return read
+        probe = _forms_or_lines(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
     if probe != "forms":  # sparse, or lines of many forms (long metrics lines): the split lines cost less than forms
         data = head + body[:stop] if head or stop < len(body) else body
         return _sparse(data, number, ctx) if probe == "sparse" else _by_shape(data, number, ctx)
@@ -390,18 +397,72 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
 
 def _probe(probe: bytes) -> str:
     """How a sampled chunk is read, from the whole lines of its first SPARSE_PROBE bytes: "sparse" when three in four
-    have a shape of their own (see SPARSE_PROBE), "lines" when more than FEW_SHAPES forms (digits as 0s) show there
-    already (verl's metrics lines: every number's width changes the form), else "forms"."""
+    have a shape of their own (see SPARSE_PROBE), "one" when they all have one shape (the whole chunk may too: see
+    `_one_shape`), "lines" when more than FEW_SHAPES forms (digits as 0s) show there already (verl's metrics lines:
+    every number's width changes the form), else "forms"."""
     whole = probe[:probe.rfind(b"\n") + 1]
-    if _looks_sparse(whole):
+    shapes = whole.translate(None, _DIGITS).split(b"\n")  # the last is the empty text after the last newline
+    distinct = len(set(shapes))
+    if len(shapes) > SPARSE_MIN_LINES and distinct * 4 > len(shapes) * 3:  # as `_looks_sparse`
         return "sparse"
+    if whole and distinct == 2:
+        return "one"
+    return _forms_or_lines(whole)
+
+
+def _forms_or_lines(probe: bytes) -> str:
+    whole = probe[:probe.rfind(b"\n") + 1]
     return "lines" if len(set(whole.translate(_ZEROS).split(b"\n"))) > FEW_SHAPES else "forms"
 
 
 def _looks_sparse(probe: bytes) -> bool:
     """Three in four of the probe's whole lines have a shape of their own (see SPARSE_PROBE)."""
-    shapes = probe[:probe.rfind(b"\n") + 1].translate(None, b"0123456789").split(b"\n")
+    shapes = probe[:probe.rfind(b"\n") + 1].translate(None, _DIGITS).split(b"\n")
     return len(shapes) > SPARSE_MIN_LINES and len(set(shapes)) * 4 > len(shapes) * 3
+
+
+def _one_shape(data: bytes, number: int, ctx: ScanContext) -> int | None:
+    """A sampled chunk whose lines all have one shape (digits removed), read as `_chunk` reads it (its first line, every
+    SAMPLE_EVERY-th and its last TAIL_LINES) without splitting it: the shapes, one copy, are that one shape repeated
+    (compared at C speed), and a read line is found by counting line ends from the one before. None when the chunk
+    holds another shape (or does not end with a line end)."""
+    shapes = data.translate(None, _DIGITS)
+    size = shapes.find(b"\n") + 1  # the shape with its line end
+    if size == 0:
+        return None
+    count, rest = divmod(len(shapes), size)
+    if rest or shapes[:size] * count != shapes:
+        return None
+    shape = shapes[:size - 1]
+    # each line holds the shape's carriage returns: one more line each, a CRLF end being one end (as `_one` reads it)
+    per_line = 1 + shape.count(b"\r") - shape.endswith(b"\r")
+    picked = sorted(set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count)))
+    mean = len(data) / count
+    done = start = 0  # lines[:done] are counted; the line `done` starts at byte `start`
+    for index in picked:
+        if index > done:
+            start = _after_line_ends(data, start, index - done, mean)
+            number += (index - done) * per_line
+        end = data.find(b"\n", start)
+        number = _one(data[start:end].decode("utf-8", "replace"), number, ctx)
+        done, start = index + 1, end + 1
+    return number + (count - done) * per_line
+
+
+def _after_line_ends(data: bytes, start: int, lines: int, mean: float) -> int:
+    """Where the line `lines` lines after the one at `start` begins: the line ends are counted up to a guess from the
+    mean line length (one C pass over the bytes between), then the few between the guess and the true place walked."""
+    guess = min(len(data), start + int(lines * mean))
+    seen = data.count(b"\n", start, guess)
+    at = guess
+    if seen >= lines:
+        for _ in range(seen - lines + 1):
+            at = data.rfind(b"\n", start, at)
+    else:
+        at -= 1
+        for _ in range(lines - seen):
+            at = data.find(b"\n", at + 1)
+    return at + 1
 
 
 def _lines_between(data: bytes, start: int, end: int, has_cr: bool) -> int:
