@@ -92,20 +92,19 @@ def _MENTIONS(line: str):  # upper case: it stands for the compiled search that 
 
 
 def _lowered(needles: tuple[str, ...]) -> tuple[str, ...]:
-    """The ASCII needles in lower case, without those that hold a shorter one (`a100` holds `a10`)."""
+    """The needles in lower case, without those that hold a shorter one (`a100` holds `a10`)."""
     kept: list[str] = []
-    for needle in sorted({n.lower() for n in needles if n.isascii()}, key=len):
+    for needle in sorted({n.lower() for n in needles}, key=lambda n: (len(n), n)):
         if not any(shorter in needle for shorter in kept):
             kept.append(needle)
     return tuple(kept)
 
 
-def _may_hold_any(line: str, low: str, lowered: tuple[str, ...]) -> bool:
-    """False only when an ASCII line holds none of the needles `lowered` was made from: a line holding a needle holds its
-    lower-case form once lowered, so a few substring tests of the lowered line turn away most lines before the search
-    (a search of one alternation of many needles costs about 50 ns a character on a line that holds none)."""
-    if not line.isascii():
-        return True  # the needles written in Chinese: the search decides
+def _may_hold_any(low: str, lowered: tuple[str, ...]) -> bool:
+    """False only when the line lowered as `low` holds none of the needles `lowered` was made from: lowering maps each
+    character on its own (only a capital sigma looks at its neighbours), so a line holding a needle holds its lower-case
+    form once lowered, and a few substring tests of the lowered line turn away most lines before the search (a search
+    of one alternation of many needles costs about 50 ns a character on a line that holds none)."""
     for needle in lowered:
         if needle in low:
             return True
@@ -130,11 +129,11 @@ def scan(line: str, ctx: ScanContext) -> bool:
         if match and not _AVOIDED.search(line):
             ctx.out.state("stated_failure", ctx.reading(match.group(0)), ctx.file)
     low = line.lower()
-    if "stated_failure" not in ctx.out.stated and _may_hold_any(line, low, _SAID_LOWER) and _SAID_MENTIONS(line) is not None:
+    if "stated_failure" not in ctx.out.stated and _may_hold_any(low, _SAID_LOWER) and _SAID_MENTIONS(line) is not None:
         _said_failure(line, ctx)
     _said_step_of(line, ctx)
     # a metrics line first: two counts cost less than the search of a long line for every needle
-    if _metrics(line) or not _may_hold_any(line, low, _MENTIONS_LOWER) or _MENTIONS(line) is None:
+    if _metrics(line) or not _may_hold_any(low, _MENTIONS_LOWER) or _MENTIONS(line) is None:
         return False
     if "SBATCH" in line:
         _slurm(line, ctx)
