@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainsteps.logs import read_log
+from trainsteps.logs import read_log, stated
 from trainsteps.logs.explain import explain_log
 from trainsteps.logs.stated import stated_gpus
 
@@ -426,3 +426,17 @@ def test_the_words_step_is_the_end_only_where_the_log_shows_no_step():
     assert inf.facts[0].msg_id == "explain.fact.stated_failure_said_step"
     inf = _last("It crashes at step 1200 every time\n" + BAR)  # the bar's step 1 is the log's own: it wins
     assert inf.end_step == 1 and inf.facts[0].msg_id == "explain.fact.stated_failure"
+
+
+_PIECES = st.sampled_from([*stated.NEEDLES, *stated.SAID_NEEDLES, "Σ", "İ", "ẞ", "ǅ", "K", "x", " ", "0", "█", "A", "ti"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=3)), max_size=12).map("".join))
+def test_a_line_the_needle_searches_find_something_in_is_never_turned_away_by_the_lowered_test(line):
+    """The lowered substring tests only turn away lines the searches would find nothing in (any case, any script)."""
+    low = line.lower()
+    if stated._MENTIONS(line) is not None:
+        assert stated._may_hold_any(low, stated._MENTIONS_LOWER)
+    if stated._SAID_MENTIONS(line) is not None:
+        assert stated._may_hold_any(low, stated._SAID_LOWER)

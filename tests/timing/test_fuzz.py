@@ -123,3 +123,47 @@ def test_a_bar_draw_handed_over_parsed_is_not_read_again(monkeypatch):
         [("tqdm", 1520, 3900, 86400 + 5025.0, 7870.0, 3.3)]
     reader.feed(line)
     assert len(reader.samples) == 1
+
+
+JSONL_ROWS = st.tuples(st.sampled_from(['{"current_steps": 10, "total_steps": 3900', '{"current_steps":10,"total_steps":3900',
+                                        '{"current_steps": 99999999999999999999, "total_steps": 3', '{"total_steps": 3900']),
+                       st.sampled_from(['', ', "loss": 1.2', ', "elapsed_time": "0:00:09"', ', "x": "[1/2] <"', '\r', ', "remaining_time": 5']),
+                       st.sampled_from([', "elapsed_time": ', ',"elapsed_time":', ", 'elapsed_time': ", ', "elapsed_time" : ']), CLOCKS,
+                       st.sampled_from([', "remaining_time": ', ',"remaining_time":', "", ', "remaining_time" : ']), CLOCKS,
+                       st.sampled_from(["}", ', "elapsed_time": "1:00:00"}', ', "note": "remaining_time"}']))
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSONL_ROWS, st.booleans())
+@example(('{"current_steps": 10, "total_steps": 3900', '', ', "elapsed_time": ', '40s', '', '', '}'), True)
+@example(('{"current_steps": 10, "total_steps": 3900', '', ', "elapsed_time": ', '0:09', ', "remaining_time": ', '1.5', '}'), True)
+@example(('{"current_steps": 10, "total_steps": 3900', '', ', "elapsed_time": ', '0:09', '', '', ', "elapsed_time": "1:00:00"}'), True)
+def test_a_jsonl_row_handed_over_parsed_gives_the_sample_the_line_gives(row, quoted):
+    """explain's dict reader hands a trainer_log.jsonl row's clocks to the time model (`feed_llamafactory`): the same
+    sample as `feed(line)`, whatever the row's keys, spacing and clocks."""
+    from trainsteps.logs.progress import _PAIR, seconds
+
+    head, middle, elapsed_key, elapsed, left_key, left, tail = row
+    quote = '"' if quoted else ""
+    line = f"{head}{middle}{elapsed_key}{quote}{elapsed}{quote}{left_key}{quote if left_key else ''}{left if left_key else ''}" \
+           f"{quote if left_key else ''}{tail}"
+    pairs = {key: single or double or bare for key, single, double, bare in _PAIR.findall(line)}
+    elapsed_text, left_text = pairs.get("elapsed_time"), pairs.get("remaining_time")
+    elapsed_seconds = seconds(elapsed_text or "")
+    left_seconds = seconds(left_text or "") if elapsed_seconds is not None else None
+    parsed, read = RateReader(), RateReader()
+    read.feed(line)
+    parsed.feed_llamafactory(line, elapsed_text, left_text, elapsed_seconds, left_seconds)
+    assert parsed.samples == read.samples and parsed._line_no == read._line_no
+
+
+def test_a_jsonl_row_handed_over_parsed_is_not_read_again(monkeypatch):
+    from trainsteps.timing import log_rates
+
+    line = '{"current_steps": 10, "total_steps": 3900, "loss": 1.2, "elapsed_time": "0:00:40", "remaining_time": "4:15:03"}'
+    monkeypatch.setattr(log_rates, "_LF_ELAPSED", re.compile("(?!)"))  # the time model's own clock pattern now reads nothing
+    reader = RateReader()
+    reader.feed_llamafactory(line, "0:00:40", "4:15:03", 40.0, 15303.0)
+    assert [(s.kind, s.step, s.total, s.elapsed, s.remaining) for s in reader.samples] == [("llamafactory", 10, 3900, 40.0, 15303.0)]
+    reader.feed(line)
+    assert len(reader.samples) == 1

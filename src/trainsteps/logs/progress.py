@@ -521,7 +521,13 @@ def _dict(line: str, ctx: ScanContext) -> bool:
         return False
     run = _target(ctx)
     p = run.progress
-    if "current_steps" in pairs or "train_runtime" in pairs or "eval_runtime" in pairs:
+    elapsed_text = remaining_text = elapsed = remaining = None
+    if "current_steps" in pairs:  # LLaMA-Factory's clocks, read once here and handed to the time model as read
+        elapsed_text, remaining_text = pairs.get("elapsed_time"), pairs.get("remaining_time")
+        elapsed = seconds(elapsed_text or "")
+        remaining = seconds(remaining_text or "") if elapsed is not None else None
+        timing.feed_llamafactory(run, line, ctx.line_no, elapsed_text, remaining_text, elapsed, remaining)
+    elif "train_runtime" in pairs or "eval_runtime" in pairs:
         timing.feed(run, line, ctx.line_no)
     step = total = None
     if "current_steps" in pairs and "total_steps" in pairs:  # LLaMA-Factory trainer_log.jsonl
@@ -547,11 +553,13 @@ def _dict(line: str, ctx: ScanContext) -> bool:
             run.last_step = ctx.reading(step)
         if p.stop is not None and step > p.stop[3]:
             p.stop = None
-        elapsed = seconds(pairs.get("elapsed_time", "") or "")
+        if "current_steps" not in pairs:  # (read above when it is)
+            elapsed = seconds(pairs.get("elapsed_time", "") or "")
+            remaining = seconds(pairs.get("remaining_time", "") or "") if elapsed is not None else None
         if "current_steps" in pairs and "loss" in pairs:
             _count_jsonl_repeat(p, step, pairs["loss"], elapsed, ctx.line_no)
         if elapsed is not None:
-            point = (step, elapsed, seconds(pairs.get("remaining_time", "") or ""), ctx.line_no)
+            point = (step, elapsed, remaining, ctx.line_no)
             if len(p.elapsed_points) < 2:
                 p.elapsed_points.append(point)
             else:

@@ -333,9 +333,13 @@ FEW_SHAPES = 32
 MAX_FORMS = 1024
 """Above this many distinct forms (lines with their digits as 0s) in a chunk, shapes are found on the split lines."""
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_DIGITS = b"0123456789"
 MAX_NEW_SHAPES = 64
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
+LONG_LINE = 512
+"""In a chunk of one shape, lines at least this long on average are found by stepping over each line end (see
+`_after_line_ends`); shorter ones by counting line ends."""
 SPARSE_PROBE = 1 << 16
 """A sampled chunk whose first SPARSE_PROBE bytes hold at least SPARSE_MIN_LINES lines, three in four of a shape of their
 own, is read sparsely (`_sparse`): prose, random bytes, hashes. Shapes say nothing there and cost more than reading."""
@@ -397,7 +401,7 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
     """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read."""
     head, body, stop = block
     if full:
-        data = head + body[:stop] if head or stop < len(body) else body
+        data = _lines_of(head, body, stop)
         lines = data.split(b"\n")
         if lines[-1] == b"":
             lines.pop()  # the text after the last newline is not a line
@@ -405,8 +409,13 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
             number = _one(raw.decode("utf-8", "replace"), number, ctx)
         return number
     probe = _probe(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
+    if probe == "one":  # one shape so far (loss dicts, jsonl rows, Megatron or verl metrics lines): maybe the whole chunk
+        read = _one_shape(head, body, stop, number, ctx)
+        if read is not None:
+            return read
+        probe = _forms_or_lines(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
     if probe != "forms":  # sparse, or lines of many forms (long metrics lines): the split lines cost less than forms
-        data = head + body[:stop] if head or stop < len(body) else body
+        data = _lines_of(head, body, stop)
         return _sparse(data, number, ctx) if probe == "sparse" else _by_shape(data, number, ctx)
     # Each line with its digits turned into 0s (its form): as long as the line, so the forms give every line's offset
     # and carriage returns without splitting the raw bytes, and the form without its 0s is the line's shape.
@@ -418,7 +427,7 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
     count = len(forms)
     distinct = set(forms)
     if len(distinct) > MAX_FORMS:
-        return _by_shape(head + body[:stop], number, ctx)
+        return _by_shape(_lines_of(head, body, stop), number, ctx)
     if len(distinct) <= FEW_SHAPES:  # the usual case: a few forms, each first seen near the chunk's start
         first_form = {form: forms.index(form) for form in distinct}  # form -> its first line
     else:
@@ -430,7 +439,7 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
         if index < first.get(shape, count):
             first[shape] = index
     if len(first) > FEW_SHAPES:
-        return _by_shape(head + body[:stop], number, ctx)
+        return _by_shape(_lines_of(head, body, stop), number, ctx)
     # A line holding a shape new in this chunk is read: banners, crashes, evaluations, versions and launcher lines
     # are one of a kind; bar redraws and loss dicts repeat one shape with other numbers.
     picked = set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count))
@@ -463,20 +472,95 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
     return number
 
 
+def _lines_of(head: bytes, body: bytes, stop: int) -> bytes:
+    """The block's lines, head + body[:stop], in one copy: a slice then a concatenation allocate two copies of a
+    megabyte, and the second allocation costs several times what the copying does (about 2 ms a chunk, measured)."""
+    if not head and stop == len(body):
+        return body
+    return b"".join((head, memoryview(body)[:stop]))
+
+
 def _probe(probe: bytes) -> str:
     """How a sampled chunk is read, from the whole lines of its first SPARSE_PROBE bytes: "sparse" when three in four
-    have a shape of their own (see SPARSE_PROBE), "lines" when more than FEW_SHAPES forms (digits as 0s) show there
-    already (verl's metrics lines: every number's width changes the form), else "forms"."""
+    have a shape of their own (see SPARSE_PROBE), "one" when they all have one shape (the whole chunk may too: see
+    `_one_shape`), "lines" when more than FEW_SHAPES forms (digits as 0s) show there already (verl's metrics lines:
+    every number's width changes the form), else "forms"."""
     whole = probe[:probe.rfind(b"\n") + 1]
-    if _looks_sparse(whole):
+    shapes = whole.translate(None, _DIGITS).split(b"\n")  # the last is the empty text after the last newline
+    distinct = len(set(shapes))
+    if len(shapes) > SPARSE_MIN_LINES and distinct * 4 > len(shapes) * 3:  # as `_looks_sparse`
         return "sparse"
+    if whole and distinct == 2:
+        return "one"
+    return _forms_or_lines(whole)
+
+
+def _forms_or_lines(probe: bytes) -> str:
+    whole = probe[:probe.rfind(b"\n") + 1]
     return "lines" if len(set(whole.translate(_ZEROS).split(b"\n"))) > FEW_SHAPES else "forms"
 
 
 def _looks_sparse(probe: bytes) -> bool:
     """Three in four of the probe's whole lines have a shape of their own (see SPARSE_PROBE)."""
-    shapes = probe[:probe.rfind(b"\n") + 1].translate(None, b"0123456789").split(b"\n")
+    shapes = probe[:probe.rfind(b"\n") + 1].translate(None, _DIGITS).split(b"\n")
     return len(shapes) > SPARSE_MIN_LINES and len(set(shapes)) * 4 > len(shapes) * 3
+
+
+def _one_shape(head: bytes, body: bytes, stop: int, number: int, ctx: ScanContext) -> int | None:
+    """A sampled block (see `_scan_chunks`) whose lines all have one shape (digits removed), read as `_chunk` reads it
+    (its first line, every SAMPLE_EVERY-th and its last TAIL_LINES) without splitting or copying it: the shapes, one
+    translated copy, are that one shape repeated (counted at C speed), and a read line is found by counting line ends
+    from the one before. None when the block holds another shape (or no line end)."""
+    shapes = body.translate(None, _DIGITS)  # the unfinished line after `stop` too: it holds no line end
+    first_end = shapes.find(b"\n") + 1
+    if first_end == 0:
+        return None
+    shape_end = shapes.rfind(b"\n") + 1
+    line_shape = head.translate(None, _DIGITS) + shapes[:first_end] if head else shapes[:first_end]
+    size = len(line_shape)
+    # occurrences that do not overlap, each ending with a line end, and as many bytes as the lines: they tile the lines
+    rest = shapes.count(line_shape, first_end, shape_end)
+    if rest * size != shape_end - first_end:
+        return None
+    count = rest + 1
+    shape = line_shape[:-1]
+    # each line holds the shape's carriage returns: one more line each, a CRLF end being one end (as `_one` reads it)
+    per_line = 1 + shape.count(b"\r") - shape.endswith(b"\r")
+    picked = sorted(set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count)))
+    mean = (len(head) + stop) / count
+    end = body.find(b"\n")
+    number = _one((head + body[:end]).decode("utf-8", "replace"), number, ctx)  # line 0, the only one with the head
+    done, start = 1, end + 1  # lines[:done] are counted; the line `done` starts at byte `start` of the body
+    for index in picked[1:]:
+        if index > done:
+            start = _after_line_ends(body, start, index - done, mean)
+            number += (index - done) * per_line
+        end = body.find(b"\n", start)
+        number = _one(body[start:end].decode("utf-8", "replace"), number, ctx)
+        done, start = index + 1, end + 1
+    return number + (count - done) * per_line
+
+
+def _after_line_ends(data: bytes, start: int, lines: int, mean: float) -> int:
+    """Where the line `lines` lines after the one at `start` begins: the line ends are counted up to a guess from the
+    mean line length (one C pass over the bytes between), then the few between the guess and the true place walked.
+    Lines of LONG_LINE bytes or more are stepped over one by one (`find` skips a long line faster than `count` reads it)."""
+    if mean >= LONG_LINE:
+        at = start - 1
+        for _ in range(lines):
+            at = data.find(b"\n", at + 1)
+        return at + 1
+    guess = min(len(data), start + int(lines * mean))
+    seen = data.count(b"\n", start, guess)
+    at = guess
+    if seen >= lines:
+        for _ in range(seen - lines + 1):
+            at = data.rfind(b"\n", start, at)
+    else:
+        at -= 1
+        for _ in range(lines - seen):
+            at = data.find(b"\n", at + 1)
+    return at + 1
 
 
 def _lines_between(data: bytes, start: int, end: int, has_cr: bool) -> int:

@@ -104,6 +104,15 @@ def feed_tqdm(run: RunObservation, line: str, line_no: int, slash: int, *parsed:
     reader.feed_tqdm(line, slash, *parsed)
 
 
+def feed_llamafactory(run: RunObservation, line: str, line_no: int, *parsed: str | float | None) -> None:
+    """A trainer_log.jsonl row whose clocks the dict reader (progress.py) has read: see `RateReader.feed_llamafactory`."""
+    reader = run.rate_reader
+    if reader is None:
+        reader = run.rate_reader = RateReader()
+    reader._line_no = line_no - 1
+    reader.feed_llamafactory(line, *parsed)
+
+
 def _fallback(bar: BarTrack) -> tuple[Rate, int] | None:
     """Lines the shared reader does not read (nanotron iteration lines, bars without a clock): the median of the rates
     drawn after warm-up."""

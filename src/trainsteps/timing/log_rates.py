@@ -163,6 +163,33 @@ class RateReader:
         except (ValueError, OverflowError):  # as `feed`: a number Python refuses is not timing
             return
 
+    def feed_llamafactory(self, line: str, elapsed: str | None, left: str | None, elapsed_seconds: float | None,
+                          left_seconds: float | None) -> None:
+        """Feed a trainer_log.jsonl row whose clocks a caller has already read (explain's dict reader), without reading
+        them again: the texts of `elapsed_time` and `remaining_time` and the seconds it made of them.
+
+        They are taken as they are only when `feed(line)` would read exactly these texts: no carriage return, no bar,
+        each key once (or `remaining_time` absent), written `"key": "text"`, each text a whole clock of at most 9-digit
+        numbers (where any reading of a clock gives `clock_seconds`' value). Otherwise the line is read as `feed` reads
+        it. Either way the same sample results."""
+        if ("\r" in line or ("/" in line and "[" in line and "<" in line) or elapsed is None or elapsed_seconds is None
+                or not _given_once(line, "elapsed_time", elapsed) or not _WHOLE_CLOCK.fullmatch(elapsed)
+                or ("remaining_time" in line and (left is None or left_seconds is None or not _given_once(line, "remaining_time", left)
+                                                  or not _WHOLE_CLOCK.fullmatch(left)))):
+            self.feed(line)
+            return
+        self._line_no += 1
+        if len(self.samples) >= MAX_SAMPLES:
+            return
+        match = _LF.search(line)
+        if match is None:
+            return
+        try:
+            self._add("llamafactory", int(match.group(1)), int(match.group(2)), elapsed_seconds,
+                      left_seconds if "remaining_time" in line else None, None)
+        except (ValueError, OverflowError):  # as `feed`: a number Python refuses is not timing
+            return
+
     def _one(self, line: str) -> None:
         if len(self.samples) >= MAX_SAMPLES:
             return
@@ -302,6 +329,11 @@ class RateReader:
                                           assumptions=tuple(notes))
         return LogTiming(rate=rate, kind="summary", last_step=round(steps), total=round(steps),
                          elapsed_seconds=self.runtime, eval_seconds=list(self.eval_seconds), resume_step=self.resume_step)
+
+
+def _given_once(line: str, key: str, text: str) -> bool:
+    """`"key": "text"` is in the line and the key nowhere else: `_LF_ELAPSED` / `_LF_REMAINING` read that text."""
+    return line.count(key) == 1 and f'"{key}": "{text}"' in line
 
 
 def _intervals(bar: list[Sample], resume_step: int | None) -> list[tuple[int, float]]:
