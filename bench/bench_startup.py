@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from bench_explain import BANNER as TRAINER_BANNER  # the same Trainer banner the explain bench writes
+
 
 def _importable_tree() -> str:
     """The src/ folder whose `trainsteps` this Python imports (PYTHONPATH=<tree>/src), else this checkout's."""
@@ -33,15 +35,7 @@ def _importable_tree() -> str:
 
 SRC = _importable_tree()
 ENTRY = "import re, sys; from trainsteps.cli.main import main; sys.argv[0] = 'trainsteps'; sys.exit(main())"
-BANNER = """[INFO|trainer.py:2405] 2025-03-22 15:43:25,001 >> ***** Running training *****
-[INFO|trainer.py:2406] 2025-03-22 15:43:25,001 >>   Num examples = 1,047
-[INFO|trainer.py:2407] 2025-03-22 15:43:25,001 >>   Num Epochs = 300
-[INFO|trainer.py:2408] 2025-03-22 15:43:25,001 >>   Instantaneous batch size per device = 10
-[INFO|trainer.py:2411] 2025-03-22 15:43:25,001 >>   Total train batch size (w. parallel, distributed & accumulation) = 80
-[INFO|trainer.py:2412] 2025-03-22 15:43:25,001 >>   Gradient Accumulation steps = 8
-[INFO|trainer.py:2413] 2025-03-22 15:43:25,001 >>   Total optimization steps = 3,900
-[INFO|trainer.py:2414] 2025-03-22 15:43:25,001 >>   Number of trainable parameters = 4,399,104
-""" + "{'loss': 0.61, 'grad_norm': 1.25, 'learning_rate': 1e-05, 'epoch': 0.07}\n" * 2
+BANNER = TRAINER_BANNER + "{'loss': 0.61, 'grad_norm': 1.25, 'learning_rate': 1e-05, 'epoch': 0.07}\n" * 2
 PLAN = ["plan", "--num-examples", "1047", "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8",
         "--num-train-epochs", "300"]
 TARGETS = {"explain": 1.6, "plan": 1.4}
