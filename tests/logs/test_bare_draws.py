@@ -1,5 +1,5 @@
-"""A bare tqdm draw (no description, no postfix) is read apart from the line readers that cannot read it: the
-answer must be the one the full reading gives."""
+"""A bare tqdm draw (no description, no postfix) and a trainer_log.jsonl row of LLaMA-Factory's own keys are read
+apart from the line readers that cannot read them: the answer must be the one the full reading gives."""
 
 from pathlib import Path
 
@@ -10,6 +10,7 @@ from trainsteps.logs.explain import explain_log, to_json
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "corpus"
 BARRED = sorted(p for p in CORPUS.iterdir() if p.is_file() and "%|" in p.read_text(encoding="utf-8", errors="replace"))
+ROWS = sorted(CORPUS.glob("*.trainer_log.jsonl"))
 BANNER = ("***** Running training *****\n  Num examples = 1,047\n  Num Epochs = 3\n  Instantaneous batch size per device = 8\n"
           "  Total train batch size (w. parallel, distributed & accumulation) = 32\n  Gradient Accumulation steps = 4\n"
           "  Total optimization steps = 99\n")
@@ -52,8 +53,23 @@ def counted(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def rows_counted(monkeypatch):
+    """Counts the rows read apart."""
+    read_apart = reader._bare_row
+    seen = []
+
+    def counting(line, number, ctx):
+        taken = read_apart(line, number, ctx)
+        seen.append(taken)
+        return taken
+    monkeypatch.setattr(reader, "_bare_row", counting)
+    return seen
+
+
 def _full(monkeypatch):
     monkeypatch.setattr(reader, "_bare_draw", lambda line, number, ctx: False)
+    monkeypatch.setattr(reader, "_bare_row", lambda line, number, ctx: False)
 
 
 @pytest.mark.parametrize("name", sorted(MADE))
@@ -86,3 +102,40 @@ def test_a_draw_with_a_description_or_a_postfix_is_read_in_full(counted):
     _answer(" 50%|█████     | 5/10 [00:05<00:05,  1.00it/s]\nTrain:  50%|█████     | 5/10 [00:05<00:05,  1.00it/s]\n"
             " 50%|█████     | 5/10 [00:05<00:05,  1.00it/s, loss=2.1]\n")
     assert counted == [True, False, False]
+
+
+def _row(step: int, total: int = 990, **more) -> str:
+    pairs = {"current_steps": step, "total_steps": total, "loss": round(2 - step / total, 4), "lr": 1e-05, "epoch": step / 330,
+             "percentage": round(step * 100 / total, 2), "elapsed_time": f"0:{step // 60:02d}:{step % 60:02d}",
+             "remaining_time": "1 day, 0:08:23", **more}
+    return "{" + ", ".join(f'"{k}": ' + ('"' + v + '"' if isinstance(v, str) else "null" if v is None else str(v))
+                           for k, v in pairs.items()) + "}\n"
+
+
+MADE_ROWS = {
+    "rows after a Trainer banner": BANNER + "".join(_row(n, 99) for n in range(5, 100, 5)),
+    "rows of a second run writing the same file": "".join(_row(n) for n in range(10, 300, 10)) + "".join(_row(n) for n in range(10, 200, 10)),
+    "rows whose digits hold a GPU's name": "".join(_row(n, 8100, accuracy=0.5) for n in range(900, 920)),
+    "a last row with no loss": "".join(_row(n) for n in range(10, 990, 10)) + _row(990, loss=None, eval_loss=None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MADE_ROWS))
+def test_a_log_of_jsonl_rows_says_what_its_full_reading_says(name, rows_counted, monkeypatch):
+    apart = _answer(MADE_ROWS[name])
+    assert any(rows_counted), "no row was read apart"
+    _full(monkeypatch)
+    assert _answer(MADE_ROWS[name]) == apart
+
+
+@pytest.mark.parametrize("path", ROWS, ids=lambda p: p.name)
+def test_a_stored_trainer_log_says_what_its_full_reading_says(path, rows_counted, monkeypatch):
+    apart = _answer(path=path)
+    assert any(rows_counted), "no row was read apart"
+    _full(monkeypatch)
+    assert _answer(path=path) == apart
+
+
+def test_a_row_with_a_key_of_its_own_or_a_gpus_digits_is_read_in_full(rows_counted):
+    _answer(_row(10) + _row(20, grad_norm=1.5) + _row(3090) + _row(30, train_runtime=12.5))
+    assert rows_counted == [True, False, False, False]

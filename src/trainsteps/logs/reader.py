@@ -320,8 +320,36 @@ def _bare_draw(line: str, number: int, ctx: ScanContext) -> bool:
     return True
 
 
+# A row of LLaMA-Factory's trainer_log.jsonl (callbacks.py LogCallback) holding only its own keys, with numbers, nulls
+# and clocks (`4 days, 5:06:09`): `{"current_steps": 10, "total_steps": 99, "loss": 0.61, ..., "remaining_time": "0:08:02"}`.
+# No key is a word any line reader but the Trainer's (`epoch`, `current_steps`) and the progress reader looks for.
+_ROW_KEYS = ("total_steps", "loss", "eval_loss", "predict_loss", "reward", "accuracy", "learning_rate", "lr", "epoch",
+             "percentage", "elapsed_time", "remaining_time", "throughput", "total_tokens")
+_BARE_ROW = lazy(r'\{"current_steps": [0-9]{1,15}(?:, "(?:' + "|".join(_ROW_KEYS) + r')": (?:null|-?[0-9]{1,20}(?:\.[0-9]{1,20})?'
+                 r'(?:e[-+][0-9]{1,3})?|"(?:[0-9]{1,9} days?, )?[0-9]{1,9}(?::[0-9]{2}){1,2}"))*\} *')
+
+
+def _bare_row(line: str, number: int, ctx: ScanContext) -> bool:
+    """Read such a row as `_read_line` would, without the line readers that cannot read it; False, having read
+    nothing, for any other line."""
+    if ctx.command or _BARE_ROW.fullmatch(line) is None:
+        return False
+    for needle in stated.DIGIT_NEEDLES:
+        if needle in line:
+            return False
+    ctx.line_no, ctx.line, ctx.raw_line = number, line, None
+    if ctx.out.also is not None:
+        ctx.out.also(line)
+    if ctx.current is not None:
+        hf.scan(line, ctx)  # its epoch and step; no reader after it reads the row
+    progress.observe(line, ctx)
+    return True
+
+
 def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
     if "%|" in physical and _bare_draw(physical, number, ctx):
+        return
+    if physical.startswith('{"current_steps": ') and _bare_row(physical, number, ctx):
         return
     out = ctx.out
     if out.topic is None and not out.runs:
