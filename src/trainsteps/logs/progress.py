@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from trainsteps import bars
 from trainsteps.logs import stack_lines, step_lines
@@ -117,6 +118,10 @@ def seconds(text: str) -> float | None:
         return float(text)
     except ValueError:
         return None
+
+
+_bare_clock = lru_cache(maxsize=1024)(seconds)
+"""`seconds` of a bare draw's clock (short texts): a clock is redrawn many times a second, the time left too."""
 
 
 def _target(ctx: ScanContext) -> RunObservation:
@@ -425,7 +430,8 @@ def _tqdm_draw(line: str, ctx: ScanContext, desc: str, slash: int, position: str
     bar = _track(ctx, total, labelled=known[1])
     if bar is None:
         return
-    elapsed, remaining = seconds(elapsed_text), seconds(left_text)
+    clock = _bare_clock if bare else seconds
+    elapsed, remaining = clock(elapsed_text), clock(left_text)
     if bare:
         timing.feed_bare_tqdm(_target(ctx), ctx.line_no, position, total_text, elapsed, remaining, rate_text, unit)
     else:
