@@ -4,6 +4,7 @@
     python bench/bench_explain.py --mb 1024       # 1 GB: memory must stay flat
     python bench/bench_explain.py --append docs/benchmarks.md
     python bench/bench_explain.py --random-mb 1024   # also 1 GB of random bytes (time and memory must stay bounded)
+    python bench/bench_explain.py --shape-mb 200 --startup-runs 0 --only-shapes --before /path/to/main/src   # two trees in turn
 
 Each figure is also given as a ratio to reading the same file line by line in plain Python
 (`for line in open(path, errors="replace"): pass`), measured in the same child process, so a loaded machine
@@ -99,11 +100,13 @@ SLOW_BANNER = """***** Running training *****
 """
 
 
-def _child(path: str, preload: bool = False) -> dict:
+def _child(path: str, preload: bool = False, src: str | None = None) -> dict:
+    """The reader's figures in a fresh process; `src`: another tree's src/ folder put first on its PYTHONPATH."""
     import json
 
+    env = None if src is None else dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p))
     out = subprocess.run([sys.executable, "-c", CHILD, path] + (["preload"] if preload else []), check=True,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     return json.loads(out.stdout)
 
 
@@ -211,6 +214,7 @@ def main() -> None:
     parser.add_argument("--shape-mb", type=int, default=16, help="size of each of the six log shapes in MB (0: skip them)")
     parser.add_argument("--startup-runs", type=int, default=21, help="runs of each process in the start-up figure (0: skip it)")
     parser.add_argument("--only-shapes", action="store_true", help="measure the six shapes and start-up only")
+    parser.add_argument("--before", help="another tree's src/ folder: each shape is read by it too, in turn, from the same file")
     args = parser.parse_args()
 
     lines = []
@@ -219,6 +223,9 @@ def main() -> None:
             for name in SHAPES:
                 path = os.path.join(tmp, "shape.log")
                 size = generate_shape(path, name, args.shape_mb)
+                if args.before:  # the other tree first, then this one, on the same file
+                    lines.append(_shape_line(f"{name} (before)", size, _child(path, preload=True, src=args.before)))
+                    print(lines[-1], flush=True)
                 lines.append(_shape_line(name, size, _child(path, preload=True)))
                 print(lines[-1], flush=True)
                 os.remove(path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from trainsteps import bars
 from trainsteps.logs import stack_lines, step_lines
@@ -81,6 +82,12 @@ _UNITS = lazy(r"([\d.]+)\s*(d|h|m|min|s)\b")
 
 def seconds(text: str) -> float | None:
     """`05:12`, `4:15:03`, `1 day, 2:03:04`, `1d, 2:03:04`, `1:02:03.10`, `40s`, `6m 2s`, `1h 2m`, `312.5` -> seconds."""
+    parts = text.split(":")
+    if 1 < len(parts) <= 3 and len(text) <= 12 and text.isascii() and all(map(str.isdigit, parts)):  # a bar's clock (exact in a float)
+        total = 0
+        for part in parts:
+            total = total * 60 + int(part)
+        return float(total)
     text = text.strip().strip("'\"")
     if not text or text == "?":
         return None
@@ -111,6 +118,10 @@ def seconds(text: str) -> float | None:
         return float(text)
     except ValueError:
         return None
+
+
+_bare_clock = lru_cache(maxsize=1024)(seconds)
+"""`seconds` of a bare draw's clock (short texts): a clock is redrawn many times a second, the time left too."""
 
 
 def _target(ctx: ScanContext) -> RunObservation:
@@ -397,9 +408,16 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         return False
     desc = line[:match.start()]
     match = _last_redraw(line, match)
-    n, total = int(match.group(1)), int(match.group(2))
+    _tqdm_draw(line, ctx, desc, match.end(1), *match.group(1, 2, 3, 4, 5, 6))
+    return True
+
+
+def _tqdm_draw(line: str, ctx: ScanContext, desc: str, slash: int, position: str, total_text: str, elapsed_text: str,
+               left_text: str, rate_text: str | None, unit: str | None, bare: bool = False) -> None:
+    """One tqdm draw as _TQDM's groups read it, `desc` the text before it; `bare`: the whole line is the draw."""
+    n, total = int(position), int(total_text)
     if total == 0 or n > total:
-        return True
+        return
     known = _DESCRIPTIONS.get(desc)
     if known is None:  # a bar is redrawn thousands of times with the same description: classify it once
         words = _NON_ALPHA.sub(" ", _PERCENT_BAR.sub("", desc)).strip().lower()
@@ -408,18 +426,29 @@ def _bar(line: str, ctx: ScanContext) -> bool:
         if len(_DESCRIPTIONS) < 4096:
             _DESCRIPTIONS[desc] = known
     if known[0]:
-        return True
+        return
     bar = _track(ctx, total, labelled=known[1])
     if bar is None:
-        return True
-    elapsed, remaining = seconds(match.group(3)), seconds(match.group(4))
-    timing.feed_tqdm(_target(ctx), line, ctx.line_no, match.end(1), *match.group(1, 2, 3, 4, 5, 6), elapsed, remaining)  # read once
+        return
+    clock = _bare_clock if bare else seconds
+    elapsed, remaining = clock(elapsed_text), clock(left_text)
+    if bare:
+        timing.feed_bare_tqdm(_target(ctx), ctx.line_no, position, total_text, elapsed, remaining, rate_text, unit)
+    else:
+        timing.feed_tqdm(_target(ctx), line, ctx.line_no, slash, position, total_text, elapsed_text, left_text, rate_text,
+                         unit, elapsed, remaining)  # read once
     per_step = None
-    if match.group(5):
-        rate = float(match.group(5))
-        per_step = rate if match.group(6) == "s/it" else (1 / rate if rate else None)
+    if rate_text:
+        rate = float(rate_text)
+        per_step = rate if unit == "s/it" else (1 / rate if rate else None)
     _draw(ctx, bar, n, elapsed, remaining, per_step)
-    return True
+
+
+def bare_draw(line: str, ctx: ScanContext, draw: re.Match) -> None:
+    """`observe` of a bare tqdm draw, `draw` its match of reader._BARE_DRAW (groups: position, total, elapsed, left,
+    rate, unit): what `_bar` reads of it, its only reader. No notebook text (its `[` opens the clocks), one draw (one
+    rate), and _TQDM would match at its position: nothing before it holds a `/`."""
+    _tqdm_draw(line, ctx, line[:draw.start(1)], draw.end(1), *draw.group(1, 2, 3, 4, 5, 6), bare=True)
 
 
 def _last_redraw(line: str, first: re.Match) -> re.Match:

@@ -15,6 +15,7 @@ from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
 from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglued
 from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
+from trainsteps.patterns import lazy
 
 
 def _imported_on_first_line(module: str, words: tuple[str, ...] = ()):
@@ -292,7 +293,64 @@ def _scan(lines: Iterable[str], name: str, out: LogObservations) -> None:
     ctx.finish()
 
 
+# A bare tqdm draw (no description, no postfix): ` 12%|█▎        | 48/400 [00:31<03:50,  1.53it/s]`. Its only
+# letters are its unit's, so of the line readers only the Trainer's (a bar of `max_steps`) and the bar reader can read
+# it, and no collector's word, crash needle, topic or continued command is in it; digit needles are checked apart.
+_BARE_DRAW = lazy(r" *[0-9]{1,3}%\|[ \u2588\u258f\u258e\u258d\u258c\u258b\u258a\u2589]*\| *([0-9]{1,15})/([0-9]{1,15}) "
+                  r"\[([0-9]{1,9}(?::[0-9]{2}){1,2})<([0-9]{1,9}(?::[0-9]{2}){1,2}|\?), +([0-9]{1,9}(?:\.[0-9]{1,9})?)(it/s|s/it)\] *")
+
+
+def _bare_draw(line: str, number: int, ctx: ScanContext) -> bool:
+    """Read a bare tqdm draw as `_read_line` would, without the readers that cannot read it (a redraw line holds 20
+    of them, a tqdm log hundreds of thousands); False, having read nothing, for any other line."""
+    if ctx.open_dict is not None or ctx.command:
+        return False
+    draw = _BARE_DRAW.fullmatch(line)
+    if draw is None:
+        return False
+    for needle in stated.DIGIT_NEEDLES:  # a plain loop: a generator per draw costs more than the test
+        if needle in line:
+            return False
+    ctx.line_no, ctx.line, ctx.raw_line = number, line, None
+    if ctx.out.also is not None:
+        ctx.out.also(line)
+    if ctx.current is not None:
+        hf.scan(line, ctx)  # the last step of a bar of `max_steps`; no reader after it reads the line
+    progress.bare_draw(line, ctx, draw)
+    return True
+
+
+# A row of LLaMA-Factory's trainer_log.jsonl (callbacks.py LogCallback) holding only its own keys, with numbers, nulls
+# and clocks (`4 days, 5:06:09`): `{"current_steps": 10, "total_steps": 99, "loss": 0.61, ..., "remaining_time": "0:08:02"}`.
+# No key is a word any line reader but the Trainer's (`epoch`, `current_steps`) and the progress reader looks for.
+_ROW_KEYS = ("total_steps", "loss", "eval_loss", "predict_loss", "reward", "accuracy", "learning_rate", "lr", "epoch",
+             "percentage", "elapsed_time", "remaining_time", "throughput", "total_tokens")
+_BARE_ROW = lazy(r'\{"current_steps": [0-9]{1,15}(?:, "(?:' + "|".join(_ROW_KEYS) + r')": (?:null|-?[0-9]{1,20}(?:\.[0-9]{1,20})?'
+                 r'(?:e[-+][0-9]{1,3})?|"(?:[0-9]{1,9} days?, )?[0-9]{1,9}(?::[0-9]{2}){1,2}"))*\} *')
+
+
+def _bare_row(line: str, number: int, ctx: ScanContext) -> bool:
+    """Read such a row as `_read_line` would, without the line readers that cannot read it; False, having read
+    nothing, for any other line."""
+    if ctx.command or _BARE_ROW.fullmatch(line) is None:
+        return False
+    for needle in stated.DIGIT_NEEDLES:
+        if needle in line:
+            return False
+    ctx.line_no, ctx.line, ctx.raw_line = number, line, None
+    if ctx.out.also is not None:
+        ctx.out.also(line)
+    if ctx.current is not None:
+        hf.scan(line, ctx)  # its epoch and step; no reader after it reads the row
+    progress.observe(line, ctx)
+    return True
+
+
 def _read_line(physical: str, number: int, ctx: ScanContext) -> None:
+    if "%|" in physical and _bare_draw(physical, number, ctx):
+        return
+    if physical.startswith('{"current_steps": ') and _bare_row(physical, number, ctx):
+        return
     out = ctx.out
     if out.topic is None and not out.runs:
         _topic(physical, out)

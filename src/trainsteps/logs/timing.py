@@ -104,6 +104,15 @@ def feed_tqdm(run: RunObservation, line: str, line_no: int, slash: int, *parsed:
     reader.feed_tqdm(line, slash, *parsed)
 
 
+def feed_bare_tqdm(run: RunObservation, line_no: int, *parsed: str | float | None) -> None:
+    """A bare tqdm draw (no description, no postfix) parsed by the bar reader: see `RateReader.feed_bare_tqdm`."""
+    reader = run.rate_reader
+    if reader is None:
+        reader = run.rate_reader = RateReader()
+    reader._line_no = line_no - 1
+    reader.feed_bare_tqdm(*parsed)
+
+
 def feed_llamafactory(run: RunObservation, line: str, line_no: int, *parsed: str | float | None) -> None:
     """A trainer_log.jsonl row whose clocks the dict reader (progress.py) has read: see `RateReader.feed_llamafactory`."""
     reader = run.rate_reader

@@ -153,13 +153,23 @@ class RateReader:
             self.feed(line)
             return
         # `_TQDM` would match at this `/`: the caller's pattern matched there and the texts fit `_TQDM`'s groups.
+        self._whole_draw("lightning" if _LIGHTNING.match(line) else "tqdm", step, total, elapsed_seconds,
+                         None if left == "?" else left_seconds, rate, unit)
+
+    def feed_bare_tqdm(self, step: str, total: str, elapsed_seconds: float, left_seconds: float | None, rate: str,
+                       unit: str) -> None:
+        """`feed_tqdm` of a draw that is nothing else (explain's reader checks it whole: digits, whole clocks, a
+        whole rate, no description, so not Lightning's); `left_seconds` None for `?`."""
+        self._whole_draw("tqdm", step, total, elapsed_seconds, left_seconds, rate, unit)
+
+    def _whole_draw(self, kind: str, step: str, total: str, elapsed_seconds: float | None, left_seconds: float | None,
+                    rate: str, unit: str | None) -> None:
         self._line_no += 1
         if len(self.samples) >= MAX_SAMPLES:
             return
         try:
             per_step = float(rate) if unit == "s/it" else _inverse(float(rate))
-            self._add("lightning" if _LIGHTNING.match(line) else "tqdm", int(step), int(total), elapsed_seconds,
-                      None if left == "?" else left_seconds, per_step)
+            self._add(kind, int(step), int(total), elapsed_seconds, left_seconds, per_step)
         except (ValueError, OverflowError):  # as `feed`: a number Python refuses is not timing
             return
 
