@@ -43,6 +43,44 @@ def test_a_request_parsed_from_its_own_options_gets_the_context_clicks_full_pars
     assert fast.args == full.args
 
 
+@pytest.mark.parametrize(("path", "settings"), REQUESTS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(REQUESTS)])
+def test_a_request_seen_before_is_assembled_from_kept_values_into_the_context_clicks_full_parse_gives(path, settings):
+    route = api.ROUTES[path]
+    command = api.load_command(route)
+    argv = api.argv_for(command, settings) + list(route.extra) + ["--format", "json", "--lang", api.language(settings)]
+    api.parsed(command, argv)  # every plain option's value is kept
+    again = api.parsed(command, argv)
+    full = command.make_context(f"trainsteps {command.name}", list(argv))
+    assert _context_facts(again) == _context_facts(full)
+    assert again.args == full.args
+
+
+def test_a_repeated_option_takes_its_last_value_and_a_bad_value_is_refused_after_good_ones_were_kept():
+    command = api.load_command(api.ROUTES["/api/plan"])
+    api.parsed(command, ["--num-examples", "7", "--max-steps", "5"])
+    repeated = ["--num-examples", "7", "--num-examples", "9", "--lower-is-better", "--greater-is-better"]
+    assert _context_facts(api.parsed(command, repeated)) == _context_facts(command.make_context("trainsteps plan", list(repeated)))
+    bad = ["--num-examples", "7", "--max-steps", "five"]
+    with pytest.raises(click.BadParameter) as fast:
+        api.parsed(command, bad)
+    with pytest.raises(click.BadParameter) as full:
+        command.make_context("trainsteps plan", list(bad))
+    assert fast.value.format_message() == full.value.format_message()
+    missing = ["--num-examples", "7", "--max-steps"]
+    with pytest.raises(click.UsageError) as fast:
+        api.parsed(command, missing)
+    with pytest.raises(click.UsageError) as full:
+        command.make_context("trainsteps plan", list(missing))
+    assert fast.value.format_message() == full.value.format_message()
+
+
+def test_only_options_whose_value_depends_on_their_own_words_are_kept():
+    command = api.load_command(api.ROUTES["/api/plan"])
+    plain = {p.name for p in api._defaults(command).plain}
+    assert {"num_examples", "num_train_epochs", "framework", "explain", "greater_is_better"} <= plain
+    assert not plain & {"configs", "deepspeed_config", "rl_overrides", "rampup_batch_size", "help"}
+
+
 def test_a_value_click_refuses_is_refused_in_clicks_words():
     command = api.load_command(api.ROUTES["/api/plan"])
     argv = ["--framework", "no-such-framework"]
