@@ -289,7 +289,12 @@ def _from_kept(command: click.Command, defaults: _Defaults, argv: list[str]) -> 
 def _keep(command: click.Command, defaults: _Defaults, param: click.Option, words: tuple) -> tuple | None:
     """What click's parse of these words alone gives the option: (value, source, default_explicit), kept."""
     try:
-        ctx = _click_parse(command, defaults, list(words), (param,))
+        if param.is_flag:  # which constant a flag's spelling stores is click's parser's to say
+            ctx = _click_parse(command, defaults, list(words), (param,))
+        else:  # click's parser stores the word after the option under the option's name: that step needs no parser
+            ctx = _fresh_context(command, defaults, empty=True)
+            with ctx.scope(cleanup=False):
+                param.handle_parse_result(ctx, {param.name: words[1]}, [])
     except click.ClickException:
         return None
     value = ctx.params.get(param.name)
