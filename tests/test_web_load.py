@@ -276,3 +276,20 @@ def test_a_computed_answer_that_fails_hands_its_turn_to_the_next(monkeypatch):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize(("ends", "per_epoch", "total"), [
+    ([14, 28, 42], 105, 315),  # the last epoch ends at the last step: not an epoch point
+    ([14, 28, 42], 105, 300),  # a fraction of an epoch
+    ([14, 28], 105, 1000),  # fewer ends than multiples below the total
+    ([], 10, 100), ([5], 7, 7), ([5, 9], 7, 8),
+    (list(range(3, 3 * 2000, 3)), 11, 11 * 1500),  # more ends than the chart draws
+    ({"count": 5000, "first": 4, "last": 20000, "period": [4]}, 9, 9 * 4999),  # the compact form
+    ([14, 28, 42], 105.0, 300.0),  # numbers that are not ints
+])
+def test_the_samples_chart_pairs_epoch_ends_with_the_samples_fed_as_the_position_rule_says(ends, per_epoch, total):
+    from trainsteps.schedule import indexed_steps
+    from trainsteps.web.charts import MAX_TICKS, _epoch_points
+
+    by_position = [(step, (i + 1) * per_epoch) for i, step in indexed_steps(ends, MAX_TICKS) if (i + 1) * per_epoch < total]
+    assert _epoch_points(ends, per_epoch, total) == by_position
