@@ -293,3 +293,15 @@ def test_the_samples_chart_pairs_epoch_ends_with_the_samples_fed_as_the_position
 
     by_position = [(step, (i + 1) * per_epoch) for i, step in indexed_steps(ends, MAX_TICKS) if (i + 1) * per_epoch < total]
     assert _epoch_points(ends, per_epoch, total) == by_position
+
+
+def test_a_kept_lr_curve_is_written_to_the_same_bytes_by_orjson_s_fragment_and_by_the_slot_it_replaces(monkeypatch):
+    from trainsteps.web import routes
+
+    query = urlencode(dict(SEED001, lr_scheduler_type="cosine", warmup_ratio="0.1", num_examples="1048"))
+    routes.answer_query("/api/plan", query)  # the curve is computed, then kept
+    body = routes.answer_query("/api/plan", query)[1]
+    written = routes.encode(body)
+    monkeypatch.setattr(routes, "_fragment", None)
+    assert routes.encode(body) == written
+    assert json.loads(written) == json.loads(json.dumps(body))
