@@ -155,7 +155,7 @@ def encode(body: dict) -> bytes:
     text = encoded_points(points)
     if text is None:
         return _dumps(body)
-    if _fragment is not None:  # orjson writes the kept text where it stands: no search through the answer's bytes
+    if _orjson is not None and _fragment is not None:  # orjson writes the kept text where it stands: no search through the answer's bytes
         lr["points"] = _fragment(text)
         try:
             return _orjson.dumps(body)
