@@ -305,3 +305,22 @@ def test_a_kept_lr_curve_is_written_to_the_same_bytes_by_orjson_s_fragment_and_b
     monkeypatch.setattr(routes, "_fragment", None)
     assert routes.encode(body) == written
     assert json.loads(written) == json.loads(json.dumps(body))
+
+
+def test_values_kept_under_click_s_number_types_are_not_reused_once_the_cli_checks_its_numbers():
+    from trainsteps.cli.numbers import check_numbers
+
+    command = api.load_command(api.ROUTES["/api/plan"])
+    argv = ["--num-examples", "1047", "--num-train-epochs", "3.5"]
+    api.parsed(command, argv)
+    check_numbers(command)  # what running any CLI command in this process does to `plan`
+    for words in (argv, ["--num-examples", "1047", "--max-steps", "five"], ["--num-examples", "１０４７"]):
+        try:
+            full = _context_facts(command.make_context("trainsteps plan", list(words)))
+        except Exception as exc:  # noqa: BLE001 - the same error, whichever it is
+            with pytest.raises(type(exc)) as fast:
+                api.parsed(command, words)
+            assert str(fast.value) == str(exc)
+        else:
+            assert _context_facts(api.parsed(command, words)) == full
+            assert _context_facts(api.parsed(command, words)) == full  # kept, then read back

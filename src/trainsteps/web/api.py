@@ -205,11 +205,13 @@ class _Defaults:
 _DEFAULTS: dict[int, _Defaults | None] = {}
 _UNSET = getattr(click.core, "UNSET", object())  # click >= 8.3 marks a value no parameter has set
 _PURE_TYPES = (click.types.StringParamType, click.types.IntParamType, click.types.FloatParamType, click.types.BoolParamType,
-               click.Choice, click.IntRange, click.FloatRange)
-"""Types whose conversion reads nothing but the text (not click.Path: it looks at the file system)."""
+               click.Choice)
+"""Types whose conversion reads nothing but the text: click's own (ranges included) and the checked numbers that
+subclass them (cli/numbers.py); not click.Path, which looks at the file system."""
 _KEPT_TYPES = (int, float, str, bool, type(None))
 _KEPT: dict = {}
-"""(option, its words) -> (value, source, default_explicit) as click's parse of those words alone gave them."""
+"""(option, its type, its words) -> (value, source, default_explicit) as click's parse of those words alone gave them
+(the CLI swaps number types for checked ones once: a value kept under another type is not reused)."""
 MAX_KEPT = 4096
 _NO_ENTRY = object()
 
@@ -237,7 +239,7 @@ def _is_plain(param: click.Parameter) -> bool:
     """An option click turns into a value from its own words alone: one value (or a true/false flag) of a pure type,
     no callback, not eager, no environment variable, not deprecated, and the only parameter of its name (checked by
     the caller: click arbitrates between options that share one)."""
-    return (isinstance(param, click.Option) and type(param.type) in _PURE_TYPES and param.nargs == 1 and not param.multiple
+    return (isinstance(param, click.Option) and isinstance(param.type, _PURE_TYPES) and param.nargs == 1 and not param.multiple
             and not param.count and param.callback is None and not param.is_eager and not param.envvar
             and not getattr(param, "deprecated", False) and param.expose_value
             and not getattr(param, "_flag_needs_value", False) and (not param.is_flag or param.is_bool_flag))
@@ -272,7 +274,7 @@ def _from_kept(command: click.Command, defaults: _Defaults, argv: list[str]) -> 
         if len(words) == 1 and not param.is_flag:
             return None  # an option without its value: click's error
         at += len(words)
-        kept = _KEPT.get((param, words)) or _keep(command, defaults, param, words)
+        kept = _KEPT.get((param, param.type, words)) or _keep(command, defaults, param, words)
         if kept is None:
             return None
         found.append((param.name, kept))  # a repeated option: the last one wins, as in click's parser
@@ -295,7 +297,7 @@ def _keep(command: click.Command, defaults: _Defaults, param: click.Option, word
             ctx = _fresh_context(command, defaults, empty=True)
             with ctx.scope(cleanup=False):
                 param.handle_parse_result(ctx, {param.name: words[1]}, [])
-    except click.ClickException:
+    except Exception:  # noqa: BLE001 - click's error or the checked numbers': the full parse raises it, in click's order
         return None
     value = ctx.params.get(param.name)
     if not isinstance(value, _KEPT_TYPES):
@@ -303,7 +305,7 @@ def _keep(command: click.Command, defaults: _Defaults, param: click.Option, word
     kept = (value, ctx.get_parameter_source(param.name), getattr(ctx, "_param_default_explicit", {}).get(param.name, _NO_ENTRY))
     if len(_KEPT) >= MAX_KEPT:  # a bound on memory: every distinct number typed is an entry
         _KEPT.clear()
-    _KEPT[(param, words)] = kept
+    _KEPT[(param, param.type, words)] = kept
     return kept
 
 
