@@ -60,18 +60,12 @@ def test_a_repeated_option_takes_its_last_value_and_a_bad_value_is_refused_after
     api.parsed(command, ["--num-examples", "7", "--max-steps", "5"])
     repeated = ["--num-examples", "7", "--num-examples", "9", "--lower-is-better", "--greater-is-better"]
     assert _context_facts(api.parsed(command, repeated)) == _context_facts(command.make_context("trainsteps plan", list(repeated)))
-    bad = ["--num-examples", "7", "--max-steps", "five"]
-    with pytest.raises(click.BadParameter) as fast:
-        api.parsed(command, bad)
-    with pytest.raises(click.BadParameter) as full:
-        command.make_context("trainsteps plan", list(bad))
-    assert fast.value.format_message() == full.value.format_message()
-    missing = ["--num-examples", "7", "--max-steps"]
-    with pytest.raises(click.UsageError) as fast:
-        api.parsed(command, missing)
-    with pytest.raises(click.UsageError) as full:
-        command.make_context("trainsteps plan", list(missing))
-    assert fast.value.format_message() == full.value.format_message()
+    for refused in (["--num-examples", "7", "--max-steps", "five"], ["--num-examples", "7", "--max-steps"]):
+        with pytest.raises(Exception) as full:  # click's error, or the checked numbers' once the CLI has run in this process
+            command.make_context("trainsteps plan", list(refused))
+        with pytest.raises(full.type) as fast:
+            api.parsed(command, refused)
+        assert str(fast.value) == str(full.value)
 
 
 def test_only_options_whose_value_depends_on_their_own_words_are_kept():
