@@ -318,3 +318,12 @@ def test_values_kept_under_click_s_number_types_are_not_reused_once_the_cli_chec
         else:
             assert _context_facts(api.parsed(command, words)) == full
             assert _context_facts(api.parsed(command, words)) == full  # kept, then read back
+
+
+def test_a_long_value_such_as_a_pasted_log_is_parsed_but_never_kept():
+    command = api.load_command(api.ROUTES["/api/explain"])
+    text = "***** Running training *****\n" + "x" * 5000
+    argv = ["--text", text, "--format", "json"]
+    assert api.parsed(command, argv).params["text"] == text
+    assert not any(text in key[2] for key in api._KEPT)
+    assert any(key[2] == ("--format", "json") for key in api._KEPT)

@@ -213,6 +213,8 @@ _KEPT: dict = {}
 """(option, its type, its words) -> (value, source, default_explicit) as click's parse of those words alone gave them
 (the CLI swaps number types for checked ones once: a value kept under another type is not reused)."""
 MAX_KEPT = 4096
+MAX_KEPT_WORD = 100
+"""Characters of the longest value kept (numbers, names, versions); 4,096 entries then hold under 2 MB."""
 _NO_ENTRY = object()
 
 
@@ -303,6 +305,8 @@ def _keep(command: click.Command, defaults: _Defaults, param: click.Option, word
     if not isinstance(value, _KEPT_TYPES):
         return None
     kept = (value, ctx.get_parameter_source(param.name), getattr(ctx, "_param_default_explicit", {}).get(param.name, _NO_ENTRY))
+    if len(words[-1]) > MAX_KEPT_WORD:  # a pasted log (`explain --text`), a launch script: used once, never kept
+        return kept
     if len(_KEPT) >= MAX_KEPT:  # a bound on memory: every distinct number typed is an entry
         _KEPT.clear()
     _KEPT[(param, param.type, words)] = kept
