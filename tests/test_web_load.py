@@ -43,6 +43,38 @@ def test_a_request_parsed_from_its_own_options_gets_the_context_clicks_full_pars
     assert fast.args == full.args
 
 
+@pytest.mark.parametrize(("path", "settings"), REQUESTS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(REQUESTS)])
+def test_a_request_seen_before_is_assembled_from_kept_values_into_the_context_clicks_full_parse_gives(path, settings):
+    route = api.ROUTES[path]
+    command = api.load_command(route)
+    argv = api.argv_for(command, settings) + list(route.extra) + ["--format", "json", "--lang", api.language(settings)]
+    api.parsed(command, argv)  # every plain option's value is kept
+    again = api.parsed(command, argv)
+    full = command.make_context(f"trainsteps {command.name}", list(argv))
+    assert _context_facts(again) == _context_facts(full)
+    assert again.args == full.args
+
+
+def test_a_repeated_option_takes_its_last_value_and_a_bad_value_is_refused_after_good_ones_were_kept():
+    command = api.load_command(api.ROUTES["/api/plan"])
+    api.parsed(command, ["--num-examples", "7", "--max-steps", "5"])
+    repeated = ["--num-examples", "7", "--num-examples", "9", "--lower-is-better", "--greater-is-better"]
+    assert _context_facts(api.parsed(command, repeated)) == _context_facts(command.make_context("trainsteps plan", list(repeated)))
+    for refused in (["--num-examples", "7", "--max-steps", "five"], ["--num-examples", "7", "--max-steps"]):
+        with pytest.raises(Exception) as full:  # click's error, or the checked numbers' once the CLI has run in this process
+            command.make_context("trainsteps plan", list(refused))
+        with pytest.raises(full.type) as fast:
+            api.parsed(command, refused)
+        assert str(fast.value) == str(full.value)
+
+
+def test_only_options_whose_value_depends_on_their_own_words_are_kept():
+    command = api.load_command(api.ROUTES["/api/plan"])
+    plain = {p.name for p in api._defaults(command).plain}
+    assert {"num_examples", "num_train_epochs", "framework", "explain", "greater_is_better"} <= plain
+    assert not plain & {"configs", "deepspeed_config", "rl_overrides", "rampup_batch_size", "help"}
+
+
 def test_a_value_click_refuses_is_refused_in_clicks_words():
     command = api.load_command(api.ROUTES["/api/plan"])
     argv = ["--framework", "no-such-framework"]
@@ -238,3 +270,60 @@ def test_a_computed_answer_that_fails_hands_its_turn_to_the_next(monkeypatch):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize(("ends", "per_epoch", "total"), [
+    ([14, 28, 42], 105, 315),  # the last epoch ends at the last step: not an epoch point
+    ([14, 28, 42], 105, 300),  # a fraction of an epoch
+    ([14, 28], 105, 1000),  # fewer ends than multiples below the total
+    ([], 10, 100), ([5], 7, 7), ([5, 9], 7, 8),
+    (list(range(3, 3 * 2000, 3)), 11, 11 * 1500),  # more ends than the chart draws
+    ({"count": 5000, "first": 4, "last": 20000, "period": [4]}, 9, 9 * 4999),  # the compact form
+    ([14, 28, 42], 105.0, 300.0),  # numbers that are not ints
+])
+def test_the_samples_chart_pairs_epoch_ends_with_the_samples_fed_as_the_position_rule_says(ends, per_epoch, total):
+    from trainsteps.schedule import indexed_steps
+    from trainsteps.web.charts import MAX_TICKS, _epoch_points
+
+    by_position = [(step, (i + 1) * per_epoch) for i, step in indexed_steps(ends, MAX_TICKS) if (i + 1) * per_epoch < total]
+    assert _epoch_points(ends, per_epoch, total) == by_position
+
+
+def test_a_kept_lr_curve_is_written_to_the_same_bytes_by_orjson_s_fragment_and_by_the_slot_it_replaces(monkeypatch):
+    from trainsteps.web import routes
+
+    query = urlencode(dict(SEED001, lr_scheduler_type="cosine", warmup_ratio="0.1", num_examples="1048"))
+    routes.answer_query("/api/plan", query)  # the curve is computed, then kept
+    body = routes.answer_query("/api/plan", query)[1]
+    written = routes.encode(body)
+    monkeypatch.setattr(routes, "_fragment", None)
+    assert routes.encode(body) == written
+    assert json.loads(written) == json.loads(json.dumps(body))
+
+
+def test_values_kept_under_click_s_number_types_are_not_reused_once_the_cli_checks_its_numbers():
+    from trainsteps.cli.numbers import check_numbers
+
+    command = api.load_command(api.ROUTES["/api/plan"])
+    argv = ["--num-examples", "1047", "--num-train-epochs", "3.5"]
+    api.parsed(command, argv)
+    check_numbers(command)  # what running any CLI command in this process does to `plan`
+    for words in (argv, ["--num-examples", "1047", "--max-steps", "five"], ["--num-examples", "１０４７"]):
+        try:
+            full = _context_facts(command.make_context("trainsteps plan", list(words)))
+        except Exception as exc:  # noqa: BLE001 - the same error, whichever it is
+            with pytest.raises(type(exc)) as fast:
+                api.parsed(command, words)
+            assert str(fast.value) == str(exc)
+        else:
+            assert _context_facts(api.parsed(command, words)) == full
+            assert _context_facts(api.parsed(command, words)) == full  # kept, then read back
+
+
+def test_a_long_value_such_as_a_pasted_log_is_parsed_but_never_kept():
+    command = api.load_command(api.ROUTES["/api/explain"])
+    text = "***** Running training *****\n" + "x" * 5000
+    argv = ["--text", text, "--format", "json"]
+    assert api.parsed(command, argv).params["text"] == text
+    assert not any(text in key[2] for key in api._KEPT)
+    assert any(key[2] == ("--format", "json") for key in api._KEPT)

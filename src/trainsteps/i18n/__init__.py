@@ -33,6 +33,20 @@ class _AsIs(str):
 
 
 def message(msg_id: str, lang: str = "en", **params) -> str:
+    if not params:  # a sentence without values is the same every time: rendered once (a plan's report reads a dozen)
+        text = _WITHOUT_VALUES.get((msg_id, lang))
+        if text is None:
+            text = _rendered(msg_id, lang, params)
+            if msg_id in en.MESSAGES and lang in LANGUAGES:  # a bounded set: the catalogs' ids in their languages
+                _WITHOUT_VALUES[(msg_id, lang)] = text
+        return text
+    return _rendered(msg_id, lang, params)
+
+
+_WITHOUT_VALUES: dict[tuple[str, str], str] = {}
+
+
+def _rendered(msg_id: str, lang: str, params: dict) -> str:
     template = _catalog(lang).MESSAGES.get(msg_id) or en.MESSAGES.get(msg_id) or msg_id
     if lang == "zh" and params:
         template = _tight_around_chinese_names(template, params)

@@ -182,7 +182,9 @@ def run(command: click.Command, argv: list[str]) -> tuple[dict, str]:
 # `plan` has over a hundred options and a request gives a handful: click builds a parser of every option and works
 # out every default on each call (most of a plan's cost in the server). Here the defaults are worked out once, by
 # click itself (a parse of no arguments), and each request parses only the options it gives, with click's own parser
-# and the same `handle_parse_result`, so values, sources ("given by the user") and errors are click's.
+# and the same `handle_parse_result`, so values, sources ("given by the user") and errors are click's. A plain option
+# (one value of a pure type, no callback) does not depend on the others: what click made of its words is kept, and a
+# request whose every option is plain and was seen before is assembled from kept values without a parser.
 
 @dataclass(frozen=True)
 class _Defaults:
@@ -196,10 +198,24 @@ class _Defaults:
     arguments: frozenset
     envvars: bool
     """Some option reads an environment variable: click's own full parse then (its sources differ)."""
+    plain: frozenset
+    """Options whose value depends on their own words only (see `_is_plain`)."""
 
 
 _DEFAULTS: dict[int, _Defaults | None] = {}
 _UNSET = getattr(click.core, "UNSET", object())  # click >= 8.3 marks a value no parameter has set
+_PURE_TYPES = (click.types.StringParamType, click.types.IntParamType, click.types.FloatParamType, click.types.BoolParamType,
+               click.Choice)
+"""Types whose conversion reads nothing but the text: click's own (ranges included) and the checked numbers that
+subclass them (cli/numbers.py); not click.Path, which looks at the file system."""
+_KEPT_TYPES = (int, float, str, bool, type(None))
+_KEPT: dict = {}
+"""(option, its type, its words) -> (value, source, default_explicit) as click's parse of those words alone gave them
+(the CLI swaps number types for checked ones once: a value kept under another type is not reused)."""
+MAX_KEPT = 4096
+MAX_KEPT_WORD = 100
+"""Characters of the longest value kept (numbers, names, versions); 4,096 entries then hold under 2 MB."""
+_NO_ENTRY = object()
 
 
 def _defaults(command: click.Command) -> _Defaults | None:
@@ -211,11 +227,24 @@ def _defaults(command: click.Command) -> _Defaults | None:
         else:
             order = tuple(command.get_params(ctx))
             flags = {opt: p for p in order for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")}
-            _DEFAULTS[id(command)] = _Defaults(dict(ctx.params), dict(ctx._parameter_source),
+            names = [p.name for p in order]
+            params = {name: None if value is _UNSET else value for name, value in ctx.params.items()}  # as a parse leaves them
+            _DEFAULTS[id(command)] = _Defaults(params, dict(ctx._parameter_source),
                                                dict(getattr(ctx, "_param_default_explicit", {})), flags, order,
                                                frozenset(p for p in order if isinstance(p, click.Argument)),
-                                               any(isinstance(p, click.Option) and p.envvar for p in command.params))
+                                               any(isinstance(p, click.Option) and p.envvar for p in command.params),
+                                               frozenset(p for p in order if _is_plain(p) and names.count(p.name) == 1))
     return _DEFAULTS[id(command)]
+
+
+def _is_plain(param: click.Parameter) -> bool:
+    """An option click turns into a value from its own words alone: one value (or a true/false flag) of a pure type,
+    no callback, not eager, no environment variable, not deprecated, and the only parameter of its name (checked by
+    the caller: click arbitrates between options that share one)."""
+    return (isinstance(param, click.Option) and isinstance(param.type, _PURE_TYPES) and param.nargs == 1 and not param.multiple
+            and not param.count and param.callback is None and not param.is_eager and not param.envvar
+            and not getattr(param, "deprecated", False) and param.expose_value
+            and not getattr(param, "_flag_needs_value", False) and (not param.is_flag or param.is_bool_flag))
 
 
 def _no_env() -> dict:
@@ -224,22 +253,88 @@ def _no_env() -> dict:
 
 def parsed(command: click.Command, argv: list[str]) -> click.Context:
     """The context click's `make_context(argv)` gives, parsing only the options in `argv`."""
-    from click.core import iter_params_for_processing
-
     try:
-        from click.parser import _OptionParser as Parser
+        from click.parser import _OptionParser  # noqa: F401
     except ImportError:  # another click: its own full parse
         return command.make_context(f"trainsteps {command.name}", list(argv))
     defaults = _defaults(command)
     if defaults is None or defaults.envvars:
         return command.make_context(f"trainsteps {command.name}", list(argv))
+    return _from_kept(command, defaults, argv) or _click_parse(command, defaults, argv)
+
+
+def _from_kept(command: click.Command, defaults: _Defaults, argv: list[str]) -> click.Context | None:
+    """The context from each plain option's kept value (worked out by click on first sight); None where a word is not
+    a plain option or click refuses one (the full parse then says what click says, in its order)."""
+    found = []
+    at = 0
+    while at < len(argv):
+        param = defaults.by_flag.get(argv[at])
+        if param not in defaults.plain:
+            return None
+        words = tuple(argv[at:at + (1 if param.is_flag else 2)])
+        if len(words) == 1 and not param.is_flag:
+            return None  # an option without its value: click's error
+        at += len(words)
+        kept = _KEPT.get((param, param.type, words)) or _keep(command, defaults, param, words)
+        if kept is None:
+            return None
+        found.append((param.name, kept))  # a repeated option: the last one wins, as in click's parser
+    ctx = _fresh_context(command, defaults)
+    for name, (value, source, explicit) in found:
+        ctx.params[name] = value
+        ctx._parameter_source[name] = source
+        if explicit is not _NO_ENTRY:
+            ctx._param_default_explicit[name] = explicit
+    ctx.args = []
+    return ctx
+
+
+def _keep(command: click.Command, defaults: _Defaults, param: click.Option, words: tuple) -> tuple | None:
+    """What click's parse of these words alone gives the option: (value, source, default_explicit), kept."""
+    try:
+        if param.is_flag:  # which constant a flag's spelling stores is click's parser's to say
+            ctx = _click_parse(command, defaults, list(words), (param,))
+        else:  # click's parser stores the word after the option under the option's name: that step needs no parser
+            ctx = _fresh_context(command, defaults, empty=True)
+            with ctx.scope(cleanup=False):
+                param.handle_parse_result(ctx, {param.name: words[1]}, [])
+    except Exception:  # noqa: BLE001 - click's error or the checked numbers': the full parse raises it, in click's order
+        return None
+    value = ctx.params.get(param.name)
+    if not isinstance(value, _KEPT_TYPES):
+        return None
+    kept = (value, ctx.get_parameter_source(param.name), getattr(ctx, "_param_default_explicit", {}).get(param.name, _NO_ENTRY))
+    if len(words[-1]) > MAX_KEPT_WORD:  # a pasted log (`explain --text`), a launch script: used once, never kept
+        return kept
+    if len(_KEPT) >= MAX_KEPT:  # a bound on memory: every distinct number typed is an entry
+        _KEPT.clear()
+    _KEPT[(param, param.type, words)] = kept
+    return kept
+
+
+def _fresh_context(command: click.Command, defaults: _Defaults, empty: bool = False) -> click.Context:
+    """A context holding every default, as click's parse of no arguments left it; `empty`: none (a parse of one
+    option: click gives a given option the same value over its default as over nothing)."""
     ctx = command.context_class(command, info_name=f"trainsteps {command.name}", **command.context_settings)
+    if empty:
+        return ctx
     ctx.params = dict(defaults.params)
     ctx._parameter_source = dict(defaults.sources)
     if hasattr(ctx, "_param_default_explicit"):
         ctx._param_default_explicit = dict(defaults.explicit)
+    return ctx
+
+
+def _click_parse(command: click.Command, defaults: _Defaults, argv: list[str], only: tuple = ()) -> click.Context:
+    """click's parser and `handle_parse_result` over the options `argv` names and the arguments; `only`: over these
+    parameters alone (a plain option's words)."""
+    from click.core import iter_params_for_processing
+    from click.parser import _OptionParser as Parser
+
+    ctx = _fresh_context(command, defaults, empty=bool(only))
     given = defaults.arguments | {defaults.by_flag[word] for word in argv if word in defaults.by_flag}  # (a value spelled
-    chosen = [p for p in defaults.order if p in given]  # like a flag only adds work)
+    chosen = list(only) or [p for p in defaults.order if p in given]  # like a flag only adds work)
     with ctx.scope(cleanup=False):
         parser = Parser(ctx)
         for param in chosen:
@@ -247,13 +342,17 @@ def parsed(command: click.Command, argv: list[str]) -> click.Context:
         opts, args, order = parser.parse_args(args=list(argv))
         for param in iter_params_for_processing(order, chosen):
             _, args = param.handle_parse_result(ctx, opts, args)
-        for name, value in ctx.params.items():
-            if value is _UNSET:
-                ctx.params[name] = None
+        _unset_is_none(ctx)
         if args and not ctx.allow_extra_args:
             ctx.fail(f"Got unexpected extra argument{'s' if len(args) > 1 else ''} ({' '.join(map(str, args))})")
         ctx.args = args
     return ctx
+
+
+def _unset_is_none(ctx: click.Context) -> None:
+    for name, value in ctx.params.items():
+        if value is _UNSET:
+            ctx.params[name] = None
 
 
 def page_words(command: click.Command, text: str | None) -> str | None:

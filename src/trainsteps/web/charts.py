@@ -50,15 +50,15 @@ def schedule_charts(data: dict, lr: tuple[str, float, dict] | None) -> dict:
         planned_end = round(ends[0] * wanted)
         if planned_end > steps:
             chart["planned_end_step"], chart["planned_end_text"] = planned_end, _count(planned_end)
-    chart["progress"] = _progress(run, indexed_steps(run.get("epoch_end_steps"), MAX_TICKS), data.get("framework", "hf"),
-                                  data.get("inputs") or {})
+    chart["progress"] = _progress(run, run.get("epoch_end_steps"), data.get("framework", "hf"), data.get("inputs") or {})
     if lr is not None and data.get("framework", "hf") == "hf":
         chart["lr"] = _lr_chart(lr, run)
     return chart
 
 
-def _progress(run: dict, ends: list[tuple[int, int]], framework: str, inputs: dict) -> dict | None:
-    """Samples (or tokens) fed over optimizer steps: exact at every epoch end and at the last step."""
+def _progress(run: dict, ends, framework: str, inputs: dict) -> dict | None:
+    """Samples (or tokens) fed over optimizer steps: exact at every epoch end and at the last step. `ends`: the JSON's
+    epoch end steps, plain or compact."""
     tokens = framework in ("neox", "megatron") and run.get("tokens_seen") is not None
     if framework == "megatron" and (inputs.get("rampup_batch_size") or inputs.get("step_batch_size_schedule")):
         return None  # the batch grows during the run: two end points would draw a false straight line
@@ -68,12 +68,21 @@ def _progress(run: dict, ends: list[tuple[int, int]], framework: str, inputs: di
     per_epoch = run.get("samples_per_epoch") if not tokens else None
     points = [(0, 0)]
     if per_epoch and framework == "hf" and run.get("rank_split") is None:
-        points += [(step, (i + 1) * per_epoch) for i, step in ends if (i + 1) * per_epoch < total]
+        points += _epoch_points(ends, per_epoch, total)
     points.append((run["optimizer_steps"], total))
     if len(points) > MAX_TICKS:
         keep = set(range(0, len(points), max(1, len(points) // MAX_TICKS))) | {len(points) - 1}
         points = [p for i, p in enumerate(points) if i in keep]
     return {"unit": "tokens" if tokens else "samples", "points": points, "total_text": _count(total)}
+
+
+def _epoch_points(ends, per_epoch, total) -> list[tuple[int, int]]:
+    """(step, samples fed) at each epoch end before the last step. A short plain list (every plan of up to
+    MAX_TICKS epochs) pairs its steps with the multiples of the epoch's samples below the total, in C; any other
+    form goes through the (position, step) pairs."""
+    if isinstance(ends, list) and len(ends) <= MAX_TICKS and type(per_epoch) is int and type(total) is int and per_epoch > 0:
+        return list(zip(ends, range(per_epoch, total, per_epoch), strict=False))  # ends where the shorter one does
+    return [(step, (i + 1) * per_epoch) for i, step in indexed_steps(ends, MAX_TICKS) if (i + 1) * per_epoch < total]
 
 
 def _lr_chart(lr: tuple[str, float, dict], run: dict) -> dict:

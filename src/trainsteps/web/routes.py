@@ -155,6 +155,14 @@ def encode(body: dict) -> bytes:
     text = encoded_points(points)
     if text is None:
         return _dumps(body)
+    if _orjson is not None and _fragment is not None:  # orjson writes the kept text where it stands: no search through the answer's bytes
+        lr["points"] = _fragment(text)
+        try:
+            return _orjson.dumps(body)
+        except TypeError:  # an int over 64 bits: written below, by the standard library
+            pass
+        finally:
+            lr["points"] = points
     lr["points"] = _SLOT
     try:
         data = _dumps(body)
@@ -176,6 +184,8 @@ try:  # the `web` extra: writes a 48 kB plan answer in a tenth of the standard l
     import orjson as _orjson
 except ImportError:  # the static site's Pyodide, or an install without the extra: the same answers, written by json
     _orjson = None
+_fragment = getattr(_orjson, "Fragment", None)
+"""orjson's already written JSON (3.9 and later)."""
 
 
 def _refused(command: click.Command, exc: TrainstepsError, lang: str) -> tuple[int, dict]:
