@@ -40,6 +40,7 @@ __all__ = ["infer", "Inference", "Finding", "Hypothesis", "Contradiction", "Know
 
 
 def infer(run: RunObservation, raw_examples: int | None = None) -> Inference:
+    _REPLAYS.clear()
     inf = Inference(run=run)
     if run.kind == "trainer_state":
         _infer_state(inf)
@@ -144,13 +145,27 @@ def _search(inf: Inference) -> None:
 
 
 
+# The engine's replays of one inference by their settings: the search asks for the same settings again (a family's
+# probe, drop_last that changes nothing, the contrast), about a third of its calls on a banner. Cleared by each
+# infer(), so it holds one run's schedules only; the types are part of the key because 1 == 1.0 == True.
+_REPLAYS: dict[tuple, Schedule | None] = {}
+
+
 def _plan(spec: RunSpec) -> Schedule | None:
+    values = spec._record_values(spec)
+    key = (values, tuple(map(type, values)))
+    try:
+        return _REPLAYS[key]
+    except KeyError:
+        pass
     from trainsteps.frameworks.hf import plan
 
     try:
-        return plan(spec)
+        schedule = plan(spec)
     except (TrainstepsError, ValueError, OverflowError, MemoryError):
-        return None
+        schedule = None
+    _REPLAYS[key] = schedule
+    return schedule
 
 
 def _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps, split=False) -> Hypothesis | None:
