@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 
 from trainsteps.errors import InputError
-from trainsteps.logs import hf, progress, stated
+from trainsteps.logs import hf, progress
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
@@ -38,13 +38,23 @@ def _imported_on_first_line(module: str, words: tuple[str, ...] = ()):
     return first_line
 
 
+STATED_NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "H100", "H800", "A800", "H200",
+                  "B200", "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55", "died", "L4", "A10", "090",
+                  "V100", "A6000", "MI3", "910", "limit", "LIMIT", "wall", "preempt", "cancel", "CANCEL", "时间限制", "超时被", "抢占", "被取消",
+                  "报错", "報錯", "出错", "出錯", "崩溃", "崩潰", "被杀", "被殺", "kill", "Kill", "KILL", "fail", "Fail", "FAIL", "rror", "RROR",
+                  "rash", "RASH", "terminat", "Terminat", "Died")
+"""Every line stated.py reads a count or a failure from holds one of these: each of its NEEDLES and SAID_NEEDLES
+holds one (tests/logs/test_collector_gates.py). Kept here so that a banner does not load stated.py for its lists."""
+STATED_WORDS = ("# ", *STATED_NEEDLES)
+"""stated.py is imported with the first line holding one of these: its needles, or a post's title (`# ...`)."""
 UNSLOTH_WORDS = ("Num GPUs",)
 """Unsloth's parser reads nothing before a line holding one of these (logs/unsloth.py WORDS, kept equal by
 tests/logs/test_collector_gates.py)."""
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
 PARSERS = (_imported_on_first_line("trainsteps.logs.unsloth", words=UNSLOTH_WORDS), hf.scan,
            *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed",
-                                          "trainsteps.logs.launch", "trainsteps.logs.model_card")), stated.scan)
+                                          "trainsteps.logs.launch", "trainsteps.logs.model_card")),
+           _imported_on_first_line("trainsteps.logs.stated", words=STATED_WORDS))
 PARSERS_ON_FIRST_LINE = PARSERS
 """PARSERS as they start, each module imported with the first line that needs it (a fresh read takes them from here in tests)."""
 # Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
@@ -59,7 +69,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # loops' own step lines and the launchers' ends (step_lines.py, progress.py)
             "step", "Step", "iter ", "Iter ", "iters", "iter:", "\"iter", "num_updates\"", "End of training", "World size (gpu", "Killing subprocess", "return code", "SIGINT", "gather_len_batches", "barrier", "using world size",
             # the words around a log (stated.py, model_card.py) and launch commands
-            *stated.NEEDLES, *stated.SAID_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
+            *STATED_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
             "num_devices", "NNODES", "num_gpus", "num-gpus",
             # a metric dict's first piece, when a terminal wrapped it before any key the needles above name (progress.py)
             "{'")
