@@ -147,25 +147,31 @@ def _search(inf: Inference) -> None:
 
 # The engine's replays of one inference by their settings: the search asks for the same settings again (a family's
 # probe, drop_last that changes nothing, the contrast), about a third of its calls on a banner. Cleared by each
-# infer(), so it holds one run's schedules only; the types are part of the key because 1 == 1.0 == True.
-_REPLAYS: dict[tuple, Schedule | None] = {}
+# infer(), so it holds one run's schedules only; the types are part of the key because 1 == 1.0 == True. The engine
+# also writes its checked values back into the settings (validate.py: `500` -> `500.0`), kept with the schedule
+# and written again on a replay, so that the settings read afterwards are those the engine would leave.
+_REPLAYS: dict[tuple, tuple[Schedule | None, tuple]] = {}
 
 
 def _plan(spec: RunSpec) -> Schedule | None:
     values = spec._record_values(spec)
     key = (values, tuple(map(type, values)))
-    try:
-        return _REPLAYS[key]
-    except KeyError:
-        pass
+    replay = _REPLAYS.get(key)
+    if replay is None:
+        _REPLAYS[key] = replay = (_engine(spec), spec._record_values(spec))
+    elif replay[1] != values or tuple(map(type, replay[1])) != key[1]:
+        for name, value in zip(spec.__match_args__, replay[1], strict=True):
+            setattr(spec, name, value)
+    return replay[0]
+
+
+def _engine(spec: RunSpec) -> Schedule | None:
     from trainsteps.frameworks.hf import plan
 
     try:
-        schedule = plan(spec)
+        return plan(spec)
     except (TrainstepsError, ValueError, OverflowError, MemoryError):
-        schedule = None
-    _REPLAYS[key] = schedule
-    return schedule
+        return None
 
 
 def _hypothesis(inf, family, version, allowed, drop_last, mode, n, bs, ga, world, epochs, max_steps, split=False) -> Hypothesis | None:
