@@ -54,3 +54,12 @@ def test_the_readers_find_what_a_real_banner_line_holds():
     assert (hf.source_line(line), hf.date_of(line)) == (2413, "2025-03-22")
     assert hf.key_of(line.split("=")[0]) == "max_steps" and parse_int(" 3,900 .0") == (3900, " .0")
     assert parse_int("1.047.000x") == (1047000, "x") and parse_int("1,047.000") == (1047, ".000")
+
+
+CUT_START, CUT_ALONE = re.compile(r"^[,.'_ ]\d"), re.compile(r"^[,.]\s*$")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_TEXT, _TEXT)
+def test_a_cut_number_is_told_as_its_patterns_tell_it(glued, rest):
+    assert hf._cut_number(glued, rest) == bool(CUT_START.match(glued) or CUT_ALONE.match(rest))

@@ -239,9 +239,16 @@ def _glued_note(glued: str) -> tuple[str | None, dict]:
     rest = glued.strip().strip("*`").strip()
     if not rest or rest.startswith("|") or rest.startswith("of "):
         return None, {}
-    if re.match(r"^[,.'_ ]\d", glued) or re.match(r"^[,.]\s*$", rest):
+    if _cut_number(glued, rest):
         return "explain.note.cut_number", {"rest": rest[:40]}
     return "explain.note.glued", {"rest": rest[:40]}
+
+
+def _cut_number(glued: str, rest: str) -> bool:
+    """A number cut at a separator: what follows it starts `,3` / `.9` / ` 0` (`^[,.'_ ]\\d`), or is a lone `,` / `.`."""
+    if len(glued) > 1 and glued[0] in ",.'_ " and glued[1].isdecimal():
+        return True
+    return len(rest) >= 1 and rest[0] in ",." and (len(rest) == 1 or rest[1:].isspace())
 
 
 def _progress(line: str, ctx: ScanContext) -> bool:
