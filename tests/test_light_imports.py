@@ -116,6 +116,7 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert "bisect" not in added  # only the sampled middle of a large log searches its markers by bisection
     assert "trainsteps.logs.explain_json" not in added  # the JSON answer is built only when it is shown (or captured)
     assert "trainsteps.logs.stated" not in added  # the words around a log: with the first line holding one of its needles
+    assert "trainsteps.logs.trainer_state" not in added  # a trainer_state.json starts with `{`; a text log does not
 
 
 def test_explain_compiles_only_the_patterns_a_short_banner_needs():

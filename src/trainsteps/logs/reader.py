@@ -14,7 +14,6 @@ from trainsteps.logs.context import ScanContext
 from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
 from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglued
-from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 
 
 def _imported_on_first_line(module: str, words: tuple[str, ...] = ()):
@@ -172,10 +171,19 @@ def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
     return out
 
 
+def _looks_like_state(head: bytes) -> bool:
+    """trainer_state.looks_like_state, its module loaded only for input that starts with `{` (a text log never does)."""
+    if not head.lstrip().startswith(b"{"):
+        return False
+    from trainsteps.logs.trainer_state import looks_like_state
+
+    return looks_like_state(head)
+
+
 def _read_one(path: str | None, text: str | None, out: LogObservations) -> LogObservations:
     if text is not None:
         data = text.encode("utf-8", "replace")
-        if looks_like_state(data[:CHUNK]):
+        if _looks_like_state(data[:CHUNK]):
             _read_stream(io.BytesIO(data), PASTED, out)
             return out
         _scan(iter_text_lines(text), PASTED, out)
@@ -243,7 +251,9 @@ def _read_file(path, out: LogObservations) -> None:
 def _read_stream(stream, name: str, out: LogObservations) -> None:
     head = stream.read(CHUNK)
     out.files.append(name)
-    if looks_like_state(head):
+    if _looks_like_state(head):
+        from trainsteps.logs.trainer_state import MAX_BYTES, parse_state
+
         data = head + stream.read(MAX_BYTES)
         run = parse_state(data, name)
         if run is not None:
