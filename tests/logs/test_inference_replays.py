@@ -32,12 +32,13 @@ def test_a_replay_leaves_the_settings_as_the_engine_leaves_them():
     assert repr(replayed) == repr(planned) and type(replayed.logging_steps) is type(planned.logging_steps) is float
 
 
-def test_settings_equal_only_across_types_are_replayed_apart(monkeypatch):
+def test_settings_the_engines_check_makes_equal_are_replayed_once(monkeypatch):
     calls = _counted_engine(monkeypatch)
     infer._REPLAYS.clear()
-    spec = RunSpec(num_examples=1047, per_device_train_batch_size=10, num_train_epochs=3.0)
+    spec = RunSpec(num_examples=1047, per_device_train_batch_size=10, num_train_epochs=3.0, logging_steps=500.0)
     infer._plan(spec)
-    infer._plan(replace(spec, num_train_epochs=3))  # 3 == 3.0, yet the engine may print them differently
+    infer._plan(replace(spec, num_train_epochs=3, logging_steps=500))  # the engine reads both as 3.0 and 500.0
+    infer._plan(replace(spec, num_train_epochs=4))
     assert len(calls) == 2
 
 
