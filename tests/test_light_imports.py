@@ -115,6 +115,8 @@ def test_explain_of_a_short_banner_adds_nothing_costly_to_what_click_loads():
     assert {"trainsteps.logs.timing", "trainsteps.timing"} & added == set()  # the time model: with the first rate a log shows
     assert "bisect" not in added  # only the sampled middle of a large log searches its markers by bisection
     assert "trainsteps.logs.explain_json" not in added  # the JSON answer is built only when it is shown (or captured)
+    assert "trainsteps.logs.stated" not in added  # the words around a log: with the first line holding one of its needles
+    assert "trainsteps.logs.trainer_state" not in added  # a trainer_state.json starts with `{`; a text log does not
 
 
 def test_explain_compiles_only_the_patterns_a_short_banner_needs():
@@ -137,4 +139,22 @@ def test_explain_compiles_only_the_patterns_a_short_banner_needs():
         "print(json.dumps(sorted({str(p) for p in compiled})))\n"
     )
     compiled = _added_modules(code)  # the same child-process runner: its last line is the JSON list
-    assert 8 < len(compiled) <= 11  # 176 when every reader compiled its patterns at import; 27 when the RL collector read "steps"
+    # 176 when every reader compiled its patterns at import; 27 when the RL collector read "steps"; 11 before the Trainer
+    # reader read its prefix, labels and numbers by hand; now only step_lines' digit test, for "Total optimization steps"
+    assert compiled == {"\\d"}
+
+
+def test_the_console_script_leaves_the_imports_objects_to_the_exit_and_a_caller_keeps_its_collector():
+    """The interpreter's collections at exit walk every object the imports made: the console script freezes them."""
+    code = (
+        "import gc, io, sys, contextlib\n"
+        "from trainsteps.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['plan', '--num-examples', '1047', '--per-device-train-batch-size', '10'])\n"
+        "    called = gc.get_freeze_count()\n"
+        "    sys.argv = ['trainsteps', 'plan', '--num-examples', '1047', '--per-device-train-batch-size', '10']\n"
+        "    main()\n"
+        "print(called, gc.get_freeze_count() > 1000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "True"]

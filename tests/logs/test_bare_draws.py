@@ -139,3 +139,11 @@ def test_a_stored_trainer_log_says_what_its_full_reading_says(path, rows_counted
 def test_a_row_with_a_key_of_its_own_or_a_gpus_digits_is_read_in_full(rows_counted):
     _answer(_row(10) + _row(20, grad_norm=1.5) + _row(3090) + _row(30, train_runtime=12.5))
     assert rows_counted == [True, False, False, False]
+
+
+def test_every_needle_of_the_words_reader_made_of_digits_holds_one_the_bare_draw_path_checks():
+    from trainsteps.logs import reader, stated
+
+    digit_needles = [needle for needle in stated.NEEDLES + stated.SAID_NEEDLES if needle.isdigit()]
+    assert digit_needles  # GPU names such as 4090 and 910B: a draw holding one goes the full way
+    assert all(any(short in needle for short in reader.DIGIT_NEEDLES) for needle in digit_needles)

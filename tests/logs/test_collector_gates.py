@@ -83,3 +83,15 @@ def test_parsers_loaded_with_their_first_line_read_the_runs_parsers_loaded_at_on
         gated = [run.to_dict() for run in read_log(str(path)).runs]
         monkeypatch.setattr(reader, "PARSERS", every)
         assert [run.to_dict() for run in read_log(str(path)).runs] == gated, path
+
+
+def test_every_word_stated_reads_holds_one_of_the_needles_that_load_it():
+    from trainsteps.logs import stated
+
+    assert all(any(word in needle for word in reader.STATED_NEEDLES) for needle in (*stated.NEEDLES, *stated.SAID_NEEDLES))
+    assert reader.STATED_WORDS == ("# ", *reader.STATED_NEEDLES)  # a post's title is read without a needle
+
+
+def test_a_title_naming_an_error_without_a_needle_still_loads_stated():
+    runs = read_log(text="# Exception raised from c10_cuda_check_implementation\nNum examples = 10\n")
+    assert "stated_failure" in runs.stated

@@ -27,10 +27,7 @@ LABELS = {
     "numberoftrainableparameters": "trainable_parameters",
 }
 _BY_LENGTH = sorted(LABELS, key=len, reverse=True)
-_SOURCE = lazy(r"\btrainer\.py:(\d+)")
-_DATE = lazy(r"\b(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d")
 _LEVEL = lazy(r"\b(INFO|WARNING|WARN|ERROR|DEBUG)\b")
-_PARENS = lazy(r"\([^()]*\)")
 _EPOCH = lazy(r"""['"]epoch['"]\s*:\s*([0-9][0-9.eE+-]*)""")
 _STEPS_PER_SECOND = lazy(r"""['"]train_steps_per_second['"]\s*:\s*([0-9.]+)""")
 _RUNTIME = lazy(r"""['"]train_runtime['"]\s*:\s*([0-9.]+)""")
@@ -43,9 +40,68 @@ _RESUME_EPOCH = lazy(r"Continuing training from epoch (\d+)")
 _METRIC_EPOCH = lazy(r"^\s*epoch\s*=\s*([0-9.]+)\s*$")
 
 
+# The logger prefix and the label are read by hand, not by patterns: a banner's every line reaches them, and
+# compiling `\btrainer\.py:(\d+)`, `\b(20\d\d-[01]\d-[0-3]\d)[ T]\d\d:\d\d` and `\([^()]*\)` cost its start-up 0.2 ms
+# (tests/logs/test_banner_parsing.py holds them and checks these readers against them).
+def _is_word(char: str) -> bool:
+    """`\\w` of a pattern: a Unicode letter or digit, or `_`."""
+    return char.isalnum() or char == "_"
+
+
+def _decimals(text: str, start: int, count: int) -> bool:
+    return len(text) >= start + count and text[start:start + count].isdecimal()
+
+
+def source_line(text: str) -> int | None:
+    """The number after the first `trainer.py:` that starts a word (the logger prefix's source line), else None."""
+    at = text.find("trainer.py:")
+    while at != -1:
+        end = start = at + len("trainer.py:")
+        while end < len(text) and text[end].isdecimal():
+            end += 1
+        if end > start and (at == 0 or not _is_word(text[at - 1])):
+            return int(text[start:end])
+        at = text.find("trainer.py:", at + 1)
+    return None
+
+
+def date_of(text: str) -> str | None:
+    """The first `20YY-MM-DD` that starts a word and is followed by ` HH:MM` or `THH:MM` (a logger's time stamp)."""
+    at = text.find("20")
+    while at != -1:
+        if (at == 0 or not _is_word(text[at - 1])) and _decimals(text, at + 2, 2) and text[at + 4:at + 5] == "-" \
+                and text[at + 5:at + 6] in ("0", "1") and _decimals(text, at + 6, 1) and text[at + 7:at + 8] == "-" \
+                and text[at + 8:at + 9] in ("0", "1", "2", "3") and _decimals(text, at + 9, 1) and text[at + 10:at + 11] in (" ", "T") \
+                and _decimals(text, at + 11, 2) and text[at + 13:at + 14] == ":" and _decimals(text, at + 14, 2):
+            return text[at:at + 10]
+        at = text.find("20", at + 1)
+    return None
+
+
+def without_parens(text: str) -> str:
+    """`text` without its innermost parenthesised parts, as `re.sub(r"\\([^()]*\\)", "", text)`."""
+    at = text.find("(")
+    if at == -1:
+        return text
+    kept, start = [], 0
+    while at != -1:
+        close = text.find(")", at + 1)
+        if close == -1:
+            break
+        inner = text.find("(", at + 1, close)
+        if inner != -1:  # no match opens here: the next one may open at the inner parenthesis
+            at = inner
+            continue
+        kept.append(text[start:at])
+        start = close + 1
+        at = text.find("(", start)
+    kept.append(text[start:])
+    return "".join(kept)
+
+
 def key_of(label: str) -> str | None:
     """The banner key a label names, or None. Accepts any prefix before the label."""
-    flat = letters(_PARENS.sub("", label))
+    flat = letters(without_parens(label))
     for known in _BY_LENGTH:
         if flat.endswith(known):
             return LABELS[known]
@@ -86,8 +142,7 @@ def _header(line: str, ctx: ScanContext) -> bool:
             return True
         run = ctx.start_run("hf")
         run.header_line = ctx.line_no
-        src = _SOURCE.search(line)
-        run.header_source_line = int(src.group(1)) if src else None
+        run.header_source_line = source_line(line)
         _stamp(run, line)
         return True
     if re.search(r"\*+\s*Running (Evaluation|Prediction|Evaluate|Predict)", line):
@@ -97,7 +152,18 @@ def _header(line: str, ctx: ScanContext) -> bool:
 
 
 _RANK_PREFIX = lazy(r"^\s*\[?\d{1,4}\]?\s*:")
-_CODE_LABEL = lazy(r"[A-Za-z]\w*_\w*\s*$")
+
+
+def _ends_in_identifier(text: str) -> bool:
+    """`text` ends (before any spaces) in a word holding a `_` after an ASCII letter, as `[A-Za-z]\\w*_\\w*\\s*$` finds."""
+    tail = text.rstrip()
+    start = len(tail)
+    while start and _is_word(tail[start - 1]):
+        start -= 1
+    word = tail[start:]
+    underscore = word.rfind("_")
+    return underscore > 0 and any("a" <= c <= "z" or "A" <= c <= "Z" for c in word[:underscore])
+
 _LOOKALIKE = ("totalnumtrainsamples", "totalnumtrainsamplesperdevice")
 
 
@@ -116,7 +182,7 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
         if letters(label).endswith(_LOOKALIKE) and ctx.current is not None and ctx.current.file == ctx.file:
             _lookalike(ctx.current, ctx)  # PaddleNLP's Trainer prints this line; transformers never does
         return False
-    if _CODE_LABEL.search(label.split(">>")[-1]) and "_" in label.split(">>")[-1].split()[-1]:
+    if _ends_in_identifier(label.split(">>")[-1]) and "_" in label.split(">>")[-1].split()[-1]:
         return False  # `num_examples = self.num_examples(...)`: source code quoting trainer.py, not a log
     if ctx.in_other_block:
         if key == "num_examples":
@@ -139,24 +205,28 @@ def _banner_value(line: str, ctx: ScanContext) -> bool:
         run.notes.append(("explain.note.unreadable", {"line": ctx.line_no, "label": label.strip()[-60:]}))
         return True
     value, glued = parsed
-    src = _SOURCE.search(label)
-    if key in ("max_steps", "num_epochs") and re.match(r"^\.0+\s*$", glued):
+    if key in ("max_steps", "num_epochs") and _zeros_after_point(glued):
         _lookalike(run, ctx)  # `Total optimization steps = 1000.0`: a float, as PaddleNLP prints it
         glued = ""
     note, params = _glued_note(glued)
     if note == "explain.note.cut_number":
         run.notes.append((note, {"line": ctx.line_no, **params}))
         return True
-    run.banner[key] = ctx.reading(value, int(src.group(1)) if src else None, note, **params)
+    run.banner[key] = ctx.reading(value, source_line(label), note, **params)
     run.banner_order.append(key)
     if run.header_date is None and len(run.banner_order) == 1:
         _stamp(run, label)
     return True
 
 
+def _zeros_after_point(glued: str) -> bool:
+    """`.0`, `.000 `: what `^\\.0+\\s*$` matches (a float's fraction glued to a banner number)."""
+    zeros = glued[1:].rstrip()
+    return glued.startswith(".") and bool(zeros) and not zeros.strip("0")
+
+
 def _stamp(run, line: str) -> None:
-    date = _DATE.search(line)
-    run.header_date = date.group(1) if date else None
+    run.header_date = date_of(line)
 
 
 def _lookalike(run, ctx: ScanContext) -> None:
@@ -169,9 +239,16 @@ def _glued_note(glued: str) -> tuple[str | None, dict]:
     rest = glued.strip().strip("*`").strip()
     if not rest or rest.startswith("|") or rest.startswith("of "):
         return None, {}
-    if re.match(r"^[,.'_ ]\d", glued) or re.match(r"^[,.]\s*$", rest):
+    if _cut_number(glued, rest):
         return "explain.note.cut_number", {"rest": rest[:40]}
     return "explain.note.glued", {"rest": rest[:40]}
+
+
+def _cut_number(glued: str, rest: str) -> bool:
+    """A number cut at a separator: what follows it starts `,3` / `.9` / ` 0` (`^[,.'_ ]\\d`), or is a lone `,` / `.`."""
+    if len(glued) > 1 and glued[0] in ",.'_ " and glued[1].isdecimal():
+        return True
+    return len(rest) >= 1 and rest[0] in ",." and (len(rest) == 1 or rest[1:].isspace())
 
 
 def _progress(line: str, ctx: ScanContext) -> bool:

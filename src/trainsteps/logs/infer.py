@@ -32,6 +32,7 @@ from trainsteps.logs.observed import RunObservation
 from trainsteps.record import replace
 from trainsteps.schedule import Schedule
 from trainsteps.spec import RunSpec
+from trainsteps.validate import check_fields
 from trainsteps.versions import Version
 
 __all__ = ["infer", "Inference", "Finding", "Hypothesis", "Contradiction", "Known", "MAXSIZE", "family_of", "releases_known",
@@ -40,6 +41,7 @@ __all__ = ["infer", "Inference", "Finding", "Hypothesis", "Contradiction", "Know
 
 
 def infer(run: RunObservation, raw_examples: int | None = None) -> Inference:
+    _REPLAYS.clear()
     inf = Inference(run=run)
     if run.kind == "trainer_state":
         _infer_state(inf)
@@ -144,7 +146,30 @@ def _search(inf: Inference) -> None:
 
 
 
+# The engine's replays of one inference by their settings: the search asks for the same settings again (a family's
+# probe, drop_last that changes nothing, the contrast), about a third of its calls on a banner. Cleared by each
+# infer(), so it holds one run's schedules only. The settings are first brought to their types as the engine's
+# first step does (`check_fields`: `500` -> `500.0`), so that equal values are equal settings; whatever else the
+# engine writes back into them is kept with the schedule and written again on a replay.
+_REPLAYS: dict[tuple, tuple[Schedule | None, tuple]] = {}
+
+
 def _plan(spec: RunSpec) -> Schedule | None:
+    try:
+        check_fields(spec)
+    except (TrainstepsError, ValueError, OverflowError, MemoryError):
+        return None
+    values = spec._record_values(spec)
+    replay = _REPLAYS.get(values)
+    if replay is None:
+        _REPLAYS[values] = replay = (_engine(spec), spec._record_values(spec))
+    elif replay[1] != values or tuple(map(type, replay[1])) != tuple(map(type, values)):
+        for name, value in zip(spec.__match_args__, replay[1], strict=True):
+            setattr(spec, name, value)
+    return replay[0]
+
+
+def _engine(spec: RunSpec) -> Schedule | None:
     from trainsteps.frameworks.hf import plan
 
     try:

@@ -9,12 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 
 from trainsteps.errors import InputError
-from trainsteps.logs import hf, progress, stated
+from trainsteps.logs import hf, progress
 from trainsteps.logs.context import ScanContext
 from trainsteps.logs.input_kind import json_error, problem
 from trainsteps.logs.observed import LogObservations
 from trainsteps.logs.text import CHUNK, MAX_LINE, clean, iter_text_lines, unglued
-from trainsteps.logs.trainer_state import MAX_BYTES, looks_like_state, parse_state
 from trainsteps.patterns import lazy
 
 
@@ -39,13 +38,26 @@ def _imported_on_first_line(module: str, words: tuple[str, ...] = ()):
     return first_line
 
 
+STATED_NEEDLES = ("GPU", "gpu", "卡", "SBATCH", "memory", "MEMORY", "Memory", "OOM", "oom", "显存", "顯存", "H100", "H800", "A800", "H200",
+                  "B200", "h100", "h200", "h800", "a100", "0Ti", "0 Ti", "RTX", "A20", "A40", "A45", "A50", "A55", "died", "L4", "A10", "090",
+                  "V100", "A6000", "MI3", "910", "limit", "LIMIT", "wall", "preempt", "cancel", "CANCEL", "时间限制", "超时被", "抢占", "被取消",
+                  "报错", "報錯", "出错", "出錯", "崩溃", "崩潰", "被杀", "被殺", "kill", "Kill", "KILL", "fail", "Fail", "FAIL", "rror", "RROR",
+                  "rash", "RASH", "terminat", "Terminat", "Died")
+"""Every line stated.py reads a count or a failure from holds one of these: each of its NEEDLES and SAID_NEEDLES
+holds one (tests/logs/test_collector_gates.py). Kept here so that a banner does not load stated.py for its lists."""
+STATED_WORDS = ("# ", *STATED_NEEDLES)
+"""stated.py is imported with the first line holding one of these: its needles, or a post's title (`# ...`)."""
+DIGIT_NEEDLES = tuple(needle for needle in STATED_NEEDLES if needle.isdigit())
+"""The needles a line of digits and punctuation may hold (a bare tqdm draw, which is read apart): each of stated.py's
+needles made of digits holds one of these, since it holds one of STATED_NEEDLES and that one is digits too."""
 UNSLOTH_WORDS = ("Num GPUs",)
 """Unsloth's parser reads nothing before a line holding one of these (logs/unsloth.py WORDS, kept equal by
 tests/logs/test_collector_gates.py)."""
 # Order matters: Unsloth's banner before the Trainer's labels (it reuses some of them).
 PARSERS = (_imported_on_first_line("trainsteps.logs.unsloth", words=UNSLOTH_WORDS), hf.scan,
            *map(_imported_on_first_line, ("trainsteps.logs.llamafactory", "trainsteps.logs.axolotl", "trainsteps.logs.deepspeed",
-                                          "trainsteps.logs.launch", "trainsteps.logs.model_card")), stated.scan)
+                                          "trainsteps.logs.launch", "trainsteps.logs.model_card")),
+           _imported_on_first_line("trainsteps.logs.stated", words=STATED_WORDS))
 PARSERS_ON_FIRST_LINE = PARSERS
 """PARSERS as they start, each module imported with the first line that needs it (a fresh read takes them from here in tests)."""
 # Any line a parser could use contains one of these; the rest (most of a long log) is skipped.
@@ -60,7 +72,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             # loops' own step lines and the launchers' ends (step_lines.py, progress.py)
             "step", "Step", "iter ", "Iter ", "iters", "iter:", "\"iter", "num_updates\"", "End of training", "World size (gpu", "Killing subprocess", "return code", "SIGINT", "gather_len_batches", "barrier", "using world size",
             # the words around a log (stated.py, model_card.py) and launch commands
-            *stated.NEEDLES, *stated.SAID_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
+            *STATED_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
             "num_devices", "NNODES", "num_gpus", "num-gpus",
             # a metric dict's first piece, when a terminal wrapped it before any key the needles above name (progress.py)
             "{'")
@@ -163,10 +175,19 @@ def read_log(path: str | Sequence[str] | None = None, text: str | None = None,
     return out
 
 
+def _looks_like_state(head: bytes) -> bool:
+    """trainer_state.looks_like_state, its module loaded only for input that starts with `{` (a text log never does)."""
+    if not head.lstrip().startswith(b"{"):
+        return False
+    from trainsteps.logs.trainer_state import looks_like_state
+
+    return looks_like_state(head)
+
+
 def _read_one(path: str | None, text: str | None, out: LogObservations) -> LogObservations:
     if text is not None:
         data = text.encode("utf-8", "replace")
-        if looks_like_state(data[:CHUNK]):
+        if _looks_like_state(data[:CHUNK]):
             _read_stream(io.BytesIO(data), PASTED, out)
             return out
         _scan(iter_text_lines(text), PASTED, out)
@@ -234,7 +255,9 @@ def _read_file(path, out: LogObservations) -> None:
 def _read_stream(stream, name: str, out: LogObservations) -> None:
     head = stream.read(CHUNK)
     out.files.append(name)
-    if looks_like_state(head):
+    if _looks_like_state(head):
+        from trainsteps.logs.trainer_state import MAX_BYTES, parse_state
+
         data = head + stream.read(MAX_BYTES)
         run = parse_state(data, name)
         if run is not None:
@@ -308,7 +331,7 @@ def _bare_draw(line: str, number: int, ctx: ScanContext) -> bool:
     draw = _BARE_DRAW.fullmatch(line)
     if draw is None:
         return False
-    for needle in stated.DIGIT_NEEDLES:  # a plain loop: a generator per draw costs more than the test
+    for needle in DIGIT_NEEDLES:  # a plain loop: a generator per draw costs more than the test
         if needle in line:
             return False
     ctx.line_no, ctx.line, ctx.raw_line = number, line, None
@@ -334,7 +357,7 @@ def _bare_row(line: str, number: int, ctx: ScanContext) -> bool:
     nothing, for any other line."""
     if ctx.command or _BARE_ROW.fullmatch(line) is None:
         return False
-    for needle in stated.DIGIT_NEEDLES:
+    for needle in DIGIT_NEEDLES:
         if needle in line:
             return False
     ctx.line_no, ctx.line, ctx.raw_line = number, line, None

@@ -306,8 +306,6 @@ SAID_NEEDLES = ("报错", "報錯", "出错", "出錯", "崩溃", "崩潰", "被
                 "rror", "RROR", "rash", "RASH", "terminat", "Terminat", "died", "Died")
 
 
-DIGIT_NEEDLES = tuple(needle for needle in NEEDLES + SAID_NEEDLES if needle.isdigit())
-"""The needles a line of digits and punctuation may hold (a bare tqdm draw, which the reader reads apart)."""
 _SAID_LOWER = _lowered(SAID_NEEDLES)
 _MENTIONS_LOWER = _lowered(NEEDLES)
 

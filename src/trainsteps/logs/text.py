@@ -81,7 +81,28 @@ def clean(line: str) -> str:
 # A whole number as a banner prints it, with any one thousands separator used consistently:
 # 1,047  1.047  1 047  1'047  1_047  1 047 (no-break spaces)  or plain 1047.
 _SEPS = ",.' _\u00a0\u202f\u2009\u2019"
-NUMBER = lazy(r"(?<![\d.,])(\d{1,3}(?:([" + re.escape(_SEPS) + r"])\d{3}(?![\d]))(?:\2\d{3}(?!\d))*|\d+)")
+# Read by hand, not by a pattern: compiling the pattern (tests/logs/test_banner_parsing.py) cost a banner 0.3 ms.
+
+
+def _digits_end(text: str, start: int) -> int:
+    """Where the run of digits (`\\d`: Unicode decimals) starting at `start` ends."""
+    end, size = start, len(text)
+    while end < size and text[end].isdecimal():
+        end += 1
+    return end
+
+
+def _number_end(text: str) -> int:
+    """The end of NUMBER matched at the start of `text`, 0 when none: 1-3 digits, then groups of a separator and three
+    digits (the same separator each time) as long as three digits and no fourth follow; else every leading digit."""
+    run = _digits_end(text, 0)
+    if 1 <= run <= 3 and run < len(text) and text[run] in _SEPS:
+        sep, end = text[run], run
+        while end < len(text) and text[end] == sep and _digits_end(text, end + 1) == end + 4:
+            end += 4
+        if end > run:
+            return end
+    return run
 
 
 def parse_int(text: str) -> tuple[int, str] | None:
@@ -89,13 +110,13 @@ def parse_int(text: str) -> tuple[int, str] | None:
 
     Returns (value, rest) or None. `rest` is what was glued after the number, e.g. `.teps = 3,900`."""
     stripped = text.lstrip(" \t*`\"'")
-    match = NUMBER.match(stripped)
-    if not match:
+    end = _number_end(stripped)
+    if not end:
         return None
-    digits = re.sub(r"\D", "", match.group(1))
+    digits = "".join(c for c in stripped[:end] if c.isdecimal())
     if len(digits) > 30:
         return None
-    return int(digits), stripped[match.end():]
+    return int(digits), stripped[end:]
 
 
 def parse_float(text: str) -> float | None:
@@ -103,9 +124,15 @@ def parse_float(text: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
+_NOT_LOWER_ASCII = {code: None for code in range(128) if not 97 <= code <= 122}
+
+
 def letters(text: str) -> str:
     """Lower-case letters only: how labels are compared, so damaged spacing does not matter."""
-    return re.sub(r"[^a-z]", "", text.lower())
+    low = text.lower()
+    if low.isascii():  # nearly every label: a table drops the rest, with no pattern to compile (0.1 ms) or run
+        return low.translate(_NOT_LOWER_ASCII)
+    return re.sub(r"[^a-z]", "", low)
 
 
 # The banner's labels, for pastes and logs that lost their line breaks ("Num examples = 1,047 Num Epochs = 300 ...").
