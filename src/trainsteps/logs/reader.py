@@ -331,16 +331,28 @@ def _bare_draw(line: str, number: int, ctx: ScanContext) -> bool:
     draw = _BARE_DRAW.fullmatch(line)
     if draw is None:
         return False
-    for needle in DIGIT_NEEDLES:  # a plain loop: a generator per draw costs more than the test
+    if _holds_digit_needle(line):
+        return False
+    _trainer_reads(line, number, ctx)  # the last step of a bar of `max_steps`; no reader after it reads the line
+    progress.bare_draw(line, ctx, draw)
+    return True
+
+
+def _holds_digit_needle(line: str) -> bool:
+    for needle in DIGIT_NEEDLES:  # a plain loop: a generator per line costs more than the test
         if needle in line:
-            return False
+            return True
+    return False
+
+
+def _trainer_reads(line: str, number: int, ctx: ScanContext) -> None:
+    """What `_read_line` does with a line before its readers, and the Trainer's reader: the only reader besides the
+    progress reader that can read a bare draw or a bare LLaMA-Factory row."""
     ctx.line_no, ctx.line, ctx.raw_line = number, line, None
     if ctx.out.also is not None:
         ctx.out.also(line)
     if ctx.current is not None:
-        hf.scan(line, ctx)  # the last step of a bar of `max_steps`; no reader after it reads the line
-    progress.bare_draw(line, ctx, draw)
-    return True
+        hf.scan(line, ctx)
 
 
 # A row of LLaMA-Factory's trainer_log.jsonl (callbacks.py LogCallback) holding only its own keys, with numbers, nulls
@@ -357,14 +369,9 @@ def _bare_row(line: str, number: int, ctx: ScanContext) -> bool:
     nothing, for any other line."""
     if ctx.command or _BARE_ROW.fullmatch(line) is None:
         return False
-    for needle in DIGIT_NEEDLES:
-        if needle in line:
-            return False
-    ctx.line_no, ctx.line, ctx.raw_line = number, line, None
-    if ctx.out.also is not None:
-        ctx.out.also(line)
-    if ctx.current is not None:
-        hf.scan(line, ctx)  # its epoch and step; no reader after it reads the row
+    if _holds_digit_needle(line):
+        return False
+    _trainer_reads(line, number, ctx)  # its epoch and step; no reader after it reads the row
     progress.observe(line, ctx)
     return True
 
