@@ -39,32 +39,29 @@ def _answer(text: str | None = None, path: Path | None = None) -> dict:
     return to_json(obs, explain_log(obs))
 
 
-@pytest.fixture
-def counted(monkeypatch):
-    """Counts the draws read apart."""
-    read_apart = reader._bare_draw
+def _count_taken(monkeypatch, name: str) -> list[bool]:
+    """Records, for each line `reader.<name>` is asked to read apart, whether it took it."""
+    read_apart = getattr(reader, name)
     seen = []
 
     def counting(line, number, ctx):
         taken = read_apart(line, number, ctx)
         seen.append(taken)
         return taken
-    monkeypatch.setattr(reader, "_bare_draw", counting)
+    monkeypatch.setattr(reader, name, counting)
     return seen
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts the draws read apart."""
+    return _count_taken(monkeypatch, "_bare_draw")
 
 
 @pytest.fixture
 def rows_counted(monkeypatch):
     """Counts the rows read apart."""
-    read_apart = reader._bare_row
-    seen = []
-
-    def counting(line, number, ctx):
-        taken = read_apart(line, number, ctx)
-        seen.append(taken)
-        return taken
-    monkeypatch.setattr(reader, "_bare_row", counting)
-    return seen
+    return _count_taken(monkeypatch, "_bare_row")
 
 
 def _full(monkeypatch):

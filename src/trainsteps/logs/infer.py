@@ -142,10 +142,6 @@ def _search(inf: Inference) -> None:
         _contradiction(inf, candidates, n, bs, ga, world, epochs, max_steps)
 
 
-
-
-
-
 # The engine's replays of one inference by their settings: the search asks for the same settings again (a family's
 # probe, drop_last that changes nothing, the contrast), about a third of its calls on a banner. Cleared by each
 # infer(), so it holds one run's schedules only. The settings are first brought to their types as the engine's
