@@ -239,11 +239,23 @@ def _corpus():
 def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_quotes_its_address():
     corpus = _corpus()
     splits = [set(sources) for sources in corpus["split"].values()]
-    assert {"calibration", "held_out", "fresh"} <= set(corpus["split"])
+    assert {"calibration", "held_out", "fresh", "fresh2"} <= set(corpus["split"])
     assert all(not a & b for i, a in enumerate(splits) for b in splits[i + 1:])
     rows = corpus["rows"] + corpus.get("sync_rows", [])
     assert {row["source"] for row in rows} == set().union(*splits)
-    assert all(row["url"].startswith("https://") and row["quote"] for row in rows)
+    assert all(row["url"].startswith("https://") and row["quote"] and row["setup_from"] for row in rows)
+    # a source's address is its identity: two source names for one thread would let it sit in two splits
+    urls_by_split = [{row["url"].split(" ")[0] for row in rows if row["source"] in sources} for sources in splits]
+    assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
+
+
+def test_the_second_fresh_split_spreads_sixteen_steps_over_ten_sources_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    per_source = Counter(row["source"] for row in corpus["rows"] if row["source"] in corpus["split"]["fresh2"])
+    assert set(per_source) == set(corpus["split"]["fresh2"])
+    assert len(per_source) >= 10 and sum(per_source.values()) >= 16 and max(per_source.values()) <= 3
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
@@ -274,6 +286,7 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     spec.loader.exec_module(fit_rl_time)
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh"]) == "fresh"
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh2"]) == "fresh2"
     with pytest.raises(SystemExit) as refused:
         fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh_typo"])
     assert refused.value.code == 2

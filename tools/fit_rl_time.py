@@ -22,6 +22,7 @@ with step times, fit on the others and score its rows; the summary is over all r
     python tools/fit_rl_time.py --loso     # every variant's leave-one-source-out score (calibration only)
     python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py, scoring the held-out rows once
     python tools/fit_rl_time.py --score fresh   # also scores the fitted model on another split (once, after the final fit)
+    python tools/fit_rl_time.py --score fresh2  # the second fresh split, gathered 2026-11-28 before the next fit
 """
 
 from __future__ import annotations
