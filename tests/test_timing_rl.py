@@ -371,3 +371,51 @@ def test_solve_with_an_rl_framework_fits_the_same_training_steps_as_plan(run_cli
 def test_solve_refuses_what_an_rl_budget_does_not_use_or_lacks(run_cli, args):
     code, out, err = run_cli("solve", *args)
     assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_a_colocated_engine_switch_moves_its_weight_shard_out_and_back_and_separate_engines_have_none(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    monkeypatch.setattr(rl, "ENGINE_SWITCH_GB_PER_S", Interval(4.0, 8.0, 16.0))
+    colocated = rl_step_time(_setup())
+    assert colocated.parts["engine_switch"].expected == pytest.approx(2 * 2 * 8.2e9 / 4 / 1e9 / 8.0)
+    assert colocated.step.expected == pytest.approx(sum(part.expected for part in colocated.parts.values()))
+    assert "engine_switch" not in rl_step_time(_setup(rollout_gpus=8)).parts
+
+
+def test_per_response_time_is_spent_in_one_driver_or_spread_over_the_training_gpus(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    monkeypatch.setattr(rl, "REWARD_SECONDS_PER_ROLLOUT", 0.01)
+    driver = rl_step_time(_setup()).parts["reward"].expected
+    monkeypatch.setattr(rl, "REWARD_PER_GPU", True)
+    assert driver == pytest.approx(256 * 5 * 0.01)
+    assert rl_step_time(_setup()).parts["reward"].expected == pytest.approx(driver / 8)
+
+
+def test_the_drain_runs_the_fitted_share_of_the_way_from_the_mean_to_the_cap(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    setup = _setup(response_tokens=Interval.exact(1000), response_cap=8192)
+    monkeypatch.setattr(rl, "DECODE_TAIL_SHARE", 0.0)
+    no_drain = rl_step_time(setup).parts["generation"].expected
+    monkeypatch.setattr(rl, "DECODE_TAIL_SHARE", 1.0)
+    to_the_cap = rl_step_time(setup).parts["generation"].expected
+    monkeypatch.setattr(rl, "DECODE_TAIL_SHARE", 0.5)
+    halfway = rl_step_time(setup).parts["generation"].expected
+    assert no_drain < halfway < to_the_cap
+    assert to_the_cap - halfway == pytest.approx(halfway - no_drain)  # the drain is linear in the share
+
+
+def test_a_tiny_models_decode_step_and_forwards_stop_at_their_floors(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    tiny = _setup(shape=ModelShape(0.6e9, 0.6e9, layers=28, attention_width=2048, kv_width=1024), prompts_per_step=16, samples_per_prompt=1,
+                  response_tokens=Interval.exact(100), response_cap=192, rollout_tp=1, gpus=1)
+    bound = rl_step_time(tiny)
+    monkeypatch.setattr(rl, "DECODE_STEP_FLOOR", 0.05)
+    monkeypatch.setattr(rl, "TRAIN_TOKEN_FLOOR", 1e-3)
+    floored = rl_step_time(tiny)
+    assert floored.parts["generation"].expected > bound.parts["generation"].expected
+    assert floored.parts["old_log_prob"].expected == pytest.approx(16 * (155 + 100) * 1e-3)
+    assert floored.parts["actor_update"].expected == pytest.approx(3 * 16 * (155 + 100) * 1e-3)
