@@ -268,14 +268,16 @@ def loso(variant: Variant, data: dict) -> tuple[dict, dict[str, float]]:
     source's median error."""
     calibration = rows(data, "calibration")
     sync_rows = data.get("sync_rows", [])
-    scored, per_source = [], {}
+    scored, per_source, spreads = [], {}, []
     for source in dict.fromkeys(r["source"] for r in calibration):
         left_out = [r for r in calibration if r["source"] == source]
-        apply(fit(variant, [r for r in calibration if r["source"] != source], sync_rows, data["models"]))
+        p = fit(variant, [r for r in calibration if r["source"] != source], sync_rows, data["models"])
+        apply(p)
         these = score(left_out, data["models"])
         scored += these
+        spreads.append(p.spread)
         per_source[source] = summary(these)["median_error"]
-    return summary(scored), per_source
+    return {**summary(scored), "width": sorted(spreads)[len(spreads) // 2]}, per_source
 
 
 def choose(data: dict, verbose: bool) -> Variant:
@@ -289,7 +291,7 @@ def choose(data: dict, verbose: bool) -> Variant:
             scores[v] = (result["median_error"], result["interval_holds"])
             if verbose:
                 print(f"LOSO {v.name:<70} {v.response:<18} median error {result['median_error']:.0%}  "
-                      f"interval holds {result['interval_holds']:.0%}  ({result['runs']} rows)", flush=True)
+                      f"interval holds {result['interval_holds']:.0%}  width x/÷ {result['width']:.2f}  ({result['runs']} rows)", flush=True)
                 print("     " + ", ".join(f"{_short(s)} {e:.0%}" for s, e in per_source.items()), flush=True)
         return scores[v]
 
