@@ -26,9 +26,9 @@ MIN_GAIN below the structure without it (else the simpler structure wins); the f
 the order of their gain, each kept only if it passes the same test in the combination; the response default is then
 chosen by the same test against the current one.
 
-    python tools/fit_rl_time.py            # in-sample fit of the chosen variant, calibration rows only
-    python tools/fit_rl_time.py --loso     # every variant's leave-one-source-out score (calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py, scoring the held-out rows once
+    python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
+    python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the held-out rows once
     python tools/fit_rl_time.py --score fresh   # also scores the fitted model on another split (once, after the final fit)
 """
 
@@ -110,6 +110,9 @@ FEATURES = [
 ]
 """Each is added alone to BASE and scored; those that pass the rule are then combined in the order of their gain."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
+CHOSEN = BASE
+"""What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
+fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
 
 
 @dataclass
@@ -343,7 +346,11 @@ def split_to_score(argv: list[str]) -> str | None:
 def main() -> None:
     extra = split_to_score(sys.argv)
     data = corpus()
-    variant = choose(data, verbose="--loso" in sys.argv or "--write" in sys.argv)
+    variant = CHOSEN
+    if "--loso" in sys.argv:
+        variant = choose(data, verbose=True)
+        print(f"the rule chooses: {variant.name}, response default {variant.response}"
+              + ("" if variant == CHOSEN else f" (CHOSEN is {CHOSEN.name}, {CHOSEN.response}: update it)"))
     calibration = rows(data, "calibration")
     p = fit(variant, calibration, data.get("sync_rows", []), data["models"])
     apply(p)
