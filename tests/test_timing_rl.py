@@ -263,6 +263,18 @@ def test_every_rl_corpus_row_has_the_setup_the_scorer_reads_with_a_known_model_a
     assert len({row["id"] for row in corpus["rows"]}) == len(corpus["rows"])
 
 
+def test_every_rl_corpus_model_with_a_recorded_source_names_its_config_and_keeps_the_parameters_that_config_gives():
+    corpus = _corpus()
+    sources = corpus["model_sources"]
+    assert sources and set(sources) <= set(corpus["models"])
+    for name, source in sources.items():
+        assert "config.json" in source, name
+        facts = corpus["models"][name]
+        # grouped-query attention never has more K/V width than query width; the count is the one the address states
+        assert facts["kv_width"] <= facts["attention_width"] and facts["layers"] > 0, name
+        assert f"{facts['params'] / 1e9:.2f}B" in source or f"{facts['params'] / 1e9:.1f}B" in source, name
+
+
 def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknown_one(monkeypatch):
     import importlib.util
     import sys
