@@ -12,22 +12,29 @@ What is fitted, in this order:
   coordinate descent on the mean over sources of each source's median |log(modelled / measured)|;
 - the interval, widened from x/÷ 1.5 until it holds 80% of the rows fitted on.
 
-Structure variants: the fitted factors alone; a fixed step overhead; decode bandwidth that grows with the rollout batch;
-asynchronous engines that stream across steps; the copy at its fitted bandwidth (for every run, per training GPU, or for
-separate rollout engines only, colocated engines resharding in device memory); each alone and in every combination.
-Then the response defaults are compared on the best structure. Leave-one-source-out: for every calibration source
-with step times, fit on the others and score its rows; the summary is over all rows so scored.
+Structure variants, each added alone to the base (fitted factors + fixed step overhead + async streaming): an engine
+switch that scales with the weight bytes a colocated engine releases and reloads (with a smaller fixed part); reward
+scoring per response; the decode tail (how far toward the cap the longest response runs, fitted); a floor under the
+decode step (a small model is launch bound, not bandwidth bound); decode bandwidth that grows with the rollout batch;
+the copy per training GPU; the generation and update parts fitted on the rows that log them (each part right, not only
+their sum). Then the response defaults. Leave-one-source-out: for every calibration source with step times, fit on the
+others and score its rows; the summary is over all rows so scored.
 
-    python tools/fit_rl_time.py            # in-sample fit of the chosen variant, calibration rows only
-    python tools/fit_rl_time.py --loso     # every variant's leave-one-source-out score (calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py, scoring the held-out rows once
+The rule, fixed before any run: a variant's score is its LOSO median error over the calibration rows; a variant whose
+interval holds fewer than MIN_HOLDS of them is out. A feature is kept only if it lowers the median error by at least
+MIN_GAIN below the structure without it (else the simpler structure wins); the features that pass alone are added in
+the order of their gain, each kept only if it passes the same test in the combination; the response default is then
+chosen by the same test against the current one.
+
+    python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
+    python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the held-out rows once
     python tools/fit_rl_time.py --score fresh   # also scores the fitted model on another split (once, after the final fit)
     python tools/fit_rl_time.py --score fresh2  # the second fresh split, gathered 2026-11-28 before the next fit
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import sys
@@ -39,7 +46,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from trainsteps.timing import rl, rl_fit  # noqa: E402
 from trainsteps.timing.estimate import Interval  # noqa: E402
-from trainsteps.timing.rl_corpus import score, summary  # noqa: E402
+from trainsteps.timing.rl_corpus import modelled_time, score, summary  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "timing" / "rl_step_corpus.json"
 OUT = ROOT / "src" / "trainsteps" / "timing" / "rl_fit.py"
@@ -51,7 +58,22 @@ UPDATE_GRID = [x / 100 for x in range(20, 201, 5)]
 """Up to 2x the training MFU of timing.flops (0.7 expected): beyond it a factor stands for a missing part, not an engine."""
 OVERHEAD_GRID = [0.0, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 40.0, 60.0]
 HALF_BATCH_GRID = [0, 1, 2, 4, 8, 16, 32, 64, 128]
+SWITCH_GRID = [0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 50.0]
+"""GB/s per GPU of a sleep and wake-up (host offload over PCIe: 10-25 GB/s at best; slower with allocator work)."""
+REWARD_GRID = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+"""Milliseconds of reward scoring per response (rule-based scoring through a worker pool: a few ms)."""
+PER_GPU_GRID = [0.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 400.0]
+"""Milliseconds per response per GPU of handling outside the engines (reward, tokenizing, padding, moving batches)."""
+TRAIN_FLOOR_GRID = [0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 120.0, 160.0, 240.0, 320.0]
+"""Microseconds per token per GPU of one forward (10-300: 3k-100k tokens/s/GPU, a small model's forward throughput)."""
+TAIL_GRID = [0.0, 0.1, 0.25, 0.5, 0.75, 1.0]
+FLOOR_GRID = [0.0, 0.002, 0.004, 0.006, 0.01, 0.015, 0.02, 0.03, 0.05]
+"""Seconds per decode step (CUDA-graph decode of a small model: a few ms; eager or CPU-bound sampling: tens of ms)."""
 DEFAULT_TYPICAL = 1000
+MIN_GAIN = 0.02
+"""A feature must lower the LOSO median error by at least this (two points) to be kept."""
+MIN_HOLDS = 0.75
+"""A variant whose LOSO interval holds fewer than this share of the calibration rows is out."""
 
 
 @dataclass(frozen=True)
@@ -63,23 +85,35 @@ class Variant:
     copy: bool = False
     copy_per_gpu: bool = False
     copy_separate: bool = False
+    switch: bool = False
+    reward: bool = False
+    tail: bool = False
+    floor: bool = False
+    parts: bool = False
+    reward_per_gpu: bool = False
+    train_floor: bool = False
     response: str = "typical via steps"
     """typical via steps | median mean | share of cap"""
 
 
-BASE = Variant("fitted factors only")
+BASE = Variant("factors + step overhead + async streaming", overhead=True, streaming=True)
+"""The structure chosen before these candidates (fixed 40 s overhead, streaming async engines)."""
 FEATURES = [
-    ("step overhead", {"overhead": True}),
+    ("engine switch ~ weight bytes", {"switch": True}),
+    ("reward per response", {"reward": True}),
+    ("per-response handling per GPU", {"reward": True, "reward_per_gpu": True}),
+    ("training throughput floor", {"train_floor": True}),
+    ("decode tail fitted", {"tail": True}),
+    ("decode step floor", {"floor": True}),
     ("decode batch", {"batch": True}),
-    ("async streaming", {"streaming": True}),
-    ("copy bandwidth", {"copy": True}),
     ("copy per training GPU", {"copy": True, "copy_per_gpu": True}),
-    ("copy bandwidth, separate engines only", {"copy": True, "copy_separate": True}),
+    ("parts fitted on logged parts", {"parts": True}),
 ]
-"""Each feature is first scored alone on the fitted factors; then every combination of the step overhead, the decode batch,
-async streaming and the copy (none, whole, per training GPU, whole for separate engines only) is scored, because they act
-together (streaming shortens generation, the copy adds the time it hides; the overhead and the batch both lengthen small steps)."""
+"""Each is added alone to BASE and scored; those that pass the rule are then combined in the order of their gain."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
+CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU", copy=True, copy_per_gpu=True)
+"""What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
+fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
 
 
 @dataclass
@@ -96,6 +130,13 @@ class Params:
     copy_spread: float = 1.5
     copy_per_gpu: bool = False
     copy_separate: bool = False
+    switch: float | None = None
+    reward: float = 0.0
+    tail: float = 0.5
+    floor: float = 0.0
+    parts: bool = False
+    reward_per_gpu: bool = False
+    train_floor: float = 0.0
 
 
 def corpus() -> dict:
@@ -119,15 +160,31 @@ def apply(p: Params) -> None:
     rl.SYNC_COPY_GB_PER_S = None if p.copy is None else Interval(p.copy / p.copy_spread, p.copy, p.copy * p.copy_spread)
     rl_fit.TYPICAL_RESPONSE = p.typical
     rl_fit.RESPONSE_SHARE_OF_CAP = p.share_of_cap
+    rl.ENGINE_SWITCH_GB_PER_S = None if not p.switch else Interval(p.switch / p.spread, p.switch, p.switch * p.spread)
+    rl.REWARD_SECONDS_PER_ROLLOUT = p.reward / 1000
+    rl.DECODE_TAIL_SHARE = p.tail
+    rl.DECODE_STEP_FLOOR = p.floor
+    rl.REWARD_PER_GPU = p.reward_per_gpu
+    rl.TRAIN_TOKEN_FLOOR = p.train_floor / 1e6
 
 
-def loss(part: list[dict], models: dict) -> float:
-    """Mean over sources of each source's median |log(modelled / measured)|: every source weighs the same."""
+def loss(part: list[dict], models: dict, parts: bool = False) -> float:
+    """Mean over sources of each source's median |log(modelled / measured)|: every source weighs the same. With
+    `parts`, a row that logs its parts scores the mean of its step's and each logged part's |log| error."""
     by_source: dict[str, list[float]] = {}
-    for s in score(part, models):
-        by_source.setdefault(s.source, []).append(abs(math.log(s.modelled.expected / s.measured)))
+    for row in part:
+        by_source.setdefault(row["source"], []).append(_row_loss(row, models, parts))
     per_source = [sorted(v)[len(v) // 2] for v in by_source.values()]
     return sum(per_source) / len(per_source)
+
+
+def _row_loss(row: dict, models: dict, parts: bool) -> float:
+    time = modelled_time(row, models)
+    errors = [abs(math.log(time.step.expected / row["step_seconds"]))]
+    if parts:
+        errors += [abs(math.log(time.parts[name].expected / seconds)) for name, seconds in row.get("parts", {}).items()
+                   if name in time.parts and seconds and time.parts[name].expected > 0]
+    return sum(errors) / len(errors)
 
 
 def fit_copy(sync_rows: list[dict], models: dict, per_gpu: bool) -> tuple[float, float]:
@@ -156,7 +213,8 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     """The variant's constants fitted on `train` (step rows) and `sync_rows`."""
     stated = [r for r in train if r["response_tokens"] is not None]
     capped = [r for r in train if r["response_tokens"] is None]
-    p = Params(streaming=variant.streaming, copy_per_gpu=variant.copy_per_gpu, copy_separate=variant.copy_separate)
+    p = Params(streaming=variant.streaming, copy_per_gpu=variant.copy_per_gpu, copy_separate=variant.copy_separate, parts=variant.parts,
+               reward_per_gpu=variant.reward_per_gpu)
     if variant.copy and sync_rows:
         p.copy, p.copy_spread = fit_copy(sync_rows, models, variant.copy_per_gpu)
     p.typical, p.share_of_cap = fit_response(variant, stated)
@@ -165,6 +223,17 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
         grids["overhead"] = OVERHEAD_GRID
     if variant.batch:
         grids["half_batch"] = HALF_BATCH_GRID
+    if variant.switch:
+        p.switch = 5.0
+        grids["switch"] = SWITCH_GRID
+    if variant.reward:
+        grids["reward"] = PER_GPU_GRID if variant.reward_per_gpu else REWARD_GRID
+    if variant.train_floor:
+        grids["train_floor"] = TRAIN_FLOOR_GRID
+    if variant.tail:
+        grids["tail"] = TAIL_GRID
+    if variant.floor:
+        grids["floor"] = FLOOR_GRID
     p = _descend(p, grids, stated or train, models)
     if variant.response == "typical via steps" and capped:
         p = _descend(p, {"typical": list(range(200, 8001, 100))}, capped, models)
@@ -195,7 +264,7 @@ def _descend(p: Params, grids: dict, part: list[dict], models: dict) -> Params:
 
 def _trial(p: Params, part: list[dict], models: dict) -> float:
     apply(replace(p, spread=1.0))
-    return loss(part, models)
+    return loss(part, models, p.parts)
 
 
 def loso(variant: Variant, data: dict) -> tuple[dict, dict[str, float]]:
@@ -203,42 +272,51 @@ def loso(variant: Variant, data: dict) -> tuple[dict, dict[str, float]]:
     source's median error."""
     calibration = rows(data, "calibration")
     sync_rows = data.get("sync_rows", [])
-    scored, per_source = [], {}
+    scored, per_source, spreads = [], {}, []
     for source in dict.fromkeys(r["source"] for r in calibration):
         left_out = [r for r in calibration if r["source"] == source]
-        apply(fit(variant, [r for r in calibration if r["source"] != source], sync_rows, data["models"]))
+        p = fit(variant, [r for r in calibration if r["source"] != source], sync_rows, data["models"])
+        apply(p)
         these = score(left_out, data["models"])
         scored += these
+        spreads.append(p.spread)
         per_source[source] = summary(these)["median_error"]
-    return summary(scored), per_source
+    return {**summary(scored), "width": sorted(spreads)[len(spreads) // 2]}, per_source
 
 
 def choose(data: dict, verbose: bool) -> Variant:
-    """Forward selection of the structure by leave-one-source-out median error (interval holds breaking ties), then
-    the response default likewise."""
+    """The rule of the module docstring: each feature alone on BASE, then those that pass combined in the order of their
+    gain, then the response default; every step scored by leave-one-source-out over calibration only."""
+    scores: dict[Variant, tuple[float, float]] = {}
+
     def run(v: Variant) -> tuple[float, float]:
-        result, per_source = loso(v, data)
-        if verbose:
-            print(f"LOSO {v.name:<58} {v.response:<18} median error {result['median_error']:.0%}  "
-                  f"interval holds {result['interval_holds']:.0%}  ({result['runs']} rows)")
-            print("     " + ", ".join(f"{_short(s)} {e:.0%}" for s, e in per_source.items()))
-        return result["median_error"], -result["interval_holds"]
-    best, best_score = BASE, run(BASE)
-    trials = [replace(BASE, name="factors + " + name, **features) for name, features in FEATURES]
-    for overhead, batch, streaming in itertools.product((False, True), repeat=3):
-        for copy, per_gpu, separate in ((False, False, False), (True, False, False), (True, True, False), (True, False, True)):
-            if (overhead + batch + streaming + copy) < 2:
-                continue  # scored above
-            name = " + ".join(["factors"] + ["step overhead"] * overhead + ["decode batch"] * batch + ["async streaming"] * streaming +
-                              ([_copy_name(per_gpu, separate)] if copy else []))
-            trials.append(replace(BASE, name=name, overhead=overhead, batch=batch, streaming=streaming, copy=copy, copy_per_gpu=per_gpu,
-                                  copy_separate=separate))
-    for trial in trials:
-        trial_score = run(trial)
-        if trial_score < best_score:
-            best, best_score = trial, trial_score
-    scored = [(run(replace(best, response=r)) if r != best.response else best_score, replace(best, response=r)) for r in RESPONSES]
-    return min(scored, key=lambda t: t[0])[1]
+        if v not in scores:
+            result, per_source = loso(v, data)
+            scores[v] = (result["median_error"], result["interval_holds"])
+            if verbose:
+                print(f"LOSO {v.name:<70} {v.response:<18} median error {result['median_error']:.0%}  "
+                      f"interval holds {result['interval_holds']:.0%}  width x/÷ {result['width']:.2f}  ({result['runs']} rows)", flush=True)
+                print("     " + ", ".join(f"{_short(s)} {e:.0%}" for s, e in per_source.items()), flush=True)
+        return scores[v]
+
+    def better(trial: Variant, current: Variant) -> bool:
+        (error, holds), (current_error, _) = run(trial), run(current)
+        return holds >= MIN_HOLDS and error <= current_error - MIN_GAIN - 1e-9
+
+    best = BASE
+    alone = [replace(BASE, name=f"{BASE.name} + {name}", **features) for name, features in FEATURES]
+    passing = sorted((v for v in alone if better(v, BASE)), key=lambda v: run(v)[0])
+    for feature in passing:
+        flags = {k: True for k in ("switch", "reward", "reward_per_gpu", "train_floor", "tail", "floor", "batch", "copy", "copy_per_gpu",
+                                   "parts") if getattr(feature, k)}
+        trial = replace(best, name=best.name + feature.name.removeprefix(BASE.name), **flags)
+        if better(trial, best):
+            best = trial
+    for response in RESPONSES:
+        trial = replace(best, response=response)
+        if response != best.response and better(trial, best):
+            best = trial
+    return best
 
 
 def _copy_name(per_gpu: bool, separate: bool) -> str:
@@ -269,7 +347,11 @@ def split_to_score(argv: list[str]) -> str | None:
 def main() -> None:
     extra = split_to_score(sys.argv)
     data = corpus()
-    variant = choose(data, verbose="--loso" in sys.argv or "--write" in sys.argv)
+    variant = CHOSEN
+    if "--loso" in sys.argv:
+        variant = choose(data, verbose=True)
+        print(f"the rule chooses: {variant.name}, response default {variant.response}"
+              + ("" if variant == CHOSEN else f" (CHOSEN is {CHOSEN.name}, {CHOSEN.response}: update it)"))
     calibration = rows(data, "calibration")
     p = fit(variant, calibration, data.get("sync_rows", []), data["models"])
     apply(p)
@@ -292,7 +374,10 @@ def main() -> None:
                    f'Do not edit."""\n\n'
                    f"DECODE_SHARE = {p.decode}\nUPDATE_EFFICIENCY = {p.update}\nSPREAD = {p.spread}\nTYPICAL_RESPONSE = {p.typical}\n"
                    f"STEP_OVERHEAD = {p.overhead}\nDECODE_HALF_BATCH = {p.half_batch}\nSYNC_GB_PER_S = {p.copy}\n"
-                   f"SYNC_SPREAD = {p.copy_spread}\nSYNC_PER_TRAINING_GPU = {p.copy_per_gpu}\nSYNC_SEPARATE_ONLY = {p.copy_separate}\nRESPONSE_SHARE_OF_CAP = {p.share_of_cap}\nASYNC_STREAMING = {p.streaming}\n"
+                   f"SYNC_SPREAD = {p.copy_spread}\nSYNC_PER_TRAINING_GPU = {p.copy_per_gpu}\nSYNC_SEPARATE_ONLY = {p.copy_separate}\n"
+                   f"RESPONSE_SHARE_OF_CAP = {p.share_of_cap}\nASYNC_STREAMING = {p.streaming}\nSWITCH_GB_PER_S = {p.switch}\n"
+                   f"REWARD_MS_PER_ROLLOUT = {p.reward}\nDECODE_TAIL_SHARE = {p.tail}\nDECODE_STEP_FLOOR = {p.floor}\n"
+                   f"REWARD_PER_GPU = {p.reward_per_gpu}\nTRAIN_TOKEN_FLOOR_US = {p.train_floor}\n"
                    f"HELD_OUT = {held!r}\n")
 
 

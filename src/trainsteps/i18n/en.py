@@ -142,6 +142,8 @@ QUANTITIES = {
     'rl_old_log_prob_seconds': 'log-prob forward (seconds per step)',
     'rl_actor_update_seconds': 'actor update (seconds per step)',
     'rl_weight_sync_seconds': 'weight sync (seconds per step)',
+    'rl_engine_switch_seconds': 'engine switch (seconds per step)',
+    'rl_reward_seconds': 'reward scoring (seconds per step)',
     'rl_step_overhead_seconds': 'step overhead (seconds per step)',
     'rl_step_seconds': 'seconds per RL step',
 }
@@ -370,7 +372,9 @@ LABELS = {
     'time.rl.part.actor_update': 'actor update',
     'time.rl.part.critic_update': 'critic update',
     'time.rl.part.weight_sync': 'weight sync',
-    'time.rl.part.step_overhead': 'step overhead (engine wake/sleep, offload, scheduling)',
+    'time.rl.part.engine_switch': 'engine switch (sleep and wake-up of the colocated rollout engine)',
+    'time.rl.part.reward': 'reward scoring',
+    'time.rl.part.step_overhead': 'step overhead (scheduling, engine switch and reward when not their own lines)',
     'time.rl.part.overlap': 'overlap (async)',
 }
 

@@ -142,6 +142,8 @@ QUANTITIES = {
     'rl_old_log_prob_seconds': 'log-prob 前向（每步秒数）',
     'rl_actor_update_seconds': 'actor 更新（每步秒数）',
     'rl_weight_sync_seconds': '权重同步（每步秒数）',
+    'rl_engine_switch_seconds': '引擎切换（每步秒数）',
+    'rl_reward_seconds': '奖励打分（每步秒数）',
     'rl_step_overhead_seconds': '每步固定开销（秒）',
     'rl_step_seconds': '每个 RL 步的秒数',
 }
@@ -370,7 +372,9 @@ LABELS = {
     'time.rl.part.actor_update': 'actor 更新',
     'time.rl.part.critic_update': 'critic 更新',
     'time.rl.part.weight_sync': '权重同步',
-    'time.rl.part.step_overhead': '每步固定开销（引擎唤醒/休眠、卸载、调度）',
+    'time.rl.part.engine_switch': '引擎切换（同置推理引擎的休眠与唤醒）',
+    'time.rl.part.reward': '奖励打分',
+    'time.rl.part.step_overhead': '每步固定开销（调度；引擎切换与奖励未单列时亦计入）',
     'time.rl.part.overlap': '重叠（异步）',
 }
 

@@ -9,26 +9,30 @@ response_tokens=)` and `rl_step_time(setup)`; planners/time.py does this for eve
 One step, synchronous (the rollout engine and the trainer share the GPUs, as verl's hybrid engine does):
 
     step = generation + old log-probs + reference + critic values + actor update + critic update + weight sync
-           + step overhead
+           + engine switch + reward + step overhead
 
     generation    prefill: 2·N FLOPs per prompt token, compute bound (prefill MFU);
                   decode: memory-bandwidth bound, continuous batching. Each rollout engine (tensor-parallel group of
                   `rollout_tp` GPUs) decodes its share of prompts x n sequences `concurrency` at a time (at most
                   `max_num_seqs`, and no more than the KV cache holds), then drains its longest response alone
-                  (halfway from the mean to the cap). A decode step reads the engine's weights (every expert of a
-                  mixture of experts) and the running sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM
+                  (DECODE_TAIL_SHARE of the way from the mean to the cap). A decode step reads the engine's
+                  weights (every expert of a mixture of experts) and the running sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM
                   bandwidth, less with a small batch (x concurrency / (concurrency + DECODE_HALF_BATCH)), and is
-                  never faster than its FLOPs (the active parameters).
+                  never faster than its FLOPs (the active parameters) nor than DECODE_STEP_FLOOR.
     forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
     updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops x UPDATE_EFFICIENCY
     weight sync   the policy's weights (all of them) copied to the rollout engine each step: bytes/param x N over
                   the copy bandwidth (SYNC_GB_PER_S, fitted on published copy times when rl_fit has one; else
                   per GPU of a rollout engine at an assumed NVLink rate)
-    step overhead a fixed time per step (engine wake-up and sleep, offload, scheduling, reward), fitted
+    engine switch a colocated engine's sleep and wake-up: its weight shard out and back at ENGINE_SWITCH_GB_PER_S
+                  (when fitted; else the step overhead carries it)
+    reward        responses x REWARD_SECONDS_PER_ROLLOUT (when fitted)
+    step overhead a fixed time per step (scheduling, and whatever the lines above do not carry), fitted
 
 Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
 
-    step = max(generation, forwards + updates) + weight sync + step overhead   (the `overlap` part is the time taken off)
+    step = max(generation, forwards + updates) + weight sync + engine switch + reward + step overhead
+           (the `overlap` part is the time taken off)
 
 DECODE_BANDWIDTH_SHARE, DECODE_HALF_BATCH, UPDATE_EFFICIENCY, STEP_OVERHEAD, the copy bandwidth and the typical
 response length (used when only the cap is known) are fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
@@ -83,8 +87,25 @@ depend on the batch): a small batch spends its decode step on kernel launches an
 ASYNC_STREAMING = rl_fit.ASYNC_STREAMING
 """Asynchronous engines stream across steps (fitted as a variant: True when it scores better on calibration)."""
 STEP_OVERHEAD = Interval(rl_fit.STEP_OVERHEAD / rl_fit.SPREAD, rl_fit.STEP_OVERHEAD, rl_fit.STEP_OVERHEAD * rl_fit.SPREAD)
-"""Seconds every step spends outside generation, forwards, updates and the copy (fitted): the rollout engine's
-wake-up and sleep, offload and reload, scheduling and reward scoring."""
+"""Seconds every step spends outside generation, forwards, updates, the copy and the parts below (fitted): scheduling,
+and whatever the engine switch and reward lines do not carry."""
+ENGINE_SWITCH_GB_PER_S = (None if not rl_fit.SWITCH_GB_PER_S else
+                          Interval(rl_fit.SWITCH_GB_PER_S / rl_fit.SPREAD, rl_fit.SWITCH_GB_PER_S, rl_fit.SWITCH_GB_PER_S * rl_fit.SPREAD))
+"""Rate (GB/s per GPU) at which a colocated rollout engine releases and reloads its weights each step (sleep and
+wake-up: the weight shard out and back), fitted; None: no engine switch line (the fixed overhead carries it)."""
+REWARD_SECONDS_PER_ROLLOUT = rl_fit.REWARD_MS_PER_ROLLOUT / 1000
+"""Seconds of reward scoring and per-response handling per response (fitted; 0: the fixed overhead carries it)."""
+REWARD_PER_GPU = rl_fit.REWARD_PER_GPU
+"""The per-response time is spread over the training GPUs (a worker per GPU) rather than spent in one driver."""
+TRAIN_TOKEN_FLOOR = rl_fit.TRAIN_TOKEN_FLOOR_US / 1e6
+"""Shortest seconds per token per GPU of one training-engine forward (an update counts three): a small model's
+forwards are bound by the vocabulary's log-softmax, padding and launches, not by its matmul FLOPs (fitted; 0: none)."""
+DECODE_TAIL_SHARE = rl_fit.DECODE_TAIL_SHARE
+"""How far from the mean toward the cap the longest response of an engine runs (fitted; 0.5: halfway): the drain in
+which it decodes alone."""
+DECODE_STEP_FLOOR = rl_fit.DECODE_STEP_FLOOR
+"""Shortest decode step in seconds (fitted; 0: none): a small model's decode step is bound by kernel launches and
+sampling on the CPU, not by reading its weights."""
 KV_MEMORY_SHARE = 0.9
 """Share of a rollout GPU's memory its engine holds for weights and KV cache (vLLM's gpu_memory_utilization in verl's
 and NeMo RL's defaults: 0.5-0.6)."""
@@ -93,8 +114,10 @@ KV_GROUPS = 4
 UPDATE_EFFICIENCY = Interval(rl_fit.UPDATE_EFFICIENCY / rl_fit.SPREAD, rl_fit.UPDATE_EFFICIENCY, rl_fit.UPDATE_EFFICIENCY * rl_fit.SPREAD)
 """The training engine's MFU in an RL step (its forwards and updates) relative to timing.flops' training MFU, fitted
 on published RL steps (variable-length micro-batches, offload and resharding included)."""
-PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "step_overhead",
-         "overlap")
+PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "engine_switch",
+         "reward", "step_overhead", "overlap")
+OUTSIDE_TRAINING = ("generation", "weight_sync", "engine_switch", "reward", "step_overhead")
+"""Parts that are not the training engine's forwards and updates (an asynchronous step overlaps only generation)."""
 """The Time section's lines, in the order a step runs them."""
 
 
@@ -179,7 +202,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     attended = setup.prompt_tokens + mean_response.expected
     forward = eval_flops_per_token(setup.shape, attended)
     forward_mfu = _times(FORWARD_MFU, UPDATE_EFFICIENCY)
-    forward_seconds = _compute(tokens, forward, setup.gpus, peak, forward_mfu)
+    forward_seconds = _at_least(_compute(tokens, forward, setup.gpus, peak, forward_mfu), tokens.scaled(TRAIN_TOKEN_FLOOR / setup.gpus))
     _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
           f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
     if setup.old_log_prob:
@@ -190,7 +213,8 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
         parts["critic_values"] = forward_seconds
     train = train_flops_per_token(setup.shape, attended, setup.training)
     mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, UPDATE_EFFICIENCY)
-    update = _compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu)
+    update = _at_least(_compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu),
+                       tokens.scaled(3 * setup.ppo_epochs * TRAIN_TOKEN_FLOOR / setup.gpus))
     parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
                                   f"{tokens.expected:.4g} x {setup.ppo_epochs} x {train.expected:.4g} / "
                                   f"({setup.gpus} x {peak:.4g} x {mfu.expected:.3g})")
@@ -198,10 +222,16 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
         parts["critic_update"] = update
     if setup.weight_sync:
         parts["weight_sync"] = _weight_sync(setup, d, bytes_per_param)
+    if ENGINE_SWITCH_GB_PER_S is not None and setup.rollout_gpus is None and setup.weight_sync:
+        parts["engine_switch"] = _engine_switch(setup, d, bytes_per_param)
+    if REWARD_SECONDS_PER_ROLLOUT:
+        workers = setup.gpus if REWARD_PER_GPU else 1
+        parts["reward"] = _note(d, "rl_reward_seconds", Interval.exact(rollouts * REWARD_SECONDS_PER_ROLLOUT / workers),
+                                "responses x fitted seconds per response / workers", f"{rollouts} x {REWARD_SECONDS_PER_ROLLOUT:.3g} s / {workers}")
     if STEP_OVERHEAD.expected:
-        parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD, "fitted seconds per step (engine wake/sleep, offload, scheduling)")
-    training = _sum(part for name, part in parts.items() if name not in ("generation", "weight_sync", "step_overhead"))
-    sync = parts.get("weight_sync", Interval.exact(0.0)) + parts.get("step_overhead", Interval.exact(0.0))
+        parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD, "fitted seconds per step (scheduling, what no other line carries)")
+    training = _sum(part for name, part in parts.items() if name not in OUTSIDE_TRAINING)
+    sync = _sum(part for name, part in parts.items() if name in OUTSIDE_TRAINING and name != "generation")
     if setup.asynchronous:
         gen = parts["generation"]
         step = Interval(max(gen.low, training.low), max(gen.expected, training.expected), max(gen.high, training.high)) + sync
@@ -236,6 +266,14 @@ def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Int
                  f"{bytes_per_param} x {setup.shape.total_params:.4g} / {tp}")
 
 
+def _engine_switch(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
+    """A colocated engine's sleep and wake-up: each rollout GPU's weight shard released and reloaded."""
+    moved = 2 * bytes_per_param * setup.shape.total_params / setup.rollout_tp / 1e9
+    return _note(d, "rl_engine_switch_seconds", ENGINE_SWITCH_GB_PER_S.inverse(moved),
+                 "2 x bytes/param x all parameters / rollout tp / switch bandwidth",
+                 f"2 x {bytes_per_param} x {setup.shape.total_params:.4g} / {setup.rollout_tp} / {ENGINE_SWITCH_GB_PER_S.expected:.3g} GB/s")
+
+
 def _sync_assumption() -> str:
     if SYNC_COPY_GB_PER_S is not None:
         return (f"weight copy {SYNC_COPY_GB_PER_S.low:.2g}-{SYNC_COPY_GB_PER_S.high:.2g} GB/s"
@@ -260,7 +298,8 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     streaming = setup.asynchronous and ASYNC_STREAMING
     bounds = []
     for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
-        longest = min((mean + setup.response_cap) / 2, setup.response_cap) if setup.response_cap else 2 * mean
+        cap = setup.response_cap or 3 * mean  # no cap: the longest is taken as twice the mean (the fitted share 0.5)
+        longest = min(mean + DECODE_TAIL_SHARE * max(cap - mean, 0), cap)
         context = setup.prompt_tokens + mean / 2
         concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, bytes_per_param)
         steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
@@ -270,7 +309,7 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
               zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
     compute = [2 * n_params * c / (setup.rollout_tp * peak) / mfu for (_, _, c), mfu in
                zip(bounds, (PREFILL_MFU.high, PREFILL_MFU.expected, PREFILL_MFU.low), strict=True)]
-    decode_step = Interval(*sorted(max(m, c) for m, c in zip(memory, compute, strict=True)))
+    decode_step = Interval(*sorted(max(m, c, DECODE_STEP_FLOOR) for m, c in zip(memory, compute, strict=True)))
     decode = Interval(*sorted(step * b[0] for step, b in zip((decode_step.low, decode_step.expected, decode_step.high), bounds,
                                                             strict=True)))
     prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
@@ -318,6 +357,11 @@ def _compute(tokens: Interval, flops_per_token: float, gpus: int, peak: float, m
     """Seconds for `tokens` at `flops_per_token` on `gpus`, the fastest with the most tokens' lower bound and best MFU."""
     return Interval(tokens.low * flops_per_token / (gpus * peak * mfu.high), tokens.expected * flops_per_token / (gpus * peak * mfu.expected),
                     tokens.high * flops_per_token / (gpus * peak * mfu.low))
+
+
+def _at_least(seconds: Interval, floor: Interval) -> Interval:
+    """Bound by bound the larger of a FLOPs time and a throughput floor."""
+    return Interval(max(seconds.low, floor.low), max(seconds.expected, floor.expected), max(seconds.high, floor.high))
 
 
 def _times(a: Interval, b: Interval) -> Interval:

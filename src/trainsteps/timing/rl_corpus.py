@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import ModelShape
 from trainsteps.timing.gpus import find_gpu
-from trainsteps.timing.rl import RolloutShape, response_interval, rl_step_time, setup_from_shape
+from trainsteps.timing.rl import RLStepTime, RolloutShape, response_interval, rl_step_time, setup_from_shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,11 @@ class Scored:
 
 def modelled_step(row: dict, models: dict) -> Interval:
     """The model's step for a corpus row, with the lengths a user would give: the stated mean response, else the cap."""
+    return modelled_time(row, models).step
+
+
+def modelled_time(row: dict, models: dict) -> RLStepTime:
+    """The model's step and its parts for a corpus row (modelled_step's lengths)."""
     facts = models[row["model"]]
     shape = ModelShape(facts.get("active_params", facts["params"]), facts["params"], layers=facts["layers"],
                        attention_width=facts["attention_width"], source=row["model"], active_params=facts.get("active_params"),
@@ -46,7 +51,7 @@ def modelled_step(row: dict, models: dict) -> Interval:
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
     setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response)
-    return rl_step_time(setup).step
+    return rl_step_time(setup)
 
 
 def score(rows: list[dict], models: dict) -> list[Scored]:
