@@ -445,6 +445,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     (a UTF-8 character never spans a newline byte)."""
     ctx = ScanContext(file=name, out=out)
     pending, previous, seen = b"", None, 0
+    one = [False]  # whether the block before was read as one shape (see `_chunk`)
     number = 0
     # A block cut inside a very long line (no line end within MAX_LINE * 4 bytes) leaves that line open: the next
     # block's first line is its continuation and keeps its number (pieces of a line are never counted as lines).
@@ -469,7 +470,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
             block, pending = (b"", pending, len(pending)), b""
             cut_inside = False
         if previous is not None:
-            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES // 2)
+            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES // 2, one=one)
             seen += len(previous[0]) + previous[2]
             unfinished = previous_unfinished
         previous, previous_unfinished = block, cut_inside
@@ -482,8 +483,26 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx.finish()
 
 
-def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool) -> int:
-    """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read."""
+def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool, one: list[bool] | None = None) -> int:
+    """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read.
+
+    `one`, if given, holds whether the block before was read as one shape, and is set for this one: such a block is
+    tried as one shape before its probe, since the probe says "one" whenever that succeeds and a line end is in it."""
+    head, body, stop = block
+    if one is not None:
+        one[0], was_one = False, one[0]
+        if was_one and not full and body.find(b"\n", 0, SPARSE_PROBE) >= 0:
+            read = _one_shape(head, body, stop, number, ctx)
+            if read is not None:
+                one[0] = True
+                return read
+            return _after_probe(block, number, ctx, tried_one=True)
+    return _after_probe(block, number, ctx, full=full, one=one)
+
+
+def _after_probe(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool = False, tried_one: bool = False,
+                 one: list[bool] | None = None) -> int:
+    """`_chunk` without its hint: the block read whole, or as its probe says (`tried_one`: not as one shape, which failed)."""
     head, body, stop = block
     if full:
         data = _lines_of(head, body, stop)
@@ -495,8 +514,10 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
         return number
     probe = _probe(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
     if probe == "one":  # one shape so far (loss dicts, jsonl rows, Megatron or verl metrics lines): maybe the whole chunk
-        read = _one_shape(head, body, stop, number, ctx)
+        read = None if tried_one else _one_shape(head, body, stop, number, ctx)
         if read is not None:
+            if one is not None:
+                one[0] = True
             return read
         probe = _forms_or_lines(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
     if probe != "forms":  # sparse, or lines of many forms (long metrics lines): the split lines cost less than forms
