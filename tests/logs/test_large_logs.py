@@ -3,6 +3,7 @@ never be lost is not: line numbers, the banner, a crash, an evaluation, the last
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -101,24 +102,31 @@ def _read_lines_of(read) -> tuple[int, list[tuple[int, str]]]:
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(0, 10 ** 12), min_size=1, max_size=3000), st.sampled_from(["", "\r", "\r\r"]),
-       st.sampled_from(["", "\r"]), st.integers(0, 12), st.sampled_from([0, 600, 1500]))
-def test_a_chunk_of_one_shape_reads_the_lines_and_numbers_the_split_lines_give(numbers, inside, crlf, head_size, width):
+       st.sampled_from(["", "\r"]), st.integers(0, 12), st.sampled_from([0, 600, 1500]), st.sampled_from([reader.SEGMENT, 700, 1]))
+def test_a_chunk_of_one_shape_reads_the_lines_and_numbers_the_split_lines_give(numbers, inside, crlf, head_size, width, segment):
     """Lines that differ only in their digits (loss dicts, jsonl rows, long metrics lines), with carriage returns
     inside and CRLF ends: the chunk read without splitting it reads the same lines under the same numbers as
-    `_by_shape`."""
+    `_by_shape`, whatever its segments (one line each, a few, or the whole chunk)."""
     filler = "- x:" * (width // 4)
     data = "".join(f"{{'loss': {n % 997}, 'step': {n}}}{inside}[{n // 7}/{n}]{filler}{crlf}\n" for n in numbers).encode()
     head = data[:min(head_size, data.index(b"\n"))]
     body = data[len(head):] + b"unfinished"
     assert reader._probe(head + body[:reader.SPARSE_PROBE]) in ("one", "sparse")
-    one = _read_lines_of(lambda: reader._one_shape(head, body, len(data) - len(head), 10, None))
-    assert one[0] is not None
-    assert one == _read_lines_of(lambda: reader._by_shape(data, 10, None))
-    assert one == _read_lines_of(lambda: reader._chunk((head, body, len(data) - len(head)), 10, None, full=False))
+    kept, reader.SEGMENT = reader.SEGMENT, segment
+    try:
+        one = _read_lines_of(lambda: reader._one_shape(head, body, len(data) - len(head), 10, None))
+        assert one[0] is not None
+        assert one == _read_lines_of(lambda: reader._by_shape(data, 10, None))
+        assert one == _read_lines_of(lambda: reader._chunk((head, body, len(data) - len(head)), 10, None, full=False))
+    finally:
+        reader.SEGMENT = kept
 
 
-def test_a_chunk_with_a_second_shape_is_not_read_as_one_shape():
-    data = b"".join(b"{'loss': %d}\n" % n for n in range(2000)) + b"Traceback (most recent call last):\n"
+@pytest.mark.parametrize("where", [0, 1, 1000, 1999, 2000])
+def test_a_chunk_with_a_second_shape_is_not_read_as_one_shape(where):
+    rows = [b"{'loss': %d}\n" % n for n in range(2000)]
+    rows.insert(where, b"Traceback (most recent call last):\n")
+    data = b"".join(rows)
     assert reader._one_shape(b"", data + b"{'loss'", len(data), 0, None) is None
 
 

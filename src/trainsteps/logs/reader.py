@@ -425,9 +425,6 @@ _DIGITS = b"0123456789"
 MAX_NEW_SHAPES = 64
 """Lines of new shapes read per sampled chunk when it has more (inputs where every line differs): those holding a
 MUST_READ marker first, then a spread of the rest."""
-LONG_LINE = 512
-"""In a chunk of one shape, lines at least this long on average are found by stepping over each line end (see
-`_after_line_ends`); shorter ones by counting line ends."""
 SPARSE_PROBE = 1 << 16
 """A sampled chunk whose first SPARSE_PROBE bytes hold at least SPARSE_MIN_LINES lines, three in four of a shape of their
 own, is read sparsely (`_sparse`): prose, random bytes, hashes. Shapes say nothing there and cost more than reading."""
@@ -448,6 +445,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     (a UTF-8 character never spans a newline byte)."""
     ctx = ScanContext(file=name, out=out)
     pending, previous, seen = b"", None, 0
+    one = [False]  # whether the block before was read as one shape (see `_chunk`)
     number = 0
     # A block cut inside a very long line (no line end within MAX_LINE * 4 bytes) leaves that line open: the next
     # block's first line is its continuation and keeps its number (pieces of a line are never counted as lines).
@@ -472,7 +470,7 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
             block, pending = (b"", pending, len(pending)), b""
             cut_inside = False
         if previous is not None:
-            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES // 2)
+            number = _chunk(previous, number - unfinished, ctx, full=seen < FULL_BYTES // 2, one=one)
             seen += len(previous[0]) + previous[2]
             unfinished = previous_unfinished
         previous, previous_unfinished = block, cut_inside
@@ -485,8 +483,26 @@ def _scan_chunks(stream, name: str, out: LogObservations) -> None:
     ctx.finish()
 
 
-def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool) -> int:
-    """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read."""
+def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool, one: list[bool] | None = None) -> int:
+    """Read one block of complete lines (see `_scan_chunks`); returns the number of the last line read.
+
+    `one`, if given, holds whether the block before was read as one shape, and is set for this one: such a block is
+    tried as one shape before its probe, since the probe says "one" whenever that succeeds and a line end is in it."""
+    head, body, stop = block
+    if one is not None:
+        one[0], was_one = False, one[0]
+        if was_one and not full and body.find(b"\n", 0, SPARSE_PROBE) >= 0:
+            read = _one_shape(head, body, stop, number, ctx)
+            if read is not None:
+                one[0] = True
+                return read
+            return _after_probe(block, number, ctx, tried_one=True)
+    return _after_probe(block, number, ctx, full=full, one=one)
+
+
+def _after_probe(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full: bool = False, tried_one: bool = False,
+                 one: list[bool] | None = None) -> int:
+    """`_chunk` without its hint: the block read whole, or as its probe says (`tried_one`: not as one shape, which failed)."""
     head, body, stop = block
     if full:
         data = _lines_of(head, body, stop)
@@ -498,8 +514,10 @@ def _chunk(block: tuple[bytes, bytes, int], number: int, ctx: ScanContext, full:
         return number
     probe = _probe(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
     if probe == "one":  # one shape so far (loss dicts, jsonl rows, Megatron or verl metrics lines): maybe the whole chunk
-        read = _one_shape(head, body, stop, number, ctx)
+        read = None if tried_one else _one_shape(head, body, stop, number, ctx)
         if read is not None:
+            if one is not None:
+                one[0] = True
             return read
         probe = _forms_or_lines(head + body[:SPARSE_PROBE] if head else body[:SPARSE_PROBE])
     if probe != "forms":  # sparse, or lines of many forms (long metrics lines): the split lines cost less than forms
@@ -596,59 +614,77 @@ def _looks_sparse(probe: bytes) -> bool:
 
 def _one_shape(head: bytes, body: bytes, stop: int, number: int, ctx: ScanContext) -> int | None:
     """A sampled block (see `_scan_chunks`) whose lines all have one shape (digits removed), read as `_chunk` reads it
-    (its first line, every SAMPLE_EVERY-th and its last TAIL_LINES) without splitting or copying it: the shapes, one
-    translated copy, are that one shape repeated (counted at C speed), and a read line is found by counting line ends
-    from the one before. None when the block holds another shape (or no line end)."""
-    shapes = body.translate(None, _DIGITS)  # the unfinished line after `stop` too: it holds no line end
-    first_end = shapes.find(b"\n") + 1
+    (its first line, every SAMPLE_EVERY-th and its last TAIL_LINES) without splitting it. None when the block holds
+    another shape (or no line end). Its lines are checked a SEGMENT at a time (`_one_shape_segments`), which also numbers
+    the line starting each segment, so a read line is found by stepping over a few line ends from the nearest one."""
+    first_end = body.find(b"\n", 0, stop) + 1
     if first_end == 0:
         return None
-    shape_end = shapes.rfind(b"\n") + 1
-    line_shape = head.translate(None, _DIGITS) + shapes[:first_end] if head else shapes[:first_end]
-    size = len(line_shape)
-    # occurrences that do not overlap, each ending with a line end, and as many bytes as the lines: they tile the lines
-    rest = shapes.count(line_shape, first_end, shape_end)
-    if rest * size != shape_end - first_end:
+    line_shape = head.translate(None, _DIGITS) + body[:first_end].translate(None, _DIGITS) if head \
+        else body[:first_end].translate(None, _DIGITS)
+    segments = _one_shape_segments(body, first_end, stop, line_shape)
+    if segments is None:
         return None
-    count = rest + 1
+    starts, firsts = segments
+    count = firsts[-1]
     shape = line_shape[:-1]
     # each line holds the shape's carriage returns: one more line each, a CRLF end being one end (as `_one` reads it)
     per_line = 1 + shape.count(b"\r") - shape.endswith(b"\r")
     picked = sorted(set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count)))
-    mean = (len(head) + stop) / count
-    end = body.find(b"\n")
-    number = _one((head + body[:end]).decode("utf-8", "replace"), number, ctx)  # line 0, the only one with the head
-    done, start = 1, end + 1  # lines[:done] are counted; the line `done` starts at byte `start` of the body
+    number = _one((head + body[:first_end - 1]).decode("utf-8", "replace"), number, ctx)  # line 0, the only one with the head
+    done = 1  # lines[:done] are counted
     for index in picked[1:]:
-        if index > done:
-            start = _after_line_ends(body, start, index - done, mean)
-            number += (index - done) * per_line
+        number += (index - done) * per_line
+        start = _line_start(body, starts, firsts, index)
         end = body.find(b"\n", start)
         number = _one(body[start:end].decode("utf-8", "replace"), number, ctx)
-        done, start = index + 1, end + 1
+        done = index + 1
     return number + (count - done) * per_line
 
 
-def _after_line_ends(data: bytes, start: int, lines: int, mean: float) -> int:
-    """Where the line `lines` lines after the one at `start` begins: the line ends are counted up to a guess from the
-    mean line length (one C pass over the bytes between), then the few between the guess and the true place walked.
-    Lines of LONG_LINE bytes or more are stepped over one by one (`find` skips a long line faster than `count` reads it)."""
-    if mean >= LONG_LINE:
-        at = start - 1
-        for _ in range(lines):
-            at = data.find(b"\n", at + 1)
-        return at + 1
-    guess = min(len(data), start + int(lines * mean))
-    seen = data.count(b"\n", start, guess)
-    at = guess
-    if seen >= lines:
-        for _ in range(seen - lines + 1):
-            at = data.rfind(b"\n", start, at)
-    else:
-        at -= 1
-        for _ in range(lines - seen):
-            at = data.find(b"\n", at + 1)
-    return at + 1
+SEGMENT = 1 << 16
+"""A block of one shape is checked this many bytes at a time (cut at line starts): each segment's shapes are compared
+with the line shape repeated (memcmp speed; counting the occurrences compares byte by byte), and the segments' line
+counts number the line that starts each one, so no line end of the block is counted."""
+
+
+def _one_shape_segments(body: bytes, first_end: int, stop: int, line_shape: bytes) -> tuple[list[int], list[int]] | None:
+    """The offsets in `body` of the line starting each segment from `first_end` (line 1) to `stop`, and those lines'
+    numbers in the block (the last offset is `stop`, its number the block's line count); None when a line of the
+    segments has another shape than `line_shape`. body[stop - 1] is a line end."""
+    size = len(line_shape)
+    starts, firsts = [first_end], [1]
+    at, lines = first_end, 1
+    while at < stop:
+        end = body.rfind(b"\n", at, min(at + SEGMENT, stop)) + 1  # the last line end within the segment's bytes
+        if end == 0:  # a line longer than a segment: up to its end
+            end = body.find(b"\n", at, stop) + 1
+        shapes = body[at:end].translate(None, _DIGITS)
+        more, left = divmod(len(shapes), size)
+        if left or shapes != line_shape * more:  # each line's shape ends with its one line end: the tiles are the lines
+            return None
+        at, lines = end, lines + more
+        starts.append(at)
+        firsts.append(lines)
+    return starts, firsts
+
+
+def _line_start(body: bytes, starts: list[int], firsts: list[int], index: int) -> int:
+    """Where line `index` (1 or more) of a block of one shape begins: from the nearest segment start (see
+    `_one_shape_segments`), stepping over line ends forward (`find`) or back (`rfind`), each at C speed."""
+    from bisect import bisect_right  # here only: a short log never samples a chunk
+
+    segment = bisect_right(firsts, index) - 1
+    ahead, behind = index - firsts[segment], firsts[segment + 1] - index  # index < firsts[-1]: a segment follows
+    if behind < ahead:
+        at = starts[segment + 1]
+        for _ in range(behind):
+            at = body.rfind(b"\n", 0, at - 1) + 1
+        return at
+    at = starts[segment]
+    for _ in range(ahead):
+        at = body.find(b"\n", at) + 1
+    return at
 
 
 def _lines_between(data: bytes, start: int, end: int, has_cr: bool) -> int:
