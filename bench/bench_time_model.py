@@ -16,7 +16,7 @@ tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
                                                      # runs, the DPO reference code, Stanford Alpaca, an Alpaca-recipe rerun)
     python bench/bench_time_model.py --fresh3        # the fourth held-out set (llm.c, nanoGPT, LLMs-from-scratch, EasyContext,
                                                      # MaxText on TPU, xTuring, Anyscale's DPO template, philschmid's L4 QLoRA,
-                                                     # Lambda's FlashAttention 2 and Llama 2 benchmarks, Baize)
+                                                     # Lambda's FlashAttention 2 and Llama 2 benchmarks, Baize, Notus)
     python bench/bench_time_model.py --loso          # leave one calibration source out: refit without it, score it
                                                      # (the held-out sets are not read)
 """

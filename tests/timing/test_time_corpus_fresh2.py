@@ -70,10 +70,10 @@ def test_fresh2_holds_sixty_rows_from_six_sources_and_six_of_every_category():
         assert sum(row["category"] == category for row in FRESH2) >= 6, category
 
 
-def test_fresh3_holds_fifty_rows_from_ten_sources_none_over_twenty_rows_every_category_and_fifteen_off_the_a100_and_h100():
+def test_fresh3_holds_fifty_rows_from_eleven_sources_none_over_twenty_every_category_and_fifteen_off_the_a100_and_h100():
     rows_per_source = Counter(row["group"] for row in FRESH3)
     assert len(FRESH3) >= 50
-    assert len(rows_per_source) >= 10
+    assert len(rows_per_source) >= 11
     assert max(rows_per_source.values()) <= 20
     assert {row["category"] for row in FRESH3} == set(CATEGORIES)
     assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH3) >= 15
