@@ -1,6 +1,7 @@
-"""The third held-out set of the time model (`fresh2` in tests/fixtures/timing/time_corpus.json): data only.
+"""The third and fourth held-out sets of the time model (`fresh2`, `fresh3` in tests/fixtures/timing/time_corpus.json):
+data only.
 
-These tests check what the rows are, never how the model scores them: the set is scored once, after the fit it
+These tests check what the rows are, never how the model scores them: each set is scored once, after the fit it
 judges has been chosen (docs/time.md).
 """
 
@@ -8,6 +9,7 @@ import importlib
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json").read_text())
 FRESH2 = [row for row in CORPUS["rows"] if row["split"] == "fresh2"]
+FRESH3 = [row for row in CORPUS["rows"] if row["split"] == "fresh3"]
+DATA_ONLY_SETS = ("fresh2", "fresh3")
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 CALIBRATION_POOL = ("torchtune", "unsloth", "llama-factory", "llamafactory", "liger", "fsdp_qlora", "megatron-lm",
                     "deepspeed", "axolotl", "ms-swift", "modelscope/swift")
@@ -27,29 +31,32 @@ def _address(source: str) -> str:
     return source.split(" (")[0]
 
 
-def test_the_calibration_and_the_three_held_out_sets_share_no_source():
+def test_the_calibration_and_the_four_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
         by_split.setdefault(row["split"], set()).add(row["group"])
         addresses.setdefault(row["split"], set()).add(_address(row["source"]))
-    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2"}
+    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3"}
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
-    assert set(CORPUS["split"]["fresh2"]) == by_split["fresh2"]
+    for name in DATA_ONLY_SETS:
+        assert set(CORPUS["split"][name]) == by_split[name], name
 
 
-def test_no_fresh2_source_comes_from_the_calibration_pool():
-    for row in FRESH2:
+@pytest.mark.parametrize("name", DATA_ONLY_SETS)
+def test_no_source_of_a_data_only_set_comes_from_the_calibration_pool(name):
+    for row in (r for r in CORPUS["rows"] if r["split"] == name):
         named = f"{row['group']} {row['source']}".lower()
         assert not any(pool in named for pool in CALIBRATION_POOL), row["id"]
 
 
-def test_every_fresh2_row_names_its_address_its_quote_and_what_its_source_states():
-    for row in FRESH2:
+@pytest.mark.parametrize("name", DATA_ONLY_SETS)
+def test_every_row_of_a_data_only_set_names_its_address_its_quote_and_what_its_source_states(name):
+    for row in (r for r in CORPUS["rows"] if r["split"] == name):
         assert row["source"].startswith("https://"), row["id"]
         assert row["quote"].strip() and row["stated"].strip() and row["shape_source"].strip(), row["id"]
         if "github.com/" in row["source"] or ("huggingface.co/" in row["source"] and "/blob/" in row["source"]):
@@ -63,12 +70,21 @@ def test_fresh2_holds_sixty_rows_from_six_sources_and_six_of_every_category():
         assert sum(row["category"] == category for row in FRESH2) >= 6, category
 
 
+def test_fresh3_holds_fifty_rows_from_eleven_sources_none_over_twenty_every_category_and_fifteen_off_the_a100_and_h100():
+    rows_per_source = Counter(row["group"] for row in FRESH3)
+    assert len(FRESH3) >= 50
+    assert len(rows_per_source) >= 11
+    assert max(rows_per_source.values()) <= 20
+    assert {row["category"] for row in FRESH3} == set(CATEGORIES)
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH3) >= 15
+
+
 def _rows_per_example(row) -> int:
     """A preference example is a chosen and a rejected row; the tokens/s of the corpus count both."""
     return 2 if row.get("trainer") else 1
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
 def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
     measured = row["measured"]
     rows_per_second = (measured["examples"] / measured["wall_seconds"] if "examples" in measured
@@ -78,9 +94,20 @@ def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_impl
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
 
 
-def test_every_fresh2_row_loads_as_the_time_model_reads_the_corpus():
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
+                         ids=lambda r: str(r["id"]))
+def test_a_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(row):
+    """Lambda's Llama 2 table gives samples/sec without a wall time: the tokens/s it records is that rate times the tokens
+    of a row."""
+    measured = row["measured"]
+    implied = measured["samples_per_second"] * _rows_per_example(row) * (row.get("tokens_per_row") or row["seq"]) / row["gpus"]
+    assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
+
+
+@pytest.mark.parametrize("name", DATA_ONLY_SETS)
+def test_every_row_of_a_data_only_set_loads_as_the_time_model_reads_the_corpus(name):
     """Loading is all: the rows' shapes, GPUs and trainers are ones the model knows; their scores are not looked at."""
     sys.path.insert(0, str(ROOT / "tools"))
-    loaded = importlib.import_module("fit_efficiency").load("fresh2")
-    assert len(loaded) == len(FRESH2)
+    loaded = importlib.import_module("fit_efficiency").load(name)
+    assert len(loaded) == sum(row["split"] == name for row in CORPUS["rows"])
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
