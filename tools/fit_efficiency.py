@@ -48,7 +48,14 @@ LOW_Q, HIGH_Q = 0.10, 0.90
 10/90 holds 80 % of a left-out source's figures at 2.5x; 15/85 67 % at 2.1x; 20/80 64 % at 2.0x)."""
 SOURCE_CAP = 30
 """Rows of one source count as at most this many in the interval's quantiles."""
+FP8_AS_FACT = False
+"""fp8 as a fitted fact (its gain from sources that run the same setup in bf16 and fp8: llm-foundry's H100 tables,
+ms-swift's fp8 scripts, Megatron-LM's README) rather than part of each source's intercept."""
+UNMODELLED = frozenset({"ada", "log_peak"})
+"""Facts timing.efficiency computes that the fit leaves at 0 (chosen by leave-one-source-out, docs/time.md)."""
 MIN_SOURCES = 2
+RESIDUAL_SOURCES = 2
+"""A stack/method's (a method's) own residuals set its interval only where this many sources give them."""
 """What one source cannot settle alone: a fact is fitted only where this many sources vary it inside their rows, a
 stack's 16-bit level is their mean only where this many sources give one, and a stack/method's own residuals are used
 only where this many sources give them (else the method's, else all)."""
@@ -107,7 +114,8 @@ def contrasted_features(rows) -> list[str]:
     MIN_SOURCES (source, stack) cells or more, and the sizes (logs). A switch contrasted inside one source only is
     confounded with whatever else differs there (selective recomputation: only Megatron-SWIFT's rows, where it also
     separates a dense model from an MoE one) and stays at 0; fp8 is part of the cell, never a fact."""
-    names = sorted({k for m in rows for k in design(m)} - {f"stack_{s}" for s in STACKS} - {"fp8"})
+    left_out = set(UNMODELLED) | ({"fp8"} - ({"fp8"} if FP8_AS_FACT else set()))
+    names = sorted({k for m in rows for k in design(m)} - {f"stack_{s}" for s in STACKS} - left_out)
     seen = defaultdict(lambda: defaultdict(set))
     for m in rows:
         facts = design(m)
@@ -117,7 +125,7 @@ def contrasted_features(rows) -> list[str]:
 
 
 def _cell(m) -> tuple[str, str, bool]:
-    return m.group, m.facts.stack, m.facts.dtype == "fp8"
+    return m.group, m.facts.stack, m.facts.dtype == "fp8" and not FP8_AS_FACT
 
 
 def predicted(m, coefficients) -> float:
@@ -155,7 +163,7 @@ def residuals(rows, coefficients) -> dict[str, tuple[float, float, int]]:
             sources[key].add(m.group)
     out = {}
     for key, values in groups.items():
-        if len(sources[key]) < MIN_SOURCES and key != "*/*":
+        if len(sources[key]) < RESIDUAL_SOURCES and key != "*/*":
             continue
         out[key] = (round(_weighted_quantile(values, LOW_Q), 4), round(_weighted_quantile(values, HIGH_Q), 4), len(values))
     return out
