@@ -22,21 +22,26 @@ import bench_time_model  # noqa: E402
 import fit_efficiency  # noqa: E402
 
 BASE = {"FP8_AS_FACT": False, "UNMODELLED": frozenset({"ada", "log_peak"}), "PSEUDO_SOURCES": 6.0,
-        "LOW_Q": 0.10, "HIGH_Q": 0.90, "RESIDUAL_SOURCES": 2}
+        "LOW_Q": 0.10, "HIGH_Q": 0.90, "RESIDUAL_SOURCES": 2,
+        "FP8_RIDGE": 1.0}
 VARIANTS = {
     "baseline": {},
     "fp8": {"FP8_AS_FACT": True},
     "ada": {"UNMODELLED": frozenset({"log_peak"})},
     "peak": {"UNMODELLED": frozenset({"ada"})},
-    "peak-only": {"UNMODELLED": frozenset({"ada", "ampere", "blackwell"})},
-    "fp8+peak": {"FP8_AS_FACT": True, "UNMODELLED": frozenset({"ada"})},
-    "fp8+ada+peak": {"FP8_AS_FACT": True, "UNMODELLED": frozenset()},
+    "peak, no generations": {"UNMODELLED": frozenset({"ada", "ampere", "blackwell"})},
     "pseudo3": {"PSEUDO_SOURCES": 3.0},
     "pseudo10": {"PSEUDO_SOURCES": 10.0},
     "q15": {"LOW_Q": 0.15, "HIGH_Q": 0.85},
     "q12": {"LOW_Q": 0.125, "HIGH_Q": 0.875},
     "res3": {"RESIDUAL_SOURCES": 3},
     "fp8+res3": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3},
+    "fp8 ridge 0.3+res3": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.3},
+    "fp8 ridge 0.1+res3": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1},
+    "fp8 ridge 0.03+res3": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.03},
+    "fp8 ridge 0.1+res3+pseudo10": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "PSEUDO_SOURCES": 10.0},
+    "fp8 ridge 0.1+res3+peak": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "UNMODELLED": frozenset({"ada"})},
+    "fp8 ridge 0.1+res3+ada+peak": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "UNMODELLED": frozenset()},
 }
 
 

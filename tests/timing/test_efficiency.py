@@ -136,15 +136,21 @@ def test_on_the_third_held_out_set_the_model_is_closer_than_the_napkin_rule_in_t
     assert overall["model_time_error"] == pytest.approx(overall["napkin_time_error"], abs=0.02)
 
 
-def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None):
+def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
+    """Leave-one-source-out over the calibration rows with some of tools/fit_efficiency.py's knobs changed."""
     bench, fit = _bench(), _fit()
-    saved = (fit.PSEUDO_SOURCES, fit.FILL_RIDGE), dict(efficiency_fit.COEFFICIENTS), dict(efficiency_fit.RESIDUALS)
-    fit.PSEUDO_SOURCES = saved[0][0] if pseudo_sources is None else pseudo_sources
-    fit.FILL_RIDGE = saved[0][1] if fill_ridge is None else fill_ridge
+    if pseudo_sources is not None:
+        knobs["PSEUDO_SOURCES"] = pseudo_sources
+    if fill_ridge is not None:
+        knobs["FILL_RIDGE"] = fill_ridge
+    saved = {name: getattr(fit, name) for name in knobs}, dict(efficiency_fit.COEFFICIENTS), dict(efficiency_fit.RESIDUALS)
+    for name, value in knobs.items():
+        setattr(fit, name, value)
     try:
         return {row["category"]: row for row in bench.summary(bench.loso(fit.load("calibration")))}
     finally:
-        fit.PSEUDO_SOURCES, fit.FILL_RIDGE = saved[0]
+        for name, value in saved[0].items():
+            setattr(fit, name, value)
         for shipped, kept in ((efficiency_fit.COEFFICIENTS, saved[1]), (efficiency_fit.RESIDUALS, saved[2])):
             shipped.clear()
             shipped.update(kept)

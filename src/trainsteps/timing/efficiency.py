@@ -5,10 +5,10 @@ residuals of similar setups and the fact that would narrow it most.
 
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
 checkpointing, how full a micro-batch keeps the GPU (tokens per micro-batch on a saturating curve), model size
-(log), MoE, the GPU generation and the GPU count. The fit gives
+(log), MoE, fp8, the GPU generation and the GPU count. The fit gives
 every source its own intercept, so a stack's level is its typical source's (shrunk toward the mean of every source's)
-and a fact's coefficient is what holds inside sources (fp8 is not one: only NVIDIA's Megatron tables have it, so an
-fp8 run gets its stack's level, against the BF16 peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
+and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
+fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
 scores the two held-out sets. Pure: no I/O.
 """
