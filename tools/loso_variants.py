@@ -41,6 +41,9 @@ VARIANTS = {
     "fp8 ridge 0.03+res3": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.03},
     "fp8 ridge 0.1+res3+pseudo10": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "PSEUDO_SOURCES": 10.0},
     "fp8 ridge 0.1+res3+peak": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "UNMODELLED": frozenset({"ada"})},
+    "fp8 ridge 0.1+res3+ada": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "UNMODELLED": frozenset({"log_peak"})},
+    "fp8 ridge 0.03+res3+ada": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.03, "UNMODELLED": frozenset({"log_peak"})},
+    "fp8 ridge 0.03+res3+ada+peak": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.03, "UNMODELLED": frozenset()},
     "fp8 ridge 0.1+res3+ada+peak": {"FP8_AS_FACT": True, "RESIDUAL_SOURCES": 3, "FP8_RIDGE": 0.1, "UNMODELLED": frozenset()},
 }
 
