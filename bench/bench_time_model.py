@@ -103,7 +103,8 @@ def _by_source(t) -> dict:
     return {"model_error_by_source": statistics.median(of("model")), "napkin_error_by_source": statistics.median(of("napkin")),
             "model_time_error_by_source": statistics.median(of("model_time")),
             "napkin_time_error_by_source": statistics.median(of("napkin_time")),
-            "model_inside_by_source": statistics.mean(sum(t["inside"][i] for i in ix) / len(ix) for ix in rows.values())}
+            "model_inside_by_source": statistics.mean(sum(t["inside"][i] for i in ix) / len(ix) for ix in rows.values()),
+            "model_width_by_source": statistics.median(statistics.median(t["width"][i] for i in ix) for ix in rows.values())}
 
 
 def loso(rows_all):

@@ -5,10 +5,10 @@ residuals of similar setups and the fact that would narrow it most.
 
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
 checkpointing, how full a micro-batch keeps the GPU (tokens per micro-batch on a saturating curve), model size
-(log), MoE, the GPU generation and the GPU count. The fit gives
+(log), MoE, fp8, the GPU generation and the GPU count. The fit gives
 every source its own intercept, so a stack's level is its typical source's (shrunk toward the mean of every source's)
-and a fact's coefficient is what holds inside sources (fp8 is not one: only NVIDIA's Megatron tables have it, so an
-fp8 run gets its stack's level, against the BF16 peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
+and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
+fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
 scores the two held-out sets. Pure: no I/O.
 """
@@ -18,8 +18,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from trainsteps.errors import InputError
 from trainsteps.timing.efficiency_fit import COEFFICIENTS, RESIDUALS
 from trainsteps.timing.estimate import Interval
+from trainsteps.timing.gpus import find_gpu
 
 STACKS = ("megatron", "fsdp", "hf")
 """Training stacks the fit tells apart (Megatron-FSDP counts as megatron; DeepSpeed ZeRO as hf: the Trainer drives it)."""
@@ -27,8 +29,12 @@ STACKS = ("megatron", "fsdp", "hf")
 GENERATIONS = {"a100-80g": "ampere", "a100-40g": "ampere", "a800": "ampere", "a10": "ampere", "a10g": "ampere",
                "rtx3090": "ampere", "rtx-a6000": "ampere", "h100-sxm": "hopper", "h100-pcie": "hopper",
                "h100-nvl": "hopper", "h200": "hopper", "h800": "hopper", "h20": "hopper", "gh200": "hopper",
-               "b200": "blackwell", "gb200": "blackwell", "b300": "blackwell", "rtx5090": "blackwell"}
+               "b200": "blackwell", "gb200": "blackwell", "b300": "blackwell", "rtx5090": "blackwell",
+               "rtx4090": "ada", "rtx-6000-ada": "ada", "l4": "ada", "l40s": "ada", "l20": "ada"}
 """GPU generation by `--gpu` key; other accelerators are read as hopper-class (the interval says the fact is missing)."""
+
+REFERENCE_PEAK = 989e12
+"""H100 SXM's BF16 dense peak: `log_peak` is a GPU's peak relative to it (0 for an accelerator trainsteps does not know)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +86,17 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "log_fill": micro_batch_fill(facts.tokens_per_micro_batch), "log_params": math.log(params / 7e9),
         "moe": 1.0 if facts.moe else 0.0,
         "ampere": 1.0 if generation == "ampere" else 0.0, "blackwell": 1.0 if generation == "blackwell" else 0.0,
+        "ada": 1.0 if generation == "ada" else 0.0, "log_peak": math.log(_bf16_peak(facts.gpu) / REFERENCE_PEAK),
         "log_gpus": math.log(max(1, facts.gpus) / 8),
     }
+
+
+def _bf16_peak(gpu: str | None) -> float:
+    """The BF16 dense peak of a `--gpu` key; the reference peak where the GPU is unknown (no effect)."""
+    try:
+        return find_gpu(gpu).peak("bf16") if gpu else REFERENCE_PEAK
+    except InputError:
+        return REFERENCE_PEAK
 
 
 FILL_HALF_TOKENS = 4096
