@@ -2,6 +2,7 @@
 quoted from the public threads of the corpus (tests/fixtures/logs/corpus), each next to the count its thread means."""
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -10,6 +11,8 @@ from hypothesis import strategies as st
 from trainsteps.logs import read_log, stated
 from trainsteps.logs.explain import explain_log
 from trainsteps.logs.stated import stated_gpus
+
+CORPUS = Path(__file__).parent.parent / "fixtures" / "logs" / "corpus"
 
 
 @pytest.mark.parametrize(("sentence", "gpus"), [
@@ -440,3 +443,35 @@ def test_a_line_the_needle_searches_find_something_in_is_never_turned_away_by_th
         assert stated._may_hold_any(low, stated._MENTIONS_LOWER)
     if stated._SAID_MENTIONS(line) is not None:
         assert stated._may_hold_any(low, stated._SAID_LOWER)
+
+
+_COUNT_PIECES = st.sampled_from([*stated._FAILURE_WORDS, *stated._INTERRUPTION_WORDS, *stated._COUNT_WORD_WORDS, "SBATCH",
+                                 "#SBATCH --gres=gpu:", "OOM", "Out Of Memory", "Time Limit", "GPU", "gpus", "card", "卡", ":",
+                                 "：", "8", "８", "٣", " x ", "A100", "nodes with ", "--", "***", "Error", " "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_COUNT_PIECES, st.text(max_size=3)), max_size=12).map("".join))
+def test_a_line_turned_away_before_the_needle_search_is_one_no_reader_after_it_uses(line):
+    """`_may_be_read` false: no SBATCH, no plain count, no failure or interruption the searches would find."""
+    if not stated._may_be_read(line, line.lower()):
+        assert "SBATCH" not in line and stated._plain_count(line) is None
+        assert stated._FAILURE.search(line) is None and stated._INTERRUPTION.search(line) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["7", "０", "٣", "߀", "x", "卡", " "]), st.text(max_size=4)), max_size=10).map("".join))
+def test_the_digit_test_agrees_with_the_patterns_digit_on_every_script(line):
+    assert stated._has_digit(line) == (stated._DIGIT(line) is not None)
+
+
+def test_every_corpus_line_turned_away_before_the_needle_search_is_one_no_reader_after_it_uses():
+    """The real posts and logs (tests/fixtures/logs/corpus), line by line, as the generated lines above."""
+    turned_away = 0
+    for path in sorted(CORPUS.iterdir()):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not stated._may_be_read(line, line.lower()):
+                turned_away += 1
+                assert "SBATCH" not in line and stated._plain_count(line) is None, (path.name, line)
+                assert stated._FAILURE.search(line) is None and stated._INTERRUPTION.search(line) is None, (path.name, line)
+    assert turned_away > 1000

@@ -699,17 +699,38 @@ def _lines_between(data: bytes, start: int, end: int, has_cr: bool) -> int:
     return count
 
 
+_LOWER_CASE = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_ANCHORS = 1024
+"""Places of a marker's anchor byte checked one by one before `_find_marker` falls back to `bytes.find`."""
+
+
+def _find_marker(data: bytes, marker: bytes, start: int) -> int:
+    """`data.find(marker, start)`, found from the marker's first byte that is not a lower-case letter (`T`, `:`, `K`):
+    one byte is found at memchr speed (50 us a megabyte against 500-700 us for the marker in English text), so where
+    that byte is rare each of its places is checked; past _ANCHORS places the plain search goes on from there."""
+    anchor = next((i for i, byte in enumerate(marker) if byte not in _LOWER_CASE), 0)
+    byte = marker[anchor:anchor + 1]
+    at = data.find(byte, start + anchor)
+    for _ in range(_ANCHORS):
+        if at < 0:
+            return -1
+        if data.startswith(marker, at - anchor):
+            return at - anchor
+        at = data.find(byte, at + 1)
+    return data.find(marker, max(start, at - anchor)) if at >= 0 else -1
+
+
 def _sparse(data: bytes, number: int, ctx: ScanContext) -> int:
     """A sampled chunk of lines that are nearly all different (see SPARSE_PROBE): its lines are never split or
     translated. Read are the lines holding a SPARSE_MARKERS marker, one at each SPARSE_LINES-th of its bytes and the
     last TAIL_LINES; the others are counted in place."""
     starts = {0}
     for marker in SPARSE_MARKERS:
-        at = data.find(marker)
+        at = _find_marker(data, marker, 0)
         while at >= 0 and len(starts) < MAX_NEW_SHAPES:
             starts.add(data.rfind(b"\n", 0, at) + 1)
             end = data.find(b"\n", at)
-            at = data.find(marker, end) if end >= 0 else -1
+            at = _find_marker(data, marker, end) if end >= 0 else -1
     for offset in range(0, len(data), len(data) // SPARSE_LINES + 1):
         starts.add(data.rfind(b"\n", 0, offset) + 1)
     end = len(data) - (data[-1:] == b"\n")
