@@ -81,8 +81,9 @@ def test_a_source_far_below_the_rest_barely_moves_its_stacks_level():
 
 
 BEHIND_THE_NAPKIN: dict[str, str] = {
-    "lora": "Qwen's README LoRA rows (batch 1, A100, checkpointing) run far below the typical hf-stack source",
-    "qlora": "Qwen's README Q-LoRA runs on GPTQ int4 kernels 1.4-3.3x slower than its LoRA; the 36 calibration QLoRA rows are bnb NF4",
+    "pretraining": "Megatron-Bridge's archive (fp8/MXFP8 on B200, GB200, B300): 53 % against the napkin's 48 %; Blackwell "
+                   "is unfitted (no calibration source contrasts it inside its rows)",
+    "all": "133 of its 207 rows are that pretraining archive",
 }
 """Held-out categories where the napkin rule is still closer (docs/time.md says so); a fix moves the category out."""
 
@@ -118,29 +119,39 @@ def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_b
 
 
 def test_the_held_out_figures_are_those_docs_time_md_states():
-    """What the chosen fit earns on the first held-out set, scored once after the choice (docs/time.md): 44 % error
-    against the napkin's 48 %, 58 % held at 2.14x (without the micro-batch fill: 46 %, 57 % at 2.17x)."""
+    """What the fit chosen on the 20 calibration sources earns on the first held-out set (docs/time.md, "The fit on 20
+    calibration sources"): 50 % error against the napkin's 48 %, 52 % held at 2.24x; in time 35 % against 48 %."""
     overall = held_out_summary()["all"]
-    assert overall["model_error"] <= 0.445 and overall["model_error"] < overall["napkin_error"]
-    assert overall["model_inside"] >= 0.575
-    assert overall["model_width"] <= 2.15
+    assert overall["model_error"] <= 0.50 and overall["model_inside"] >= 0.515 and overall["model_width"] <= 2.25
+    assert overall["model_time_error"] < overall["napkin_time_error"]
 
 
-def test_on_the_fresh_sources_the_model_beats_the_napkin_rule_for_full_fine_tuning_and_holds_nine_in_ten():
-    """As docs/time.md says: 22 % error, 95 % held at 2.02x (without the micro-batch fill: 28 % at 2.17x)."""
+def test_on_the_fresh_sources_the_model_beats_the_napkin_rule_for_full_fine_tuning_and_holds_seven_in_ten():
+    """As docs/time.md says: 20 % error, 70 % held at 2.14x."""
     rows = held_out_summary("fresh")
     assert _ahead_of_the_napkin(rows) == set(rows) - set(FRESH_BEHIND_THE_NAPKIN)
     overall = rows["all"]
-    assert overall["model_error"] <= 0.225 and overall["model_inside"] >= 0.95 and overall["model_width"] <= 2.05
+    assert overall["model_error"] <= 0.205 and overall["model_inside"] >= 0.70 and overall["model_width"] <= 2.15
 
 
-def test_on_the_third_held_out_set_the_model_is_closer_than_the_napkin_rule_in_throughput_not_in_time():
-    """docs/time.md, scored once after the micro-batch fill was chosen: 92 % error against the napkin's 106 % (without
-    the fill: 143 %), half the runs held; in time both are 53-54 % off, LitGPT's single-GPU runs still far slower."""
+def test_on_the_third_held_out_set_the_model_is_closer_than_the_napkin_rule_in_throughput_and_in_time():
+    """docs/time.md: 54 % error against the napkin's 106 %, half the runs held; in time 45 % against 53 %."""
     overall = held_out_summary("fresh2")["all"]
-    assert overall["model_error"] <= 0.92 < overall["napkin_error"]
+    assert overall["model_error"] <= 0.545 < overall["napkin_error"]
     assert overall["model_inside"] >= 0.50
-    assert overall["model_time_error"] == pytest.approx(overall["napkin_time_error"], abs=0.02)
+    assert overall["model_time_error"] < overall["napkin_time_error"]
+
+
+def test_on_the_fourth_held_out_set_gathered_before_the_fit_the_model_is_closer_than_the_napkin_rule_but_its_interval_misses():
+    """fresh3, gathered before the fit was chosen (docs/time.md): 43 % error against the napkin's 58 %, 35 % in time
+    against 42 %; the interval holds under half (44-48 %), far from the 75 % wanted: QLoRA on 8-bit and 4-bit bases
+    (Baize, xTuring, Lambda) runs 2-3x slower than the calibration's NF4 rows."""
+    rows = held_out_summary("fresh3")
+    overall = rows["all"]
+    assert overall["model_error"] <= 0.435 < overall["napkin_error"]
+    assert overall["model_time_error"] < overall["napkin_time_error"]
+    assert overall["model_inside"] < 0.75  # the target is not met; when it is, this test says so by failing
+    assert rows["qlora"]["model_error"] > rows["qlora"]["napkin_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -163,12 +174,14 @@ def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, 
             shipped.update(kept)
 
 
-def test_leaving_each_calibration_source_out_the_shrunk_stack_levels_beat_unshrunk_ones():
-    """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md's table), every
-    source counted once: llm-foundry's 216 rows would otherwise decide it."""
-    shrunk, unshrunk = _loso(_fit().PSEUDO_SOURCES)["all"], _loso(0.0)["all"]
-    assert shrunk["model_error_by_source"] < unshrunk["model_error_by_source"]
-    assert shrunk["model_error_by_source"] <= 0.26 and shrunk["model_inside_by_source"] >= 0.75
+def test_leaving_each_calibration_source_out_unshrunk_stack_levels_beat_shrunk_ones_on_the_twenty_sources():
+    """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md), every source
+    counted once: with fp8's gain fitted, shrinking each stack's level toward every source's (6 pseudo-sources, the
+    choice on 14 sources) costs 4 points (26.1 % against 21.8 %)."""
+    unshrunk, shrunk = _loso(_fit().PSEUDO_SOURCES)["all"], _loso(6.0)["all"]
+    assert _fit().PSEUDO_SOURCES == 0.0
+    assert unshrunk["model_error_by_source"] < shrunk["model_error_by_source"] - 0.01
+    assert unshrunk["model_error_by_source"] <= 0.22 and unshrunk["model_inside_by_source"] >= 0.75
 
 
 def test_leaving_each_calibration_source_out_fp8_as_a_fitted_fact_beats_fp8_as_part_of_each_sources_level():
