@@ -6,7 +6,7 @@ residuals of similar setups and the fact that would narrow it most.
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
 checkpointing, how full a micro-batch keeps the GPU (tokens per micro-batch on a saturating curve), model size
 (log), MoE, fp8, the GPU generation and the GPU count. The fit gives
-every source its own intercept, so a stack's level is its typical source's (shrunk toward the mean of every source's)
+every source its own intercept, so a stack's level is its typical source's
 and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
 fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
@@ -131,7 +131,7 @@ def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
     expected_ckpt = facts.checkpointing or "none"
     expected = predictions.get((expected_stack, expected_ckpt), max(predictions.values()))
     residuals = {stack: _residuals(stack, method) for stack in stacks}
-    # the bounds always hold the expected value: where every calibration source of a stack sat above its shrunk level
+    # the bounds always hold the expected value: where every calibration source of a stack sat above its level
     # (megatron), the residuals alone would put the low end above the value planned with
     low = min(expected, *(value + residuals[stack][0] for (stack, _), value in predictions.items()))
     high = max(expected, *(value + residuals[stack][1] for (stack, _), value in predictions.items()))
