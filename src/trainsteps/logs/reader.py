@@ -620,8 +620,7 @@ def _one_shape(head: bytes, body: bytes, stop: int, number: int, ctx: ScanContex
     first_end = body.find(b"\n", 0, stop) + 1
     if first_end == 0:
         return None
-    line_shape = head.translate(None, _DIGITS) + body[:first_end].translate(None, _DIGITS) if head \
-        else body[:first_end].translate(None, _DIGITS)
+    line_shape = (head + body[:first_end] if head else body[:first_end]).translate(None, _DIGITS)
     segments = _one_shape_segments(body, first_end, stop, line_shape)
     if segments is None:
         return None

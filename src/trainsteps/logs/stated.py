@@ -173,7 +173,7 @@ def _may_be_read(line: str, low: str) -> bool:
     (`_slurm` SBATCH, `_plain_count` what `_may_state_count` tests, the failure and interruption searches their words),
     and they cost a tenth of the needle search on a long line that holds none."""
     return ("SBATCH" in line or _may_hold(low, _FAILURE_WORDS) or _may_hold(low, _INTERRUPTION_WORDS)
-            or _may_state_count(line))
+            or _may_state_count(line, low))
 
 
 def _stated_count(line: str, count: int, ctx: ScanContext) -> None:
@@ -241,12 +241,13 @@ def _may_hold(low: str, words: tuple[str, ...]) -> bool:
     return False
 
 
-def _may_state_count(line: str) -> bool:
+def _may_state_count(line: str, low: str | None = None) -> bool:
     """What `stated_gpus` needs to find anything: a digit, or the words of its forms without one (`one GPU`, `单卡`,
-    `Hardware: A100`). Most prose lines have neither, and are not split into sentences."""
+    `Hardware: A100`). Most prose lines have neither, and are not split into sentences. `low`: the line lowered, where
+    the caller has it."""
     if _has_digit(line) or "卡" in line or ":" in line or "：" in line:
         return True
-    low = line.lower()
+    low = line.lower() if low is None else low
     return ("gpu" in low or "card" in low) and _may_hold(low, _COUNT_WORD_WORDS)
 
 

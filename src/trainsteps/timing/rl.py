@@ -116,9 +116,9 @@ UPDATE_EFFICIENCY = Interval(rl_fit.UPDATE_EFFICIENCY / rl_fit.SPREAD, rl_fit.UP
 on published RL steps (variable-length micro-batches, offload and resharding included)."""
 PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "engine_switch",
          "reward", "step_overhead", "overlap")
+"""The Time section's lines, in the order a step runs them."""
 OUTSIDE_TRAINING = ("generation", "weight_sync", "engine_switch", "reward", "step_overhead")
 """Parts that are not the training engine's forwards and updates (an asynchronous step overlaps only generation)."""
-"""The Time section's lines, in the order a step runs them."""
 
 
 @dataclass(frozen=True, slots=True)
