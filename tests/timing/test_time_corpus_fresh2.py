@@ -80,10 +80,10 @@ def test_fresh3_holds_fifty_rows_from_eleven_sources_none_over_twenty_every_cate
     assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH3) >= 15
 
 
-def test_fresh4_holds_twenty_rows_from_eight_sources_none_over_ten_every_category_and_seven_off_the_a100_and_h100():
+def test_fresh4_holds_twenty_five_rows_from_nine_sources_none_over_ten_every_category_and_seven_off_the_a100_and_h100():
     rows_per_source = Counter(row["group"] for row in FRESH4)
-    assert len(FRESH4) >= 20
-    assert len(rows_per_source) >= 8
+    assert len(FRESH4) >= 25
+    assert len(rows_per_source) >= 9
     assert max(rows_per_source.values()) <= 10
     assert {row["category"] for row in FRESH4} == set(CATEGORIES)
     assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH4) >= 7
