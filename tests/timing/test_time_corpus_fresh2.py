@@ -97,6 +97,19 @@ def test_no_source_of_fresh4_was_claimed_for_an_earlier_set_under_another_addres
         assert repository not in earlier, row["id"]
 
 
+def test_fresh4_holds_thirty_rows_from_six_sources_none_over_ten_and_eight_off_the_a100_and_h100():
+    rows_per_source = Counter(row["group"] for row in FRESH4)
+    assert len(FRESH4) >= 30
+    assert len(rows_per_source) >= 6
+    assert max(rows_per_source.values()) <= 10
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH4) >= 8
+
+
+def test_fresh4_rows_are_numbered_from_3000_and_no_id_repeats():
+    assert all(row["id"] >= 3000 for row in FRESH4)
+    assert len({row["id"] for row in CORPUS["rows"]}) == len(CORPUS["rows"])
+
+
 def _rows_per_example(row) -> int:
     """A preference example is a chosen and a rejected row; the tokens/s of the corpus count both."""
     return 2 if row.get("trainer") else 1
