@@ -17,6 +17,7 @@ tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
     python bench/bench_time_model.py --fresh3        # the fourth held-out set (llm.c, nanoGPT, LLMs-from-scratch, EasyContext,
                                                      # MaxText on TPU, xTuring, Anyscale's DPO template, philschmid's L4 QLoRA,
                                                      # Lambda's FlashAttention 2 and Llama 2 benchmarks, Baize, Notus)
+    python bench/bench_time_model.py --fresh4        # the fifth held-out set (docs/time.md names its sources)
     python bench/bench_time_model.py --loso          # leave one calibration source out: refit without it, score it
                                                      # (the held-out sets are not read)
 """
@@ -39,11 +40,12 @@ from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
 from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
 
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
-SPLITS = {"--calibration": "calibration", "--fresh": "fresh", "--fresh2": "fresh2", "--fresh3": "fresh3"}
+SPLITS = {"--calibration": "calibration", "--fresh": "fresh", "--fresh2": "fresh2", "--fresh3": "fresh3", "--fresh4": "fresh4"}
 """Which rows to score: the held-out sources by default; --fresh the second held-out set (sources chosen before the
 current fit and never used to tune it); --fresh2 the third, gathered before the next fit was chosen, to be scored once
 after that choice; --fresh3 the fourth, gathered on 2026-11-28 before the fit that follows was chosen, likewise scored
-once."""
+once; --fresh4 the fifth, gathered on 2026-11-28 from sources outside every other set, before the fit that follows was chosen,
+likewise scored once."""
 
 
 def as_user_states(m) -> SetupFacts:

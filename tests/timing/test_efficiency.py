@@ -28,7 +28,7 @@ def test_no_source_has_rows_in_two_splits():
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    assert {row["split"] for row in CORPUS["rows"]} == {"calibration", "held_out", "fresh", "fresh2", "fresh3"}
+    assert {row["split"] for row in CORPUS["rows"]} == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4"}
     assert sum(row["split"] == "calibration" for row in CORPUS["rows"]) >= 80
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
 

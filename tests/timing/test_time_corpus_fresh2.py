@@ -1,5 +1,5 @@
-"""The third and fourth held-out sets of the time model (`fresh2`, `fresh3` in tests/fixtures/timing/time_corpus.json):
-data only.
+"""The third, fourth and fifth held-out sets of the time model (`fresh2`, `fresh3`, `fresh4` in
+tests/fixtures/timing/time_corpus.json): data only.
 
 These tests check what the rows are, never how the model scores them: each set is scored once, after the fit it
 judges has been chosen (docs/time.md).
@@ -18,12 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json").read_text())
 FRESH2 = [row for row in CORPUS["rows"] if row["split"] == "fresh2"]
 FRESH3 = [row for row in CORPUS["rows"] if row["split"] == "fresh3"]
-DATA_ONLY_SETS = ("fresh2", "fresh3")
+FRESH4 = [row for row in CORPUS["rows"] if row["split"] == "fresh4"]
+DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4")
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 CALIBRATION_POOL = ("torchtune", "unsloth", "llama-factory", "llamafactory", "liger", "fsdp_qlora", "megatron-lm",
                     "deepspeed", "axolotl", "ms-swift", "modelscope/swift")
 """Sources another calibration effort draws on: a held-out row from them would not be held out for long."""
 PINNED_COMMIT = re.compile(r"/(blob|tree)/[0-9a-f]{40}/")
+THREAD = re.compile(r"^https://github\.com/[^/]+/[^/]+/(issues|pull)/[0-9]+( |$)")
 
 
 def _address(source: str) -> str:
@@ -31,13 +33,13 @@ def _address(source: str) -> str:
     return source.split(" (")[0]
 
 
-def test_the_calibration_and_the_four_held_out_sets_share_no_source():
+def test_the_calibration_and_the_five_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
         by_split.setdefault(row["split"], set()).add(row["group"])
         addresses.setdefault(row["split"], set()).add(_address(row["source"]))
-    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3"}
+    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4"}
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
@@ -60,7 +62,8 @@ def test_every_row_of_a_data_only_set_names_its_address_its_quote_and_what_its_s
         assert row["source"].startswith("https://"), row["id"]
         assert row["quote"].strip() and row["stated"].strip() and row["shape_source"].strip(), row["id"]
         if "github.com/" in row["source"] or ("huggingface.co/" in row["source"] and "/blob/" in row["source"]):
-            assert PINNED_COMMIT.search(row["source"]), row["source"]
+            # an issue or pull-request thread has no commit to pin; its number names it
+            assert PINNED_COMMIT.search(row["source"]) or THREAD.search(row["source"]), row["source"]
 
 
 def test_fresh2_holds_sixty_rows_from_six_sources_and_six_of_every_category():
@@ -79,12 +82,42 @@ def test_fresh3_holds_fifty_rows_from_eleven_sources_none_over_twenty_every_cate
     assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH3) >= 15
 
 
+def test_fresh4_holds_twenty_five_rows_from_nine_sources_none_over_ten_every_category_and_seven_off_the_a100_and_h100():
+    rows_per_source = Counter(row["group"] for row in FRESH4)
+    assert len(FRESH4) >= 25
+    assert len(rows_per_source) >= 9
+    assert max(rows_per_source.values()) <= 10
+    assert {row["category"] for row in FRESH4} == set(CATEGORIES)
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH4) >= 7
+
+
+def test_no_source_of_fresh4_was_claimed_for_an_earlier_set_under_another_address():
+    """A source quoted at a second address is the same source: fresh4's repositories appear in no earlier row."""
+    earlier = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh4").lower()
+    for row in FRESH4:
+        repository = "/".join(_address(row["source"]).split("/")[3:5]).lower()
+        assert repository not in earlier, row["id"]
+
+
+def test_fresh4_holds_thirty_rows_from_six_sources_none_over_ten_and_eight_off_the_a100_and_h100():
+    rows_per_source = Counter(row["group"] for row in FRESH4)
+    assert len(FRESH4) >= 30
+    assert len(rows_per_source) >= 6
+    assert max(rows_per_source.values()) <= 10
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH4) >= 8
+
+
+def test_fresh4_rows_are_numbered_from_3000_and_no_id_repeats():
+    assert all(row["id"] >= 3000 for row in FRESH4)
+    assert len({row["id"] for row in CORPUS["rows"]}) == len(CORPUS["rows"])
+
+
 def _rows_per_example(row) -> int:
     """A preference example is a chosen and a rejected row; the tokens/s of the corpus count both."""
     return 2 if row.get("trainer") else 1
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
 def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
     measured = row["measured"]
     rows_per_second = (measured["examples"] / measured["wall_seconds"] if "examples" in measured
@@ -94,7 +127,7 @@ def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_impl
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
                          ids=lambda r: str(r["id"]))
 def test_a_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(row):
     """Lambda's Llama 2 table gives samples/sec without a wall time: the tokens/s it records is that rate times the tokens
