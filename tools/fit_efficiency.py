@@ -12,6 +12,7 @@ setups (each source scored by a fit made without it), per stack/method.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import statistics
@@ -81,7 +82,9 @@ def load(split: str | None = None):
     return [m for m in rows if split is None or m.split == split]
 
 
+@functools.lru_cache(maxsize=None)
 def design(m) -> dict[str, float]:
+    """A measurement's features (cached: leave-one-source-out refits the same rows thousands of times)."""
     return features(m.facts, m.facts.stack, m.facts.checkpointing or "none")
 
 
@@ -98,7 +101,12 @@ def fit(rows) -> dict[str, float]:
 
     names = contrasted_features(rows)
     cells = sorted({_cell(m) for m in rows})
-    x = np.array([[design(m).get(n, 0.0) for n in names] + [1.0 if _cell(m) == c else 0.0 for c in cells] for m in rows])
+    cell_index = {c: i for i, c in enumerate(cells)}
+    x = np.zeros((len(rows), len(names) + len(cells)))
+    for i, m in enumerate(rows):
+        facts = design(m)
+        x[i, :len(names)] = [facts.get(n, 0.0) for n in names]
+        x[i, len(names) + cell_index[_cell(m)]] = 1.0
     y = np.array([math.log(m.mfu) for m in rows])
     per_cell = Counter(_cell(m) for m in rows)
     w = np.array([1.0 / per_cell[_cell(m)] for m in rows])
