@@ -86,7 +86,7 @@ def load(split: str | None = None):
     return [m for m in rows if split is None or m.split == split]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def design(m) -> dict[str, float]:
     """A measurement's features (cached: leave-one-source-out refits the same rows thousands of times)."""
     return features(m.facts, m.facts.stack, m.facts.checkpointing or "none")

@@ -58,8 +58,8 @@ class SetupFacts:
     """The `--gpu` key."""
     gpus: int = 1
     base_quant: str | None = None
-    """How a QLoRA run's frozen base is quantized: bnb-4bit (bitsandbytes NF4/FP4), bnb-int8, gptq (GPTQ/AWQ int4);
-    None: not said (planned as bnb-4bit, the common QLoRA)."""
+    """How a QLoRA run's frozen base is stored: nf4 / fp4 (bitsandbytes 4-bit), int8 (bitsandbytes LLM.int8), gptq,
+    awq; None: not said (planned as bitsandbytes 4-bit, the common QLoRA)."""
     offload: bool = False
     """Optimizer states or parameters offloaded to the CPU (DeepSpeed ZeRO offload, FSDP CPU offload)."""
     whole_run: bool = False
@@ -96,8 +96,8 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "ampere": 1.0 if generation == "ampere" else 0.0, "blackwell": 1.0 if generation == "blackwell" else 0.0,
         "ada": 1.0 if generation == "ada" else 0.0, "log_peak": math.log(_bf16_peak(facts.gpu) / REFERENCE_PEAK),
         "log_gpus": math.log(max(1, facts.gpus) / 8),
-        "quant_int8": 1.0 if method == "qlora" and facts.base_quant == "bnb-int8" else 0.0,
-        "quant_gptq": 1.0 if method == "qlora" and facts.base_quant == "gptq" else 0.0,
+        "quant_int8": 1.0 if method == "qlora" and facts.base_quant == "int8" else 0.0,
+        "quant_gptq": 1.0 if method == "qlora" and facts.base_quant in ("gptq", "awq") else 0.0,
         "offload": 1.0 if facts.offload else 0.0, "whole_run": 1.0 if facts.whole_run else 0.0,
         "log_small": max(0.0, math.log(1e9 / max(facts.active_params or 7e9, 1e7))),
     }
