@@ -1,8 +1,5 @@
-"""The third and fourth held-out sets of the time model (`fresh2`, `fresh3` in tests/fixtures/timing/time_corpus.json):
-data only.
-
-These tests check what the rows are, never how the model scores them: each set is scored once, after the fit it
-judges has been chosen (docs/time.md).
+"""The former third and fourth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` or `fresh3`; calibration rows since 2026-11-28): what the rows are, as gathered.
 """
 
 import importlib
@@ -16,8 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json").read_text())
-FRESH2 = [row for row in CORPUS["rows"] if row["split"] == "fresh2"]
-FRESH3 = [row for row in CORPUS["rows"] if row["split"] == "fresh3"]
+FRESH2 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh2"]
+FRESH3 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh3"]
 DATA_ONLY_SETS = ("fresh2", "fresh3")
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 CALIBRATION_POOL = ("torchtune", "unsloth", "llama-factory", "llamafactory", "liger", "fsdp_qlora", "megatron-lm",
@@ -31,12 +28,16 @@ def _address(source: str) -> str:
     return source.split(" (")[0]
 
 
-def test_the_calibration_and_the_four_held_out_sets_share_no_source():
+def _former_set(row) -> str:
+    return row.get("formerly_held_out", "calibration")
+
+
+def test_the_calibration_as_first_gathered_and_the_four_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
-        by_split.setdefault(row["split"], set()).add(row["group"])
-        addresses.setdefault(row["split"], set()).add(_address(row["source"]))
+        by_split.setdefault(_former_set(row), set()).add(row["group"])
+        addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3"}
     splits = sorted(by_split)
     for i, first in enumerate(splits):
@@ -44,19 +45,19 @@ def test_the_calibration_and_the_four_held_out_sets_share_no_source():
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
     for name in DATA_ONLY_SETS:
-        assert set(CORPUS["split"][name]) == by_split[name], name
+        assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
 @pytest.mark.parametrize("name", DATA_ONLY_SETS)
 def test_no_source_of_a_data_only_set_comes_from_the_calibration_pool(name):
-    for row in (r for r in CORPUS["rows"] if r["split"] == name):
+    for row in (r for r in CORPUS["rows"] if _former_set(r) == name):
         named = f"{row['group']} {row['source']}".lower()
         assert not any(pool in named for pool in CALIBRATION_POOL), row["id"]
 
 
 @pytest.mark.parametrize("name", DATA_ONLY_SETS)
 def test_every_row_of_a_data_only_set_names_its_address_its_quote_and_what_its_source_states(name):
-    for row in (r for r in CORPUS["rows"] if r["split"] == name):
+    for row in (r for r in CORPUS["rows"] if _former_set(r) == name):
         assert row["source"].startswith("https://"), row["id"]
         assert row["quote"].strip() and row["stated"].strip() and row["shape_source"].strip(), row["id"]
         if "github.com/" in row["source"] or ("huggingface.co/" in row["source"] and "/blob/" in row["source"]):
@@ -105,9 +106,9 @@ def test_a_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(ro
 
 
 @pytest.mark.parametrize("name", DATA_ONLY_SETS)
-def test_every_row_of_a_data_only_set_loads_as_the_time_model_reads_the_corpus(name):
-    """Loading is all: the rows' shapes, GPUs and trainers are ones the model knows; their scores are not looked at."""
+def test_every_row_of_a_former_held_out_set_loads_as_the_time_model_reads_the_corpus(name):
     sys.path.insert(0, str(ROOT / "tools"))
-    loaded = importlib.import_module("fit_efficiency").load(name)
-    assert len(loaded) == sum(row["split"] == name for row in CORPUS["rows"])
+    ids = {row["id"] for row in CORPUS["rows"] if _former_set(row) == name and not row.get("not_fitted")}
+    loaded = [m for m in importlib.import_module("fit_efficiency").load("calibration") if m.row_id in ids]
+    assert len(loaded) == len(ids) > 0
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)

@@ -10,7 +10,7 @@ every source its own intercept, so a stack's level is its typical source's
 and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
 fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
-scores the two held-out sets. Pure: no I/O.
+--loso scores each source with a fit made without it. Pure: no I/O.
 """
 
 from __future__ import annotations
