@@ -242,7 +242,7 @@ def _corpus():
 def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_quotes_its_address():
     corpus = _corpus()
     splits = [set(sources) for sources in corpus["split"].values()]
-    assert {"calibration", "held_out", "fresh", "fresh2"} <= set(corpus["split"])
+    assert {"calibration", "held_out", "fresh", "fresh2", "fresh3"} <= set(corpus["split"])
     assert all(not a & b for i, a in enumerate(splits) for b in splits[i + 1:])
     rows = corpus["rows"] + corpus.get("sync_rows", [])
     assert {row["source"] for row in rows} == set().union(*splits)
@@ -259,6 +259,18 @@ def test_the_second_fresh_split_spreads_sixteen_steps_over_ten_sources_with_none
     per_source = Counter(row["source"] for row in corpus["rows"] if row["source"] in corpus["split"]["fresh2"])
     assert set(per_source) == set(corpus["split"]["fresh2"])
     assert len(per_source) >= 10 and sum(per_source.values()) >= 16 and max(per_source.values()) <= 3
+
+
+def test_the_third_fresh_split_comes_from_published_runs_with_no_source_over_three_steps():
+    from collections import Counter
+
+    corpus = _corpus()
+    per_source = Counter(row["source"] for row in corpus["rows"] if row["source"] in corpus["split"]["fresh3"])
+    assert set(per_source) == set(corpus["split"]["fresh3"])
+    assert max(per_source.values()) <= 3
+    # blog posts, papers and research repositories only: an issue thread belongs to the earlier fresh splits
+    fresh3_urls = {row["url"] for row in corpus["rows"] if row["source"] in per_source}
+    assert not any("/issues/" in url or "/pull/" in url for url in fresh3_urls)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
@@ -302,6 +314,7 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh"]) == "fresh"
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh2"]) == "fresh2"
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh3"]) == "fresh3"
     with pytest.raises(SystemExit) as refused:
         fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh_typo"])
     assert refused.value.code == 2

@@ -31,6 +31,7 @@ chosen by the same test against the current one.
     python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the held-out rows once
     python tools/fit_rl_time.py --score fresh   # also scores the fitted model on another split (once, after the final fit)
     python tools/fit_rl_time.py --score fresh2  # the second fresh split, gathered 2026-11-28 before the next fit
+    python tools/fit_rl_time.py --score fresh3  # the third, from blog posts, papers and research repositories (2026-11-28)
 """
 
 from __future__ import annotations
