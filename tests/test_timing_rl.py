@@ -267,7 +267,8 @@ def test_the_third_fresh_split_comes_from_published_runs_with_no_source_over_thr
     corpus = _corpus()
     per_source = Counter(row["source"] for row in corpus["rows"] if row["source"] in corpus["split"]["fresh3"])
     assert set(per_source) == set(corpus["split"]["fresh3"])
-    assert max(per_source.values()) <= 3
+    # docs/time.md states 7 steps from 5 sources; the split only grows, never past 3 steps a source
+    assert len(per_source) >= 5 and sum(per_source.values()) >= 7 and max(per_source.values()) <= 3
     # blog posts, papers and research repositories only: an issue thread belongs to the earlier fresh splits
     fresh3_urls = {row["url"] for row in corpus["rows"] if row["source"] in per_source}
     assert not any("/issues/" in url or "/pull/" in url for url in fresh3_urls)
