@@ -260,6 +260,20 @@ def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_
     assert len(former) >= 25
 
 
+def test_the_third_fresh_split_spreads_nineteen_steps_over_twelve_sources_with_none_over_three_and_a_large_and_an_async_run():
+    from collections import Counter
+
+    corpus = _corpus()
+    rows = [row for row in corpus["rows"] if row["source"] in corpus["split"]["fresh3"]]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) == set(corpus["split"]["fresh3"])
+    assert len(per_source) >= 12 and sum(per_source.values()) >= 19 and max(per_source.values()) <= 3
+    # the set spans model sizes and loops: a mixture of experts or a 30B+ model, and an asynchronous run
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
+
+
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
               "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
               "critic", "asynchronous", "step_seconds", "parts"}
@@ -299,6 +313,7 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     monkeypatch.setitem(sys.modules, "fit_rl_time", fit_rl_time)  # its dataclasses look their module up
     spec.loader.exec_module(fit_rl_time)
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh3"]) == "fresh3"
     for refused_split in ("fresh_typo", "calibration"):
         with pytest.raises(SystemExit) as refused:
             fit_rl_time.split_to_score(["fit_rl_time.py", "--score", refused_split])
