@@ -110,8 +110,8 @@ FEATURES = [
 ]
 """Each is added alone to BASE and scored; those that pass the rule are then combined in the order of their gain."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
-CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted on logged parts", copy=True, copy_per_gpu=True,
-                 parts=True)
+CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted on logged parts + decode step floor", copy=True,
+                 copy_per_gpu=True, parts=True, floor=True, response="median mean")
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
 
