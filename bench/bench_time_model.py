@@ -9,16 +9,10 @@ table also gives them in time, |T_model / T_real - 1| = |measured / modelled tok
 napkin: a run modelled 2x too fast is 100 % off in throughput and 50 % in time. A preference row (DPO) counts its chosen and rejected
 tokens, costed with the example's passes (timing.flops.PREFERENCE_TRAINERS).
 
-    python bench/bench_time_model.py                 # held-out half (the figures in docs/time.md)
-    python bench/bench_time_model.py --calibration   # the half the fit saw
-    python bench/bench_time_model.py --fresh         # the second held-out set (InternLM, xtuner)
-    python bench/bench_time_model.py --fresh2        # the third held-out set (OLMo-core, TinyLlama, LitGPT, alignment-handbook
-                                                     # runs, the DPO reference code, Stanford Alpaca, an Alpaca-recipe rerun)
-    python bench/bench_time_model.py --fresh3        # the fourth held-out set (llm.c, nanoGPT, LLMs-from-scratch, EasyContext,
-                                                     # MaxText on TPU, xTuring, Anyscale's DPO template, philschmid's L4 QLoRA,
-                                                     # Lambda's FlashAttention 2 and Llama 2 benchmarks, Baize, Notus)
     python bench/bench_time_model.py --loso          # leave one calibration source out: refit without it, score it
-                                                     # (the held-out sets are not read)
+                                                     # (the figures in docs/time.md)
+    python bench/bench_time_model.py --calibration   # the rows the fit saw, scored with the shipped fit
+    python bench/bench_time_model.py --split NAME    # the rows of one split of the corpus, scored with the shipped fit
 """
 
 from __future__ import annotations
@@ -39,11 +33,15 @@ from trainsteps.timing.efficiency import SetupFacts, estimate_mfu  # noqa: E402
 from trainsteps.timing.flops import MFU_DEFAULTS  # noqa: E402
 
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
-SPLITS = {"--calibration": "calibration", "--fresh": "fresh", "--fresh2": "fresh2", "--fresh3": "fresh3"}
-"""Which rows to score: the held-out sources by default; --fresh the second held-out set (sources chosen before the
-current fit and never used to tune it); --fresh2 the third, gathered before the next fit was chosen, to be scored once
-after that choice; --fresh3 the fourth, gathered on 2026-11-28 before the fit that follows was chosen, likewise scored
-once."""
+def split_asked(argv: list[str]) -> str:
+    """The split to score: `--split NAME`, `--calibration` for the rows the fit saw. Every row of the corpus is a
+    calibration row today (the former held-out sets joined it: docs/time.md); a new held-out set is scored by name."""
+    if "--split" in argv:
+        index = argv.index("--split")
+        if index + 1 >= len(argv):
+            raise SystemExit("--split needs a split name, e.g. --split calibration")
+        return argv[index + 1]
+    return "calibration"
 
 
 def as_user_states(m) -> SetupFacts:
@@ -152,8 +150,11 @@ def main() -> None:
         table = loso(fit_efficiency.load("calibration"))
         title = "leave one calibration source out"
     else:
-        split = next((name for flag, name in SPLITS.items() if flag in sys.argv), "held_out")
-        table = score(fit_efficiency.load(split))
+        split = split_asked(sys.argv)
+        loaded = fit_efficiency.load(split)
+        if not loaded:
+            raise SystemExit(f"no fitted rows in split {split!r} of {fit_efficiency.CORPUS.name}")
+        table = score(loaded)
         title = f"{split} rows"
     rows = summary(table)
     if "--json" in sys.argv:

@@ -242,7 +242,7 @@ def _corpus():
 def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_quotes_its_address():
     corpus = _corpus()
     splits = [set(sources) for sources in corpus["split"].values()]
-    assert {"calibration", "held_out", "fresh", "fresh2"} <= set(corpus["split"])
+    assert "calibration" in corpus["split"]
     assert all(not a & b for i, a in enumerate(splits) for b in splits[i + 1:])
     rows = corpus["rows"] + corpus.get("sync_rows", [])
     assert {row["source"] for row in rows} == set().union(*splits)
@@ -252,13 +252,26 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
 
 
-def test_the_second_fresh_split_spreads_sixteen_steps_over_ten_sources_with_none_over_three():
+def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
+    corpus = _corpus()
+    former = corpus["formerly_held_out"]
+    assert set(former) <= set(corpus["split"]["calibration"])
+    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2"}
+    assert len(former) >= 25
+
+
+def test_the_third_fresh_split_spreads_nineteen_steps_over_twelve_sources_with_none_over_three_and_a_large_and_an_async_run():
     from collections import Counter
 
     corpus = _corpus()
-    per_source = Counter(row["source"] for row in corpus["rows"] if row["source"] in corpus["split"]["fresh2"])
-    assert set(per_source) == set(corpus["split"]["fresh2"])
-    assert len(per_source) >= 10 and sum(per_source.values()) >= 16 and max(per_source.values()) <= 3
+    rows = [row for row in corpus["rows"] if row["source"] in corpus["split"]["fresh3"]]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) == set(corpus["split"]["fresh3"])
+    assert len(per_source) >= 12 and sum(per_source.values()) >= 19 and max(per_source.values()) <= 3
+    # the set spans model sizes and loops: a mixture of experts or a 30B+ model, and an asynchronous run
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
@@ -300,19 +313,23 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     monkeypatch.setitem(sys.modules, "fit_rl_time", fit_rl_time)  # its dataclasses look their module up
     spec.loader.exec_module(fit_rl_time)
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
-    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh"]) == "fresh"
-    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh2"]) == "fresh2"
-    with pytest.raises(SystemExit) as refused:
-        fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh_typo"])
-    assert refused.value.code == 2
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh3"]) == "fresh3"
+    for refused_split in ("fresh_typo", "calibration"):
+        with pytest.raises(SystemExit) as refused:
+            fit_rl_time.split_to_score(["fit_rl_time.py", "--score", refused_split])
+        assert refused.value.code == 2
 
 
-def test_the_held_out_score_the_report_states_is_the_models_score_on_the_held_out_rows():
+def test_the_held_out_score_the_fit_states_is_the_models_score_on_the_untouched_split():
     from trainsteps.timing.rl_corpus import score, summary
     from trainsteps.timing.rl_fit import HELD_OUT
 
     corpus = _corpus()
-    held_out = [row for row in corpus["rows"] if row["source"] in corpus["split"]["held_out"]]
+    split = "fresh3"
+    if HELD_OUT is None:  # written before the split was gathered
+        assert split not in corpus["split"]
+        return
+    held_out = [row for row in corpus["rows"] if row["source"] in corpus["split"][split]]
     assert summary(score(held_out, corpus["models"])) == HELD_OUT
 
 

@@ -1,5 +1,6 @@
-"""The fitted efficiency: fitted on one half of the published corpus by source, scored on the other half."""
+"""The fitted efficiency: fitted on the published corpus, scored by leaving one source out at a time."""
 
+import functools
 import importlib.util
 import json
 import math
@@ -23,14 +24,19 @@ def _module(path: Path, name: str):
     return module
 
 
-def test_no_source_has_rows_in_two_splits():
+def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_former_held_out_row_names_its_set():
     halves = {}
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    assert {row["split"] for row in CORPUS["rows"]} == {"calibration", "held_out", "fresh", "fresh2", "fresh3"}
-    assert sum(row["split"] == "calibration" for row in CORPUS["rows"]) >= 80
+    assert {row["split"] for row in CORPUS["rows"]} == {"calibration", "fresh4"}
+    assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
+    formerly = CORPUS["formerly_held_out"]
+    for row in CORPUS["rows"]:
+        if "formerly_held_out" in row:
+            assert row["group"] in formerly[row["formerly_held_out"]]["sources"], row["id"]
+    assert {row["formerly_held_out"] for row in CORPUS["rows"] if "formerly_held_out" in row} == set(formerly)
 
 
 def test_the_shipped_fit_is_what_the_calibration_half_gives():
@@ -40,7 +46,6 @@ def test_the_shipped_fit_is_what_the_calibration_half_gives():
     assert coefficients == pytest.approx(efficiency_fit.COEFFICIENTS, abs=1e-3)
     for key, (low, high, count) in fit.residuals(rows, coefficients).items():
         assert efficiency_fit.RESIDUALS[key] == (pytest.approx(low, abs=1e-3), pytest.approx(high, abs=1e-3), count)
-    assert {m.group for m in rows}.isdisjoint({m.group for m in fit.load("held_out")} | {m.group for m in fit.load("fresh")})
 
 
 def test_fp8_is_planned_faster_than_bf16_by_the_gain_sources_measure_running_both_not_by_the_datasheets_2x():
@@ -80,19 +85,6 @@ def test_a_source_far_below_the_rest_barely_moves_its_stacks_level():
         assert abs(with_it[f"stack_{stack}"] - without[f"stack_{stack}"]) < distance / 10
 
 
-BEHIND_THE_NAPKIN: dict[str, str] = {
-    "pretraining": "Megatron-Bridge's archive (fp8/MXFP8 on B200, GB200, B300): 53 % against the napkin's 48 %; Blackwell "
-                   "is unfitted (no calibration source contrasts it inside its rows)",
-    "all": "133 of its 207 rows are that pretraining archive",
-}
-"""Held-out categories where the napkin rule is still closer (docs/time.md says so); a fix moves the category out."""
-
-FRESH_BEHIND_THE_NAPKIN: dict[str, str] = {
-    "pretraining": "InternLM's trainer: 29 % against the napkin's 17 % (its A100 rows sit near 0.4 MFU, the napkin's own)",
-    "all": "54 of its 61 rows are InternLM's pretraining",
-}
-
-
 def _bench():
     return _module(ROOT / "bench" / "bench_time_model.py", "bench_time_model")
 
@@ -103,55 +95,38 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-def held_out_summary(split: str = "held_out"):
-    bench = _bench()
-    return {row["category"]: row for row in bench.summary(bench.score(_fit().load(split)))}
+LOSO_HOLDS, LOSO_ERROR = 0.75, 0.27
+"""docs/time.md: 75.5 % held, 26.7 % median error on 50 sources, every source once."""
 
 
-def _ahead_of_the_napkin(rows) -> set[str]:
-    return {category for category, row in rows.items() if row["model_error"] < row["napkin_error"]}
+@functools.cache
+def _shipped_loso():
+    return _loso()
 
 
-def test_on_held_out_sources_the_model_beats_the_napkin_rule_in_every_category_but_the_named_ones():
-    rows = held_out_summary()
-    assert {"pretraining", "full", "lora", "qlora", "preference"} <= set(rows)
-    assert _ahead_of_the_napkin(rows) == set(rows) - set(BEHIND_THE_NAPKIN)
-
-
-def test_the_held_out_figures_are_those_docs_time_md_states():
-    """What the fit chosen on the 20 calibration sources earns on the first held-out set (docs/time.md, "The fit on 20
-    calibration sources"): 50 % error against the napkin's 48 %, 52 % held at 2.24x; in time 35 % against 48 %."""
-    overall = held_out_summary()["all"]
-    assert overall["model_error"] <= 0.50 and overall["model_inside"] >= 0.515 and overall["model_width"] <= 2.25
-    assert overall["model_time_error"] < overall["napkin_time_error"]
-
-
-def test_on_the_fresh_sources_the_model_beats_the_napkin_rule_for_full_fine_tuning_and_holds_seven_in_ten():
-    """As docs/time.md says: 20 % error, 70 % held at 2.14x."""
-    rows = held_out_summary("fresh")
-    assert _ahead_of_the_napkin(rows) == set(rows) - set(FRESH_BEHIND_THE_NAPKIN)
+def test_leaving_each_of_the_46_sources_and_more_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin():
+    """docs/time.md, "The fit on 46 calibration sources": every source counted once, the error of the shipped fit on a
+    source it has not seen and how often its interval holds that source's figures."""
+    rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["model_error"] <= 0.205 and overall["model_inside"] >= 0.70 and overall["model_width"] <= 2.15
+    assert overall["sources"] >= 46
+    assert overall["model_inside_by_source"] >= LOSO_HOLDS
+    assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
 
 
-def test_on_the_third_held_out_set_the_model_is_closer_than_the_napkin_rule_in_throughput_and_in_time():
-    """docs/time.md: 54 % error against the napkin's 106 %, half the runs held; in time 45 % against 53 %."""
-    overall = held_out_summary("fresh2")["all"]
-    assert overall["model_error"] <= 0.545 < overall["napkin_error"]
-    assert overall["model_inside"] >= 0.50
-    assert overall["model_time_error"] < overall["napkin_time_error"]
-
-
-def test_on_the_fourth_held_out_set_gathered_before_the_fit_the_model_is_closer_than_the_napkin_rule_but_its_interval_misses():
-    """fresh3, gathered before the fit was chosen (docs/time.md): 43 % error against the napkin's 58 %, 35 % in time
-    against 42 %; the interval holds under half (44-48 %), far from the 75 % wanted: QLoRA on 8-bit and 4-bit bases
-    (Baize, xTuring, Lambda) runs 2-3x slower than the calibration's NF4 rows."""
-    rows = held_out_summary("fresh3")
+def test_on_the_untouched_fifth_held_out_set_the_model_beats_the_napkin_and_holds_three_in_four_but_wide():
+    """docs/time.md, "The untouched held-out set, scored once": fresh4 was gathered apart while the fit was chosen.
+    The model beats the napkin overall and in four categories; its interval holds three in four at about 3.4x (the
+    2.2x target is not met), and the one preference row is behind the napkin."""
+    bench, fit = _bench(), _fit()
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh4")))}
     overall = rows["all"]
-    assert overall["model_error"] <= 0.435 < overall["napkin_error"]
-    assert overall["model_time_error"] < overall["napkin_time_error"]
-    assert overall["model_inside"] < 0.75  # the target is not met; when it is, this test says so by failing
-    assert rows["qlora"]["model_error"] > rows["qlora"]["napkin_error"]
+    assert overall["n"] >= 60 and overall["sources"] >= 18
+    assert overall["model_error"] <= 0.20 < 0.28 <= overall["napkin_error"]
+    assert overall["model_inside"] >= 0.75 and 3.0 <= overall["model_width"] <= 3.6
+    for category in ("pretraining", "full", "lora", "qlora"):
+        assert rows[category]["model_error"] < rows[category]["napkin_error"], category
+    assert rows["preference"]["model_error"] > rows["preference"]["napkin_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -174,20 +149,19 @@ def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, 
             shipped.update(kept)
 
 
-def test_leaving_each_calibration_source_out_unshrunk_stack_levels_beat_shrunk_ones_on_the_twenty_sources():
+def test_leaving_each_calibration_source_out_unshrunk_stack_levels_beat_levels_shrunk_by_six_sources():
     """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md), every source
-    counted once: with fp8's gain fitted, shrinking each stack's level toward every source's (6 pseudo-sources, the
-    choice on 14 sources) costs 4 points (26.1 % against 21.8 %)."""
-    unshrunk, shrunk = _loso(_fit().PSEUDO_SOURCES)["all"], _loso(6.0)["all"]
+    counted once: shrinking each stack's level toward every source's (6 pseudo-sources, the choice on 14 sources) cost
+    4 points on 20 sources and 1.8 on 46 (30.8 % against 29.0 %)."""
+    unshrunk, shrunk = _shipped_loso()["all"], _loso(6.0)["all"]
     assert _fit().PSEUDO_SOURCES == 0.0
-    assert unshrunk["model_error_by_source"] < shrunk["model_error_by_source"] - 0.01
-    assert unshrunk["model_error_by_source"] <= 0.22 and unshrunk["model_inside_by_source"] >= 0.75
+    assert unshrunk["model_error_by_source"] < shrunk["model_error_by_source"] - 0.005
 
 
 def test_leaving_each_calibration_source_out_fp8_as_a_fitted_fact_beats_fp8_as_part_of_each_sources_level():
     """docs/time.md, "Structural variants": fp8 planned at its stack's 16-bit level (a cell of its own in the fit) is
     further off on the sources left out than fp8's gain fitted from the sources that run both."""
-    fact, cell = _loso()["all"], _loso(FP8_AS_FACT=False)["all"]
+    fact, cell = _shipped_loso()["all"], _loso(FP8_AS_FACT=False)["all"]
     assert fact["model_error_by_source"] < cell["model_error_by_source"] - 0.01
     assert fact["model_inside_by_source"] >= 0.75
 
@@ -195,7 +169,7 @@ def test_leaving_each_calibration_source_out_fp8_as_a_fitted_fact_beats_fp8_as_p
 def test_leaving_each_calibration_source_out_the_micro_batch_fill_lowers_the_error_and_the_interval_still_holds_three_in_four():
     """The fact is kept by calibration leave-one-source-out alone (docs/time.md, "The micro-batch fact"): a ridge of a
     million pulls it to no effect, which is the fit without it."""
-    kept, dropped = _loso(fill_ridge=_fit().FILL_RIDGE)["all"], _loso(fill_ridge=1e6)["all"]
+    kept, dropped = _shipped_loso()["all"], _loso(fill_ridge=1e6)["all"]
     # 29.5 % against 34 % on the 14 sources it was chosen on; 25.1 % against 25.9 % on the 18 of today, with fp8's gain
     # fitted (docs/time.md, "Structural variants")
     assert kept["model_error_by_source"] < dropped["model_error_by_source"] - 0.005

@@ -10,7 +10,7 @@ every source its own intercept, so a stack's level is its typical source's
 and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
 fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
-scores the two held-out sets. Pure: no I/O.
+--loso scores each source with a fit made without it. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -57,6 +57,14 @@ class SetupFacts:
     gpu: str | None = None
     """The `--gpu` key."""
     gpus: int = 1
+    base_quant: str | None = None
+    """How a QLoRA run's frozen base is stored: nf4 / fp4 (bitsandbytes 4-bit), int8 (bitsandbytes LLM.int8), gptq,
+    awq; None: not said (planned as bitsandbytes 4-bit, the common QLoRA)."""
+    offload: bool = False
+    """Optimizer states or parameters offloaded to the CPU (DeepSpeed ZeRO offload, FSDP CPU offload)."""
+    whole_run: bool = False
+    """The rate is a whole run's wall time (model loading, evaluations and saves inside): true of calibration rows
+    only; a plan states those parts apart (timing.overheads)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +96,10 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "ampere": 1.0 if generation == "ampere" else 0.0, "blackwell": 1.0 if generation == "blackwell" else 0.0,
         "ada": 1.0 if generation == "ada" else 0.0, "log_peak": math.log(_bf16_peak(facts.gpu) / REFERENCE_PEAK),
         "log_gpus": math.log(max(1, facts.gpus) / 8),
+        "quant_int8": 1.0 if method == "qlora" and facts.base_quant == "int8" else 0.0,
+        "quant_gptq": 1.0 if method == "qlora" and facts.base_quant in ("gptq", "awq") else 0.0,
+        "offload": 1.0 if facts.offload else 0.0, "whole_run": 1.0 if facts.whole_run else 0.0,
+        "log_small": max(0.0, math.log(1e9 / max(facts.active_params or 7e9, 1e7))),
     }
 
 

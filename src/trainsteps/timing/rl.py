@@ -314,7 +314,8 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
                                                             strict=True)))
     prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
     _note(d, "rl_decode_step_seconds", decode_step,
-          "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU))",
+          "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU), "
+          f"{DECODE_STEP_FLOOR:g} s floor)",
           f"({bytes_per_param} x {setup.shape.total_params:.4g} + {bounds[1][2]:.0f} x "
           f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
           f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
