@@ -322,14 +322,13 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
 
 def test_the_held_out_score_the_fit_states_is_the_models_score_on_the_untouched_split():
     from trainsteps.timing.rl_corpus import score, summary
-    from trainsteps.timing.rl_fit import HELD_OUT
+    from trainsteps.timing.rl_fit import HELD_OUT, HELD_OUT_SPLIT
 
     corpus = _corpus()
-    split = "fresh3"
     if HELD_OUT is None:  # written before the split was gathered
-        assert split not in corpus["split"]
+        assert HELD_OUT_SPLIT not in corpus["split"]
         return
-    held_out = [row for row in corpus["rows"] if row["source"] in corpus["split"][split]]
+    held_out = [row for row in corpus["rows"] if row["source"] in corpus["split"][HELD_OUT_SPLIT]]
     assert summary(score(held_out, corpus["models"])) == HELD_OUT
 
 

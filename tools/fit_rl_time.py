@@ -335,7 +335,7 @@ HELD_OUT_SPLIT = "fresh3"
 
 
 def split_to_score(argv: list[str]) -> str | None:
-    """The split named by `--score SPLIT` (e.g. `fresh`, the sources gathered after the fit: scored only when asked, so
+    """The split named by `--score SPLIT` (e.g. `fresh3`, the sources gathered while the fit was chosen: scored only when asked, so
     that looking at them is a deliberate act, never a side effect of refitting)."""
     if "--score" not in argv:
         return None
@@ -382,7 +382,7 @@ def main() -> None:
                    f"RESPONSE_SHARE_OF_CAP = {p.share_of_cap}\nASYNC_STREAMING = {p.streaming}\nSWITCH_GB_PER_S = {p.switch}\n"
                    f"REWARD_MS_PER_ROLLOUT = {p.reward}\nDECODE_TAIL_SHARE = {p.tail}\nDECODE_STEP_FLOOR = {p.floor}\n"
                    f"REWARD_PER_GPU = {p.reward_per_gpu}\nTRAIN_TOKEN_FLOOR_US = {p.train_floor}\n"
-                   f"HELD_OUT = {held!r}\n")
+                   f"HELD_OUT_SPLIT = {HELD_OUT_SPLIT!r}\nHELD_OUT = {held!r}\n")
 
 
 if __name__ == "__main__":

@@ -148,13 +148,14 @@ def _kv_width(read: _Reader, model_type: str, d: int) -> int | None:
         return (read.size("kv_lora_rank") + read.size("qk_rope_head_dim", default=64)) // 2
     if model_type in ("chatglm", "qwen", "falcon"):
         return None
-    kv_heads = _bigcode_kv_heads(read, heads) if model_type == "gpt_bigcode" else \
+    kv_heads = _multi_query_kv_heads(read, heads) if model_type == "gpt_bigcode" else \
         read.size("num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=heads)
     return kv_heads * read.size("head_dim", "kv_channels", default=max(1, d // heads))
 
 
-def _bigcode_kv_heads(read: _Reader, heads: int) -> int:
-    """GPTBigCode (StarCoder, SantaCoder) shares one K/V head unless `multi_query` is false (transformers' default: true)."""
+def _multi_query_kv_heads(read: _Reader, heads: int) -> int:
+    """GPTBigCode (StarCoder, SantaCoder) and the first Falcons share one K/V head unless `multi_query` is false
+    (transformers' default for both: true)."""
     return 1 if read.config.get("multi_query", True) else heads
 
 
@@ -174,9 +175,9 @@ def _attention(read: _Reader, model_type: str, d: int) -> tuple[int, int, int]:
         if read.config.get("new_decoder_architecture"):
             kv_heads = read.size("num_kv_heads", "num_key_value_heads", default=heads)
         else:
-            kv_heads = 1 if read.config.get("multi_query", True) else heads
+            kv_heads = _multi_query_kv_heads(read, heads)
     elif model_type == "gpt_bigcode":
-        head_dim, kv_heads = max(1, d // heads), _bigcode_kv_heads(read, heads)
+        head_dim, kv_heads = max(1, d // heads), _multi_query_kv_heads(read, heads)
     else:
         kv_heads = read.size("num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=heads)
         head_dim = read.size("head_dim", "kv_channels", default=max(1, d // heads))

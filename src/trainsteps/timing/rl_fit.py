@@ -18,4 +18,5 @@ DECODE_TAIL_SHARE = 0.5
 DECODE_STEP_FLOOR = 0.015
 REWARD_PER_GPU = False
 TRAIN_TOKEN_FLOOR_US = 0.0
+HELD_OUT_SPLIT = 'fresh3'
 HELD_OUT = {'median_error': 0.445, 'interval_holds': 0.684, 'runs': 19}
