@@ -95,7 +95,20 @@ def design(m) -> dict[str, float]:
     return features(m.facts, m.facts.stack, m.facts.checkpointing or "none")
 
 
+_FITS: dict = {}
+"""Fits already made, by their rows and knobs: leave-one-source-out makes each fit without two sources twice (once
+for each of them), and the tests refit the same halves."""
+
+
 def fit(rows) -> dict[str, float]:
+    """The coefficients of `rows` (see _fit), made once per set of rows and knobs."""
+    key = (frozenset(rows), RIDGE, FILL_RIDGE, PSEUDO_SOURCES, FP8_AS_FACT, FP8_RIDGE, UNMODELLED, LEVEL_FACTS, MIN_SOURCES)
+    if key not in _FITS:
+        _FITS[key] = _fit(rows)
+    return dict(_FITS[key])
+
+
+def _fit(rows) -> dict[str, float]:
     """Two steps. First the setup facts' coefficients from contrasts inside each source: every (source, stack, fp8 or
     not) cell has its own free intercept, so a fact that differs only between sources (fp8 on NVIDIA's Megatron, bf16
     elsewhere) is not credited with the sources' difference, and a fact no cell varies is pulled to 0 (no effect).
@@ -106,17 +119,18 @@ def fit(rows) -> dict[str, float]:
     rest."""
     import numpy as np
 
-    names = contrasted_features(rows)
-    cells = sorted({_cell(m) for m in rows})
+    designs = [design(m) for m in rows]
+    names = contrasted_features(rows, designs)
+    cell_of = [_cell(m) for m in rows]
+    cells = sorted(set(cell_of))
     cell_index = {c: i for i, c in enumerate(cells)}
     x = np.zeros((len(rows), len(names) + len(cells)))
-    for i, m in enumerate(rows):
-        facts = design(m)
+    for i, facts in enumerate(designs):
         x[i, :len(names)] = [facts.get(n, 0.0) for n in names]
-        x[i, len(names) + cell_index[_cell(m)]] = 1.0
+        x[i, len(names) + cell_index[cell_of[i]]] = 1.0
     y = np.array([math.log(m.mfu) for m in rows])
-    per_cell = Counter(_cell(m) for m in rows)
-    w = np.array([1.0 / per_cell[_cell(m)] for m in rows])
+    per_cell = Counter(cell_of)
+    w = np.array([1.0 / per_cell[c] for c in cell_of])
     w = w / w.mean()
     # each fact is pulled toward 0 in proportion to the weight of the rows that show it, so a fact of few rows (QLoRA)
     # is shrunk by the same share as a common one, not erased by them
@@ -146,6 +160,8 @@ def fit(rows) -> dict[str, float]:
 def _level_fact_cells(rows, cells) -> dict[str, list]:
     """For each fact in LEVEL_FACTS, the cells whose every row carries it, where MIN_SOURCES cells or more do."""
     out, by_cell = {}, defaultdict(list)
+    if not LEVEL_FACTS:
+        return out
     for m in rows:
         by_cell[_cell(m)].append(design(m))
     for name in sorted(LEVEL_FACTS):
@@ -155,19 +171,22 @@ def _level_fact_cells(rows, cells) -> dict[str, list]:
     return out
 
 
-def contrasted_features(rows) -> list[str]:
+def contrasted_features(rows, designs: list[dict] | None = None) -> list[str]:
     """The facts whose effect the sources show from inside: a switch that is on and off within the rows of
     MIN_SOURCES (source, stack) cells or more, and the sizes (logs). A switch contrasted inside one source only is
     confounded with whatever else differs there (selective recomputation: only Megatron-SWIFT's rows, where it also
     separates a dense model from an MoE one) and stays at 0, as does a fact in UNMODELLED."""
     left_out = set(UNMODELLED) | set(LEVEL_FACTS) | (set() if FP8_AS_FACT else {"fp8"})
-    names = sorted({k for m in rows for k in design(m)} - {f"stack_{s}" for s in STACKS} - left_out)
-    seen = defaultdict(lambda: defaultdict(set))
-    for m in rows:
-        facts = design(m)
-        for name in names:  # a switch a row does not carry is off there (a full row has no `method_lora`)
-            seen[name][_cell(m)].add(facts.get(name, 0.0))
-    return [n for n in names if n.startswith("log_") or sum(len(v) > 1 for v in seen[n].values()) >= MIN_SOURCES]
+    designs = designs or [design(m) for m in rows]
+    names = sorted({k for facts in designs for k in facts} - {f"stack_{s}" for s in STACKS} - left_out)
+    by_cell = defaultdict(list)
+    for m, facts in zip(rows, designs, strict=True):
+        by_cell[_cell(m)].append(facts)
+
+    def cells_varying(name: str) -> int:  # a switch a row does not carry is off there (a full row has no `method_lora`)
+        return sum(len({facts.get(name, 0.0) for facts in cell}) > 1 for cell in by_cell.values())
+
+    return [n for n in names if n.startswith("log_") or cells_varying(n) >= MIN_SOURCES]
 
 
 def _cell(m) -> tuple[str, str, bool]:
