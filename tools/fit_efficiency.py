@@ -82,10 +82,14 @@ stack's 16-bit level is their mean only where this many sources give one, and a 
 only where this many sources give them (else the method's, else all)."""
 
 
+EVALUATIONS = True
+"""A wall time that holds evaluations is costed with their forward FLOPs, as a plan costs them (timing.calibration)."""
+
+
 def load(split: str | None = None):
     """The corpus rows of a split as Measurements; a row marked `not_fitted` (it says why) is kept for the record only."""
     corpus = json.loads(CORPUS.read_text())
-    rows = [measurement(r, corpus["models"]) for r in corpus["rows"] if not r.get("not_fitted")]
+    rows = [measurement(r, corpus["models"], EVALUATIONS) for r in corpus["rows"] if not r.get("not_fitted")]
     return [m for m in rows if split is None or m.split == split]
 
 

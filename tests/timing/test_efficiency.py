@@ -199,3 +199,21 @@ def test_gradient_checkpointing_lowers_the_expected_mfu():
     off = estimate_mfu(SetupFacts(stack="fsdp", checkpointing="none", gpu="h100-sxm"))
     assert on.mfu.expected < off.mfu.expected
     assert math.log(off.mfu.expected / on.mfu.expected) == pytest.approx(-efficiency_fit.COEFFICIENTS["checkpointing_full"])
+
+
+def test_a_wall_time_that_holds_evaluations_is_costed_with_their_forward_flops_as_a_plan_costs_them():
+    """LitGPT's LoRA rows run 5,929 validation rows beside 3,846 trained ones: at 2N a forward token against 4N a
+    trained one, the evaluations are about three quarters of the run's FLOPs, which the wall time holds."""
+    from trainsteps.timing.calibration import measurement
+    from trainsteps.timing.flops import eval_flops_per_token
+
+    row = next(r for r in CORPUS["rows"] if r["id"] == 599)
+    plain, costed = measurement(row, CORPUS["models"], evaluations=False), measurement(row, CORPUS["models"])
+    tokens = row["tokens_per_row"]
+    share = row["validation_rows_forward"] * eval_flops_per_token(plain.shape, tokens) / (
+        row["measured"]["examples"] * plain.flops_per_token)
+    assert 0.6 < share < 0.9
+    assert costed.flops_per_token == pytest.approx(plain.flops_per_token * (1 + share))
+    assert costed.tokens_per_second_per_gpu == plain.tokens_per_second_per_gpu
+    without = dict(row, measured={k: v for k, v in row["measured"].items() if k != "wall_seconds"})
+    assert measurement(without, CORPUS["models"]).flops_per_token == plain.flops_per_token

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from trainsteps.timing.architectures import ModelShape, shape_from_config
 from trainsteps.timing.efficiency import SetupFacts
-from trainsteps.timing.flops import preference_per_token, train_flops_per_token
+from trainsteps.timing.flops import eval_flops_per_token, preference_per_token, train_flops_per_token
 from trainsteps.timing.gpus import find_gpu
 
 
@@ -34,11 +34,14 @@ class Measurement:
         return self.tokens_per_second_per_gpu * self.flops_per_token / self.peak
 
 
-def measurement(row: dict, models: dict) -> Measurement:
-    """A corpus row as a Measurement."""
+def measurement(row: dict, models: dict, evaluations: bool = True) -> Measurement:
+    """A corpus row as a Measurement. With `evaluations`, a wall time that holds evaluations is costed as a plan costs
+    them: their forward FLOPs at the run's MFU (timing.request's modelled evaluation), spread over the trained tokens."""
     shape = _shape(row, models)
     method = row["method"]
     per_token = _flops_per_counted_token(row, shape)
+    if evaluations:
+        per_token *= 1 + _evaluation_share(row, shape, per_token)
     peak = find_gpu(row["gpu"]).peak("bf16")
     measured = row["measured"]
     tps = measured.get("tokens_per_second_per_gpu") or measured["tflops_per_gpu"] * 1e12 / per_token
@@ -60,6 +63,19 @@ def _flops_per_counted_token(row: dict, shape: ModelShape) -> float:
         return train_flops_per_token(shape, row["seq"], training).expected
     cost = preference_per_token(shape, row["seq"], row["trainer"], training, bool(row.get("precompute_reference")))
     return cost.train.expected / cost.trained_rows
+
+
+def _evaluation_share(row: dict, shape: ModelShape, per_token: float) -> float:
+    """The forward FLOPs of the validation rows a wall time holds (`validation_rows_forward`), over its training FLOPs.
+    A preference row's validation rows go through the policy and, unless precomputed, the reference."""
+    measured = row["measured"]
+    if not row.get("validation_rows_forward") or "wall_seconds" not in measured or not measured.get("examples"):
+        return 0.0
+    tokens_per_row = row.get("tokens_per_row") or row["seq"]
+    forwards = 2 if row.get("trainer") and not row.get("precompute_reference") else 1
+    evaluated = row["validation_rows_forward"] * tokens_per_row * forwards * eval_flops_per_token(shape, tokens_per_row)
+    trained = measured["examples"] * (2 if row.get("trainer") else 1) * tokens_per_row * per_token
+    return evaluated / trained
 
 
 def _shape(row: dict, models: dict) -> ModelShape:
