@@ -14,7 +14,7 @@ PACKED_8_GPUS = ["plan", "--num-examples", "100000", "--per-device-train-batch-s
                  "8", "--gpus", "8", "--num-train-epochs", "1", "--seq-length", "2048", "--format", "json"]
 RENTED = ["L4", "A10G", "A10", "A6000", "RTX 6000 Ada", "RTX 4090", "RTX 5090", "L20", "H20", "GH200", "B200", "GB200",
           "B300", "MI250X", "MI300X", "MI325X", "MI355X", "Ascend 910B", "Ascend 910C", "Gaudi 2", "Gaudi 3", "TPU v5e",
-          "TPU v5p", "TPU v6e"]
+          "TPU v5p", "TPU v6e", "T4", "Tesla T4"]
 
 
 @pytest.mark.parametrize("name", RENTED)

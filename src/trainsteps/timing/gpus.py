@@ -118,6 +118,8 @@ GPUS: dict[str, Gpu] = {gpu.name: gpu for gpu in (
         32, "Google Cloud TPU v6e documentation: 918 TFLOPS BF16 per chip"),
     Gpu("v100", "NVIDIA V100 SXM2 32GB", {"fp16": 125.0, "fp32": 15.7},
         32, "NVIDIA V100 Tensor Core GPU datasheet (2020): 125 TFLOPS FP16 tensor (SXM2); no bf16 (fp16 is used)"),
+    Gpu("t4", "NVIDIA T4 16GB", {"fp16": 65.0, "fp32": 8.1},
+        16, "NVIDIA T4 Tensor Core GPU datasheet (2019): 65 TFLOPS mixed precision FP16/FP32 tensor; no bf16 (fp16 is used)"),
     Gpu("mi300x", "AMD Instinct MI300X 192GB", {"fp8": 2614.9, "bf16": 1307.4, "fp16": 1307.4, "tf32": 653.7, "fp32": 163.4},
         192, "AMD Instinct MI300X data sheet (2023): 1,307.4 TFLOPS FP16/BF16 dense (2,614.9 with sparsity)"),
     Gpu("ascend-910b", "Huawei Ascend 910B 64GB", {"bf16": 320.0, "fp16": 320.0},
@@ -134,6 +136,7 @@ ALIASES = {
     "ascend910c": "ascend-910c", "gaudi-2": "gaudi2", "gaudi-3": "gaudi3", "hl-225": "gaudi2", "v5e": "tpu-v5e",
     "v5p": "tpu-v5p", "v6e": "tpu-v6e", "trillium": "tpu-v6e", "tpuv5e": "tpu-v5e", "tpuv5p": "tpu-v5p",
     "tpuv6e": "tpu-v6e", "mi250": "mi250x", "mi325": "mi325x", "mi355": "mi355x", "a10-24g": "a10", "a10g-24g": "a10g",
+    "tesla-t4": "t4", "t4-16g": "t4",
 }
 
 

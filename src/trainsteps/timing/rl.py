@@ -56,7 +56,7 @@ from trainsteps.timing.gpus import Gpu
 HBM_TB_PER_S = {
     "gh200": 4.0, "gb200": 8.0, "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
     "a100-80g": 2.039, "a100-40g": 1.555, "a800": 2.039, "l40s": 0.864, "l20": 0.864, "rtx4090": 1.008, "rtx3090": 0.936,
-    "v100": 0.9, "mi300x": 5.3, "ascend-910b": 1.6, "ascend-910c": 3.2,
+    "v100": 0.9, "t4": 0.32, "mi300x": 5.3, "ascend-910b": 1.6, "ascend-910c": 3.2,
 }
 """Peak memory bandwidth per device (TB/s), from the same vendor datasheets as timing/gpus.py (the 910B: third-party
 reports; the 910C: third-party reports for one package, two 910B-class dies)."""
