@@ -274,6 +274,26 @@ def test_the_third_fresh_split_spreads_nineteen_steps_over_twelve_sources_with_n
     assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
 
 
+
+def test_the_fourth_fresh_split_takes_thread_rows_from_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh4 = set(corpus["split"]["fresh4"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh4"))
+    assert fresh4 and not fresh4 & elsewhere and not fresh4 & set(corpus["formerly_held_out"])
+    thread_rows = [row for row in corpus["rows"] if row["id"].startswith("f4a-")]
+    assert thread_rows and all(row["source"] in fresh4 for row in thread_rows)
+    # each row names its thread: an issue, pull request or discussion of a public repository, quoted with its figure
+    for row in thread_rows:
+        repo, number = row["source"].split("#")
+        assert row["url"].startswith(f"https://github.com/{repo}/"), row["id"]
+        assert row["url"].rstrip("/").rsplit("/", 2)[-2:][1] == number, row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and row["setup_from"], row["id"]
+    assert max(Counter(row["source"] for row in thread_rows).values()) <= 3
+    other_urls = {row["url"] for row in corpus["rows"] if row["source"] not in fresh4}
+    assert not {row["url"] for row in thread_rows} & other_urls
+
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
               "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
               "critic", "asynchronous", "step_seconds", "parts"}
@@ -314,6 +334,10 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     spec.loader.exec_module(fit_rl_time)
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh3"]) == "fresh3"
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh4"]) == "fresh4"
+    corpus = _corpus()
+    fresh4 = [row for row in corpus["rows"] if row["source"] in corpus["split"]["fresh4"]]
+    assert fresh4 and fit_rl_time.rows(corpus, "fresh4") == fresh4
     for refused_split in ("fresh_typo", "calibration"):
         with pytest.raises(SystemExit) as refused:
             fit_rl_time.split_to_score(["fit_rl_time.py", "--score", refused_split])
