@@ -274,6 +274,24 @@ def test_the_third_fresh_split_spreads_nineteen_steps_over_twelve_sources_with_n
     assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
 
 
+def test_the_fourth_fresh_split_from_papers_blogs_and_research_repositories_quotes_each_step_it_records():
+    from collections import Counter
+
+    corpus = _corpus()
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f4b-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= set(corpus["split"]["fresh4"])
+    assert len(per_source) >= 2 and sum(per_source.values()) >= 4 and max(per_source.values()) <= 3
+    # the step is the figure the source prints, not one derived from it: the quote carries it
+    for row in rows:
+        step = row["step_seconds"]
+        assert (f"{step:g}" in row["quote"]) or (f"{step:.1f}" in row["quote"]), row["id"]
+    # the set spans model sizes: a 30B+ model or a mixture of experts beside one under 10B
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    assert any(models[row["model"]]["params"] < 10e9 for row in rows)
+
+
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
               "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
               "critic", "asynchronous", "step_seconds", "parts"}
@@ -314,6 +332,7 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     spec.loader.exec_module(fit_rl_time)
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh3"]) == "fresh3"
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh4"]) == "fresh4"
     for refused_split in ("fresh_typo", "calibration"):
         with pytest.raises(SystemExit) as refused:
             fit_rl_time.split_to_score(["fit_rl_time.py", "--score", refused_split])
