@@ -294,6 +294,24 @@ def test_the_fourth_fresh_split_takes_thread_rows_from_sources_no_other_split_na
     other_urls = {row["url"] for row in corpus["rows"] if row["source"] not in fresh4}
     assert not {row["url"] for row in thread_rows} & other_urls
 
+def test_the_fourth_fresh_split_from_papers_blogs_and_research_repositories_quotes_each_step_it_records():
+    from collections import Counter
+
+    corpus = _corpus()
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f4b-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= set(corpus["split"]["fresh4"])
+    assert len(per_source) >= 3 and sum(per_source.values()) >= 7 and max(per_source.values()) <= 3
+    # the step is the figure the source prints, not one derived from it: the quote carries it
+    for row in rows:
+        step = row["step_seconds"]
+        assert (f"{step:g}" in row["quote"]) or (f"{step:.1f}" in row["quote"]), row["id"]
+    # the set spans model sizes: a 30B+ model or a mixture of experts beside one under 10B
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    assert any(models[row["model"]]["params"] < 10e9 for row in rows)
+
+
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
               "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
               "critic", "asynchronous", "step_seconds", "parts"}
