@@ -168,3 +168,18 @@ def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
     loaded = importlib.import_module("fit_efficiency").load("fresh5")
     assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH5) > 0
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
+
+
+def test_fresh5_holds_nineteen_rows_from_thirteen_sources_none_over_eight_with_every_category_and_six_off_the_a100_and_h100():
+    rows_per_source = Counter(row["group"] for row in FRESH5)
+    assert len(FRESH5) >= 19
+    assert len(rows_per_source) >= 13
+    assert max(rows_per_source.values()) <= 8
+    assert {row["category"] for row in FRESH5} == set(CATEGORIES)
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH5) >= 6
+
+
+def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
+    preference = [row for row in FRESH5 if row["category"] == "preference"]
+    assert len({row["group"] for row in preference}) >= 3
+    assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
