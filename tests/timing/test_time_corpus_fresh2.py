@@ -1,6 +1,7 @@
 """The former third and fourth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` or `fresh3`; calibration rows since 2026-11-28), and the fifth, `fresh4`, held out: what
-the rows are, as gathered. These tests never score the model: `fresh4` is scored once, after the fit it judges was chosen.
+`formerly_held_out` is `fresh2` or `fresh3`; calibration rows since 2026-11-28), and the fifth and sixth, `fresh4` and
+`fresh5`, held out: what the rows are, as gathered. These tests never score the model: each held-out set is scored once,
+after the fit it judges was chosen.
 """
 
 import importlib
@@ -17,9 +18,10 @@ CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json"
 FRESH2 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh2"]
 FRESH3 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh3"]
 FRESH4 = [row for row in CORPUS["rows"] if row["split"] == "fresh4"]
+FRESH5 = [row for row in CORPUS["rows"] if row["split"] == "fresh5"]
 DATA_ONLY_SETS = ("fresh2", "fresh3")
-GATHERED_SETS = (*DATA_ONLY_SETS, "fresh4")
-"""The sets gathered from outside the calibration pool: the two former held-out sets and the untouched one."""
+GATHERED_SETS = (*DATA_ONLY_SETS, "fresh4", "fresh5")
+"""The sets gathered from outside the calibration pool: the two former held-out sets and the untouched ones."""
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 CALIBRATION_POOL = ("torchtune", "unsloth", "llama-factory", "llamafactory", "liger", "fsdp_qlora", "megatron-lm",
                     "deepspeed", "axolotl", "ms-swift", "modelscope/swift")
@@ -37,13 +39,13 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_the_four_former_held_out_sets_and_fresh4_share_no_source():
+def test_the_calibration_as_first_gathered_the_four_former_held_out_sets_fresh4_and_fresh5_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
         by_split.setdefault(_former_set(row), set()).add(row["group"])
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
-    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4"}
+    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
@@ -113,7 +115,7 @@ def _rows_per_example(row) -> int:
     return 2 if row.get("trainer") else 1
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
 def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
     measured = row["measured"]
     rows_per_second = (measured["examples"] / measured["wall_seconds"] if "examples" in measured
@@ -123,7 +125,7 @@ def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_impl
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
                          ids=lambda r: str(r["id"]))
 def test_a_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(row):
     """Lambda's Llama 2 table gives samples/sec without a wall time: the tokens/s it records is that rate times the tokens
@@ -146,4 +148,30 @@ def test_every_fresh4_row_loads_as_the_time_model_reads_the_corpus():
     sys.path.insert(0, str(ROOT / "tools"))
     loaded = importlib.import_module("fit_efficiency").load("fresh4")
     assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH4) > 0
+    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
+
+
+def test_no_source_of_fresh5_was_used_by_another_set_under_another_address():
+    """fresh5's repositories appear in no row of any other split, calibration included."""
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh5").lower()
+    for row in FRESH5:
+        repository = "/".join(_address(row["source"]).split("/")[3:5]).lower()
+        assert repository not in elsewhere, row["id"]
+
+
+def test_fresh5_names_its_sources_in_the_split_map_and_numbers_its_rows_from_4100():
+    assert set(CORPUS["split"]["fresh5"]) == {row["group"] for row in FRESH5}
+    assert all(4100 <= row["id"] <= 4499 for row in FRESH5)
+
+
+def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
+    preference = [row for row in FRESH5 if row["category"] == "preference"]
+    assert preference
+    assert all(row["trainer"] and isinstance(row["precompute_reference"], bool) for row in preference)
+
+
+def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
+    sys.path.insert(0, str(ROOT / "tools"))
+    loaded = importlib.import_module("fit_efficiency").load("fresh5")
+    assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH5) > 0
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
