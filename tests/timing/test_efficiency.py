@@ -24,7 +24,7 @@ def _module(path: Path, name: str):
     return module
 
 
-def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_former_held_out_row_names_its_set():
+def test_every_row_but_the_untouched_held_out_sets_is_a_calibration_row_and_a_former_held_out_row_names_its_set():
     halves = {}
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])

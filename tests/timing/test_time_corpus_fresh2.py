@@ -1,6 +1,7 @@
 """The former third and fourth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` or `fresh3`; calibration rows since 2026-11-28), and the fifth, `fresh4`, held out: what
-the rows are, as gathered. These tests never score the model: `fresh4` is scored once, after the fit it judges was chosen.
+`formerly_held_out` is `fresh2` or `fresh3`; calibration rows since 2026-11-28), and the fifth and sixth, `fresh4` and
+`fresh5`, held out: what the rows are, as gathered. These tests never score the model: each held-out set is scored once,
+after the fit it judges was chosen.
 """
 
 import importlib
@@ -158,9 +159,23 @@ def test_no_source_of_fresh5_was_claimed_for_an_earlier_set_under_another_addres
         assert address not in others, row["id"]
 
 
-def test_fresh5_rows_are_numbered_in_its_two_gatherers_ranges_and_their_split_lists_their_sources():
-    assert all(4500 <= row["id"] <= 4999 or 6000 <= row["id"] <= 6499 for row in FRESH5)
+def test_fresh5_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_their_sources():
+    assert all(4100 <= row["id"] <= 4999 or 6000 <= row["id"] <= 6499 for row in FRESH5)
     assert set(CORPUS["split"]["fresh5"]) == {row["group"] for row in FRESH5}
+
+
+def test_no_source_of_fresh5_was_used_by_another_set_under_another_address():
+    """fresh5's repositories appear in no row of any other split, calibration included."""
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh5").lower()
+    for row in FRESH5:
+        repository = "/".join(_address(row["source"]).split("/")[3:5]).lower()
+        assert repository not in elsewhere, row["id"]
+
+
+def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
+    preference = [row for row in FRESH5 if row["category"] == "preference"]
+    assert preference
+    assert all(row["trainer"] and isinstance(row["precompute_reference"], bool) for row in preference)
 
 
 def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
