@@ -172,12 +172,6 @@ def test_no_source_of_fresh5_was_used_by_another_set_under_another_address():
         assert repository not in elsewhere, row["id"]
 
 
-def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
-    preference = [row for row in FRESH5 if row["category"] == "preference"]
-    assert preference
-    assert all(row["trainer"] and isinstance(row["precompute_reference"], bool) for row in preference)
-
-
 def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
     sys.path.insert(0, str(ROOT / "tools"))
     loaded = importlib.import_module("fit_efficiency").load("fresh5")
@@ -185,10 +179,10 @@ def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
 
 
-def test_fresh5_holds_nineteen_rows_from_thirteen_sources_none_over_eight_with_every_category_and_six_off_the_a100_and_h100():
+def test_fresh5_holds_twenty_five_rows_from_eighteen_sources_none_over_eight_with_every_category_and_six_off_the_a100_and_h100():
     rows_per_source = Counter(row["group"] for row in FRESH5)
-    assert len(FRESH5) >= 19
-    assert len(rows_per_source) >= 13
+    assert len(FRESH5) >= 25
+    assert len(rows_per_source) >= 18
     assert max(rows_per_source.values()) <= 8
     assert {row["category"] for row in FRESH5} == set(CATEGORIES)
     assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH5) >= 6
