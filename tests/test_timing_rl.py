@@ -248,8 +248,11 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert {row["source"] for row in rows} == set().union(*splits)
     assert all(row["url"].startswith("https://") and row["quote"] and row["setup_from"] for row in rows)
     # a source's address is its identity: two source names for one thread would let it sit in two splits
-    urls_by_split = [{row["url"].split(" ")[0] for row in rows if row["source"] in sources} for sources in splits]
+    # GitHub addresses are case-insensitive: compare them lower-cased, without a trailing slash
+    urls_by_split = [{row["url"].split(" ")[0].lower().rstrip("/") for row in rows if row["source"] in sources} for sources in splits]
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
+    assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
+    assert {"calibration", "fresh3", "fresh4"} <= set(corpus["split"])
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -272,6 +275,60 @@ def test_the_third_fresh_split_spreads_nineteen_steps_over_twelve_sources_with_n
     models = corpus["models"]
     assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
     assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
+
+
+
+def test_the_fourth_fresh_split_takes_thread_rows_from_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh4 = set(corpus["split"]["fresh4"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh4"))
+    assert fresh4 and not fresh4 & elsewhere and not fresh4 & set(corpus["formerly_held_out"])
+    thread_rows = [row for row in corpus["rows"] if row["id"].startswith("f4a-")]
+    assert thread_rows and all(row["source"] in fresh4 for row in thread_rows)
+    # each row names its thread: an issue, pull request or discussion of a public repository, quoted with its figure
+    for row in thread_rows:
+        repo, number = row["source"].split("#")
+        assert row["url"].startswith(f"https://github.com/{repo}/"), row["id"]
+        assert row["url"].rstrip("/").rsplit("/", 2)[-2:][1] == number, row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and row["setup_from"], row["id"]
+    assert max(Counter(row["source"] for row in thread_rows).values()) <= 3
+    other_urls = {row["url"] for row in corpus["rows"] if row["source"] not in fresh4}
+    assert not {row["url"] for row in thread_rows} & other_urls
+
+def test_the_fourth_fresh_split_from_papers_blogs_and_research_repositories_quotes_each_step_it_records():
+    from collections import Counter
+
+    corpus = _corpus()
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f4b-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= set(corpus["split"]["fresh4"])
+    assert len(per_source) >= 3 and sum(per_source.values()) >= 7 and max(per_source.values()) <= 3
+    # the step is the figure the source prints, not one derived from it: the quote carries it
+    for row in rows:
+        step = row["step_seconds"]
+        assert (f"{step:g}" in row["quote"]) or (f"{step:.1f}" in row["quote"]), row["id"]
+    # the set spans model sizes: a 30B+ model or a mixture of experts beside one under 10B
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    assert any(models[row["model"]]["params"] < 10e9 for row in rows)
+
+def test_the_fourth_fresh_split_holds_threads_gathered_before_the_fit_none_over_three_steps_from_small_to_mixture_of_experts():
+    from collections import Counter
+
+    corpus = _corpus()
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f4c-")]
+    assert {row["source"] for row in rows} <= set(corpus["split"]["fresh4"])
+    per_source = Counter(row["source"] for row in rows)
+    assert len(per_source) >= 6 and len(rows) >= 12 and max(per_source.values()) <= 3
+    # every row names its thread, quotes it and says where each setup fact comes from
+    assert all(row["url"].startswith("https://github.com/") and "/issues/" in row["url"] for row in rows)
+    assert all(len(row["quote"]) > 40 and len(row["setup_from"]) > 100 for row in rows)
+    models = corpus["models"]
+    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
@@ -314,6 +371,13 @@ def test_the_rl_fit_scores_a_further_split_only_when_asked_and_refuses_an_unknow
     spec.loader.exec_module(fit_rl_time)
     assert fit_rl_time.split_to_score(["fit_rl_time.py"]) is None
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh3"]) == "fresh3"
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh4"]) == "fresh4"
+    corpus = _corpus()
+    fresh4 = [row for row in corpus["rows"] if row["source"] in corpus["split"]["fresh4"]]
+    assert fresh4 and fit_rl_time.rows(corpus, "fresh4") == fresh4
+
+    assert {row["id"] for row in fit_rl_time.rows(fit_rl_time.corpus(), "fresh4")} >= {
+        row["id"] for row in _corpus()["rows"] if row["id"].startswith("f4c-")}
     for refused_split in ("fresh_typo", "calibration"):
         with pytest.raises(SystemExit) as refused:
             fit_rl_time.split_to_score(["fit_rl_time.py", "--score", refused_split])

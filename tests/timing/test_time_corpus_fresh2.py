@@ -1,6 +1,7 @@
 """The former third, fourth and fifth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json
-whose `formerly_held_out` is `fresh2`, `fresh3` or `fresh4`; calibration rows since 2026-11-28): what the rows are, as
-gathered. These tests never score the model.
+whose `formerly_held_out` is `fresh2`, `fresh3` or `fresh4`; calibration rows since 2026-11-28), and the sixth, `fresh5`,
+held out: what the rows are, as gathered. These tests never score the model: `fresh5` is scored once, after the fit it
+judges was chosen.
 """
 
 import importlib
@@ -17,9 +18,10 @@ CORPUS = json.loads((ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json"
 FRESH2 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh2"]
 FRESH3 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh3"]
 FRESH4 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh4"]
+FRESH5 = [row for row in CORPUS["rows"] if row["split"] == "fresh5"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4")
-GATHERED_SETS = DATA_ONLY_SETS
-"""The sets gathered from outside the calibration pool: the former held-out sets."""
+GATHERED_SETS = (*DATA_ONLY_SETS, "fresh5")
+"""The sets gathered from outside the calibration pool: the former held-out sets and the untouched one."""
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
 CALIBRATION_POOL = ("torchtune", "unsloth", "llama-factory", "llamafactory", "liger", "fsdp_qlora", "megatron-lm",
                     "deepspeed", "axolotl", "ms-swift", "modelscope/swift")
@@ -37,13 +39,13 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_five_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_the_five_former_held_out_sets_and_fresh5_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
         by_split.setdefault(_former_set(row), set()).add(row["group"])
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
-    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4"}
+    assert set(by_split) == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
@@ -113,7 +115,7 @@ def _rows_per_example(row) -> int:
     return 2 if row.get("trainer") else 1
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
 def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
     measured = row["measured"]
     rows_per_second = (measured["examples"] / measured["wall_seconds"] if "examples" in measured
@@ -123,7 +125,7 @@ def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_impl
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
                          ids=lambda r: str(r["id"]))
 def test_a_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(row):
     """Lambda's Llama 2 table gives samples/sec without a wall time: the tokens/s it records is that rate times the tokens
@@ -140,3 +142,46 @@ def test_every_row_of_a_former_held_out_set_loads_as_the_time_model_reads_the_co
     loaded = [m for m in importlib.import_module("fit_efficiency").load("calibration") if m.row_id in ids]
     assert len(loaded) == len(ids) > 0
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
+
+
+def test_no_source_of_fresh5_was_claimed_for_an_earlier_set_under_another_address():
+    """A paper or model card quoted at a second address is the same source: fresh5's addresses appear in no other row."""
+    others = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh5").lower()
+    for row in FRESH5:
+        address = _address(row["source"]).lower().removeprefix("https://")
+        assert address not in others, row["id"]
+
+
+def test_fresh5_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_their_sources():
+    assert all(4100 <= row["id"] <= 4999 or 6000 <= row["id"] <= 6499 for row in FRESH5)
+    assert set(CORPUS["split"]["fresh5"]) == {row["group"] for row in FRESH5}
+
+
+def test_no_source_of_fresh5_was_used_by_another_set_under_another_address():
+    """fresh5's repositories appear in no row of any other split, calibration included."""
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh5").lower()
+    for row in FRESH5:
+        repository = "/".join(_address(row["source"]).split("/")[3:5]).lower()
+        assert repository not in elsewhere, row["id"]
+
+
+def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
+    sys.path.insert(0, str(ROOT / "tools"))
+    loaded = importlib.import_module("fit_efficiency").load("fresh5")
+    assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH5) > 0
+    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
+
+
+def test_fresh5_holds_twenty_five_rows_from_eighteen_sources_none_over_eight_with_every_category_and_six_off_the_a100_and_h100():
+    rows_per_source = Counter(row["group"] for row in FRESH5)
+    assert len(FRESH5) >= 25
+    assert len(rows_per_source) >= 18
+    assert max(rows_per_source.values()) <= 8
+    assert {row["category"] for row in FRESH5} == set(CATEGORIES)
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH5) >= 6
+
+
+def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
+    preference = [row for row in FRESH5 if row["category"] == "preference"]
+    assert len({row["group"] for row in preference}) >= 3
+    assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
