@@ -114,19 +114,20 @@ def test_leaving_each_of_the_69_sources_out_the_shipped_fit_holds_three_in_four_
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
 
 
-def test_on_the_untouched_fifth_held_out_set_the_model_beats_the_napkin_and_holds_three_in_four_but_wide():
-    """docs/time.md, "The untouched held-out set, scored once": fresh4 was gathered apart while the fit was chosen.
-    The model beats the napkin overall and in four categories; its interval holds three in four at about 3.4x (the
-    2.2x target is not met), and the one preference row is behind the napkin."""
+def test_on_the_untouched_sixth_held_out_set_the_model_beats_the_napkin_and_holds_three_in_four_but_wide():
+    """docs/time.md, "The sixth held-out set, scored once": fresh5 was gathered apart while the fit was chosen. The
+    model beats the napkin overall, for preference, full fine-tuning and LoRA; its range holds three in four at about
+    3.8x (the 2.2x target is not met), and it is behind the napkin for pretraining and QLoRA."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh4")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh5")))}
     overall = rows["all"]
-    assert overall["n"] >= 60 and overall["sources"] >= 18
-    assert overall["model_error"] <= 0.20 < 0.28 <= overall["napkin_error"]
-    assert overall["model_inside"] >= 0.75 and 3.0 <= overall["model_width"] <= 3.6
-    for category in ("pretraining", "full", "lora", "qlora"):
+    assert overall["n"] >= 24 and overall["sources"] >= 17
+    assert overall["model_error"] <= 0.21 < 0.40 <= overall["napkin_error"]
+    assert overall["model_inside"] >= 0.75 and 3.5 <= overall["model_width"] <= 4.1
+    for category in ("preference", "full", "lora"):
         assert rows[category]["model_error"] < rows[category]["napkin_error"], category
-    assert rows["preference"]["model_error"] > rows["preference"]["napkin_error"]
+    for category in ("pretraining", "qlora"):
+        assert rows[category]["model_error"] > rows[category]["napkin_error"], category
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
