@@ -23,3 +23,4 @@ REWARD_PER_GPU = False
 TRAIN_TOKEN_FLOOR_US = 0.0
 HELD_OUT_SPLIT = 'fresh3'
 HELD_OUT = {'median_error': 0.445, 'interval_holds': 0.684, 'runs': 19}
+LOSO = {'median_error': 0.462, 'interval_holds': 0.772, 'runs': 149}
