@@ -232,6 +232,27 @@ def test_without_a_mean_or_a_cap_the_response_length_is_asked_for():
     assert origin == "cap" and typical.high <= 80
 
 
+def test_a_share_of_the_cap_stays_between_the_fitted_floor_and_ceiling_and_under_the_cap(monkeypatch):
+    from trainsteps.timing import rl_fit
+    from trainsteps.timing.rl import response_interval
+
+    monkeypatch.setattr(rl_fit, "RESPONSE_SHARE_OF_CAP", 0.25)
+    monkeypatch.setattr(rl_fit, "RESPONSE_FLOOR", 600)
+    monkeypatch.setattr(rl_fit, "RESPONSE_CEILING", 3000)
+    assert [response_interval(None, cap)[0].expected for cap in (1024, 8192, 32768, 400)] == [600, 2048, 3000, 400]
+
+
+def test_without_a_mean_the_response_interval_spans_the_fitted_response_spread(monkeypatch):
+    from trainsteps.timing import rl
+    from trainsteps.timing.rl import response_interval
+
+    monkeypatch.setattr(rl, "TYPICAL_RESPONSE_SPREAD", 2.0)
+    narrow = response_interval(None, 100_000)[0]
+    monkeypatch.setattr(rl, "TYPICAL_RESPONSE_SPREAD", 4.0)
+    wide = response_interval(None, 100_000)[0]
+    assert narrow.high / narrow.expected == pytest.approx(2.0) and wide.high / wide.expected == pytest.approx(4.0)
+
+
 def _corpus():
     import json
     from pathlib import Path
