@@ -36,7 +36,7 @@ Asynchronous (one-step off-policy: generation of step k+1 overlaps training on s
 
 DECODE_BANDWIDTH_SHARE, DECODE_HALF_BATCH, UPDATE_EFFICIENCY, STEP_OVERHEAD, the copy bandwidth and the typical
 response length (used when only the cap is known) are fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
-tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT and docs/time.md. A measured
+tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT (the leave-one-source-out score in rl_fit.LOSO until a held-out split is scored) and docs/time.md. A measured
 step time (`--step-time`) replaces the model: wall = training steps x step time, exactly.
 Pure: no I/O, no CLI; numbers recorded in a `Derivation`.
 """
