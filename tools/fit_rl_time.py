@@ -24,7 +24,9 @@ The rule, fixed before any run: a variant's score is its LOSO median error over 
 interval holds fewer than MIN_HOLDS of them is out. A feature is kept only if it lowers the median error by at least
 MIN_GAIN below the structure without it (else the simpler structure wins); the features that pass alone are added in
 the order of their gain, each kept only if it passes the same test in the combination; the response default is then
-chosen by the same test against the current one.
+chosen by the same test against the current one. A knob that changes only the interval (the response interval fitted
+apart) is kept if the pooled hold stays >= MIN_HOLDS and it narrows the median interval of the steps that state their
+mean response; `loso` prints the error and hold by response stated / cap only, by size class and by stack.
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
