@@ -1986,7 +1986,7 @@ MESSAGES = {
     'time.rl.model_beside': 'the RL step model gives {seconds} s per step ({low} – {high}); the measured step time is used',
     'time.rl.response.given': 'responses of {expected} tokens on average, as given',
     'time.rl.response.given_range': 'responses of {expected} tokens on average ({low} – {high}), as given',
-    'time.rl.response.cap': 'responses of {expected} tokens on average ({low} – {high}): no mean was given, so a typical length fitted on published runs, bounded by the {cap}-token cap; give --response-length from a log to narrow it',
+    'time.rl.response.cap': "responses of {expected} tokens on average ({low} – {high}): no mean was given, so a typical length fitted on published runs, bounded by the {cap}-token cap; give the mean response length (--response-length, from a log's response_length/mean): it narrows this most",
     'time.rl.prompt.given': 'prompts of {prompt} tokens on average, as given',
     'time.rl.prompt.cap': 'prompts of {prompt} tokens on average: half the {cap}-token prompt cap (--prompt-length to set it)',
     'time.rl.prompt.default': 'prompts of {prompt} tokens on average: assumed, no prompt cap is known (--prompt-length to set it)',

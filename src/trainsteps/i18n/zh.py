@@ -1981,7 +1981,7 @@ MESSAGES = {
     'time.rl.model_beside': 'RL 单步模型估算每步 {seconds} 秒（{low} – {high}）；采用实测的单步时间',
     'time.rl.response.given': '回复平均 {expected} 个 token，按给定值',
     'time.rl.response.given_range': '回复平均 {expected} 个 token（{low} – {high}），按给定值',
-    'time.rl.response.cap': '回复平均 {expected} 个 token（{low} – {high}）：未给出平均值，采用按公开运行拟合的典型长度，并以 {cap} 个 token 的上限为界；用日志中的 --response-length 可缩小范围',
+    'time.rl.response.cap': '回复平均 {expected} 个 token（{low} – {high}）：未给出平均值，采用按公开运行拟合的典型长度，并以 {cap} 个 token 的上限为界；请给出平均回复长度（--response-length，取自日志的 response_length/mean）：这最能缩小范围',
     'time.rl.prompt.given': '提示词平均 {prompt} 个 token，按给定值',
     'time.rl.prompt.cap': '提示词平均 {prompt} 个 token：取提示词上限 {cap} 个 token 的一半（可用 --prompt-length 设置）',
     'time.rl.prompt.default': '提示词平均 {prompt} 个 token：假设值，未知提示词上限（可用 --prompt-length 设置）',

@@ -136,7 +136,7 @@ def rl_step(asked: dict, rollout):
     from trainsteps.timing.model_files import read_model_shape
     from trainsteps.timing.request import _parse_count
     from trainsteps.timing.rl import prompt_mean, response_interval, rl_step_time, setup_from_shape
-    from trainsteps.timing.rl_fit import HELD_OUT
+    from trainsteps.timing.rl_fit import HELD_OUT, LOSO
 
     mfu = parse_mfu(asked["mfu"]) if asked.get("mfu") is not None else None
     if asked.get("model_path") and asked.get("params"):
@@ -166,9 +166,14 @@ def rl_step(asked: dict, rollout):
                                 "trainers": rollout.gpus}),
              ("time.rl.async" if rollout.asynchronous else "time.rl.sync", {}),
              *([("time.rl.hf_generate", {})] if not rollout.weight_sync and rollout.framework.startswith("trl-") else []),
-             ("time.rl.calibration", {"error": f"{HELD_OUT['median_error']:.0%}", "held": f"{HELD_OUT['interval_holds']:.0%}"}),
+             _calibration_note(HELD_OUT or LOSO),
              *shape.notes]
     return step, notes
+
+
+def _calibration_note(unseen: dict) -> tuple[str, dict]:
+    """The model's score on runs it was not fitted on: the untouched held-out split once scored, else leave-one-source-out."""
+    return "time.rl.calibration", {"error": f"{unseen['median_error']:.0%}", "held": f"{unseen['interval_holds']:.0%}"}
 
 
 def _lengths(text, option: str):

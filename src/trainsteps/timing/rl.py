@@ -36,7 +36,7 @@ Asynchronous (one-step off-policy: generation of step k+1 overlaps training on s
 
 DECODE_BANDWIDTH_SHARE, DECODE_HALF_BATCH, UPDATE_EFFICIENCY, STEP_OVERHEAD, the copy bandwidth and the typical
 response length (used when only the cap is known) are fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
-tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT and docs/time.md. A measured
+tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT (the leave-one-source-out score in rl_fit.LOSO until a held-out split is scored) and docs/time.md. A measured
 step time (`--step-time`) replaces the model: wall = training steps x step time, exactly.
 Pure: no I/O, no CLI; numbers recorded in a `Derivation`.
 """
@@ -433,9 +433,11 @@ class RolloutShape:
         return self.gpus + (self.rollout_gpus or 0)
 
 
-TYPICAL_RESPONSE_SPREAD = 3.0
-"""Without a stated mean, the mean response is RESPONSE_SHARE_OF_CAP of the cap when rl_fit has a fitted share (else
-TYPICAL_RESPONSE tokens, bounded by a quarter to 0.8 of the cap), within a factor of this and never above the cap."""
+TYPICAL_RESPONSE_SPREAD = rl_fit.RESPONSE_SPREAD
+"""Without a stated mean, the mean response is RESPONSE_SHARE_OF_CAP of the cap when rl_fit has a fitted share, kept
+between RESPONSE_FLOOR and RESPONSE_CEILING tokens (else TYPICAL_RESPONSE tokens, bounded by a quarter to 0.8 of the
+cap), within a factor of this (fitted so that the steps stating only their cap are held as often as the others) and
+never above the cap."""
 PROMPT_SHARE_OF_CAP = 0.5
 """Mean prompt length as a share of the prompt cap when no mean is given (prompts are filtered to fit the cap)."""
 DEFAULT_PROMPT_TOKENS = 256
@@ -447,7 +449,7 @@ def response_interval(mean: Interval | None, cap: int | None) -> tuple[Interval,
     if mean is not None:
         return mean, "given"
     if cap and rl_fit.RESPONSE_SHARE_OF_CAP:
-        expected = rl_fit.RESPONSE_SHARE_OF_CAP * cap
+        expected = min(max(rl_fit.RESPONSE_SHARE_OF_CAP * cap, rl_fit.RESPONSE_FLOOR), rl_fit.RESPONSE_CEILING or cap, cap)
         return Interval(expected / TYPICAL_RESPONSE_SPREAD, expected, min(expected * TYPICAL_RESPONSE_SPREAD, cap)), "cap"
     if cap:
         typical = rl_fit.TYPICAL_RESPONSE
