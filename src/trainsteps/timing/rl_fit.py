@@ -22,5 +22,5 @@ RESPONSE_FLOOR = 0
 RESPONSE_CEILING = None
 RESPONSE_SPREAD = 6.05
 HELD_OUT_SPLIT = 'fresh4'
-HELD_OUT = None
+HELD_OUT = {'median_error': 0.565, 'interval_holds': 0.583, 'runs': 24}
 LOSO = {'median_error': 0.478, 'interval_holds': 0.715, 'runs': 151}
