@@ -79,22 +79,20 @@ def test_fresh2_holds_sixty_rows_from_six_sources_and_six_of_every_category():
         assert sum(row["category"] == category for row in FRESH2) >= 6, category
 
 
-def test_fresh3_holds_fifty_rows_from_eleven_sources_none_over_twenty_every_category_and_fifteen_off_the_a100_and_h100():
-    rows_per_source = Counter(row["group"] for row in FRESH3)
-    assert len(FRESH3) >= 50
-    assert len(rows_per_source) >= 11
-    assert max(rows_per_source.values()) <= 20
-    assert {row["category"] for row in FRESH3} == set(CATEGORIES)
-    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH3) >= 15
+SET_SIZES = [("fresh3", FRESH3, 50, 11, 20, 15), ("fresh4", FRESH4, 60, 18, 10, 12), ("fresh5", FRESH5, 25, 18, 8, 6)]
+"""Each gathered set as gathered: rows, sources, the most rows one source gives, rows off the A100 and H100."""
 
 
-def test_fresh4_holds_sixty_rows_from_eighteen_sources_none_over_ten_every_category_and_twelve_off_the_a100_and_h100():
-    rows_per_source = Counter(row["group"] for row in FRESH4)
-    assert len(FRESH4) >= 60
-    assert len(rows_per_source) >= 18
-    assert max(rows_per_source.values()) <= 10
-    assert {row["category"] for row in FRESH4} == set(CATEGORIES)
-    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH4) >= 12
+@pytest.mark.parametrize(("name", "rows", "at_least", "sources", "most_per_source", "off_a100_h100"), SET_SIZES,
+                         ids=[size[0] for size in SET_SIZES])
+def test_a_gathered_set_holds_its_rows_from_its_sources_none_over_its_cap_every_category_and_rows_off_the_a100_and_h100(
+        name, rows, at_least, sources, most_per_source, off_a100_h100):
+    rows_per_source = Counter(row["group"] for row in rows)
+    assert len(rows) >= at_least
+    assert len(rows_per_source) >= sources
+    assert max(rows_per_source.values()) <= most_per_source
+    assert {row["category"] for row in rows} == set(CATEGORIES)
+    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in rows) >= off_a100_h100
 
 
 def test_no_source_of_fresh4_was_claimed_for_an_earlier_set_under_another_address():
@@ -170,15 +168,6 @@ def test_every_fresh5_row_loads_as_the_time_model_reads_the_corpus():
     loaded = importlib.import_module("fit_efficiency").load("fresh5")
     assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH5) > 0
     assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 for m in loaded)
-
-
-def test_fresh5_holds_twenty_five_rows_from_eighteen_sources_none_over_eight_with_every_category_and_six_off_the_a100_and_h100():
-    rows_per_source = Counter(row["group"] for row in FRESH5)
-    assert len(FRESH5) >= 25
-    assert len(rows_per_source) >= 18
-    assert max(rows_per_source.values()) <= 8
-    assert {row["category"] for row in FRESH5} == set(CATEGORIES)
-    assert sum(not row["gpu"].startswith(("a100", "h100")) for row in FRESH5) >= 6
 
 
 def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
