@@ -71,11 +71,10 @@ def _evaluation_share(row: dict, shape: ModelShape, per_token: float) -> float:
     measured = row["measured"]
     if not row.get("validation_rows_forward") or "wall_seconds" not in measured or not measured.get("examples"):
         return 0.0
-    tokens_per_row = row.get("tokens_per_row") or row["seq"]
     forwards = 2 if row.get("trainer") and not row.get("precompute_reference") else 1
-    evaluated = row["validation_rows_forward"] * tokens_per_row * forwards * eval_flops_per_token(shape, tokens_per_row)
-    trained = measured["examples"] * (2 if row.get("trainer") else 1) * tokens_per_row * per_token
-    return evaluated / trained
+    forward = eval_flops_per_token(shape, row.get("tokens_per_row") or row["seq"])
+    trained_rows = measured["examples"] * (2 if row.get("trainer") else 1)  # a row's tokens are on both sides: they cancel
+    return row["validation_rows_forward"] * forwards * forward / (trained_rows * per_token)
 
 
 def _shape(row: dict, models: dict) -> ModelShape:
