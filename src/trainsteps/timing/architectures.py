@@ -69,13 +69,14 @@ KNOWN_MODEL_TYPES = frozenset({
     "internlm", "internlm2", "internlm3", "baichuan", "yi", "gpt_oss", "olmo", "olmo2", "olmo3", "olmoe", "gpt_neox",
     "falcon", "mpt", "gpt2", "llama4_text", "llama4", "phi", "gptj", "opt", "bloom", "gpt_bigcode", "starcoder2",
     "stablelm", "minicpm", "orion", "cohere", "granite", "smollm3", "ministral", "qwen2_vl", "qwen2_5_vl",
-    "qwen3_vl", "llava", "mllama",
+    "qwen3_vl", "llava", "mllama", "nemotron",
 })
 """Model types read by the rules of this module (decoders; a vision-language config's text tower)."""
 
 _UNGATED = frozenset({"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "starcoder2", "mpt",
-                      "bert", "roberta"})
-"""Families whose MLP is two matrices (up, down) instead of three (gate, up, down)."""
+                      "bert", "roberta", "nemotron"})
+"""Families whose MLP is two matrices (up, down) instead of three (gate, up, down); Nemotron-4's squared ReLU is one
+(transformers' NemotronMLP: up_proj, down_proj)."""
 
 _TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "mpt", "falcon", "opt", "bloom",
                               "gpt_bigcode", "gptj", "starcoder2", "minicpm", "cohere"})
