@@ -29,7 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    assert {row["split"] for row in CORPUS["rows"]} == {"calibration", "fresh5"}
+    # fresh6, the held-out set gathered while this fit is chosen, is a split of its own once it lands
+    assert {row["split"] for row in CORPUS["rows"]} in ({"calibration"}, {"calibration", "fresh6"})
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -112,22 +113,6 @@ def test_leaving_each_of_the_69_sources_out_the_shipped_fit_holds_three_in_four_
     assert overall["sources"] >= 69
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
-
-
-def test_on_the_untouched_sixth_held_out_set_the_model_beats_the_napkin_and_holds_three_in_four_but_wide():
-    """docs/time.md, "The sixth held-out set, scored once": fresh5 was gathered apart while the fit was chosen. The
-    model beats the napkin overall, for preference, full fine-tuning and LoRA; its range holds three in four at about
-    3.8x (the 2.2x target is not met), and it is behind the napkin for pretraining and QLoRA."""
-    bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh5")))}
-    overall = rows["all"]
-    assert overall["n"] >= 24 and overall["sources"] >= 17
-    assert overall["model_error"] <= 0.21 < 0.40 <= overall["napkin_error"]
-    assert overall["model_inside"] >= 0.75 and 3.5 <= overall["model_width"] <= 4.1
-    for category in ("preference", "full", "lora"):
-        assert rows[category]["model_error"] < rows[category]["napkin_error"], category
-    for category in ("pretraining", "qlora"):
-        assert rows[category]["model_error"] > rows[category]["napkin_error"], category
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
