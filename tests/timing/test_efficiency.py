@@ -203,3 +203,17 @@ def test_a_wall_time_that_holds_evaluations_is_costed_with_their_forward_flops_a
     assert costed.tokens_per_second_per_gpu == plain.tokens_per_second_per_gpu
     without = dict(row, measured={k: v for k, v in row["measured"].items() if k != "wall_seconds"})
     assert measurement(without, CORPUS["models"]).flops_per_token == plain.flops_per_token
+
+
+@pytest.mark.parametrize(("row_id", "forwards"), [(6009, 1), (6010, 2)], ids=["simpo", "dpo"])
+def test_a_preference_wall_times_validation_rows_cost_the_forwards_a_plan_gives_its_trainer(row_id, forwards):
+    """Princeton's SimPO and DPO runs of Gemma 2 9B evaluate the same 3,880 rows: SimPO scores them with the policy
+    alone (reference-free), DPO with the policy and the reference (timing.flops.preference_per_token's `evaluate`)."""
+    from trainsteps.timing.calibration import measurement
+    from trainsteps.timing.flops import eval_flops_per_token
+
+    row = next(r for r in CORPUS["rows"] if r["id"] == row_id)
+    plain, costed = measurement(row, CORPUS["models"], evaluations=False), measurement(row, CORPUS["models"])
+    evaluated = row["validation_rows_forward"] * forwards * eval_flops_per_token(plain.shape, row["tokens_per_row"])
+    trained = row["measured"]["examples"] * 2 * plain.flops_per_token  # chosen and rejected rows
+    assert costed.flops_per_token == pytest.approx(plain.flops_per_token * (1 + evaluated / trained))
