@@ -51,7 +51,8 @@ def measurement(row: dict, models: dict, evaluations: bool = True) -> Measuremen
     facts = SetupFacts(method=method, stack=stack, checkpointing=checkpointing, dtype=row["dtype"],
                        tokens_per_micro_batch=tokens, active_params=shape.matmul_params, moe=shape.experts_active < 0.9,
                        gpu=row["gpu"], gpus=row["gpus"], base_quant=row.get("base_quant"),
-                       offload=bool(row.get("offload")), whole_run="wall_seconds" in measured)
+                       offload=bool(row.get("offload")), whole_run="wall_seconds" in measured,
+                       pretraining=row["category"] == "pretraining", packed=row.get("packing"))
     return Measurement(row["id"], row["category"], row["group"], row["split"], facts, per_token, peak, float(tps), shape)
 
 
