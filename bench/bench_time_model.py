@@ -119,6 +119,7 @@ def loso(rows_all):
         res = fit_efficiency.residuals(train, coefficients)
         efficiency.RESIDUALS.clear()
         efficiency.RESIDUALS.update(res)
+        efficiency.RESIDUAL_BY = fit_efficiency.RESIDUAL_BY
         scored.append(score([m for m in rows_all if m.group == group]))
     merged = defaultdict(lambda: defaultdict(list))
     for table in scored:

@@ -44,3 +44,13 @@ def test_kto_trains_one_completion_with_a_kl_completion_beside_it():
 def test_an_unknown_trainer_is_refused():
     with pytest.raises(InputError):
         preference_flops(SHAPE, 500, "ppo")
+
+
+def test_an_evaluation_scores_a_pair_through_the_policy_and_the_reference_unless_the_reference_was_precomputed():
+    """TRL's DPOTrainer.get_eval_dataloader scores the evaluation set with the reference once when
+    precompute_ref_log_probs is set; every evaluation then runs the policy alone, as a reference-free trainer does."""
+    forward = eval_flops_per_token(SHAPE, 1000) * 1000
+    assert preference_flops(SHAPE, 1000, "dpo").evaluate == pytest.approx(4 * forward)
+    assert preference_flops(SHAPE, 1000, "dpo", precompute_reference=True).evaluate == pytest.approx(2 * forward)
+    for trainer in ("orpo", "simpo", "cpo"):
+        assert preference_flops(SHAPE, 1000, trainer).evaluate == pytest.approx(2 * forward), trainer

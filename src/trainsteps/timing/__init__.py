@@ -34,7 +34,7 @@ Beyond the core (import from the submodules):
   `eval_flops_per_token`, `MFU_DEFAULTS`, `parse_mfu("0.3-0.5")`, `model_rate(...)`, `implied_mfu(...)`.
 - `timing.gpus`: `GPUS`, `find_gpu(name)` (did-you-mean), `Gpu.peak(dtype)`, `custom_gpu(tflops)` (`--peak-tflops`).
 - `timing.efficiency`: `SetupFacts(method, stack, checkpointing, dtype, tokens_per_micro_batch, active_params, moe, gpu,
-  gpus)`, `estimate_mfu(facts) -> MfuEstimate(mfu, unknown, similar, stack_spread)`, `stack_of(framework, config)`.
+  gpus, ..., pretraining, packed)`, `estimate_mfu(facts) -> MfuEstimate(mfu, unknown, similar, stack_spread)`, `stack_of(framework, config)`.
 - `timing.flops.preference_flops(shape, tokens_per_row, trainer, training, precompute_reference) -> PreferenceCost`.
 - `timing.overheads`: `checkpoint_bytes`, `save_seconds`, `load_seconds` (stated parts when nothing was measured).
 - `timing.model_files.read_model_shape(path)`: config.json or a model folder.

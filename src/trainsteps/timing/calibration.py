@@ -51,7 +51,8 @@ def measurement(row: dict, models: dict, evaluations: bool = True) -> Measuremen
     facts = SetupFacts(method=method, stack=stack, checkpointing=checkpointing, dtype=row["dtype"],
                        tokens_per_micro_batch=tokens, active_params=shape.matmul_params, moe=shape.experts_active < 0.9,
                        gpu=row["gpu"], gpus=row["gpus"], base_quant=row.get("base_quant"),
-                       offload=bool(row.get("offload")), whole_run="wall_seconds" in measured)
+                       offload=bool(row.get("offload")), whole_run="wall_seconds" in measured,
+                       pretraining=row["category"] == "pretraining", packed=row.get("packing"))
     return Measurement(row["id"], row["category"], row["group"], row["split"], facts, per_token, peak, float(tps), shape)
 
 
@@ -66,15 +67,20 @@ def _flops_per_counted_token(row: dict, shape: ModelShape) -> float:
 
 
 def _evaluation_share(row: dict, shape: ModelShape, per_token: float) -> float:
-    """The forward FLOPs of the validation rows a wall time holds (`validation_rows_forward`), over its training FLOPs.
-    A preference row's validation rows go through the policy and, unless precomputed, the reference."""
+    """The forward FLOPs of the validation rows a wall time holds (`validation_rows_forward`, rows the policy scores),
+    over its training FLOPs. What one validation row costs is timing.flops' rule, as a plan costs an evaluation: a
+    preference row's forwards are its trainer's (the reference's unless precomputed, none for SimPO, ORPO, CPO)."""
     measured = row["measured"]
     if not row.get("validation_rows_forward") or "wall_seconds" not in measured or not measured.get("examples"):
         return 0.0
-    forwards = 2 if row.get("trainer") and not row.get("precompute_reference") else 1
-    forward = eval_flops_per_token(shape, row.get("tokens_per_row") or row["seq"])
-    trained_rows = measured["examples"] * (2 if row.get("trainer") else 1)  # a row's tokens are on both sides: they cancel
-    return row["validation_rows_forward"] * forwards * forward / (trained_rows * per_token)
+    tokens = row.get("tokens_per_row") or row["seq"]
+    forward, rows_per_example = eval_flops_per_token(shape, tokens), 1
+    if row.get("trainer"):
+        cost = preference_per_token(shape, tokens, row["trainer"], "full" if row["method"] == "full" else "lora",
+                                    bool(row.get("precompute_reference")))
+        forward, rows_per_example = cost.evaluate / cost.trained_rows, cost.trained_rows
+    trained_rows = measured["examples"] * rows_per_example  # a row's tokens are on both sides: they cancel
+    return row["validation_rows_forward"] * forward / (trained_rows * per_token)
 
 
 def _shape(row: dict, models: dict) -> ModelShape:

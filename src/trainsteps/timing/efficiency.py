@@ -10,7 +10,9 @@ every source its own intercept, so a stack's level is its typical source's
 and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
 fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
 from the calibration rows of tests/fixtures/timing/time_corpus.json (efficiency_fit.py); bench/bench_time_model.py
---loso scores each source with a fit made without it. Pure: no I/O.
+--loso scores each source with a fit made without it. The interval's residuals are those of setups of the same stack
+and method that also share what the user states of RESIDUAL_BY (whether the run pretrains, whether its rows are
+packed); where that is unknown, those of the stack and method. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from trainsteps.errors import InputError
-from trainsteps.timing.efficiency_fit import COEFFICIENTS, RESIDUALS
+from trainsteps.timing.efficiency_fit import COEFFICIENTS, RESIDUAL_BY, RESIDUALS
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.gpus import find_gpu
 
@@ -65,6 +67,10 @@ class SetupFacts:
     whole_run: bool = False
     """The rate is a whole run's wall time (model loading, evaluations and saves inside): true of calibration rows
     only; a plan states those parts apart (timing.overheads)."""
+    pretraining: bool | None = None
+    """Pretraining (a pretraining framework's plan, a pretraining corpus row) rather than fine-tuning; None: unknown."""
+    packed: bool | None = None
+    """Rows packed into full sequences (no padding); None: unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +106,10 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "quant_gptq": 1.0 if method == "qlora" and facts.base_quant in ("gptq", "awq") else 0.0,
         "offload": 1.0 if facts.offload else 0.0, "whole_run": 1.0 if facts.whole_run else 0.0,
         "log_small": max(0.0, math.log(1e9 / max(facts.active_params or 7e9, 1e7))),
+        "pretraining": 1.0 if facts.pretraining else 0.0,
+        "quant_fp4": 1.0 if method == "qlora" and facts.base_quant == "fp4" else 0.0,
+        "qlora_log_params": math.log(params / 7e9) if method == "qlora" else 0.0,
+        f"pretraining_{stack}": 1.0 if facts.pretraining else 0.0,
     }
 
 
@@ -142,7 +152,7 @@ def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
     expected_stack = facts.stack or "hf"  # what a Trainer-based run uses unless its config says otherwise
     expected_ckpt = facts.checkpointing or "none"
     expected = predictions.get((expected_stack, expected_ckpt), max(predictions.values()))
-    residuals = {stack: _residuals(stack, method) for stack in stacks}
+    residuals = {stack: _residuals(stack, method, residual_key_suffix(facts, RESIDUAL_BY)) for stack in stacks}
     # the bounds always hold the expected value: where every calibration source of a stack sat above its level
     # (megatron), the residuals alone would put the low end above the value planned with
     low = min(expected, *(value + residuals[stack][0] for (stack, _), value in predictions.items()))
@@ -154,13 +164,27 @@ def estimate_mfu(facts: SetupFacts) -> MfuEstimate:
                        math.exp(max(by_stack) - min(by_stack)))
 
 
-def _residuals(stack: str | None, method: str) -> tuple[float, float, int]:
-    """(10th, 90th percentile of out-of-source log residuals, measurements) of the same stack and method, else of the
-    method, else all (a key exists only where two sources or more give its residuals)."""
-    for key in (f"{stack}/{method}" if stack else None, f"*/{method}", "*/*"):
-        if key and key in RESIDUALS and RESIDUALS[key][2] >= 5:
-            return RESIDUALS[key]
+def _residuals(stack: str | None, method: str, suffix: str = "") -> tuple[float, float, int]:
+    """(low, high quantile of out-of-source log residuals, measurements) of the same stack and method, else of the
+    method, else all; at each of these, first of setups that also share what `suffix` states (a key exists only where
+    enough sources give its residuals). A fact the user leaves unknown has no suffix: the broader residuals apply."""
+    for base in (f"{stack}/{method}" if stack else None, f"*/{method}", "*/*"):
+        for key in ((base + suffix, base) if suffix and base else (base,)):
+            if key and key in RESIDUALS and RESIDUALS[key][2] >= 5:
+                return RESIDUALS[key]
     return RESIDUALS["*/*"]
+
+
+def residual_key_suffix(facts: SetupFacts, by: tuple[str, ...]) -> str:
+    """What the interval's residuals are keyed by beyond the stack and method (`by`: the fit's RESIDUAL_BY), e.g.
+    "/nodes=1/packed=yes"; empty where a fact of `by` is unknown (the broader residuals then apply)."""
+    values = {"nodes": "1" if facts.gpus <= 8 else "many",
+              "generation": GENERATIONS.get(facts.gpu or "", "other") if facts.gpu else None,
+              "pretraining": None if facts.pretraining is None else ("yes" if facts.pretraining else "no"),
+              "packed": None if facts.packed is None else ("yes" if facts.packed else "no")}
+    if not by or any(values[name] is None for name in by):
+        return ""
+    return "".join(f"/{name}={values[name]}" for name in by)
 
 
 def _mfu(log_value: float) -> float:

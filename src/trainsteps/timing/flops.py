@@ -174,7 +174,9 @@ class PreferenceCost:
     passes: str
     """What was counted, e.g. `policy 2 rows x 6N, reference 2 rows x 2N`."""
     evaluate: float = 0.0
-    """An evaluation's forwards: every row the policy and the reference score (no backward)."""
+    """An evaluation's forwards: every row the policy scores and, unless precomputed, the reference (no backward). A
+    precomputed reference scores the evaluation set once, before the first evaluation (TRL's DPOTrainer
+    get_eval_dataloader), not at every evaluation."""
     trained_rows: int = 1
     """Rows one example puts through the policy's forward and backward (a micro-batch holds this many per example)."""
 
@@ -195,7 +197,7 @@ def preference_per_token(shape: ModelShape, attended: float | None, trainer: str
     prepare = reference * forward if precompute_reference else 0.0
     passes = f"policy {trained} rows trained" + (f" + {policy_forward} forward" if policy_forward else "") + \
         (f", reference {reference} rows forward" + (" (precomputed once)" if precompute_reference else "") if reference else "")
-    return PreferenceCost(train, prepare, passes, (trained + policy_forward + reference) * forward, trained)
+    return PreferenceCost(train, prepare, passes, (trained + policy_forward + reference_each_step) * forward, trained)
 
 
 def preference_flops(shape: ModelShape, tokens_per_row: float, trainer: str, training: str = "full",

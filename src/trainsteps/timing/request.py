@@ -323,7 +323,9 @@ def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: in
         micro *= PREFERENCE_TRAINERS[preference.trainer][0]
     facts = SetupFacts(method=training, stack=stack, checkpointing=checkpointing, dtype=request.get("dtype") or "bf16",
                        tokens_per_micro_batch=(shape_tokens.attended or 0) * micro or None,
-                       active_params=shape.matmul_params, moe=shape.experts_active < 0.9, gpu=gpu.name, gpus=devices)
+                       active_params=shape.matmul_params, moe=shape.experts_active < 0.9, gpu=gpu.name, gpus=devices,
+                       pretraining=_pretraining(data.get("framework"), training),
+                       packed=_packed(config, shape_tokens, data.get("framework")))
     est = estimate_mfu(facts)
     m = est.mfu
     notes = [("time.assume.mfu_fitted", {"low": f"{m.low:.2f}", "expected": f"{m.expected:.2f}", "high": f"{m.high:.2f}",
@@ -333,6 +335,31 @@ def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: in
     if "checkpointing" in est.unknown and "stack" not in est.unknown:
         notes.append(("time.note.say_checkpointing", {}))
     return m, notes
+
+
+PACKING_KEYS = ("packing", "sample_packing", "neat_packing")
+"""Config switches that pack rows into full sequences: TRL's and LLaMA-Factory's `packing`, Axolotl's `sample_packing`,
+LLaMA-Factory's `neat_packing`."""
+
+
+def _packed(config: dict, shape_tokens, framework: str | None) -> bool | None:
+    """Whether the rows are packed, where the plan says so: counted rows packed or padded, a token-window framework's
+    stream (Megatron, GPT-NeoX), a config's packing switch; None where nothing says (the interval stays the broader one)."""
+    how = shape_tokens.how[0] if shape_tokens else None
+    if how == "time.tokens.packed" or framework in ("megatron", "neox"):
+        return True
+    if how in ("time.tokens.padded", "time.tokens.plan_padded"):
+        return False
+    named = [config[key] for key in PACKING_KEYS if key in config]
+    return any(value in (True, "true", "True", 1) for value in named) if named else None
+
+
+def _pretraining(framework: str | None, training: str) -> bool | None:
+    """Pretraining where the framework is a token-window pretraining one (Megatron, GPT-NeoX); fine-tuning where only
+    adapters train; None otherwise (a full run of a Trainer-family stack is either)."""
+    if framework in ("megatron", "neox"):
+        return True
+    return False if training in ("lora", "qlora") else None
 
 
 def raw_config(data: dict) -> dict:
