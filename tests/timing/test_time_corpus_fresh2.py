@@ -81,7 +81,8 @@ def test_fresh2_holds_sixty_rows_from_six_sources_and_six_of_every_category():
 
 
 SET_SIZES = [("fresh3", FRESH3, 50, 11, 20, 15, CATEGORIES), ("fresh4", FRESH4, 60, 18, 10, 12, CATEGORIES),
-             ("fresh5", FRESH5, 25, 18, 8, 6, CATEGORIES), ("fresh6", FRESH6, 14, 5, 6, 13, ("pretraining", "full", "lora", "qlora"))]
+             ("fresh5", FRESH5, 25, 18, 8, 6, CATEGORIES),
+             ("fresh6", FRESH6, 21, 7, 6, 19, ("pretraining", "full", "lora", "qlora"))]
 """Each gathered set as gathered: rows, sources, the most rows one source gives, rows off the A100 and H100, and the
 categories it holds (fresh6's blog and tutorial part holds no preference row)."""
 
@@ -166,6 +167,13 @@ def test_fresh5_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
 def test_fresh6_rows_are_numbered_from_7000_and_its_split_lists_their_sources():
     assert all(7000 <= row["id"] <= 7999 for row in FRESH6)
     assert set(CORPUS["split"]["fresh6"]) == {row["group"] for row in FRESH6}
+
+
+def test_fresh6_holds_the_categories_the_model_is_weakest_on_qlora_from_three_sources_and_full_fine_tuning():
+    qlora_sources = {row["group"] for row in FRESH6 if row["category"] == "qlora"}
+    assert sum(row["category"] == "qlora" for row in FRESH6) >= 5 and len(qlora_sources) >= 3
+    assert sum(row["category"] == "full" for row in FRESH6) >= 4
+    assert all(row.get("base_quant") for row in FRESH6 if row["category"] == "qlora")
 
 
 @pytest.mark.parametrize("name", UNTOUCHED_SETS)
