@@ -1,9 +1,11 @@
 """The former third to sixth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2`, `fresh3`, `fresh4` or `fresh5`; calibration rows since 2026-11-28): what the rows are,
-as gathered. These tests never score the model.
+`formerly_held_out` is `fresh2`, `fresh3`, `fresh4` or `fresh5`; calibration rows since 2026-11-28), and the seventh,
+`fresh6`, held out: what the rows are, as gathered. These tests never score the model: a held-out set is scored once,
+after the fit it judges was chosen.
 """
 
 import importlib
+import importlib.util
 import json
 import re
 import sys
@@ -18,6 +20,7 @@ FRESH2 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH3 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh3"]
 FRESH4 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh4"]
 FRESH5 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh5"]
+FRESH6 = [row for row in CORPUS["rows"] if row["split"] == "fresh6"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5")
 """The sets gathered from outside the calibration pool, all of them former held-out sets."""
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
@@ -112,7 +115,7 @@ def _rows_per_example(row) -> int:
     return 2 if row.get("trainer") else 1
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
 def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
     measured = row["measured"]
     rows_per_second = (measured["examples"] / measured["wall_seconds"] if "examples" in measured
@@ -122,7 +125,7 @@ def test_a_wall_time_row_states_the_tokens_per_second_its_examples_and_time_impl
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
 
 
-@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
+@pytest.mark.parametrize("row", [r for r in FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 if set(r["measured"]) == {"samples_per_second", "tokens_per_second_per_gpu"}],
                          ids=lambda r: str(r["id"]))
 def test_a_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(row):
     """Lambda's Llama 2 table gives samples/sec without a wall time: the tokens/s it records is that rate times the tokens
@@ -165,3 +168,44 @@ def test_every_fresh5_preference_row_names_its_trainer_and_whether_the_reference
     preference = [row for row in FRESH5 if row["category"] == "preference"]
     assert len({row["group"] for row in preference}) >= 3
     assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+
+
+def test_fresh6_holds_42_rows_from_17_sources_none_over_six_four_categories_and_25_rows_off_the_a100_and_h100():
+    """As gathered: no preference row was found in its pools (the set cannot judge that category)."""
+    per_source = Counter(row["group"] for row in FRESH6)
+    assert len(FRESH6) >= 42 and len(per_source) >= 17 and max(per_source.values()) <= 6
+    assert {row["category"] for row in FRESH6} == {"pretraining", "full", "lora", "qlora"}
+    assert sum("a100" not in row["gpu"] and "h100" not in row["gpu"] for row in FRESH6) >= 25
+
+
+def test_fresh6_brings_the_categories_the_model_is_weakest_on_pretraining_and_qlora_from_several_sources():
+    for category, rows, sources in (("pretraining", 12, 6), ("qlora", 8, 5), ("full", 4, 2)):
+        mine = [row for row in FRESH6 if row["category"] == category]
+        assert len(mine) >= rows and len({row["group"] for row in mine}) >= sources, category
+    assert all(row["base_quant"] in ("nf4", "fp4", "int8") for row in FRESH6 if row["category"] == "qlora")
+
+
+def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_their_sources():
+    assert all(7000 <= row["id"] <= 7999 for row in FRESH6)
+    assert set(CORPUS["split"]["fresh6"]) == {row["group"] for row in FRESH6}
+
+
+def test_no_source_of_fresh6_appears_in_a_row_of_another_split_under_any_address():
+    """A paper, model card or repository quoted at a second address is the same source: fresh6's addresses and
+    repositories appear in no row of another split, calibration and the former held-out sets included."""
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh6").lower()
+    for row in FRESH6:
+        address = _address(row["source"]).lower()
+        assert address.removeprefix("https://") not in elsewhere, row["id"]
+        assert "/".join(address.split("/")[3:5]) not in elsewhere, row["id"]
+
+
+def test_every_fresh6_row_loads_as_the_time_model_reads_the_corpus_and_the_benchmark_selects_it_by_name():
+    sys.path.insert(0, str(ROOT / "tools"))
+    loaded = importlib.import_module("fit_efficiency").load("fresh6")
+    assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH6) > 0
+    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 and m.split == "fresh6" for m in loaded)
+    spec = importlib.util.spec_from_file_location("bench_time_model", ROOT / "bench" / "bench_time_model.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.split_asked(["--split", "fresh6"]) == "fresh6"
