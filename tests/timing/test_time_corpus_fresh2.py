@@ -85,7 +85,7 @@ FRESH6_PAPERS_PART = [row for row in FRESH6 if 7500 <= row["id"] <= 7999]
 """The part of fresh6 gathered from papers, technical reports, model cards and research repositories (its ids)."""
 SET_SIZES = [("fresh3", FRESH3, 50, 11, 20, 15, CATEGORIES), ("fresh4", FRESH4, 60, 18, 10, 12, CATEGORIES),
              ("fresh5", FRESH5, 25, 18, 8, 6, CATEGORIES),
-             ("fresh6 papers and cards", FRESH6_PAPERS_PART, 20, 9, 6, 6, ("pretraining", "lora", "qlora"))]
+             ("fresh6 papers and cards", FRESH6_PAPERS_PART, 21, 10, 6, 6, ("pretraining", "lora", "qlora"))]
 """Each gathered set (or part of one) as gathered: rows, sources, the most rows one source gives, rows off the A100 and
 H100, the categories it holds."""
 
