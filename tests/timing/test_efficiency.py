@@ -116,6 +116,23 @@ def test_leaving_each_of_the_86_sources_out_the_shipped_fit_holds_three_in_four_
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
 
 
+def test_on_the_untouched_seventh_held_out_set_the_model_is_behind_the_napkin_by_source_and_its_interval_holds_under_three_in_four():
+    """docs/time.md, "The seventh held-out set, scored once": fresh6 was gathered apart while the fit was chosen. By row
+    the model beats the napkin (39 % against 46 %) but holds 69 %, at 5.5x; every source once it is behind (53 % against
+    35 %). The keyed interval is narrower for packed pretraining and far wider for unpacked full fine-tuning."""
+    bench, fit = _bench(), _fit()
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh6")))}
+    overall = rows["all"]
+    assert overall["n"] >= 42 and overall["sources"] >= 17
+    assert 0.36 <= overall["model_error"] <= 0.42 < 0.44 <= overall["napkin_error"]
+    assert 0.65 <= overall["model_inside"] < 0.75 and 5.0 <= overall["model_width"] <= 6.0
+    assert overall["model_error_by_source"] > overall["napkin_error_by_source"]
+    assert rows["pretraining"]["model_width"] < 2.9 < 10 < rows["full"]["model_width"]
+    for category in ("full", "lora", "qlora"):
+        assert rows[category]["model_error"] < rows[category]["napkin_error"], category
+    assert rows["pretraining"]["model_error"] > rows["pretraining"]["napkin_error"]
+
+
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
     """Leave-one-source-out over the calibration rows with some of tools/fit_efficiency.py's knobs changed."""
     bench, fit = _bench(), _fit()
