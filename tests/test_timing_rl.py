@@ -212,6 +212,18 @@ def test_a_response_length_that_is_not_a_length_is_refused_in_one_line(run_cli, 
     assert code == 2 and out == "" and err.count("\n") == 1 and "--response-length" in err
 
 
+@pytest.mark.parametrize("value", ["5000", "1000-4200"])
+def test_a_response_length_past_the_runs_response_cap_is_refused_in_one_line_naming_the_cap(run_cli, value):
+    code, out, err = run_cli(*VERL_GRPO[:-2], *MODEL, "--response-length", value)  # data.max_response_length=4096
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--response-length" in err and "4,096" in err and "hint:" in err
+
+
+def test_a_response_length_at_the_cap_is_planned(run_cli):
+    data = _json(run_cli, *VERL_GRPO, *MODEL, "--response-length", "4096")
+    assert data["time"]["step_parts"]["generation"]["expected"] > 0
+
+
 def test_a_response_length_without_a_model_is_refused(run_cli):
     code, out, err = run_cli(*VERL_GRPO[:-2], "--step-time", "60", "--response-length", "900")
     assert code == 2 and "--response-length" in err

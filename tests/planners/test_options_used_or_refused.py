@@ -174,7 +174,7 @@ SAMPLES = {
     "rl_overrides": ([], ["--set", "a=1"]),
     "prompts_per_step": ([], ["--prompts-per-step", "4"]),
     "samples_per_prompt": ([], ["--samples-per-prompt", "3"]),
-    "response_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--response-length", "300"]),
+    "response_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--response-length", "100"]),  # under every default response cap (prime-rl: 128)
     "prompt_length": (["--gpu", "h100-sxm", "--params", "7e9"], ["--prompt-length", "300"]),
     "time_budget": (STEP_TIME, ["--time-budget", "1h"]),
     "safety_margin": (STEP_TIME + ["--time-budget", "1h"], ["--safety-margin", "0.3"]),

@@ -2013,6 +2013,8 @@ MESSAGES = {
     'rl.hint.response_length': "give --response-length MEAN (tokens), or the framework's max response length with --set",
     'rl.error.length_value': '{option} {value} is not a token length or a range LOW-HIGH',
     'rl.hint.length_value': 'give a positive number of tokens such as 1200, or a range such as 600-2400',
+    'rl.error.response_past_cap': "--response-length {value} is longer than the run's response cap of {cap} tokens: generation stops at the cap",
+    'rl.hint.response_past_cap': 'give the mean response length, at most {cap}, or raise the max response length in the settings',
 }
 
 # RL stacks planned from their own words (slime, AReaL, open-instruct: planners/rl_stacks.py)

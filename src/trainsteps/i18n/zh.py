@@ -2008,6 +2008,8 @@ MESSAGES = {
     'rl.hint.response_length': '请给出 --response-length 平均值（token 数），或用 --set 给出框架的最大回复长度',
     'rl.error.length_value': '{option} {value} 不是 token 长度，也不是 LOW-HIGH 范围',
     'rl.hint.length_value': '请给出正的 token 数（如 1200）或范围（如 600-2400）',
+    'rl.error.response_past_cap': "--response-length {value} 超过了本次运行的回复长度上限 {cap} 个 token：生成到上限即停止",
+    'rl.hint.response_past_cap': '请给出不超过 {cap} 的平均回复长度，或在设置中调高最大回复长度',
 }
 
 # 按各自参数规划的 RL 框架（slime、AReaL、open-instruct：planners/rl_stacks.py）

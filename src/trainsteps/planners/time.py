@@ -149,8 +149,9 @@ def rl_step(asked: dict, rollout):
     if shape is None or gpu is None:
         raise InputError("time.error.model_incomplete", "time.hint.model_incomplete",
                          missing="--gpu or --peak-tflops" if gpu is None else "--model or --params")
-    response, response_from = response_interval(_lengths(asked.get("response_length"), "--response-length"),
-                                                rollout.max_response_length)
+    given = _lengths(asked.get("response_length"), "--response-length")
+    _refuse_past_cap(given, rollout.max_response_length, asked.get("response_length"))
+    response, response_from = response_interval(given, rollout.max_response_length)
     prompt_given = _lengths(asked.get("prompt_length"), "--prompt-length")
     prompt, prompt_from = prompt_mean(prompt_given.expected if prompt_given else None, rollout.max_prompt_length)
     setup = setup_from_shape(rollout, shape, gpu, prompt_tokens=prompt, response_tokens=response,
@@ -189,6 +190,13 @@ def _lengths(text, option: str):
     if not values or len(values) > 2 or any(not 0 < v < 10_000_000 for v in values) or values[0] > values[-1]:
         raise InputError("rl.error.length_value", "rl.hint.length_value", option=option, value=str(text)[:60])
     return Interval(values[0], sum(values) / len(values), values[-1])
+
+
+def _refuse_past_cap(given, cap: int | None, text) -> None:
+    """A mean response longer than the run's response cap cannot happen (generation stops at the cap): refused, so the
+    step is not modelled on responses the run never produces."""
+    if given is not None and cap and given.high > cap:
+        raise InputError("rl.error.response_past_cap", "rl.hint.response_past_cap", value=str(text)[:60], cap=f"{cap:,}")
 
 
 def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list):
