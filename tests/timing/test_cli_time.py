@@ -37,6 +37,18 @@ def test_seed_001_with_step_time_4_is_3900_steps_times_4_seconds(run_cli):
     assert time["left_out"] == ["save", "prepare"]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_part_left_out_names_the_option_that_times_it(run_cli, lang):
+    code, out, err = run_cli(*SEED_001, "--step-time", "4", "--eval-strategy", "epoch", "--lang", lang)
+    from trainsteps.i18n import label
+
+    assert code == 0, err
+    section = out[out.rindex("\n\n"):].splitlines()
+    for row, option in (("time.row.eval", "--eval-time"), ("time.row.save", "--save-time"), ("time.row.prepare", "--prepare-time")):
+        line = next(line for line in section if line.strip().startswith(label(row, lang)))
+        assert option in line, line
+
+
 def test_seed_001_human_output_says_4_h_20_min_in_both_languages(run_cli):
     _, out, _ = run_cli(*SEED_001, "--step-time", "4s")
     assert "Time (measured: --step-time 4s)" in out

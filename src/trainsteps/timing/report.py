@@ -15,7 +15,7 @@ def render_time(result, lang: str = "en", explain: bool = False) -> str:
     for name in PARTS:
         part = result.part(name)
         if part is None:
-            rows.append(_row(label(f"time.row.{name}", lang), message("time.left_out", lang)))
+            rows.append(_row(label(f"time.row.{name}", lang), message(f"time.left_out.{name}", lang)))
         elif name == "train":
             steps = result.derivation["time_steps"].value
             rows.append(_row(label("time.row.train", lang), f"{steps:,} × {result.step_seconds.expected:,.4g} s = "
