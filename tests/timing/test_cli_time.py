@@ -370,3 +370,17 @@ def test_with_a_model_the_preparation_is_the_load_and_the_tokenization(run_cli):
     time = counted_plan(run_cli, "--params", "1e9", "--gpu", "h100")
     assert any(n.startswith("preparation is the model load") and n.endswith("and the data's tokenization")
                for n in time["notes"])
+
+
+# ---- the evaluation set a config states -----------------------------------------------------------
+
+AXOLOTL_LORA = [str(ROOT / "examples" / "axolotl" / "lora_chat.yml"), str(ROOT / "examples" / "axolotl" / "accelerate_2gpu.yaml")]
+
+
+def test_an_axolotl_val_set_size_is_the_evaluation_set_the_flops_model_costs(run_cli):
+    data = plan_json(run_cli, "plan", *AXOLOTL_LORA, "--params", "8e9", "--gpu", "rtx4090", "--seq-length", "1024")
+    time = data["time"]
+    # val_set_size 0.05 of 2,500 rows: train_test_split holds out ceil(0.05 x 2,500) = 125, and 2,375 train
+    assert data["inputs"]["num_examples"] == 2375 and len(data["run"]["eval_steps"]) > 0
+    assert time["parts"]["eval"] is not None and "eval" not in time["left_out"]
+    assert any("125 rows" in note and "val_set_size" in note for note in time["notes"])

@@ -1614,6 +1614,7 @@ MESSAGES = {
     'time.assume.eval_prior': 'no evaluation timed yet: each counted as {steps} training steps (forward only), x0.5 to x3',
     'time.assume.eval_dataset': 'evaluation set: {rows} rows, read from the config\'s eval_dataset',
     'time.assume.val_size': 'evaluation set: {rows} rows, from the config\'s val_size',
+    'time.assume.val_set_size': 'evaluation set: {rows} rows, from the config\'s val_set_size',
     'time.error.config_value': '{source}: {key} must be a positive whole number, got {value}',
     'explain.mfu.normal': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: normal for {training} training ({normal_low}-{normal_high} in published runs)',
     'explain.mfu.low': 'MFU {mfu} ({low}-{high}) on {devices} x {gpu} at {tokens} tokens per step: below the {normal_low}-{normal_high} of published {training} runs (data loading, small batches, communication)',

@@ -1609,6 +1609,7 @@ MESSAGES = {
     'time.assume.eval_prior': '尚未测得评估耗时：每次按 {steps} 个训练步计（仅前向），x0.5 到 x3',
     'time.assume.eval_dataset': '评估集：{rows} 条数据，读自配置的 eval_dataset',
     'time.assume.val_size': '评估集：{rows} 条数据，来自配置的 val_size',
+    'time.assume.val_set_size': '评估集：{rows} 条数据，来自配置的 val_set_size',
     'time.error.config_value': '{source}：{key} 必须是正整数，得到的是 {value}',
     'explain.mfu.normal': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：对 {training} 训练属于正常（公开数据为 {normal_low}-{normal_high}）',
     'explain.mfu.low': '在 {devices} 块 {gpu} 上、每步 {tokens} 个 token 时 MFU 为 {mfu}（{low}-{high}）：低于公开 {training} 训练的 {normal_low}-{normal_high}（数据加载、批次太小或通信开销）',

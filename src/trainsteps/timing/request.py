@@ -494,20 +494,26 @@ def _model_from_config(data: dict) -> str | None:
     return None
 
 
+HELD_OUT_SHARES = (("val_size", "time.assume.val_size"), ("val_set_size", "time.assume.val_set_size"))
+"""Config keys that hold part of the data out for evaluation: LLaMA-Factory's val_size, Axolotl's val_set_size (both a
+share of the whole data below 1, else a count of rows)."""
+
+
 def _eval_rows_from_config(data: dict) -> tuple[int | None, str]:
     """The config's evaluation set and the note saying where it came from: the rows of its `eval_dataset` (read with
-    the config), or LLaMA-Factory's val_size: a share (of the whole data, so of the training rows / (1 - share)) or a
-    count."""
+    the config), or a held-out share (of the whole data, so of the training rows / (1 - share)) or count."""
     named = (data.get("config") or {}).get("eval_examples")
     if named:
         return named, "time.assume.eval_dataset"
-    value = raw_config(data).get("val_size")
+    config = raw_config(data)
+    key, origin = next(((key, origin) for key, origin in HELD_OUT_SHARES if key in config), HELD_OUT_SHARES[0])
+    value = config.get(key)
     rows = (data.get("inputs") or {}).get("num_examples")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return None, "time.assume.val_size"
+        return None, origin
     if value < 1:
-        return (round(rows * value / (1 - value)) if rows else None), "time.assume.val_size"
-    return int(value), "time.assume.val_size"
+        return (round(rows * value / (1 - value)) if rows else None), origin
+    return int(value), origin
 
 
 def _parse_count(text: str) -> float:
