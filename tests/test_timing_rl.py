@@ -168,6 +168,13 @@ def test_the_human_time_section_names_each_part_of_the_step(run_cli):
     assert "cap" in section  # no mean response given: the typical length, bounded by the cap, says so
 
 
+@pytest.mark.parametrize("lang, heading", [("en", "Time (RL step model: verl, 8 GPU)"), ("zh", "时间（RL 单步模型：verl, 8 GPU）")])
+def test_a_modelled_rl_time_is_headed_by_the_rl_step_model_not_the_flops_model(run_cli, lang, heading):
+    code, out, err = run_cli(*VERL_GRPO[:-2], *MODEL, "--lang", lang)
+    assert code == 0, err
+    assert heading in out and "FLOPs" not in out[out.index(heading):].splitlines()[0]
+
+
 def test_with_a_measured_step_time_wall_is_steps_times_the_step_and_the_model_stands_beside_it(run_cli):
     measured = _json(run_cli, *VERL_GRPO, "--step-time", "728.3")
     both = _json(run_cli, *VERL_GRPO, "--step-time", "728.3", *MODEL)

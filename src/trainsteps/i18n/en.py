@@ -1496,6 +1496,7 @@ MESSAGES = {
     'time.source.flag': 'measured: {detail}',
     'time.source.log': 'measured in the log: {detail}',
     'time.source.model': 'FLOPs model: {detail}',
+    'time.source.rl_model': 'RL step model: {detail}',
     'time.left_out.eval': 'left out: no rate for it (give --eval-time, seconds per evaluation)',
     'time.left_out.save': 'left out: no rate for it (give --save-time, seconds per save)',
     'time.left_out.prepare': 'left out: no rate for it (give --prepare-time, the load and preprocessing before the first step)',

@@ -1491,6 +1491,7 @@ MESSAGES = {
     'time.source.flag': '实测：{detail}',
     'time.source.log': '从日志测得：{detail}',
     'time.source.model': 'FLOPs 模型：{detail}',
+    'time.source.rl_model': 'RL 单步模型：{detail}',
     'time.left_out.eval': '未计入：没有它的速率（请用 --eval-time 给出每次评估的秒数）',
     'time.left_out.save': '未计入：没有它的速率（请用 --save-time 给出每次保存的秒数）',
     'time.left_out.prepare': '未计入：没有它的速率（请用 --prepare-time 给出第一步之前加载与预处理的时间）',

@@ -206,7 +206,7 @@ def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list):
 
     run = view["run"]
     counts = RunCounts(optimizer_steps=run["optimizer_steps"], eval_count=len(run["eval_steps"]), save_count=len(run["save_steps"]))
-    detail = f"{rollout.framework} RL, {rollout.total_gpus} GPU"
+    detail = f"{rollout.framework}, {rollout.total_gpus} GPU"
     rate = Rate(step.step, "model", detail, assumptions=tuple(notes))
     result = estimate(counts, rate, eval_seconds=duration_option(asked.get("eval_time"), "--eval-time"),
                       save_seconds=duration_option(asked.get("save_time"), "--save-time"),

@@ -9,8 +9,8 @@ def render_time(result, lang: str = "en", explain: bool = False) -> str:
     from trainsteps.timing import PARTS
 
     opening, closing = ("（", "）") if lang == "zh" else (" (", ")")
-    rows = [label("time.heading", lang) + opening + message(f"time.source.{result.rate.origin}", lang,
-                                                           detail=result.rate.detail) + closing]
+    origin = "rl_model" if result.rate.origin == "model" and result.step_parts else result.rate.origin  # an RL step by part
+    rows = [label("time.heading", lang) + opening + message(f"time.source.{origin}", lang, detail=result.rate.detail) + closing]
     rows.append(_row(label("time.wall", lang), result.wall_seconds.describe(lang)))
     for name in PARTS:
         part = result.part(name)
