@@ -63,6 +63,19 @@ def test_openrlhf_reads_both_name_families(run_cli):
     assert code == 2 and "--train.batch_size" in err
 
 
+@pytest.mark.parametrize("version, dotted", [("0.10.0", False), ("0.10.1", False), ("0.10.2", True), ("0.10.4", True)])
+def test_openrlhf_takes_the_underscored_names_until_0_10_1_and_the_dotted_ones_from_0_10_2(run_cli, version, dotted):
+    # each wheel's openrlhf/cli/train_ppo_ray.py: 0.10.0 and 0.10.1 add "--train_batch_size", 0.10.2 "--train.batch_size"
+    old = "python -m openrlhf.cli.train_ppo_ray --train_batch_size 64 --rollout_batch_size 256 --n_samples_per_prompt 4"
+    new = "python -m openrlhf.cli.train_ppo_ray --train.batch_size 64 --rollout.batch_size 256 --rollout.n_samples_per_prompt 4"
+    right, wrong = (new, old) if dotted else (old, new)
+    code, out, err = run_cli("plan", "--launch", right, "--num-examples", "1000", "--framework-version", version, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["run"]["scheduler_steps"] == 1000 * 4 // 64
+    code, _, err = run_cli("plan", "--launch", wrong, "--num-examples", "1000", "--framework-version", version)
+    assert code == 2 and ("--train.batch_size" if dotted else "--train_batch_size") in err and "0.10.2" in err
+
+
 def test_easyr1_steps_and_updates():
     plan = plan_easyr1(EasyR1Spec(prompts=7500, rollout_batch_size=512, actor_global_batch_size=128, total_epochs=15))
     assert (plan.run.training_steps, plan.run.updates_per_step) == (14 * 15, 4)

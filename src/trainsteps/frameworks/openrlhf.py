@@ -13,7 +13,7 @@ drawing were run for tests/fixtures/rl/openrlhf-0.11.2.json (tools/record_rl.py 
   rollout batches, not updates;
 - the actor is trained only once `global_step > freezing_actor_steps` (critic warm-up).
 
-The command-line names changed in 0.10.0 (`--train_batch_size` -> `--train.batch_size`, `--rollout_batch_size` ->
+The command-line names changed in 0.10.2 (`--train_batch_size` -> `--train.batch_size`, `--rollout_batch_size` ->
 `--rollout.batch_size`, ...); both families are read. Releases up to 0.9.0 drew prompts in whole generation
 batches with drop_last (PROMPT_LOADER): one global step per batch, the last partial batch dropped.
 """
@@ -39,8 +39,8 @@ generation batches with drop_last=True, one global step per batch (0.6-0.7: roll
 rollout_batch_size; 0.8.11-0.9.0: vllm_generate_batch_size, default rollout_batch_size), so the last partial batch
 is dropped. From 0.9.8 (read; 0.9.1-0.9.7 were not) a loader of single prompts feeds the samples generator, and the
 last partial rollout batch is trained (run on 0.11.2)."""
-CLI_NAMES = Timeline("openrlhf.cli_names", [(OLDEST, "flat"), ("0.10.0", "nested")])
-"""`--train_batch_size` style up to 0.9.x, `--train.batch_size` from 0.10.0."""
+CLI_NAMES = Timeline("openrlhf.cli_names", [(OLDEST, "flat"), ("0.10.2", "nested")])
+"""`--train_batch_size` style up to 0.10.1, `--train.batch_size` from 0.10.2 (cli/train_ppo_ray.py of each wheel)."""
 
 NAMES = {  # spec field: (flat name up to 0.9, nested name from 0.10)
     "train_batch_size": ("train_batch_size", "train.batch_size"),
