@@ -76,6 +76,28 @@ def test_openrlhf_takes_the_underscored_names_until_0_10_1_and_the_dotted_ones_f
     assert code == 2 and ("--train.batch_size" if dotted else "--train_batch_size") in err and "0.10.2" in err
 
 
+ORL_FLAT = "python -m openrlhf.cli.train_ppo_ray --train_batch_size 64 --rollout_batch_size 256 --n_samples_per_prompt 4"
+
+
+@pytest.mark.parametrize("version, name", [("0.9.7", "generate_max_len"), ("0.9.8", "max_new_tokens"), ("0.10.1", "max_new_tokens")])
+def test_openrlhf_reads_the_response_cap_by_the_name_its_release_takes(run_cli, version, name):
+    # each wheel's cli/train_ppo_ray.py: "--generate_max_len" up to 0.9.7, "--max_new_tokens" from 0.9.8
+    code, out, err = run_cli("plan", "--launch", f"{ORL_FLAT} --{name} 4096", "--num-examples", "1000",
+                             "--framework-version", version, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["inputs"]["generate_max_len"] == 4096
+    assert data["run"]["response_tokens_max"] == data["run"]["rollouts"] * 4096
+
+
+@pytest.mark.parametrize("version, given, expected", [("0.9.7", "max_new_tokens", "generate_max_len"),
+                                                      ("0.9.10", "generate_max_len", "max_new_tokens")])
+def test_openrlhf_refuses_the_response_cap_by_another_releases_name(run_cli, version, given, expected):
+    code, out, err = run_cli("plan", "--launch", f"{ORL_FLAT} --{given} 4096", "--num-examples", "1000", "--framework-version", version)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"--{given}" in err and f"--{expected}" in err and "0.9.8" in err
+
+
 def test_easyr1_steps_and_updates():
     plan = plan_easyr1(EasyR1Spec(prompts=7500, rollout_batch_size=512, actor_global_batch_size=128, total_epochs=15))
     assert (plan.run.training_steps, plan.run.updates_per_step) == (14 * 15, 4)

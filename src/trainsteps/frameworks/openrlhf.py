@@ -59,6 +59,26 @@ NAMES = {  # spec field: (flat name up to 0.9, nested name from 0.10)
     "prompt_data": ("prompt_data", "data.prompt_dataset"),
     "vllm_generate_batch_size": ("vllm_generate_batch_size", "rollout.vllm_generate_batch_size"),
 }
+RESPONSE_CAP_NAME = Timeline("openrlhf.response_cap_name", [(OLDEST, "generate_max_len"), ("0.9.8", "max_new_tokens")])
+"""The underscored name of the response cap: `--generate_max_len` (default 1024) up to 0.9.7; from 0.9.8
+`--max_new_tokens` (default None: `--max_len` 2048 minus the prompt) (cli/train_ppo_ray.py of each wheel)."""
+
+
+def option_names(version: str) -> dict[str, str]:
+    """Spec field -> the option name OpenRLHF `version` takes for it."""
+    family = 1 if CLI_NAMES.at(version) == "nested" else 0
+    names = {name: pair[family] for name, pair in NAMES.items()}
+    if not family:
+        names["generate_max_len"] = RESPONSE_CAP_NAME.at(version)
+    return names
+
+
+def names_of_other_releases(field_name: str, version: str) -> list[str]:
+    """The names other releases take for a spec field, which `version` does not."""
+    every = [*NAMES[field_name], *(name for _, name in RESPONSE_CAP_NAME.entries)] if field_name == "generate_max_len" \
+        else list(NAMES[field_name])
+    own = option_names(version)[field_name]
+    return [name for name in dict.fromkeys(every) if name != own]
 
 
 @dataclass(slots=True)
@@ -105,8 +125,7 @@ ALGORITHMS = {"gae": "PPO", "reinforce": "REINFORCE++", "rloo": "RLOO", "reinfor
 def plan_openrlhf(spec: OpenRLHFSpec) -> RLPlan:
     version = check_release("OpenRLHF", spec.version, OLDEST)
     check_rows(spec.prompts)
-    family = 1 if CLI_NAMES.at(version) == "nested" else 0
-    check_settings(spec, {name: names[family] for name, names in NAMES.items()},
+    check_settings(spec, option_names(version),
                    positive=("train_batch_size", "rollout_batch_size", "n_samples_per_prompt", "num_episodes", "max_epochs",
                              "max_samples", "generate_max_len", "vllm_generate_batch_size"), non_negative=("lr_warmup_ratio",))
     d = Derivation()

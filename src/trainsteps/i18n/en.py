@@ -1736,7 +1736,7 @@ MESSAGES = {
     'rl.hint.framework': 'use one of: {frameworks}',
     'rl.hint.settings_easyr1': 'make data.rollout_batch_size a multiple of worker.actor.global_batch_size',
     'orl.error.names': '{key} is not an option of OpenRLHF {version}, which names it {expected}',
-    'orl.hint.names': 'OpenRLHF renamed its options in 0.10.2 (--train_batch_size -> --train.batch_size): give --framework-version to match the line',
+    'orl.hint.names': 'OpenRLHF renamed --generate_max_len to --max_new_tokens in 0.9.8 and dotted its options in 0.10.2 (--train_batch_size -> --train.batch_size): give --framework-version to match the line',
     'orl.warn.old': 'OpenRLHF {version} draws prompts in whole batches of {batch} and drops the last {dropped} of each pass (drop_last=True; from 0.9.8 the partial batch is trained)',
     'orl.why.whole_batches': 'OpenRLHF {version} draws whole generation batches (drop_last=True): one global step per batch',
     'orl.warn.newer': 'OpenRLHF {version} is newer than the newest release read ({newest}); its rules are assumed unchanged',

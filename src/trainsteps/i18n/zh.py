@@ -1731,7 +1731,7 @@ MESSAGES = {
     'rl.hint.framework': '请使用其中之一：{frameworks}',
     'rl.hint.settings_easyr1': '请使 data.rollout_batch_size 为 worker.actor.global_batch_size 的倍数',
     'orl.error.names': '{key} 不是 OpenRLHF {version} 的选项，该版本的名称是 {expected}',
-    'orl.hint.names': 'OpenRLHF 在 0.10.2 重命名了选项（--train_batch_size -> --train.batch_size）：请用 --framework-version 指定与命令行相符的版本',
+    'orl.hint.names': 'OpenRLHF 在 0.9.8 把 --generate_max_len 改名为 --max_new_tokens，在 0.10.2 把选项改为带点的名称（--train_batch_size -> --train.batch_size）：请用 --framework-version 指定与命令行相符的版本',
     'orl.warn.old': 'OpenRLHF {version} 按每批 {batch} 个整批抽取提示词，每轮丢弃最后 {dropped} 个（drop_last=True；0.9.8 起会训练不完整的最后一批）',
     'orl.why.whole_batches': 'OpenRLHF {version} 按整批抽取生成批次（drop_last=True）：每批一个全局步',
     'orl.warn.newer': 'OpenRLHF {version} 比已读的最新版本（{newest}）更新；假定其规则不变',

@@ -238,19 +238,18 @@ def _openrlhf(config, kw: dict):
 
     nested = any("." in key for key in config.values)
     version = check_release("OpenRLHF", kw.get("framework_version") or (openrlhf.NEWEST if nested else "0.9.10"), openrlhf.OLDEST)
-    family = openrlhf.CLI_NAMES.at(version)
+    names = openrlhf.option_names(version)
     fields = {}
-    for name, (flat, dotted) in openrlhf.NAMES.items():
-        key = dotted if family == "nested" else flat
-        other = flat if family == "nested" else dotted
-        if other in config.values and key not in config.values:
-            raise InputError("orl.error.names", "orl.hint.names", key=f"--{other}", version=version, expected=f"--{key}")
+    for name, key in names.items():
+        for other in openrlhf.names_of_other_releases(name, version):
+            if other in config.values and key not in config.values:
+                raise InputError("orl.error.names", "orl.hint.names", key=f"--{other}", version=version, expected=f"--{key}")
         if name == "prompt_data" or key not in config.values:
             continue
         value = typed(config, key, OPENRLHF_TYPES[name])
         if value is not None:
             fields[name] = value
-    prompt_data = config.values.get(openrlhf.NAMES["prompt_data"][1 if family == "nested" else 0])
+    prompt_data = config.values.get(names["prompt_data"])
     files = [p for p in str(prompt_data).split(",") if p] if prompt_data and _is_local(str(prompt_data)) else []
     return openrlhf.plan_openrlhf(openrlhf.OpenRLHFSpec(prompts=_prompts(kw, files), version=version, **fields))
 
