@@ -207,6 +207,22 @@ def test_openrlhf_engines_on_their_own_gpus_are_billed_beside_the_trainers(run_c
     assert data["time"]["gpus"] == 16
 
 
+def test_openrlhf_dotted_engine_settings_are_billed_beside_the_trainers_too(run_cli):
+    data = _json(run_cli, "plan", "--framework", "openrlhf", "--num-examples", "5000", "--set", "vllm.num_engines=4",
+                 "--set", "vllm.tensor_parallel_size=2", "--set", "actor.num_gpus_per_node=8", *MODEL, "--format", "json")
+    assert data["version"] == "0.11.2" and data["time"]["gpus"] == 16
+
+
+@pytest.mark.parametrize("version, cap", [("0.9.7", 1024), ("0.9.10", 2048), ("0.11.2", 2048)])
+def test_openrlhf_without_a_response_cap_generates_up_to_its_releases_default(run_cli, version, cap):
+    # cli/train_ppo_ray.py: --generate_max_len 1024 up to 0.9.7; from 0.9.8 --max_new_tokens None, so --max_len 2048 bounds it
+    flat = [] if version == "0.11.2" else ["--set", "train_batch_size=64"]
+    args = ["plan", "--framework", "openrlhf", "--framework-version", version, "--num-examples", "5000", *flat, *MODEL]
+    assert run_cli(*args, "--response-length", str(cap))[0] == 0
+    code, _, err = run_cli(*args, "--response-length", str(cap + 1))
+    assert code == 2 and f"{cap:,}" in err
+
+
 def test_trl_ppo_generates_with_its_own_model_so_nothing_is_synced_and_a_value_model_runs(run_cli):
     data = _json(run_cli, "plan", "--framework", "trl-ppo", "--num-examples", "5000", *MODEL, "--format", "json")
     assert "weight_sync" not in data["time"]["step_parts"]

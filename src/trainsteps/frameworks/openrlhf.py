@@ -64,6 +64,29 @@ RESPONSE_CAP_NAME = Timeline("openrlhf.response_cap_name", [(OLDEST, "generate_m
 `--max_new_tokens` (default None: `--max_len` 2048 minus the prompt) (cli/train_ppo_ray.py of each wheel)."""
 
 
+ROLLOUT_NAMES = {  # the step's shape, for the RL step model: (underscored name up to 0.10.1, dotted name from 0.10.2)
+    "vllm_num_engines": ("vllm_num_engines", "vllm.num_engines"),
+    "vllm_tensor_parallel_size": ("vllm_tensor_parallel_size", "vllm.tensor_parallel_size"),
+    "colocate_all_models": ("colocate_all_models", "train.colocate_all"),
+    "actor_num_nodes": ("actor_num_nodes", "actor.num_nodes"),
+    "actor_num_gpus_per_node": ("actor_num_gpus_per_node", "actor.num_gpus_per_node"),
+    "async_train": ("async_train", "train.async_enable"),
+    "init_kl_coef": ("init_kl_coef", "algo.kl.init_coef"),
+    "use_kl_loss": ("use_kl_loss", "algo.kl.use_loss"),
+    "max_len": ("max_len", "data.max_len"),
+}
+LENGTH_CAPS = Timeline("openrlhf.length_caps", [(OLDEST, "prompt_and_response"), ("0.9.8", "total")])
+"""What bounds the lengths when `--generate_max_len` / `--max_new_tokens` is not set: up to 0.9.7 `--prompt_max_len`
+(default 1024) and `--generate_max_len` (default 1024); from 0.9.8 only `--max_len`, prompt + response (default 2048,
+vLLM's max_model_len), so a response stops at max_len minus its prompt and no prompt cap of its own is known."""
+
+
+def rollout_names(version: str) -> dict[str, str]:
+    """Setting -> the option name OpenRLHF `version` takes for it, for the settings of the step's shape."""
+    family = 1 if CLI_NAMES.at(version) == "nested" else 0
+    return {name: pair[family] for name, pair in ROLLOUT_NAMES.items()}
+
+
 def option_names(version: str) -> dict[str, str]:
     """Spec field -> the option name OpenRLHF `version` takes for it."""
     family = 1 if CLI_NAMES.at(version) == "nested" else 0

@@ -299,7 +299,7 @@ def _trl_ppo(config, kw: dict, given, gpus: int | None):
 
 RESPONSE_CAP_DEFAULTS = {"verl": 512, "easyr1": 512, "openrlhf": 1024}
 """The response length limit when the settings give none: verl's `data.max_response_length` and EasyR1's (512),
-OpenRLHF's `--generate_max_len` (1024)."""
+OpenRLHF's `--generate_max_len` up to 0.9.7 (1024; from 0.9.8 `--max_len` bounds it: openrlhf.LENGTH_CAPS)."""
 
 
 def rollout_shape(plan, config, gpus: int | None):
@@ -337,17 +337,30 @@ def _easyr1_rollout(config, inputs: dict, gpus: int | None) -> dict:
 
 
 def _openrlhf_rollout(config, inputs: dict, gpus: int | None) -> dict:
-    """OpenRLHF: vLLM engines on their own GPUs unless --colocate_all_models; --async_train overlaps them."""
-    engines = typed(config, "vllm_num_engines", int) or 0
-    tp = typed(config, "vllm_tensor_parallel_size", int) or 1
-    colocated = bool(typed(config, "colocate_all_models", bool)) or not engines
-    trainers = (typed(config, "actor_num_nodes", int) or 1) * (typed(config, "actor_num_gpus_per_node", int) or 8)
-    kl = typed(config, "init_kl_coef", float)
-    return {"max_prompt_length": typed(config, "prompt_max_len", int) or 1024,
-            "max_response_length": inputs.get("generate_max_len") or RESPONSE_CAP_DEFAULTS["openrlhf"],
+    """OpenRLHF: vLLM engines on their own GPUs unless colocated; async training overlaps them. The settings by the
+    names the release takes (underscored up to 0.10.1, dotted from 0.10.2)."""
+    from trainsteps.frameworks import openrlhf
+
+    version = inputs.get("version") or openrlhf.NEWEST
+    names = openrlhf.rollout_names(version)
+
+    def setting(name: str, kind: type):
+        return typed(config, names[name], kind)
+
+    engines = setting("vllm_num_engines", int) or 0
+    tp = setting("vllm_tensor_parallel_size", int) or 1
+    colocated = bool(setting("colocate_all_models", bool)) or not engines
+    trainers = (setting("actor_num_nodes", int) or 1) * (setting("actor_num_gpus_per_node", int) or 8)
+    kl = setting("init_kl_coef", float)
+    if openrlhf.LENGTH_CAPS.at(version) == "total":
+        prompt_cap, response_default = None, setting("max_len", int) or 2048
+    else:
+        prompt_cap, response_default = typed(config, "prompt_max_len", int) or 1024, RESPONSE_CAP_DEFAULTS["openrlhf"]
+    return {"max_prompt_length": prompt_cap,
+            "max_response_length": inputs.get("generate_max_len") or response_default,
             "gpus": gpus or trainers, "rollout_gpus": None if colocated else engines * tp, "rollout_tp": tp,
-            "ppo_epochs": inputs.get("max_epochs") or 1, "asynchronous": bool(typed(config, "async_train", bool)),
-            "reference": bool(typed(config, "use_kl_loss", bool)) or kl is None or kl > 0}
+            "ppo_epochs": inputs.get("max_epochs") or 1, "asynchronous": bool(setting("async_train", bool)),
+            "reference": bool(setting("use_kl_loss", bool)) or kl is None or kl > 0}
 
 
 def _trl_ppo_rollout(config, inputs: dict, gpus: int | None) -> dict:
