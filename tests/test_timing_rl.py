@@ -539,6 +539,29 @@ def test_a_time_budget_on_an_rl_plan_gives_the_training_steps_and_prompts_that_f
     assert f"{budget['max_steps'] * 256:,} prompts ({budget['max_steps'] * 256 * 5:,} responses)" in out
 
 
+def _budget_section(out: str, lang: str = "en") -> str:
+    from trainsteps.i18n import label
+
+    start = out.index(label("time.budget.heading", lang))
+    return out[start:out.index("\n\n", start)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_rl_budget_says_which_of_the_frameworks_own_settings_to_set(run_cli, lang):
+    code, out, err = run_cli(*VERL_GRPO[:-2], "--step-time", "700", "--time-budget", "24h", "--lang", lang)
+    assert code == 0, err
+    section = _budget_section(out, lang)
+    assert f"trainer.total_training_steps={int(24 * 3600 * 0.9 // (700 * 1.10))}" in section and "trainer.save_freq=" in section
+    assert "max_steps" not in section and "save_steps" not in section  # the Trainer's names, which verl does not take
+
+
+def test_an_rl_budget_without_one_step_setting_says_the_steps_in_words(run_cli):
+    code, out, err = run_cli("plan", "--framework", "openrlhf", "--num-examples", "50000", "--step-time", "700", "--time-budget", "24h")
+    assert code == 0, err
+    section = _budget_section(out)
+    assert "max_steps" not in section and "stop the run after 49 training steps" in section
+
+
 def test_a_budget_longer_than_the_run_keeps_the_plans_steps(run_cli):
     data = _json(run_cli, *VERL_GRPO, "--step-time", "10", "--time-budget", "30d")
     assert data["time_budget"]["max_steps"] == data["run"]["training_steps"]

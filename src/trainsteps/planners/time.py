@@ -66,8 +66,17 @@ def rl_budget(result, asked: dict, rollout, data: dict) -> tuple[dict, str]:
                 responses=f"{fit.max_steps * rollout.prompts_per_step * rollout.samples_per_prompt:,}"),
         f"{fit.max_steps / per_epoch:,.4g} {label('unit.epochs', lang)}" if per_epoch else None) if part)
     fit.estimate.step_parts = result.step_parts
-    text = render_budget(fit, lang, asked.get("explain"), covered, fit.max_steps >= rollout.training_steps)
+    text = render_budget(fit, lang, asked.get("explain"), covered, fit.max_steps >= rollout.training_steps,
+                         rl_settings=RL_STEP_SETTINGS.get(data.get("framework")), rl=True)
     return fit.to_dict(lang), text
+
+
+RL_STEP_SETTINGS = {"verl": ("trainer.total_training_steps", "trainer.save_freq"), "easyr1": ("trainer.max_steps", "trainer.save_freq"),
+                    "slime": ("--num-rollout", "--save-interval"), "roll": ("max_steps", "save_steps"),
+                    "trl-async-grpo": ("max_steps", "save_steps"), "prime-rl": ("max_steps", "ckpt.interval")}
+"""The settings that stop an RL run after N training steps and save every K, by the names each framework takes (as
+its planner reads them; frameworks/*.py). The others stop by a count of prompts or episodes: the budget says the
+steps in words."""
 
 
 def _per_save(result, data: dict):

@@ -63,20 +63,29 @@ def _row(name: str, value: str) -> str:
 
 
 
-def render_budget(fit, lang: str, explain: bool, covered: str | None = None, target_fits: bool | None = None) -> str:
+def render_budget(fit, lang: str, explain: bool, covered: str | None = None, target_fits: bool | None = None,
+                  rl_settings: tuple[str, str] | None = None, rl: bool = False) -> str:
+    """The "Time budget" section. An RL run (`rl`) names its own step and save settings (`rl_settings`), or says the
+    steps in words where no one setting stops it: the Trainer's max_steps / save_steps are not its names."""
     from trainsteps.i18n import label, message
     from trainsteps.timing import Spoken
 
     rows = [label("time.budget.heading", lang)]
     rows.append(_row(label("time.budget.limit", lang), format(Spoken(fit.budget_seconds), lang)
                      + f" − {fit.margin:.0%} = " + format(Spoken(fit.budget_seconds * (1 - fit.margin)), lang)))
-    rows.append(_row("max_steps", f"{fit.max_steps:,}"))
-    rows.append(_row("save_steps", f"{fit.save_steps:,}"))
+    steps_name, save_name = rl_settings or ((label("time.rl.budget.steps", lang), label("time.rl.budget.save", lang)) if rl
+                                            else ("max_steps", "save_steps"))
+    rows.append(_row(steps_name, f"{fit.max_steps:,}"))
+    rows.append(_row(save_name, f"{fit.save_steps:,}"))
     if covered:
         rows.append(_row(label("time.budget.covers", lang), covered))
+    prefix = "time.rl.budget" if rl else "time.budget"
     if target_fits is not None:
-        rows.append("  - " + message("time.budget.target_fits" if target_fits else "time.budget.target_cut", lang))
-    rows.append("  - " + message("time.budget.why", lang, steps=f"{fit.max_steps:,}", save=f"{fit.save_steps:,}"))
+        rows.append("  - " + message(f"{prefix}.target_fits" if target_fits else f"{prefix}.target_cut", lang))
+    why = "time.budget.why" if not rl else "time.rl.budget.why" if rl_settings else "time.rl.budget.why_unnamed"
+    rows.append("  - " + message(why, lang, steps=f"{fit.max_steps:,}" if not rl_settings else fit.max_steps,
+                                 save=f"{fit.save_steps:,}" if not rl_settings else fit.save_steps,
+                                 steps_name=steps_name, save_name=save_name))
     if explain:
         rows.extend("  " + line for line in fit.derivation.render(lang))
     return "\n".join(rows) + "\n\n" + render_time(fit.estimate, lang, explain)
