@@ -160,6 +160,7 @@ SAMPLES = {
     "gpu_name": (["--params", "7e9", "--seq-length", "2048"], ["--gpu", "h100-sxm"]),
     "peak_tflops": (["--params", "7e9", "--seq-length", "2048"], ["--peak-tflops", "500"]),
     "stack": (FLOPS, ["--stack", "fsdp"]),
+    "activation_checkpointing": (FLOPS, ["--activation-checkpointing", "full"]),
     "dtype": (FLOPS, ["--dtype", "fp8"]),
     "mfu": (FLOPS, ["--mfu", "0.2"]),
     "training": (FLOPS, ["--training", "lora"]),

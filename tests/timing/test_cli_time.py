@@ -384,3 +384,20 @@ def test_an_axolotl_val_set_size_is_the_evaluation_set_the_flops_model_costs(run
     assert data["inputs"]["num_examples"] == 2375 and len(data["run"]["eval_steps"]) > 0
     assert time["parts"]["eval"] is not None and "eval" not in time["left_out"]
     assert any("125 rows" in note and "val_set_size" in note for note in time["notes"])
+
+
+# ---- activation checkpointing said on the command line ----------------------------------------------
+
+def test_activation_checkpointing_given_by_flag_narrows_the_fitted_mfu_and_is_no_longer_asked_for(run_cli):
+    base = [*PACKED_8_GPUS, "--params", "7e9", "--gpu", "h100-sxm", "--stack", "hf"]
+    open_ = plan_json(run_cli, *base)["time"]
+    assert any("--activation-checkpointing" in note for note in open_["notes"])  # the note names the way to say it
+    for value in ("none", "full"):
+        said = plan_json(run_cli, *base, "--activation-checkpointing", value)["time"]
+        assert said["mfu"]["high"] / said["mfu"]["low"] < open_["mfu"]["high"] / open_["mfu"]["low"]
+        assert not any("checkpointing" in note and "narrows" in note for note in said["notes"])
+
+
+def test_activation_checkpointing_without_a_flops_model_is_refused(run_cli):
+    code, out, err = run_cli(*SEED_001, "--step-time", "4", "--activation-checkpointing", "full")
+    assert code == 2 and out == "" and "--activation-checkpointing" in err

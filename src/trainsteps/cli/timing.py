@@ -23,6 +23,9 @@ _OPTIONS = [
     click.option("--stack", type=click.Choice(["megatron", "nemo", "fsdp", "torchtitan", "hf", "trainer", "deepspeed", "peft",
                                                "unsloth"], case_sensitive=False),
                  help="Time (FLOPs model): the training stack, for the fitted MFU (default: from the config, else a range)."),
+    click.option("--activation-checkpointing", type=click.Choice(["none", "full", "selective"]),
+                 help="Time (FLOPs model): activation (gradient) checkpointing, for the fitted MFU (default: the config's "
+                 "gradient_checkpointing, else a range)."),
     click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help="Time (FLOPs model): compute type."),
     click.option("--mfu", help="Time (FLOPs model): model FLOPs utilisation, 0.35 or a range 0.3-0.5 (default by setup)."),
     click.option("--training", type=click.Choice(["full", "lora", "qlora", "frozen"]), default=None,

@@ -13,7 +13,7 @@ from trainsteps.world import WORLD_NAMES
 OUTPUT = frozenset({"fmt", "lang", "explain"})
 """How to answer: every planner takes them."""
 TIME = frozenset({"step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
-                  "peak_tflops", "stack", "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
+                  "peak_tflops", "stack", "activation_checkpointing", "dtype", "mfu", "training", "eval_examples", "eval_time", "save_time", "prepare_time",
                   "price_per_gpu_hour", "currency"})
 """The time settings (`--step-time`, `--gpu`, ...): a planner whose answer has steps takes them all."""
 TIME_ASKS = ("step_time", "tokens_per_second", "samples_per_second", "timing_from", "model_path", "params", "gpu_name",
@@ -38,7 +38,7 @@ NEOX_MEGATRON = frozenset({"tensor_parallel_size", "pipeline_parallel_size", "se
                            "eval_iters", "data_split", "data_prefix", "data_weight", "train_tokens", "save_interval",
                            "micro_batch_size"})
 RL_COMMON = frozenset({"num_examples", "rl_overrides"})
-FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "stack", "dtype", "mfu", "training", "eval_examples",
+FLOPS_TIME = frozenset({"model_path", "params", "gpu_name", "peak_tflops", "stack", "activation_checkpointing", "dtype", "mfu", "training", "eval_examples",
                         "tokens_per_second"})
 """Time settings that need the tokens of a step: the FLOPs model and a token rate."""
 MEASURED_TIME = TIME - FLOPS_TIME - {"samples_per_second"}
@@ -316,7 +316,8 @@ def option_name(name: str) -> str:
     return _OPTION_NAMES.get(name) or "--" + name.replace("_", "-")
 
 
-MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack", "response_length", "prompt_length")
+MODEL_REFINERS = ("dtype", "mfu", "training", "eval_examples", "stack", "activation_checkpointing", "response_length",
+                  "prompt_length")
 """Time settings that only the FLOPs model reads (`--gpu` with `--model` or `--params`)."""
 MODEL_ASKS = ("model_path", "params", "gpu_name", "peak_tflops")
 

@@ -123,7 +123,7 @@ def rl_estimate(view: dict, asked: dict, rollout):
     measured = any(asked.get(name) for name in ("step_time", "timing_from"))
     if not wants_model:
         return estimate_for_plan(view, without_model)
-    for name in ("stack", "eval_examples"):  # the FLOPs model of one update reads them; the RL step model does not
+    for name in ("stack", "activation_checkpointing", "eval_examples"):  # the FLOPs model of one update reads them; the RL step model does not
         if asked.get(name) is not None:
             from trainsteps.planners.table import option_name
 

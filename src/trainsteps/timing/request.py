@@ -314,7 +314,8 @@ def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: in
     config = raw_config(data) if data.get("config") else {}
     stack = STACKS_NAMED.get(str(request.get("stack") or "").lower()) or stack_of(data.get("framework"), config)
     ckpt = config.get("gradient_checkpointing")
-    checkpointing = None if ckpt is None else ("full" if ckpt in (True, "true", "True", 1) else "none")
+    checkpointing = request.get("activation_checkpointing") or \
+        (None if ckpt is None else ("full" if ckpt in (True, "true", "True", 1) else "none"))
     inputs = data.get("inputs") or {}
     micro = inputs.get("per_device_train_batch_size") or inputs.get("micro_batch_size") or 1
     if preference is not None:  # a micro-batch of pairs puts chosen and rejected through the policy together
