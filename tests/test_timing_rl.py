@@ -155,8 +155,20 @@ def test_a_verl_plan_with_a_gpu_and_a_model_has_a_time_whose_parts_make_the_step
     time, steps = data["time"], data["run"]["training_steps"]
     assert set(time["step_parts"]) == {"generation", "old_log_prob", "actor_update", "weight_sync", "step_overhead"}  # GRPO: no critic, no KL
     assert time["step_seconds"]["expected"] == pytest.approx(sum(p["expected"] for p in time["step_parts"].values()), rel=1e-4)
-    assert time["wall_seconds"]["expected"] == pytest.approx(steps * time["step_seconds"]["expected"], rel=1e-4)
+    assert time["parts"]["train"]["expected"] == pytest.approx(steps * time["step_seconds"]["expected"], rel=1e-4)
+    assert time["wall_seconds"]["expected"] == pytest.approx(sum(p["expected"] for p in time["parts"].values() if p), rel=1e-4)
     assert time["source"] == "model" and time["gpus"] == 8
+
+
+def test_a_modelled_rl_run_costs_its_model_load_and_checkpoint_saves_from_the_models_size(run_cli):
+    data = _json(run_cli, *VERL_GRPO, *MODEL, "--set", "trainer.save_freq=5", "--response-length", "1200")
+    time, saves = data["time"], len(data["run"]["save_steps"])
+    assert saves > 0 and time["left_out"] == []
+    # 8e9 parameters: bf16 weights (2 bytes) and AdamW's two fp32 moments (8 bytes) a save, bf16 weights read at the start
+    assert any("80.0 GB" in note for note in time["notes"]) and any("16.0 GB" in note for note in time["notes"])
+    assert time["parts"]["save"]["expected"] > 0 and time["parts"]["prepare"]["expected"] > 0
+    measured = _json(run_cli, *VERL_GRPO, *MODEL, "--set", "trainer.save_freq=5", "--save-time", "60", "--prepare-time", "300")["time"]
+    assert measured["parts"]["save"]["expected"] == 60 * saves and measured["parts"]["prepare"]["expected"] == 300
 
 
 def test_the_human_time_section_names_each_part_of_the_step(run_cli):
@@ -489,7 +501,7 @@ def test_a_trl_grpo_config_is_timed_per_optimizer_step_by_the_rl_step_model(run_
     parts = data["time"]["step_parts"]
     assert "generation" in parts and "actor_update" in parts
     assert "reference" not in parts and "old_log_prob" not in parts  # beta 0.0 (TRL >= 0.19), each generation trained on once
-    assert data["time"]["wall_seconds"]["expected"] == pytest.approx(
+    assert data["time"]["parts"]["train"]["expected"] == pytest.approx(
         data["run"]["optimizer_steps"] * data["time"]["step_seconds"]["expected"], rel=1e-4)
 
 

@@ -128,18 +128,19 @@ def rl_estimate(view: dict, asked: dict, rollout):
             from trainsteps.planners.table import option_name
 
             raise InputError("rl.error.flops_option", "rl.hint.flops_option", option=option_name(name))
-    step, notes = rl_step(asked, rollout)
+    step, notes, shape = rl_step(asked, rollout)
     if measured:
         result = estimate_for_plan(view, without_model)
         result.notes.append(("time.rl.model_beside", {"seconds": f"{step.step.expected:,.4g}", "low": f"{step.step.low:,.4g}",
                                                       "high": f"{step.step.high:,.4g}"}))
         result.step_parts = dict(step.parts)
         return result
-    return _modelled_rl(view, asked, rollout, step, notes)
+    return _modelled_rl(view, asked, rollout, step, notes, shape)
 
 
 def rl_step(asked: dict, rollout):
-    """The modelled RL step of a RolloutShape under the time settings, and the notes that say what it assumed."""
+    """The modelled RL step of a RolloutShape under the time settings, the notes that say what it assumed, and the
+    model's shape."""
     from trainsteps.timing.flops import parse_mfu, shape_from_params
     from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
@@ -178,7 +179,7 @@ def rl_step(asked: dict, rollout):
              *([("time.rl.hf_generate", {})] if not rollout.weight_sync and rollout.framework.startswith("trl-") else []),
              _calibration_note(HELD_OUT or LOSO),
              *shape.notes]
-    return step, notes
+    return step, notes, shape
 
 
 def _calibration_note(unseen: dict) -> tuple[str, dict]:
@@ -208,22 +209,42 @@ def _refuse_past_cap(given, cap: int | None, text) -> None:
         raise InputError("rl.error.response_past_cap", "rl.hint.response_past_cap", value=str(text)[:60], cap=f"{cap:,}")
 
 
-def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list):
-    """The Time section of a modelled RL run: training steps x the modelled step, with the step's parts."""
+def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list, shape):
+    """The Time section of a modelled RL run: training steps x the modelled step, with the step's parts, and the
+    model's load and checkpoint saves from its size where no measured time is given (timing.overheads)."""
     from trainsteps.timing import Rate, RunCounts, estimate
     from trainsteps.timing.request import duration_option
 
     run = view["run"]
     counts = RunCounts(optimizer_steps=run["optimizer_steps"], eval_count=len(run["eval_steps"]), save_count=len(run["save_steps"]))
     detail = f"{rollout.framework}, {rollout.total_gpus} GPU"
-    rate = Rate(step.step, "model", detail, assumptions=tuple(notes))
+    save, prepare, overhead_notes = _rl_overheads(asked, rollout, shape, counts.save_count)
+    rate = Rate(step.step, "model", detail, assumptions=(*notes, *overhead_notes))
     result = estimate(counts, rate, eval_seconds=duration_option(asked.get("eval_time"), "--eval-time"),
-                      save_seconds=duration_option(asked.get("save_time"), "--save-time"),
-                      prepare_seconds=duration_option(asked.get("prepare_time"), "--prepare-time"), gpus=rollout.total_gpus,
+                      save_seconds=save, prepare_seconds=prepare, gpus=rollout.total_gpus,
                       price_per_gpu_hour=asked.get("price_per_gpu_hour"), currency=asked.get("currency") or "USD")
     result.step_parts = dict(step.parts)
     result.derivation.steps = step.derivation.steps + result.derivation.steps
     return result
+
+
+def _rl_overheads(asked: dict, rollout, shape, saves: int):
+    """Seconds per save and of the preparation: measured (`--save-time`, `--prepare-time`), else from the model's size:
+    a save writes the trained model's weights and AdamW states (the critic's too), the start reads the weights."""
+    from trainsteps.timing.overheads import checkpoint_bytes, load_seconds, save_seconds
+    from trainsteps.timing.request import duration_option
+
+    training = asked.get("training") or "full"
+    models = 2 if rollout.critic else 1
+    save, prepare = duration_option(asked.get("save_time"), "--save-time"), duration_option(asked.get("prepare_time"), "--prepare-time")
+    notes = []
+    if save is None and saves:
+        save = save_seconds(shape, training).scaled(models)
+        notes.append(("time.assume.save_bytes", {"gb": f"{models * checkpoint_bytes(shape, training) / 1e9:,.1f}"}))
+    if prepare is None:
+        prepare = load_seconds(shape)
+        notes.append(("time.assume.load", {"gb": f"{2 * shape.total_params / 1e9:,.1f}"}))
+    return save, prepare, notes
 
 
 def _answer_with_time(human: str, result, lang: str) -> str:
