@@ -505,6 +505,30 @@ def test_a_trl_grpo_config_is_timed_per_optimizer_step_by_the_rl_step_model(run_
         data["run"]["optimizer_steps"] * data["time"]["step_seconds"]["expected"], rel=1e-4)
 
 
+def test_a_trl_grpo_config_fits_a_time_budget_by_its_own_max_steps(run_cli):
+    data = _json(run_cli, "plan", GRPO_YAML, "--num-examples", "7473", "--step-time", "60", "--time-budget", "2h", "--format", "json")
+    assert data["time_budget"]["max_steps"] == int(2 * 3600 * 0.9 // (60 * 1.10)) < data["run"]["optimizer_steps"]
+    code, out, err = run_cli("plan", GRPO_YAML, "--num-examples", "7473", "--step-time", "60", "--time-budget", "2h")
+    assert code == 0, err
+    assert f"max_steps={data['time_budget']['max_steps']}" in _budget_section(out)
+
+
+@pytest.mark.parametrize("args", [["--time-budget", "2h"], ["--step-time", "60", "--safety-margin", "0.2"]])
+def test_a_trl_grpo_config_budget_without_a_step_time_or_a_margin_without_a_budget_is_refused(run_cli, args):
+    code, out, err = run_cli("plan", GRPO_YAML, "--num-examples", "7473", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("run", [
+    [str(__import__("pathlib").Path(GRPO_YAML).parents[1] / "llamafactory" / "sft_lora.yaml"), "--num-examples", "1000"],
+    ["--num-examples", "1047", "--per-device-train-batch-size", "10"],
+    ["--framework", "megatron", "--train-iters", "100", "--global-batch-size", "8", "--seq-length", "128", "--train-tokens", "1000000"]])
+@pytest.mark.parametrize("budget", [["--time-budget", "2h"], ["--time-budget", "2h", "--safety-margin", "0.2"]])
+def test_a_time_budget_on_a_run_that_is_not_rl_points_to_solve(run_cli, run, budget):
+    code, out, err = run_cli("plan", *run, "--step-time", "4", *budget)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "trainsteps solve" in err and "--framework hf" not in err
+
+
 def test_a_trl_grpo_config_with_a_beta_runs_the_reference_model(run_cli, tmp_path):
     config = tmp_path / "grpo.yaml"
     config.write_text(open(GRPO_YAML).read() + "beta: 0.04\nnum_iterations: 2\n")

@@ -351,6 +351,8 @@ GRPO_CONFIG = "CONFIG=" + str(EXAMPLES / "trl" / "grpo.yaml")
 """A sample that needs another config file than the planner's base one: a TRL GRPO run, whose step the RL model times."""
 PER_PLANNER.update({("config", name): ([GRPO_CONFIG, *RL_MODEL], [f"--{name.replace('_', '-')}", "300"])
                     for name in ("response_length", "prompt_length")})
+PER_PLANNER.update({("config", "time_budget"): ([GRPO_CONFIG, *STEP_TIME], ["--time-budget", "1h"]),
+                    ("config", "safety_margin"): ([GRPO_CONFIG, *STEP_TIME, "--time-budget", "1h"], ["--safety-margin", "0.3"])})
 
 HOW_NOT_WHAT = {
     "threads": "how many threads tokenize: the counts are the same",

@@ -1606,6 +1606,8 @@ MESSAGES = {
     'time.budget.target_fits': 'the target fits: its max_steps is within the budget',
     'time.budget.target_cut': 'the target does not fit: max_steps is cut to what the budget allows (set it, so the learning-rate schedule still ends)',
     'time.budget.why': 'set max_steps={steps} and save_steps={save}: the learning-rate schedule then ends inside the budget even at the slow end of the rate, and a kill loses at most one save interval',
+    'time.error.budget_not_rl': '{option} on plan fits the training steps of an RL run (an RL trainer, stack or TRL GRPO/RLOO config), and this run is not one',
+    'time.hint.budget_not_rl': 'for a Trainer run, trainsteps solve --time-budget 24h with the same batch settings and rate gives the max_steps that fit',
     'time.rl.budget.target_fits': 'the plan fits: all its training steps are within the budget',
     'time.rl.budget.target_cut': 'the plan does not fit: the training steps are cut to what the budget allows',
     'time.rl.budget.why': 'set {steps_name}={steps} and {save_name}={save}: the run then ends inside the budget even at the slow end of the step time, and a kill loses at most one save interval',

@@ -1601,6 +1601,8 @@ MESSAGES = {
     'time.budget.target_fits': '目标放得下：它的 max_steps 在预算之内',
     'time.budget.target_cut': '目标放不下：max_steps 被截到预算允许的步数（请设置它，让学习率调度仍能走完）',
     'time.budget.why': '设置 max_steps={steps} 和 save_steps={save}：即使按速率的慢端，学习率调度也会在预算内结束，中断时最多损失一个保存间隔',
+    'time.error.budget_not_rl': 'plan 的 {option} 用于求 RL 运行（RL 训练器、RL 框架或 TRL GRPO/RLOO 配置）放得下的训练步，而此运行不是',
+    'time.hint.budget_not_rl': 'Trainer 运行请用 trainsteps solve --time-budget 24h，带上相同的批次设置和速率，求放得下的 max_steps',
     'time.rl.budget.target_fits': '计划放得下：全部训练步都在预算之内',
     'time.rl.budget.target_cut': '计划放不下：训练步被截到预算允许的步数',
     'time.rl.budget.why': '设置 {steps_name}={steps} 和 {save_name}={save}：即使按单步时间的慢端，运行也会在预算内结束，中断时最多损失一个保存间隔',

@@ -35,8 +35,10 @@ def plan_configs(request, counted) -> Answer:
     from trainsteps.configs.unknown_keys import REFUSES, find
     from trainsteps.frameworks.hf import plan
     from trainsteps.i18n import message
+    from trainsteps.planners.rl import refuse_budget_without_time
     from trainsteps.report import render_schedule
 
+    refuse_budget_without_time(request)
     lang, explain = request.lang, request.explain
     flags, names = given_flags(request, counted)
     imported = import_run(list(request.configs), launch=request.launch, flags=flags, flag_names=names,

@@ -29,7 +29,7 @@ def _plan(request, framework: str) -> Answer:
     from trainsteps.report_rl import render_rl
 
     kw = request.settings
-    _refuse_budget_without_time(request)
+    refuse_budget_without_time(request)
     if request.gave("num_examples") and kw.get("data_paths"):  # one of the two would be ignored
         raise InputError("count.error.plan_data_twice", "count.hint.plan_data_twice")
     if request.gave("chat_template_path") and not kw.get("tokenizer_path"):
@@ -55,7 +55,7 @@ def _plan(request, framework: str) -> Answer:
     return Answer(data, render_rl(plan, request.lang, request.explain), time_steps="training_steps", rollout=rollout)
 
 
-def _refuse_budget_without_time(request) -> None:
+def refuse_budget_without_time(request) -> None:
     """`--time-budget` needs a step time to divide it by; `--safety-margin` refines a budget."""
     if request.gave("safety_margin") and not request.settings.get("time_budget"):
         raise InputError("time.error.refines_budget", "time.hint.refines_budget", option="--safety-margin")

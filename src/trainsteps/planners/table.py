@@ -136,7 +136,8 @@ RL_STACK = OUTPUT | WORLD | MEASURED_TIME | RL_MODEL_TIME | {"configs", "launch"
 def _planners() -> dict[str, Planner]:
     return {p.name: p for p in (
         Planner("hf", HF | {"compare_versions"}, "trainsteps.planners.hf:plan_flags", counts_data=True),
-        Planner("config", HF | {"configs", "launch", "framework_version", "response_length", "prompt_length"},
+        Planner("config", HF | {"configs", "launch", "framework_version", "response_length", "prompt_length", "time_budget",
+                                "safety_margin"},
                 "trainsteps.planners.configs:plan_configs",
                 counts_data=True),
         Planner("neox", NEOX, "trainsteps.planners.pretrain:plan_neox"),
@@ -287,6 +288,8 @@ def refuse_unused(planner: Planner, request) -> None:
             continue
         if name == "configs" and planner.name in PRETRAIN_FRAMEWORKS:  # positional files: the pretraining stacks' own words
             raise InputError("pt.error.configs", "pt.hint.configs", framework=planner.name)
+        if name in ("time_budget", "safety_margin"):  # plan fits an RL run's steps to a budget; solve a Trainer run's
+            raise InputError("time.error.budget_not_rl", "time.hint.budget_not_rl", option=option_name(name))
         users = {p.name for p in PLANNERS.values() if name in p.accepts}
         option = option_name(name)
         if planner.name == "hf" and "config" in users:

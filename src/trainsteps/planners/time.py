@@ -41,6 +41,8 @@ def attach_time(answer: Answer, request, counted) -> Answer:
     human = _answer_with_time(answer.human, result, lang) + "\n\n" + render_time(result, lang, request.explain)
     data = {**data, "time": result.to_dict(lang)}
     if asked.get("time_budget"):
+        if answer.rollout is None:  # a Trainer run's budget is solve's: the max_steps of its own settings
+            raise InputError("time.error.budget_not_rl", "time.hint.budget_not_rl", option="--time-budget")
         budget, text = rl_budget(result, asked, answer.rollout, data)
         data, human = {**data, "time_budget": budget}, human + "\n\n" + text
     return Answer(data, human, notes=answer.notes, time_steps=answer.time_steps, rollout=answer.rollout)
@@ -67,13 +69,14 @@ def rl_budget(result, asked: dict, rollout, data: dict) -> tuple[dict, str]:
         f"{fit.max_steps / per_epoch:,.4g} {label('unit.epochs', lang)}" if per_epoch else None) if part)
     fit.estimate.step_parts = result.step_parts
     text = render_budget(fit, lang, asked.get("explain"), covered, fit.max_steps >= rollout.training_steps,
-                         rl_settings=RL_STEP_SETTINGS.get(data.get("framework")), rl=True)
+                         rl_settings=RL_STEP_SETTINGS.get(rollout.framework), rl=True)
     return fit.to_dict(lang), text
 
 
 RL_STEP_SETTINGS = {"verl": ("trainer.total_training_steps", "trainer.save_freq"), "easyr1": ("trainer.max_steps", "trainer.save_freq"),
                     "slime": ("--num-rollout", "--save-interval"), "roll": ("max_steps", "save_steps"),
-                    "trl-async-grpo": ("max_steps", "save_steps"), "prime-rl": ("max_steps", "ckpt.interval")}
+                    "trl-async-grpo": ("max_steps", "save_steps"), "trl-grpo": ("max_steps", "save_steps"),
+                    "trl-rloo": ("max_steps", "save_steps"), "prime-rl": ("max_steps", "ckpt.interval")}
 """The settings that stop an RL run after N training steps and save every K, by the names each framework takes (as
 its planner reads them; frameworks/*.py). The others stop by a count of prompts or episodes: the budget says the
 steps in words."""
