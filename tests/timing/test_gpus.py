@@ -23,6 +23,18 @@ def test_every_card_people_rent_is_known_by_the_name_they_type(name):
     assert gpu.peak("bf16") > 0
 
 
+LOGS = ROOT / "tests" / "fixtures" / "logs" / "corpus"
+PRINTED = [("NVIDIA L4", "l4", "trl-3442-grpo-fsdp-banner.log"), ("NVIDIA A800-SXM4-80GB", "a800", "lf-5014-multinode-prose-zh.log"),
+           ("NVIDIA A100 80GB PCIe", "a100-80g", "lf-7820-sigterm-step100.log"),
+           ("NVIDIA RTX A6000", "rtx-a6000", "lf-6873-bars-callbacks.log")]
+
+
+@pytest.mark.parametrize("printed, key, log", PRINTED)
+def test_a_card_is_known_by_the_name_nvidia_smi_and_torch_print_in_real_logs(printed, key, log):
+    assert printed in (LOGS / log).read_text(encoding="utf-8")
+    assert find_gpu(printed).name == key
+
+
 @pytest.mark.parametrize("key", sorted(GPUS))
 def test_every_accelerator_names_its_source_and_a_dense_figure(key):
     gpu = GPUS[key]

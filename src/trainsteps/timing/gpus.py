@@ -151,14 +151,41 @@ def custom_gpu(tflops: float, dtype: str = "bf16", named: Gpu | None = None) -> 
                f"--peak-tflops {tflops:g}")
 
 
+VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "amd", "instinct"})
+"""Words of a printed device name that name no card (`NVIDIA GeForce RTX 4090`, `Tesla T4`)."""
+PACKAGING_WORDS = frozenset({"sxm2", "sxm4", "sxm5", "hbm3", "hbm3e", "generation"})
+"""Words of a printed device name that do not change the card's peak (`NVIDIA A800-SXM4-80GB`, `NVIDIA H100 80GB HBM3`)."""
+
+
 def find_gpu(name: str) -> Gpu:
-    """The GPU a user named (case, spaces and underscores ignored), or InputError listing the known ones with the
-    closest match."""
-    key = "-".join(str(name).strip().lower().replace("_", " ").replace("-", " ").split())
-    key = ALIASES.get(key, ALIASES.get(key.replace("-", ""), key))
-    if key in GPUS:
-        return GPUS[key]
+    """The GPU a user named (case, spaces and underscores ignored), also as nvidia-smi and torch print it
+    (`NVIDIA A100 80GB PCIe`), or InputError listing the known ones with the closest match."""
+    words = "-".join(str(name).strip().lower().replace("_", " ").replace("-", " ").split())
+    for key in _readings(words):
+        key = ALIASES.get(key, ALIASES.get(key.replace("-", ""), key))
+        if key in GPUS:
+            return GPUS[key]
+    key = "-".join(word for word in words.split("-") if word not in VENDOR_WORDS) or words
     close = difflib.get_close_matches(key, list(GPUS) + list(ALIASES), n=1, cutoff=0.5)
     suggestion = ALIASES.get(close[0], close[0]) if close else None
     hint = "time.hint.gpu_did_you_mean" if suggestion else "time.hint.gpu"
     raise InputError("time.error.gpu", hint, gpu=name, suggestion=suggestion or "", known=", ".join(GPUS))
+
+
+def _readings(key: str):
+    """The ways to read a typed or printed name, most literal first: as given; without the vendor's words; without
+    the packaging words; with its memory as the table's suffix (`a100-80g`); the chip alone when nothing but a memory
+    size was left over (a typo is never read as some card)."""
+    yield key
+    words = [word for word in key.split("-") if word not in VENDOR_WORDS]
+    yield "-".join(words)
+    words = [word for word in words if word not in PACKAGING_WORDS]
+    memory = [word for word in words if word.rstrip("b").rstrip("g").isdigit() and word.endswith(("gb", "g"))]
+    rest = [word for word in words if word not in memory]
+    if memory:
+        yield "-".join([*rest, memory[0].removesuffix("b")])
+    yield "-".join(rest)
+    if memory and rest and set(rest[1:]) <= {"pcie"}:  # a PCIe card of a chip the table holds by memory (A100)
+        yield f"{rest[0]}-{memory[0].removesuffix('b')}"
+    if memory and len(rest) == 1:  # the chip, once only its memory size is left over (H100 80GB HBM3)
+        yield rest[0]
