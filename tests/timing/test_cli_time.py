@@ -401,3 +401,15 @@ def test_activation_checkpointing_given_by_flag_narrows_the_fitted_mfu_and_is_no
 def test_activation_checkpointing_without_a_flops_model_is_refused(run_cli):
     code, out, err = run_cli(*SEED_001, "--step-time", "4", "--activation-checkpointing", "full")
     assert code == 2 and out == "" and "--activation-checkpointing" in err
+
+
+def test_a_lora_over_an_8_bit_base_says_it_is_planned_as_lora_without_the_int8_cost(run_cli, tmp_path):
+    # examples/axolotl/lora_chat.yml: adapter lora over load_in_8bit: true; the fit holds no 8-bit base
+    time = plan_json(run_cli, "plan", *AXOLOTL_LORA, "--params", "8e9", "--gpu", "rtx4090", "--seq-length", "1024")["time"]
+    assert any("8-bit" in note and "lora" in note for note in time["notes"])
+    plain = tmp_path / "lora.yml"
+    plain.write_text(Path(AXOLOTL_LORA[0]).read_text(encoding="utf-8").replace("load_in_8bit: true", "load_in_8bit: false"))
+    data_dir = Path(AXOLOTL_LORA[0]).parent
+    plain.write_text(plain.read_text(encoding="utf-8").replace("../llamafactory/", str(data_dir.parent / "llamafactory") + "/"))
+    time = plan_json(run_cli, "plan", str(plain), AXOLOTL_LORA[1], "--params", "8e9", "--gpu", "rtx4090", "--seq-length", "1024")["time"]
+    assert not any("8-bit" in note for note in time["notes"])

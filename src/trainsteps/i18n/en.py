@@ -1514,6 +1514,7 @@ MESSAGES = {
     'time.assume.mfu_fitted': 'MFU {low}-{high} (expected {expected}; stack {stack}), fitted on published throughputs of similar setups ({similar} of them; docs/time.md)',
     'time.note.say_stack': "say the stack (--stack megatron, fsdp or hf): for this setup the stacks' expected MFUs differ {spread}x, and the range covers them all",
     'time.note.say_checkpointing': "say whether gradient checkpointing is on (--activation-checkpointing none|full|selective, or the config's gradient_checkpointing): it narrows the range",
+    'time.note.int8_base': 'the base model is loaded in 8 bits (load_in_8bit / quantization_bit: 8): planned as lora, since no published run of an 8-bit base is in the fit; bitsandbytes int8 matmuls usually run slower, so take the slow end',
     'time.note.mfu_low': 'this speed is an MFU of {mfu}, below the usual {low}-{high}: check data loading, padding, or small batches',
     'time.note.mfu_high': 'this speed is an MFU of {mfu}, above the usual {low}-{high}: check the GPU, the model and the tokens per step',
     'time.note.mfu_normal': 'this speed is an MFU of {mfu}, within the usual {low}-{high}',

@@ -1509,6 +1509,7 @@ MESSAGES = {
     'time.assume.mfu_fitted': 'MFU 取 {low}-{high}（期望 {expected}；训练栈 {stack}），按公开实测中相近配置拟合（{similar} 条；见 docs/time.md）',
     'time.note.say_stack': '请说明训练栈（--stack megatron、fsdp 或 hf）：此配置下各训练栈的期望 MFU 相差 {spread} 倍，当前区间把它们都包含在内',
     'time.note.say_checkpointing': '请说明是否开启梯度检查点（--activation-checkpointing none|full|selective，或配置中的 gradient_checkpointing）：可收窄区间',
+    'time.note.int8_base': '基座模型以 8 bit 加载（load_in_8bit / quantization_bit = 8）：按 lora 规划，因为拟合中没有 8 bit 基座的公开实测；bitsandbytes 的 int8 矩阵乘通常更慢，请取区间的慢端',
     'time.note.mfu_low': '这一速度对应 MFU {mfu}，低于常见的 {low}-{high}：请检查数据加载、填充或过小的批次',
     'time.note.mfu_high': '这一速度对应 MFU {mfu}，高于常见的 {low}-{high}：请检查 GPU、模型和每步 token 数',
     'time.note.mfu_normal': '这一速度对应 MFU {mfu}，在常见的 {low}-{high} 之内',

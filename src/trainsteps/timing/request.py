@@ -295,6 +295,8 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
              *mfu_notes, *shape.notes]
     if pairs is not None:
         notes.insert(1, _preference_note(preference, pairs, per_token.expected / one_row))
+    if training == "lora" and _eight_bit_base(data) and not request.get("training"):
+        notes.append(("time.note.int8_base", {}))
     rate = model_rate(shape_tokens.tokens, per_token, peak, devices, mfu,
                       f"{shape.source}, {devices} x {gpu.name} {dtype}, MFU {mfu.low:.2g}-{mfu.high:.2g}")
     return SimpleNamespace(rate=rate, shape=shape, gpu=gpu, peak=peak, mfu=mfu, per_token=per_token, notes=notes,
@@ -481,6 +483,12 @@ def _training_from_config(data: dict) -> str | None:
     if "freeze" in kind:
         return "frozen"
     return "full" if kind == "full" else None
+
+
+def _eight_bit_base(data: dict) -> bool:
+    """LoRA over a bitsandbytes 8-bit base (Axolotl / TRL `load_in_8bit`, LLaMA-Factory `quantization_bit: 8`)."""
+    config = raw_config(data) if data.get("config") else {}
+    return bool(config.get("load_in_8bit")) or config.get("quantization_bit") in (8, "8")
 
 
 def _model_from_config(data: dict) -> str | None:
