@@ -413,3 +413,12 @@ def test_a_lora_over_an_8_bit_base_says_it_is_planned_as_lora_without_the_int8_c
     plain.write_text(plain.read_text(encoding="utf-8").replace("../llamafactory/", str(data_dir.parent / "llamafactory") + "/"))
     time = plan_json(run_cli, "plan", str(plain), AXOLOTL_LORA[1], "--params", "8e9", "--gpu", "rtx4090", "--seq-length", "1024")["time"]
     assert not any("8-bit" in note for note in time["notes"])
+
+
+def test_a_lora_save_says_it_writes_the_adapter_at_its_assumed_share_of_the_parameters(run_cli):
+    from trainsteps.timing.overheads import ADAPTER_SHARE
+
+    lora = plan_json(run_cli, *PACKED_8_GPUS, "--params", "8e9", "--gpu", "h100-sxm", "--training", "lora", "--save-steps", "100")["time"]
+    full = plan_json(run_cli, *PACKED_8_GPUS, "--params", "8e9", "--gpu", "h100-sxm", "--save-steps", "100")["time"]
+    assert any("adapter" in note and f"{ADAPTER_SHARE:.0%}" in note for note in lora["notes"])
+    assert not any("adapter" in note for note in full["notes"])

@@ -1523,6 +1523,7 @@ MESSAGES = {
     'time.assume.mfu_given': 'MFU {low}-{high} (expected {expected}) as given',
     'time.assume.save_bytes': 'each checkpoint save writes {gb} GB (bf16 weights and AdamW states) at an assumed 0.5-4 GB/s: give --save-time when you know it',
     'time.assume.save_bytes_model_only': 'each checkpoint save writes {gb} GB (bf16 weights; save_only_model) at an assumed 0.5-4 GB/s: give --save-time when you know it',
+    'time.assume.save_bytes_adapter': 'each checkpoint save writes {gb} GB (the LoRA adapter, taken as {share} of the parameters: bf16 weights and AdamW states) at an assumed 0.5-4 GB/s: give --save-time when you know it',
     'time.assume.load': 'preparation is the model load only ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up); tokenization is not in it: give --prepare-time',
     'time.assume.load_and_reference': 'preparation is the model load ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up) and the reference model scoring every training example once (precompute_ref_log_probs: {low}-{high} s at the training MFU); tokenization is not in it: give --prepare-time',
     'time.assume.load_tokenized': "preparation is the model load ({gb} GB read at an assumed 0.5-5 GB/s, and 20-120 s of start-up) and the data's tokenization",

@@ -1518,6 +1518,7 @@ MESSAGES = {
     'time.assume.mfu_given': 'MFU 取给定的 {low}-{high}（期望 {expected}）',
     'time.assume.save_bytes': '每次保存检查点写入 {gb} GB（bf16 权重和 AdamW 状态），按假设的 0.5-4 GB/s 计：知道实际耗时请用 --save-time',
     'time.assume.save_bytes_model_only': '每次保存检查点写入 {gb} GB（bf16 权重；save_only_model），按假设的 0.5-4 GB/s 计：知道实际耗时请用 --save-time',
+    'time.assume.save_bytes_adapter': '每次保存检查点写入 {gb} GB（LoRA 适配器，按参数量的 {share} 计：bf16 权重和 AdamW 状态），按假设的 0.5-4 GB/s 计：知道实际耗时请用 --save-time',
     'time.assume.load': '准备时间只含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）；不含分词：请用 --prepare-time',
     'time.assume.load_and_reference': '准备时间含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）和参考模型对每个训练样本打分一次（precompute_ref_log_probs：按训练 MFU 计 {low}-{high} 秒）；不含分词：请用 --prepare-time',
     'time.assume.load_tokenized': '准备时间含模型加载（按假设的 0.5-5 GB/s 读取 {gb} GB，另加 20-120 秒启动）和数据分词',

@@ -234,7 +234,7 @@ def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list, shape):
 def _rl_overheads(asked: dict, rollout, shape, saves: int):
     """Seconds per save and of the preparation: measured (`--save-time`, `--prepare-time`), else from the model's size:
     a save writes the trained model's weights and AdamW states (the critic's too), the start reads the weights."""
-    from trainsteps.timing.overheads import checkpoint_bytes, load_seconds, save_seconds
+    from trainsteps.timing.overheads import ADAPTER_SHARE, checkpoint_bytes, load_seconds, save_note, save_seconds
     from trainsteps.timing.request import duration_option
 
     training = asked.get("training") or "full"
@@ -243,7 +243,8 @@ def _rl_overheads(asked: dict, rollout, shape, saves: int):
     notes = []
     if save is None and saves:
         save = save_seconds(shape, training).scaled(models)
-        notes.append(("time.assume.save_bytes", {"gb": f"{models * checkpoint_bytes(shape, training) / 1e9:,.1f}"}))
+        notes.append((save_note(training), {"gb": f"{models * checkpoint_bytes(shape, training) / 1e9:,.1f}",
+                                            "share": f"{ADAPTER_SHARE:.0%}"}))
     if prepare is None:
         prepare = load_seconds(shape)
         notes.append(("time.assume.load", {"gb": f"{2 * shape.total_params / 1e9:,.1f}"}))

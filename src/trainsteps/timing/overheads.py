@@ -32,6 +32,13 @@ def checkpoint_bytes(shape: ModelShape, training: str = "full", save_only_model:
     return weights + optimizer
 
 
+def save_note(training: str, save_only_model: bool = False) -> str:
+    """The message id that says what one save writes: the whole model, its weights only, or a LoRA adapter."""
+    if save_only_model:
+        return "time.assume.save_bytes_model_only"
+    return "time.assume.save_bytes_adapter" if training in ("lora", "qlora") else "time.assume.save_bytes"
+
+
 def save_seconds(shape: ModelShape, training: str = "full", save_only_model: bool = False) -> Interval:
     """Seconds of one checkpoint save."""
     return WRITE_GBPS.inverse(checkpoint_bytes(shape, training, save_only_model) / 1e9)

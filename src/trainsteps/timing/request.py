@@ -80,14 +80,15 @@ def _tokenization(counted: dict | None, notes: list):
 def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list, tokenized: bool = False):
     """Saves and the model load from the model's size (timing.overheads) where no measured time was given; the notes
     say whether the data's tokenization is in the preparation too."""
-    from trainsteps.timing.overheads import checkpoint_bytes, load_seconds
+    from trainsteps.timing.overheads import ADAPTER_SHARE, checkpoint_bytes, load_seconds, save_note
     from trainsteps.timing.overheads import save_seconds as modelled_save
 
     if save_seconds is None and counts.save_count:
         only_model = bool((data.get("inputs") or {}).get("save_only_model"))
         save_seconds = modelled_save(model.shape, model.training, only_model)
-        notes.append(("time.assume.save_bytes_model_only" if only_model else "time.assume.save_bytes",
-                      {"gb": f"{checkpoint_bytes(model.shape, model.training, only_model) / 1e9:,.1f}"}))
+        notes.append((save_note(model.training, only_model),
+                      {"gb": f"{checkpoint_bytes(model.shape, model.training, only_model) / 1e9:,.1f}",
+                       "share": f"{ADAPTER_SHARE:.0%}"}))
     if prepare_seconds is None and counts.start_step == 0:
         prepare_seconds = load_seconds(model.shape)
         reference = _precomputed_reference(data, model, counts)
