@@ -67,7 +67,8 @@ _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 @click.pass_context
 def plan_command(ctx: click.Context, configs: tuple[str, ...], **settings) -> None:
     """Predict the banner and the real run of a training job (the Hugging Face Trainer and the wrappers built on it,
-    GPT-NeoX, Megatron, DeepSpeed, Lightning, verl, OpenRLHF, EasyR1, TRL PPO).
+    TRL's SFT, DPO, KTO, GRPO and RLOO trainers, GPT-NeoX, Megatron, DeepSpeed, Lightning, torchtitan, LitGPT; RL on
+    verl, OpenRLHF, EasyR1, TRL PPO, slime, AReaL, open-instruct, TRL's async GRPO, prime-rl, ROLL).
 
     CONFIG files (LLaMA-Factory / Axolotl / TRL / ms-swift YAML, TrainingArguments JSON or YAML, DeepSpeed JSON,
     accelerate config, a checkpoint's trainer_state.json, an RL trainer's YAML) are read first; options typed on the

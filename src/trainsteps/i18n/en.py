@@ -1307,7 +1307,7 @@ MESSAGES = {
     'solve.error.too_many_passes': 'the answer would be about {passes} passes over the data, more than the {limit} that are checked pass by pass',
     'solve.hint.too_many_passes': 'lower the target or check the dataset size',
     'solve.covers.rows': '{rows} rows',
-    'solve.covers.epochs': '{epochs} epochs',
+    'solve.covers.epochs': '{epochs} epoch(s)',
     'solve.covers.tokens': '{tokens} tokens',
     'solve.covers.logged': 'the Trainer logs epoch {epoch}',
     'solve.data.stream': 'stream',
