@@ -167,3 +167,12 @@ def test_solve_gives_the_time_of_a_max_steps_it_covers(run_cli):
     code, out, _ = run_cli("solve", "--streaming", "--num-examples", "1047", "--max-steps", "40",
                            "--per-device-train-batch-size", "10", "--step-time", "4", "--format", "json")
     assert code == 0 and json.loads(out)["time"]["wall_seconds"]["expected"] == 160
+
+
+def test_a_solution_covering_exactly_one_epoch_says_epoch_and_more_say_epochs():
+    from trainsteps.solve_report import _covered
+    from trainsteps.solver import Coverage
+
+    one = Coverage(max_steps=10, optimizer_steps=10, samples_seen=100, epochs=1, tokens_seen=None, logged_epoch=None, warnings=())
+    assert "1 epoch" in _covered(one, "en") and "epochs" not in _covered(one, "en")
+    assert "2.5 epochs" in _covered(Coverage(25, 25, 250, 2.5, None, None, ()), "en")

@@ -12,7 +12,8 @@ from trainsteps.spec import RunSpec
 def _covered(c: Coverage, lang: str) -> str:
     parts = [message("solve.covers.rows", lang, rows=f"{c.samples_seen:,}")]
     if c.epochs is not None:
-        parts.append(message("solve.covers.epochs", lang, epochs=_num(c.epochs)))
+        key = "solve.covers.epoch" if c.epochs == 1 else "solve.covers.epochs"
+        parts.append(message(key, lang, epochs=_num(c.epochs)))
     if c.tokens_seen is not None:
         parts.append(message("solve.covers.tokens", lang, tokens=f"{c.tokens_seen:,}"))
     text = label("list_sep", lang).join(parts)

@@ -1303,6 +1303,7 @@ MESSAGES = {
     'solve.hint.too_many_passes': '降低目标或检查数据大小',
     'solve.covers.rows': '{rows} 条样本',
     'solve.covers.epochs': '{epochs} 轮',
+    'solve.covers.epoch': '{epochs} 轮',
     'solve.covers.tokens': '{tokens} 个 token',
     'solve.covers.logged': 'Trainer 记录的 epoch 为 {epoch}',
     'solve.data.stream': '数据流',
