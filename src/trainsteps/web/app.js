@@ -163,7 +163,9 @@ const CONFIG_FIELDS = [
 ];
 const RATE_FIELDS = [F("step_time", "text", {ph: "4s"}), F("tokens_per_second", "text", {ph: "3500/gpu"}), F("samples_per_second", "text"),
   F("params", "text", {ph: "7.6B"}), F("gpu", "gpu"), F("dtype", "select", {options: ["", "bf16", "fp16", "fp8", "tf32", "fp32"]}),
-  F("mfu", "text", {ph: "0.3-0.5"}), F("training", "select", {options: ["", "full", "lora", "qlora", "frozen"]})];
+  F("mfu", "text", {ph: "0.3-0.5"}), F("training", "select", {options: ["", "full", "lora", "qlora", "frozen"]}),
+  F("stack", "select", {options: ["", "megatron", "nemo", "fsdp", "torchtitan", "hf", "trainer", "deepspeed", "peft", "unsloth"]}),
+  F("activation_checkpointing", "select", {options: ["", "none", "full", "selective"]}), F("peak_tflops", "float", {ph: "312"})];
 const PAUSE_FIELDS = [F("eval_time", "text", {ph: "90s"}), F("save_time", "text", {ph: "30s"}), F("prepare_time", "text", {ph: "10m"}),
   F("price_per_gpu_hour", "float"), F("currency", "text", {ph: "USD"})];
 PT_FIELDS.push({group: "g_rate", fold: true, fields: RATE_FIELDS}, {group: "g_pauses", fold: true, fields: PAUSE_FIELDS});
