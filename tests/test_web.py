@@ -105,6 +105,19 @@ def test_bad_values_are_a_json_400_worded_for_the_page(base_url, query, words):
     assert "--" not in data["error"] + data["hint"]
 
 
+def test_the_time_fields_the_page_offers_reach_the_plan_as_the_clis_options_do(base_url):
+    query = f"{SEED001}&params=7B&seq_length=512&gpu=h100-sxm&stack=megatron&activation_checkpointing=full&peak_tflops=500"
+    status, body, _ = get(f"{base_url}/api/plan?{query}")
+    data = json.loads(body)
+    data.pop("web")
+    expected = cli_json("plan", "--num-examples", "1047", "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8",
+                        "--num-train-epochs", "300", "--transformers", "4.49.0", "--params", "7B", "--seq-length", "512", "--gpu", "h100-sxm",
+                        "--stack", "megatron", "--activation-checkpointing", "full", "--peak-tflops", "500")
+    plain = cli_json("plan", "--num-examples", "1047", "--per-device-train-batch-size", "10", "--gradient-accumulation-steps", "8",
+                     "--num-train-epochs", "300", "--transformers", "4.49.0", "--params", "7B", "--seq-length", "512", "--gpu", "h100-sxm")
+    assert status == 200 and data == expected and expected["time"] != plain["time"]
+
+
 def test_every_answer_carries_the_security_headers_and_no_version(base_url):
     for path in ("/", "/app.js", "/api/plan?num_examples=5", "/api/plan?num_examples=x", "/nothing"):
         _, _, headers = get(base_url + path)
