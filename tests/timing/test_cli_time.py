@@ -286,6 +286,21 @@ def test_a_lora_config_is_modelled_at_4n(run_cli):
     assert not any("--stack" in note for note in time["notes"])
 
 
+@pytest.mark.parametrize(("packing", "length"), [("packing", "max_length"), ("packing", "max_seq_length"),
+                                                ("sample_packing", "sequence_len")])
+def test_a_config_that_packs_its_rows_to_a_named_length_is_costed_at_that_length(run_cli, tmp_path, packing, length):
+    """TRL's SFT `packing` with `max_length` (or the older `max_seq_length`), Axolotl's `sample_packing` with
+    `sequence_len`: every packed row is that long, so the FLOPs model needs no --seq-length; without packing it does."""
+    config = tmp_path / "sft.yaml"
+    config.write_text(f"{packing}: true\n{length}: 2048\nper_device_train_batch_size: 4\ngradient_accumulation_steps: 4\n"
+                      "num_train_epochs: 1\n")
+    time = plan_json(run_cli, "plan", config, "--num-examples", "10000", "--params", "7e9", "--gpu", "h100-sxm")["time"]
+    assert any(note.startswith("tokens per step: 16 packed rows x 2048 tokens") and length in note for note in time["notes"])
+    config.write_text(config.read_text().replace(f"{packing}: true", f"{packing}: false"))
+    code, _, err = run_cli("plan", config, "--num-examples", "10000", "--params", "7e9", "--gpu", "h100-sxm")
+    assert code == 2 and "tokens per step are unknown" in err
+
+
 def test_counted_data_is_costed_with_its_padding_not_the_maximum_length(run_cli):
     pytest.importorskip("tokenizers")
     data_file = ROOT / "examples" / "llamafactory" / "data" / "demo_alpaca.json"

@@ -1505,6 +1505,7 @@ MESSAGES = {
     'time.left_out.prepare': 'left out: no rate for it (give --prepare-time, the load and preprocessing before the first step)',
     'time.tokens.plan': 'tokens per step from the plan: {tokens}',
     'time.tokens.plan_padded': 'tokens per step from the plan, padding included: {tokens} ({share} of them padding)',
+    'time.tokens.config_packed': 'tokens per step: {rows} packed rows x {row} tokens (the config packs rows to {key} {row}; the last pack is shorter)',
     'time.tokens.packed': 'tokens per step: {rows} packed rows x {row} tokens',
     'time.tokens.padded': 'tokens per step: {rows} rows x {row} tokens, the expected longest of {micro} counted rows (each micro-batch is padded to its longest row; mean row {mean})',
     'time.tokens.seq_length': 'tokens per step: {rows} rows x --seq-length {row}',

@@ -1500,6 +1500,7 @@ MESSAGES = {
     'time.left_out.prepare': '未计入：没有它的速率（请用 --prepare-time 给出第一步之前加载与预处理的时间）',
     'time.tokens.plan': '每步 token 数来自计划：{tokens}',
     'time.tokens.plan_padded': '每步 token 数来自计划（含填充）：{tokens}（其中 {share} 为填充）',
+    'time.tokens.config_packed': '每步 token 数：{rows} 条打包序列 x {row} 个 token（配置按 {key} {row} 打包；最后一个包更短）',
     'time.tokens.packed': '每步 token 数：{rows} 条打包序列 x {row} 个 token',
     'time.tokens.padded': '每步 token 数：{rows} 条数据 x {row} 个 token，即 {micro} 条已计数数据中最长一条的期望长度（每个微批次填充到其中最长的一条；平均长度 {mean}）',
     'time.tokens.seq_length': '每步 token 数：{rows} 条数据 x --seq-length {row}',

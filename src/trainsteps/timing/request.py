@@ -177,7 +177,27 @@ def tokens_per_step(data: dict, request: dict, counted: dict | None) -> TokensPe
                                                           "mean": lengths.get("mean")}))
     if seq:
         return TokensPerStep(tokens=rows * seq, attended=seq, how=("time.tokens.seq_length", {"rows": _n(rows), "row": seq}))
-    return None
+    return _config_packed_rows(data, rows)
+
+
+PACKED_LENGTH_KEYS = ("max_length", "max_seq_length", "cutoff_len", "sequence_len")
+"""The row length a packing config fills: TRL's `max_length` (`max_seq_length` before 0.20), LLaMA-Factory's
+`cutoff_len`, Axolotl's `sequence_len`."""
+
+
+def _config_packed_rows(data: dict, rows: float) -> TokensPerStep | None:
+    """Where a config packs its rows and names their length, every row is that long (the last pack of the data is
+    shorter: a few rows in a run); None where the config does not pack or names no length."""
+    if not data.get("config"):
+        return None
+    config = raw_config(data)
+    if not any(config.get(key) in (True, "true", "True", 1) for key in PACKING_KEYS):
+        return None
+    key = next((k for k in PACKED_LENGTH_KEYS if isinstance(config.get(k), int) and config[k] > 0), None)
+    if key is None:
+        return None
+    row = config[key]
+    return TokensPerStep(tokens=rows * row, attended=row, how=("time.tokens.config_packed", {"rows": _n(rows), "row": row, "key": key}))
 
 
 def _n(value: float) -> str:
@@ -350,7 +370,7 @@ def _packed(config: dict, shape_tokens, framework: str | None) -> bool | None:
     """Whether the rows are packed, where the plan says so: counted rows packed or padded, a token-window framework's
     stream (Megatron, GPT-NeoX), a config's packing switch; None where nothing says (the interval stays the broader one)."""
     how = shape_tokens.how[0] if shape_tokens else None
-    if how == "time.tokens.packed" or framework in ("megatron", "neox"):
+    if how in ("time.tokens.packed", "time.tokens.config_packed") or framework in ("megatron", "neox"):
         return True
     if how in ("time.tokens.padded", "time.tokens.plan_padded"):
         return False
