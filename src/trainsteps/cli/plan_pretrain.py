@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 _OPTIONS = [
-    click.option("--seq-length", type=click.IntRange(min=1), help="[neox/megatron] Tokens per sample window; [hf] tokens per packed row of a stream."),
+    click.option("--seq-length", type=click.IntRange(min=1), help="[neox/megatron] Tokens per sample window; [hf] tokens per packed row of a stream; for the time model, tokens per row (unpacked rows: their typical padded length)."),
     click.option("--data-prefix", multiple=True, help="[neox/megatron] Prefix of a .bin/.idx pair (repeat for a blend)."),
     click.option("--data-weight", type=click.FloatRange(min=0), multiple=True, help="[neox/megatron] Blend weight, one per --data-prefix."),
     click.option("--train-tokens", type=click.IntRange(min=1), help="[neox/megatron] Tokens in the train split, when there is no .idx to read."),
