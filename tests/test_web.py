@@ -118,6 +118,14 @@ def test_the_time_fields_the_page_offers_reach_the_plan_as_the_clis_options_do(b
     assert status == 200 and data == expected and expected["time"] != plain["time"]
 
 
+def test_a_misspelt_setting_is_refused_with_the_closest_name_the_page_takes(base_url):
+    status, body, _ = get(f"{base_url}/api/plan?{SEED001}&stepp_time=4s")
+    data = json.loads(body)
+    assert status == 400 and "stepp_time" in data["error"] and "step_time" in data["hint"]
+    status, body, _ = get(f"{base_url}/api/plan?{SEED001}&zzz=4")
+    assert status == 400 and "RunSpec" in json.loads(body)["hint"]
+
+
 def test_every_answer_carries_the_security_headers_and_no_version(base_url):
     for path in ("/", "/app.js", "/api/plan?num_examples=5", "/api/plan?num_examples=x", "/nothing"):
         _, _, headers = get(base_url + path)

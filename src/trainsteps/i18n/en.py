@@ -732,6 +732,7 @@ MESSAGES = {
     'hf.loader.stream_shard': '4.30: IterableDatasetShard gives each of the {world} ranks its slice of every global batch, completing the last one from the start',
     'hf.trap.fractional_warmup': 'transformers {version} takes warmup_steps={value} as {value} steps, not a fraction: the learning rate is already decaying at step 1 and never sits at its peak',
     'web.error.unknown_field': 'unknown setting {name!r}',
+    'web.hint.unknown_field_guess': 'did you mean {guess}?',
     'web.hint.unknown_field': 'use the RunSpec field names, e.g. num_examples, per_device_train_batch_size',
     'web.error.not_a_number': '{name} must be a number, got {value!r}',
     'web.hint.not_a_number': 'enter digits only, e.g. 1047',

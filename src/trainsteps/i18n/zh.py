@@ -728,6 +728,7 @@ MESSAGES = {
     'hf.loader.stream_shard': '4.30：IterableDatasetShard 把每个全局批次切给 {world} 个进程，最后一批用开头的样本补齐',
     'hf.trap.fractional_warmup': 'transformers {version} 把 warmup_steps={value} 当作 {value} 步而不是比例：第 1 步学习率已在衰减，从未停在峰值',
     'web.error.unknown_field': '未知的设置 {name!r}',
+    'web.hint.unknown_field_guess': '你是不是想写 {guess}？',
     'web.hint.unknown_field': '请使用 RunSpec 字段名，例如 num_examples、per_device_train_batch_size',
     'web.error.not_a_number': '{name} 必须是数字，实际为 {value!r}',
     'web.hint.not_a_number': '只输入数字，例如 1047',

@@ -101,9 +101,20 @@ def argv_for(command: click.Command, settings: dict[str, str]) -> list[str]:
         name, inverted = _ALIASES.get(key, (key, False))
         param = params.get(name)
         if param is None or name in _NEVER:
-            raise InputError("web.error.unknown_field", "web.hint.unknown_field", name=key)
+            raise _unknown_field(key, params)
         argv += _option(param, key, text.strip(), inverted)
     return argv
+
+
+def _unknown_field(key: str, params: dict) -> InputError:
+    """An unknown setting, with the closest name the command takes where one is close (`stepp_time`: step_time)."""
+    import difflib
+
+    takes = sorted({*(name for name in params if name not in _NEVER), *_ALIASES} - {"configs"})
+    close = difflib.get_close_matches(key, takes, n=1, cutoff=0.75)
+    if close:
+        return InputError("web.error.unknown_field", "web.hint.unknown_field_guess", name=key, guess=close[0])
+    return InputError("web.error.unknown_field", "web.hint.unknown_field", name=key)
 
 
 _OPTIONS: dict[tuple[int, int], dict] = {}
