@@ -30,7 +30,7 @@ mean response; `loso` prints the error and hold by response stated / cap only, b
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh4 split once (when present)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh5 split once (when present)
     python tools/fit_rl_time.py --score SPLIT   # also scores the fitted model on another split (once, after the final fit)
 """
 
@@ -400,13 +400,13 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh4"
+HELD_OUT_SPLIT = "fresh5"
 """The untouched held-out split that `--write` scores and records when the corpus has it (else it records None); the earlier
 ones joined the calibration once scored."""
 
 
 def split_to_score(argv: list[str]) -> str | None:
-    """The split named by `--score SPLIT` (e.g. `fresh4`, the sources gathered while the fit was chosen: scored only when asked, so
+    """The split named by `--score SPLIT` (e.g. `fresh5`, the sources gathered while the fit was chosen: scored only when asked, so
     that looking at them is a deliberate act, never a side effect of refitting)."""
     if "--score" not in argv:
         return None

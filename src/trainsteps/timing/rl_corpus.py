@@ -54,6 +54,12 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
     return rl_step_time(setup)
 
 
+def turns(row: dict) -> int:
+    """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a user who gives no
+    `--rollout-turns` is planned."""
+    return row.get("turns") or 1
+
+
 def score(rows: list[dict], models: dict) -> list[Scored]:
     return [Scored(r["id"], r["source"], r["step_seconds"], modelled_step(r, models)) for r in rows]
 
