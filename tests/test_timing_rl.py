@@ -596,3 +596,30 @@ def test_a_tiny_models_decode_step_and_forwards_stop_at_their_floors(monkeypatch
     assert floored.parts["generation"].expected > bound.parts["generation"].expected
     assert floored.parts["old_log_prob"].expected == pytest.approx(16 * (155 + 100) * 1e-3)
     assert floored.parts["actor_update"].expected == pytest.approx(3 * 16 * (155 + 100) * 1e-3)
+
+
+def test_a_multi_turn_rollout_adds_a_wait_per_extra_turn_and_the_re_prefill_of_the_grown_context(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    monkeypatch.setattr(rl, "TURN_SECONDS", 20.0)
+    single, three = rl_step_time(_setup()), rl_step_time(_setup(turns=3))
+    assert "multi_turn" not in single.parts
+    turns = three.parts["multi_turn"]
+    # two extra rounds: 2 x 20 s of tool wait (x/÷ TURN_SPREAD: the tool's latency is not stated) plus a compute-bound
+    # re-read of the prompt and the earlier turns, 256 x 5 rollouts x 2 x (155 + 4003 / 2) tokens at 2N FLOPs each
+    reread = 256 * 5 * 2 * (155 + 4003 / 2) * 2 * QWEN3_8B.matmul_params / (8 * find_gpu("h100").peak("bf16") * rl.PREFILL_MFU.expected)
+    assert turns.expected == pytest.approx(40.0 + reread)
+    assert turns.high > 40.0 * rl.TURN_SPREAD + reread and turns.low < 40.0 / rl.TURN_SPREAD + reread
+    assert three.step.expected == pytest.approx(single.step.expected + turns.expected)
+    monkeypatch.setattr(rl, "TURN_SECONDS", 0.0)
+    assert "multi_turn" not in rl_step_time(_setup(turns=3)).parts  # not fitted: turns are not modelled
+
+
+def test_a_stack_with_its_own_level_scales_its_whole_step_and_names_the_difference(monkeypatch):
+    import trainsteps.timing.rl as rl
+
+    monkeypatch.setattr(rl, "STACK_LEVELS", {"trl": 1.6})
+    verl, trl = rl_step_time(_setup(stack="verl")), rl_step_time(_setup(stack="trl-grpo"))
+    assert "stack_level" not in verl.parts
+    assert trl.step.expected == pytest.approx(1.6 * verl.step.expected)
+    assert trl.parts["stack_level"].expected == pytest.approx(0.6 * verl.step.expected)
