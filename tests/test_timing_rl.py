@@ -623,3 +623,13 @@ def test_a_stack_with_its_own_level_scales_its_whole_step_and_names_the_differen
     assert "stack_level" not in verl.parts
     assert trl.step.expected == pytest.approx(1.6 * verl.step.expected)
     assert trl.parts["stack_level"].expected == pytest.approx(0.6 * verl.step.expected)
+
+
+def test_a_trl_grpo_plan_carries_the_fitted_trl_level_as_its_own_line_of_the_step(run_cli):
+    from trainsteps.timing import rl_fit
+
+    # leave-one-source-out kept TRL's own level (its published GRPO steps run slower than the model): a TRL plan names it
+    level = rl_fit.STACK_LEVELS["trl"]
+    data = _json(run_cli, "plan", GRPO_YAML, "--num-examples", "7473", *MODEL, "--response-length", "200", "--format", "json")
+    parts, step = data["time"]["step_parts"], data["time"]["step_seconds"]["expected"]
+    assert level != 1 and parts["stack_level"]["expected"] == pytest.approx(step * (level - 1) / level, rel=1e-3)

@@ -17,7 +17,9 @@ switch that scales with the weight bytes a colocated engine releases and reloads
 scoring per response; the decode tail (how far toward the cap the longest response runs, fitted); a floor under the
 decode step (a small model is launch bound, not bandwidth bound); decode bandwidth that grows with the rollout batch;
 the copy per training GPU; the generation and update parts fitted on the rows that log them (each part right, not only
-their sum). Then the response defaults. Leave-one-source-out: for every calibration source with step times, fit on the
+their sum). Then the response defaults. Added one at a time to CHOSEN (`loso(replace(CHOSEN, ...), data)`): multi-turn rounds
+(`turns`: each extra turn of a row's `turns` re-prefills the grown context and waits a fitted TURN_SECONDS) and a stack's own
+level (`stack_levels`: the step x a factor fitted on that stack's steps). Leave-one-source-out: for every calibration source with step times, fit on the
 others and score its rows; the summary is over all rows so scored.
 
 The rule, fixed before any run: a variant's score is its LOSO median error over the calibration rows; a variant whose
@@ -131,11 +133,11 @@ FEATURES = [
 """Each is added alone to BASE and scored; those that pass the rule are then combined in the order of their gain."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
 CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted on logged parts + decode step floor"
-                 " + response interval fitted apart", copy=True, copy_per_gpu=True, parts=True, floor=True, response="median mean",
-                 response_spread=True)
+                 " + response interval fitted apart + TRL level", copy=True, copy_per_gpu=True, parts=True, floor=True, response="median mean",
+                 response_spread=True, stack_levels=("TRL",))
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
-CHOSEN_LOSO = {"median_error": 0.478, "interval_holds": 0.715, "runs": 151}
+CHOSEN_LOSO = {"median_error": 0.48, "interval_holds": 0.709, "runs": 175}
 """CHOSEN's pooled leave-one-source-out score at that run: what the plan states for runs the model was not fitted on
 while no held-out split has been scored (`--write` records it as rl_fit.LOSO)."""
 
