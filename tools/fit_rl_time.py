@@ -17,7 +17,9 @@ switch that scales with the weight bytes a colocated engine releases and reloads
 scoring per response; the decode tail (how far toward the cap the longest response runs, fitted); a floor under the
 decode step (a small model is launch bound, not bandwidth bound); decode bandwidth that grows with the rollout batch;
 the copy per training GPU; the generation and update parts fitted on the rows that log them (each part right, not only
-their sum). Then the response defaults. Leave-one-source-out: for every calibration source with step times, fit on the
+their sum). Then the response defaults. Added one at a time to CHOSEN (`loso(replace(CHOSEN, ...), data)`): multi-turn rounds
+(`turns`: each extra turn of a row's `turns` re-prefills the grown context and waits a fitted TURN_SECONDS) and a stack's own
+level (`stack_levels`: the step x a factor fitted on that stack's steps). Leave-one-source-out: for every calibration source with step times, fit on the
 others and score its rows; the summary is over all rows so scored.
 
 The rule, fixed before any run: a variant's score is its LOSO median error over the calibration rows; a variant whose
@@ -30,7 +32,7 @@ mean response; `loso` prints the error and hold by response stated / cap only, b
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh4 split once (when present)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh5 split once (when present)
     python tools/fit_rl_time.py --score SPLIT   # also scores the fitted model on another split (once, after the final fit)
 """
 
@@ -39,7 +41,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +49,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from trainsteps.timing import rl, rl_fit  # noqa: E402
 from trainsteps.timing.estimate import Interval  # noqa: E402
-from trainsteps.timing.rl_corpus import modelled_time, score, summary  # noqa: E402
+from trainsteps.timing.rl_corpus import modelled_time, score, stack, summary  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "timing" / "rl_step_corpus.json"
 OUT = ROOT / "src" / "trainsteps" / "timing" / "rl_fit.py"
@@ -70,6 +72,10 @@ TRAIN_FLOOR_GRID = [0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 120.0, 160.0, 240.0, 320.0
 TAIL_GRID = [0.0, 0.1, 0.25, 0.5, 0.75, 1.0]
 FLOOR_GRID = [0.0, 0.002, 0.004, 0.006, 0.01, 0.015, 0.02, 0.03, 0.05]
 """Seconds per decode step (CUDA-graph decode of a small model: a few ms; eager or CPU-bound sampling: tens of ms)."""
+TURN_GRID = [0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 50.0, 80.0, 120.0, 200.0]
+"""Seconds per extra turn (a retrieval call: under a second; a sandboxed command or a video tool: tens of seconds)."""
+LEVEL_GRID = [x / 10 for x in range(5, 41)]
+"""A stack's level: its steps x 0.5 to 4 (TRL's GRPO ran ~1.6x slower than the model in sample)."""
 DEFAULT_TYPICAL = 1000
 SHARE_GRID = [x / 100 for x in range(5, 81, 5)]
 RESPONSE_FLOOR_GRID = [0, 200, 400, 600, 800, 1000, 1500]
@@ -104,6 +110,11 @@ class Variant:
     response_spread: bool = False
     """The step interval fitted on the steps that state their mean response, the response interval (x/÷) on those that
     state only the cap: narrow when the mean is stated, wide when it is not."""
+    turns: bool = False
+    """Multi-turn rollouts: each extra turn re-prefills the grown context and waits a fitted TURN_SECONDS, fitted on the
+    steps that state more than one turn."""
+    stack_levels: tuple[str, ...] = ()
+    """Stacks (corpus stack names) given their own level: the step x a factor fitted on that stack's steps."""
 
 
 BASE = Variant("factors + step overhead + async streaming", overhead=True, streaming=True)
@@ -122,11 +133,11 @@ FEATURES = [
 """Each is added alone to BASE and scored; those that pass the rule are then combined in the order of their gain."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
 CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted on logged parts + decode step floor"
-                 " + response interval fitted apart", copy=True, copy_per_gpu=True, parts=True, floor=True, response="median mean",
-                 response_spread=True)
+                 " + response interval fitted apart + TRL level", copy=True, copy_per_gpu=True, parts=True, floor=True, response="median mean",
+                 response_spread=True, stack_levels=("TRL",))
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
-CHOSEN_LOSO = {"median_error": 0.478, "interval_holds": 0.715, "runs": 151}
+CHOSEN_LOSO = {"median_error": 0.48, "interval_holds": 0.709, "runs": 175}
 """CHOSEN's pooled leave-one-source-out score at that run: what the plan states for runs the model was not fitted on
 while no held-out split has been scored (`--write` records it as rl_fit.LOSO)."""
 
@@ -155,6 +166,8 @@ class Params:
     response_floor: int = 0
     response_ceiling: int | None = None
     response_spread: float = 3.0
+    turn_seconds: float = 0.0
+    stack_levels: dict = field(default_factory=dict)
 
 
 def corpus() -> dict:
@@ -187,6 +200,8 @@ def apply(p: Params) -> None:
     rl.DECODE_STEP_FLOOR = p.floor
     rl.REWARD_PER_GPU = p.reward_per_gpu
     rl.TRAIN_TOKEN_FLOOR = p.train_floor / 1e6
+    rl.TURN_SECONDS = p.turn_seconds
+    rl.STACK_LEVELS = {name.lower(): level for name, level in p.stack_levels.items()}
 
 
 def loss(part: list[dict], models: dict, parts: bool = False) -> float:
@@ -258,6 +273,11 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     p = _descend(p, grids, stated or train, models)
     if variant.response == "typical via steps" and capped:
         p = _descend(p, {"typical": list(range(200, 8001, 100))}, capped, models)
+    multi_turn = [r for r in train if (r.get("turns") or 1) > 1]
+    if variant.turns and multi_turn:
+        p = _descend(p, {"turn_seconds": TURN_GRID}, multi_turn, models)
+    for name in variant.stack_levels:
+        p = _fit_level(p, name, [r for r in train if stack(r) == name], models)
     if variant.response == "share of cap, bounded" and capped:
         p = _descend(p, {"share_of_cap": SHARE_GRID, "response_floor": RESPONSE_FLOOR_GRID, "response_ceiling": RESPONSE_CEILING_GRID},
                      capped, models)
@@ -265,6 +285,16 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     if variant.response_spread and capped:
         p = _widen(replace(p, response_spread=1.0), "response_spread", capped, models)
     return p
+
+
+def _fit_level(p: Params, name: str, part: list[dict], models: dict) -> Params:
+    """The level of stack `name` (the step x a factor) that fits its own steps best; 1 when it has none."""
+    best, best_loss = 1.0, _trial(replace(p, stack_levels={**p.stack_levels, name: 1.0}), part, models) if part else 0.0
+    for level in LEVEL_GRID if part else []:
+        trial_loss = _trial(replace(p, stack_levels={**p.stack_levels, name: level}), part, models)
+        if trial_loss < best_loss - 1e-9:
+            best, best_loss = level, trial_loss
+    return replace(p, stack_levels={**p.stack_levels, name: best})
 
 
 def _widen(p: Params, name: str, part: list[dict], models: dict) -> Params:
@@ -314,13 +344,20 @@ def loso(variant: Variant, data: dict) -> tuple[dict, dict[str, float]]:
         per_source[source] = summary(these)["median_error"]
     widths = sorted(math.sqrt(s.modelled.high / s.modelled.low) for s in scored)
     return {**summary(scored), "width": sorted(spreads)[len(spreads) // 2], "row_width": round(widths[len(widths) // 2], 2),
-            "groups": groups(scored, calibration, data["models"])}, per_source
+            "every_source_once": _median(list(per_source.values())), "groups": groups(scored, calibration, data["models"])}, per_source
+
+
+def _median(values: list[float]) -> float:
+    ordered, middle = sorted(values), len(values) // 2
+    return round(ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2, 3)
 
 
 def groups(scored: list, calibration: list[dict], models: dict) -> dict[str, dict]:
-    """The left-out rows' summary by whether the mean response is stated, by model size and by RL stack."""
+    """The left-out rows' summary by whether the mean response is stated, by turns (one, several, not stated), by model
+    size and by RL stack."""
     by_id = {r["id"]: r for r in calibration}
     keys = {"response": lambda r: "stated" if r["response_tokens"] is not None else "cap only",
+            "turns": lambda r: "single-turn" if r.get("turns") == 1 else "not stated" if r.get("turns") is None else "multi-turn",
             "size": lambda r: size_class(models[r["model"]]["params"]), "stack": stack}
     out: dict[str, dict] = {}
     for kind, key in keys.items():
@@ -333,17 +370,6 @@ def groups(scored: list, calibration: list[dict], models: dict) -> dict[str, dic
 
 def size_class(params: float) -> str:
     return "< 3B" if params < 3e9 else "3-15B" if params < 15e9 else "15-80B" if params < 80e9 else ">= 80B"
-
-
-STACKS = ["NeMo", "verl", "OpenRLHF", "DeepSpeed-Chat", "EasyR1", "AReaL", "slime", "vime", "Miles", "SkyRL", "TRL", "open-r1", "R1-V",
-          "Relax", "RLinf", "rllm", "open-instruct", "ms-swift"]
-"""The stack a row ran on: the first of these its source names (case-insensitive), else its setup or quote, else other."""
-
-
-def stack(row: dict) -> str:
-    texts = [row["source"].lower(), " ".join((row.get("setup_from", ""), row.get("quote", ""))).lower()]
-    found = next((name for text in texts for name in STACKS if name.lower() in text), "other")
-    return {"open-r1": "TRL", "R1-V": "TRL", "vime": "slime", "Miles": "slime", "DeepSpeed-Chat": "OpenRLHF"}.get(found, found)
 
 
 def choose(data: dict, verbose: bool) -> Variant:
@@ -383,7 +409,7 @@ def choose(data: dict, verbose: bool) -> Variant:
 
 
 def print_groups(result: dict) -> None:
-    print(f"     median row width x/÷ {result['row_width']:.2f}", flush=True)
+    print(f"     median row width x/÷ {result['row_width']:.2f}; median error, every source once {result['every_source_once']:.1%}", flush=True)
     for kind, members in result["groups"].items():
         print(f"     by {kind}: " + "; ".join(f"{name} {m['median_error']:.0%}/{m['interval_holds']:.0%} ({m['runs']})"
                                              for name, m in members.items()), flush=True)
@@ -400,13 +426,13 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh4"
+HELD_OUT_SPLIT = "fresh5"
 """The untouched held-out split that `--write` scores and records when the corpus has it (else it records None); the earlier
 ones joined the calibration once scored."""
 
 
 def split_to_score(argv: list[str]) -> str | None:
-    """The split named by `--score SPLIT` (e.g. `fresh4`, the sources gathered while the fit was chosen: scored only when asked, so
+    """The split named by `--score SPLIT` (e.g. `fresh5`, the sources gathered while the fit was chosen: scored only when asked, so
     that looking at them is a deliberate act, never a side effect of refitting)."""
     if "--score" not in argv:
         return None
@@ -454,6 +480,7 @@ def main() -> None:
                    f"REWARD_MS_PER_ROLLOUT = {p.reward}\nDECODE_TAIL_SHARE = {p.tail}\nDECODE_STEP_FLOOR = {p.floor}\n"
                    f"REWARD_PER_GPU = {p.reward_per_gpu}\nTRAIN_TOKEN_FLOOR_US = {p.train_floor}\n"
                    f"RESPONSE_FLOOR = {p.response_floor}\nRESPONSE_CEILING = {p.response_ceiling}\nRESPONSE_SPREAD = {p.response_spread}\n"
+                   f"TURN_SECONDS = {p.turn_seconds}\nSTACK_LEVELS = {({k.lower(): v for k, v in p.stack_levels.items()})!r}\n"
                    f"HELD_OUT_SPLIT = {HELD_OUT_SPLIT!r}\nHELD_OUT = {held!r}\nLOSO = {CHOSEN_LOSO!r}\n")
 
 

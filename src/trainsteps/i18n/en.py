@@ -145,6 +145,8 @@ QUANTITIES = {
     'rl_engine_switch_seconds': 'engine switch (seconds per step)',
     'rl_reward_seconds': 'reward scoring (seconds per step)',
     'rl_step_overhead_seconds': 'step overhead (seconds per step)',
+    'rl_multi_turn_seconds': 'multi-turn rounds (seconds per step)',
+    'rl_stack_level_seconds': 'stack level (seconds per step)',
     'rl_step_seconds': 'seconds per RL step',
 }
 
@@ -377,6 +379,8 @@ LABELS = {
     'time.rl.part.engine_switch': 'engine switch (sleep and wake-up of the colocated rollout engine)',
     'time.rl.part.reward': 'reward scoring',
     'time.rl.part.step_overhead': 'step overhead (scheduling, engine switch and reward when not their own lines)',
+    'time.rl.part.multi_turn': 'multi-turn rounds (re-prefill of the grown context and the tool wait of each extra turn)',
+    'time.rl.part.stack_level': "the stack's own level (its published steps run slower or faster than the model)",
     'time.rl.part.overlap': 'overlap (async)',
 }
 

@@ -145,6 +145,8 @@ QUANTITIES = {
     'rl_engine_switch_seconds': '引擎切换（每步秒数）',
     'rl_reward_seconds': '奖励打分（每步秒数）',
     'rl_step_overhead_seconds': '每步固定开销（秒）',
+    'rl_multi_turn_seconds': '多轮交互（每步秒数）',
+    'rl_stack_level_seconds': '框架自身水平（每步秒数）',
     'rl_step_seconds': '每个 RL 步的秒数',
 }
 
@@ -377,6 +379,8 @@ LABELS = {
     'time.rl.part.engine_switch': '引擎切换（同置推理引擎的休眠与唤醒）',
     'time.rl.part.reward': '奖励打分',
     'time.rl.part.step_overhead': '每步固定开销（调度；引擎切换与奖励未单列时亦计入）',
+    'time.rl.part.multi_turn': '多轮交互（每多一轮：重新预填充增长的上下文并等待工具返回）',
+    'time.rl.part.stack_level': '框架自身水平（其公开步时比模型慢或快）',
     'time.rl.part.overlap': '重叠（异步）',
 }
 

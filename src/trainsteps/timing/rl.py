@@ -27,6 +27,10 @@ One step, synchronous (the rollout engine and the trainer share the GPUs, as ver
     engine switch a colocated engine's sleep and wake-up: its weight shard out and back at ENGINE_SWITCH_GB_PER_S
                   (when fitted; else the step overhead carries it)
     reward        responses x REWARD_SECONDS_PER_ROLLOUT (when fitted)
+    multi-turn    a rollout of T turns (agent and tool-calling runs) decodes in T sequential rounds: each extra round
+                  re-prefills the grown context (prompt + the turns before it) and waits on the tool or environment,
+                  (T - 1) x TURN_SECONDS (when fitted; the interval x/÷ TURN_SPREAD: the tool's latency is not known)
+    stack level   the step x STACK_LEVELS[stack] - 1 for a stack whose steps run slower than the model (when fitted)
     step overhead a fixed time per step (scheduling, and whatever the lines above do not carry), fitted
 
 Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
@@ -106,6 +110,13 @@ which it decodes alone."""
 DECODE_STEP_FLOOR = rl_fit.DECODE_STEP_FLOOR
 """Shortest decode step in seconds (fitted; 0: none): a small model's decode step is bound by kernel launches and
 sampling on the CPU, not by reading its weights."""
+TURN_SECONDS = rl_fit.TURN_SECONDS
+"""Seconds each extra turn of a multi-turn rollout adds to the step (the tool or environment's answer, the round's own
+decode tail and scheduling), fitted on the calibration steps that state their turns; 0: turns are not modelled."""
+TURN_SPREAD = 3.0
+"""The multi-turn line's interval (x/÷): a run states its turn cap, never its tool's latency (assumed)."""
+STACK_LEVELS = dict(rl_fit.STACK_LEVELS)
+"""A stack's own level: its steps x this factor (fitted on its calibration sources; a stack not named: 1)."""
 KV_MEMORY_SHARE = 0.9
 """Share of a rollout GPU's memory its engine holds for weights and KV cache (vLLM's gpu_memory_utilization in verl's
 and NeMo RL's defaults: 0.5-0.6)."""
@@ -114,10 +125,10 @@ KV_GROUPS = 4
 UPDATE_EFFICIENCY = Interval(rl_fit.UPDATE_EFFICIENCY / rl_fit.SPREAD, rl_fit.UPDATE_EFFICIENCY, rl_fit.UPDATE_EFFICIENCY * rl_fit.SPREAD)
 """The training engine's MFU in an RL step (its forwards and updates) relative to timing.flops' training MFU, fitted
 on published RL steps (variable-length micro-batches, offload and resharding included)."""
-PARTS = ("generation", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync", "engine_switch",
-         "reward", "step_overhead", "overlap")
+PARTS = ("generation", "multi_turn", "old_log_prob", "reference", "critic_values", "actor_update", "critic_update", "weight_sync",
+         "engine_switch", "reward", "step_overhead", "stack_level", "overlap")
 """The Time section's lines, in the order a step runs them."""
-OUTSIDE_TRAINING = ("generation", "weight_sync", "engine_switch", "reward", "step_overhead")
+OUTSIDE_TRAINING = ("generation", "multi_turn", "weight_sync", "engine_switch", "reward", "step_overhead")
 """Parts that are not the training engine's forwards and updates (an asynchronous step overlaps only generation)."""
 
 
@@ -167,6 +178,10 @@ class RLStepSetup:
     """The update's MFU (`--mfu`); None: timing.flops.MFU_DEFAULTS for the training kind."""
     old_log_prob: bool = True
     """A forward for the old policy's log-probs each step."""
+    turns: int = 1
+    """Assistant turns of one rollout (agent and tool-calling runs: the turn cap or the mean); 1: single-turn."""
+    stack: str = ""
+    """The RL stack (the planner's framework name) whose own level applies (STACK_LEVELS)."""
 
 
 @dataclass(slots=True)
@@ -199,6 +214,8 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     d.add("rl_tokens_per_step", round(tokens.expected), "prompts x n x (prompt + mean response)",
           f"{setup.prompts_per_step} x {setup.samples_per_prompt} x ({setup.prompt_tokens:g} + {mean_response.expected:g})")
     parts = {"generation": _generation(setup, d, n_params, peak, bytes_per_param, rollouts)}
+    if setup.turns > 1 and TURN_SECONDS:
+        parts["multi_turn"] = _multi_turn(setup, d, n_params, peak, rollouts)
     attended = setup.prompt_tokens + mean_response.expected
     forward = eval_flops_per_token(setup.shape, attended)
     forward_mfu = _times(FORWARD_MFU, UPDATE_EFFICIENCY)
@@ -231,6 +248,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if STEP_OVERHEAD.expected:
         parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD, "fitted seconds per step (scheduling, what no other line carries)")
     training = _sum(part for name, part in parts.items() if name not in OUTSIDE_TRAINING)
+    level = _stack_level(setup.stack)
     sync = _sum(part for name, part in parts.items() if name in OUTSIDE_TRAINING and name != "generation")
     if setup.asynchronous:
         gen = parts["generation"]
@@ -241,6 +259,10 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     else:
         step = _sum(parts.values())
         _note(d, "rl_step_seconds", step, "generation + forwards + updates + weight sync + step overhead")
+    if level != 1:
+        parts["stack_level"] = _note(d, "rl_stack_level_seconds", step.scaled(level - 1), "step x (stack level - 1)",
+                                     f"{step.expected:.4g} s x ({level:g} - 1), {setup.stack}")
+        step = step.scaled(level)
     assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:.2g}-{DECODE_BANDWIDTH_SHARE.high:.2g}",
                    f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {forward_mfu.low:.2g}-{forward_mfu.high:.2g}",
                    f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", _sync_assumption()]
@@ -264,6 +286,24 @@ def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Int
     tp = setup.rollout_tp
     return _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(total / tp / 1e9), "bytes/param x all parameters / rollout tp / sync bandwidth",
                  f"{bytes_per_param} x {setup.shape.total_params:.4g} / {tp}")
+
+
+def _multi_turn(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, rollouts: int) -> Interval:
+    """What T sequential rounds add to one round's generation: each extra round re-prefills the prompt and the turns
+    before it (compute bound), and waits TURN_SECONDS on the tool or environment (its latency unknown: x/÷ TURN_SPREAD)."""
+    extra = setup.turns - 1
+    reread = rollouts * extra * (setup.prompt_tokens + setup.response_tokens.expected / 2)
+    prefill = _compute(Interval.exact(reread), 2 * n_params, setup.rollout_gpus or setup.gpus, peak, PREFILL_MFU)
+    wait = Interval(extra * TURN_SECONDS / TURN_SPREAD, extra * TURN_SECONDS, extra * TURN_SECONDS * TURN_SPREAD)
+    return _note(d, "rl_multi_turn_seconds", prefill + wait,
+                 "(turns - 1) x (re-prefill of prompt + earlier turns + fitted seconds per turn)",
+                 f"({setup.turns} - 1) x ({rollouts} x {setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} tokens "
+                 f"+ {TURN_SECONDS:g} s)")
+
+
+def _stack_level(stack: str) -> float:
+    """The fitted level of the stack whose name `stack` starts with (trl-grpo -> trl); 1 for the others."""
+    return next((level for name, level in STACK_LEVELS.items() if stack.startswith(name)), 1.0)
 
 
 def _engine_switch(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
@@ -426,6 +466,8 @@ class RolloutShape:
     """Sequences one rollout engine decodes at once."""
     old_log_prob: bool = True
     """A forward for the old policy's log-probs each step (TRL GRPO skips it when each generation is trained on once)."""
+    turns: int = 1
+    """Assistant turns of one rollout (`--rollout-turns`, verl's multi_turn settings); 1: single-turn."""
 
     @property
     def total_gpus(self) -> int:
@@ -475,4 +517,5 @@ def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prom
                        response_cap=rollout.max_response_length, rollout_tp=rollout.rollout_tp, max_num_seqs=rollout.max_num_seqs,
                        ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
                        asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
-                       weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob)
+                       weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob,
+                       turns=rollout.turns, stack=rollout.framework)

@@ -4,6 +4,7 @@ what the tests check the stated held-out figures against. Pure: the caller reads
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from trainsteps.timing.estimate import Interval
@@ -44,14 +45,33 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
     shape = ModelShape(facts.get("active_params", facts["params"]), facts["params"], layers=facts["layers"],
                        attention_width=facts["attention_width"], source=row["model"], active_params=facts.get("active_params"),
                        kv_width=facts.get("kv_width"))
-    rollout = RolloutShape(framework=row["source"], training_steps=1, prompts_per_step=row["prompts_per_step"],
+    rollout = RolloutShape(framework=stack(row).lower(), training_steps=1, prompts_per_step=row["prompts_per_step"],
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
-                           rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"])
+                           rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row))
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
     setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response)
     return rl_step_time(setup)
+
+
+STACKS = ["NeMo", "verl", "OpenRLHF", "DeepSpeed-Chat", "EasyR1", "AReaL", "slime", "vime", "Miles", "SkyRL", "TRL", "open-r1", "R1-V",
+          "Relax", "RLinf", "rllm", "open-instruct", "ms-swift"]
+"""The stack a row ran on: the first of these its source names as a word (case-insensitive), else its setup or quote,
+else other; forks and wrappers count as the stack they run (open-r1 and R1-V on TRL, vime and Miles on slime)."""
+STACK_OF = {"open-r1": "TRL", "R1-V": "TRL", "vime": "slime", "Miles": "slime", "DeepSpeed-Chat": "OpenRLHF"}
+
+
+def stack(row: dict) -> str:
+    texts = [row["source"], " ".join((row.get("setup_from", ""), row.get("quote", "")))]
+    found = next((name for text in texts for name in STACKS if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.I)), "other")
+    return STACK_OF.get(found, found)
+
+
+def turns(row: dict) -> int:
+    """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a user who gives no
+    `--rollout-turns` is planned."""
+    return row.get("turns") or 1
 
 
 def score(rows: list[dict], models: dict) -> list[Scored]:
