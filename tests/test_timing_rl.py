@@ -320,7 +320,7 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     urls_by_split = [{row["url"].split(" ")[0].lower().rstrip("/") for row in rows if row["source"] in sources} for sources in splits]
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
-    assert "calibration" in corpus["split"]
+    assert {"calibration", "fresh5"} <= set(corpus["split"]), "fresh5: the untouched split the next fit is scored on"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -402,6 +402,54 @@ def test_the_former_fourth_fresh_split_holds_threads_none_over_three_steps_from_
     params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
     assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
     assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+
+
+def _fresh5_thread_rows(corpus: dict) -> list[dict]:
+    return [row for row in corpus["rows"] if row["id"].startswith("f5a-")]
+
+
+def test_the_fifth_fresh_split_takes_thread_rows_from_a_dozen_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh5 = set(corpus["split"]["fresh5"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
+    assert not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    rows = _fresh5_thread_rows(corpus)
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh5 and len(rows) >= 12 and len(per_source) >= 6 and max(per_source.values()) <= 3
+    # each row names its thread (an issue or pull request of a public repository), quotes it and says where each fact comes from
+    for row in rows:
+        repo, number = row["source"].split("#")
+        assert row["url"] == f"https://github.com/{repo}/issues/{number}" or row["url"] == f"https://github.com/{repo}/pull/{number}", row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and len(row["setup_from"]) > 100, row["id"]
+    # a thread is one source: its address, and its repository's, appear in no row of another split
+    other_rows = [row for row in corpus["rows"] if row["source"] not in fresh5]
+    assert not {row["url"] for row in rows} & {row["url"] for row in other_rows}
+    assert not {row["source"] for row in rows} & set(corpus["formerly_held_out"])
+
+
+def test_the_fifth_fresh_thread_rows_state_their_turns_and_span_agents_model_sizes_and_loops():
+    corpus = _corpus()
+    rows = _fresh5_thread_rows(corpus)
+    # `turns`: 1 for a single-turn run, the most assistant turns the settings allow for a multi-turn one, None where unstated
+    assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
+    assert any(row["turns"] == 1 for row in rows) and sum(1 for row in rows if (row["turns"] or 0) > 1) >= 4
+    models = corpus["models"]
+    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
+    assert len({row["gpu"] for row in rows}) >= 3
+
+
+def test_the_rl_fit_selects_the_fifth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+    fit_rl_time = _fit_rl_time(monkeypatch)
+    corpus = _corpus()
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh5"]) == "fresh5"
+    selected = fit_rl_time.rows(corpus, "fresh5")
+    assert {row["id"] for row in _fresh5_thread_rows(corpus)} <= {row["id"] for row in selected}
+    assert all(row["source"] in corpus["split"]["fresh5"] for row in selected)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
