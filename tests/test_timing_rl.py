@@ -273,7 +273,7 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     urls_by_split = [{row["url"].split(" ")[0].lower().rstrip("/") for row in rows if row["source"] in sources} for sources in splits]
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
-    assert {"calibration", "fresh4"} <= set(corpus["split"])
+    assert {"calibration", "fresh4", "fresh5"} <= set(corpus["split"])
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -352,6 +352,31 @@ def test_the_fourth_fresh_split_holds_threads_gathered_before_the_fit_none_over_
     assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
     assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
 
+
+
+def test_the_fifth_fresh_split_from_papers_and_blogs_names_sources_no_other_split_holds_and_states_each_runs_turns():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh5 = set(corpus["split"]["fresh5"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
+    assert fresh5 and not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f5b-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert rows and set(per_source) <= fresh5 and max(per_source.values()) <= 3
+    # a paper, report or blog post, never an issue thread (the other gatherers' pool) nor a row another split quotes
+    assert not any("/issues/" in row["url"] or "/pull/" in row["url"] for row in rows)
+    assert not {row["url"] for row in rows} & {row["url"] for row in corpus["rows"] if row["source"] not in fresh5}
+    for row in rows:
+        # the step is the figure the source prints, or the stated wall time over the stated steps that setup_from shows
+        step = row["step_seconds"]
+        assert f"{step:g}" in row["quote"] or f"{step:,.1f}" in row["setup_from"], row["id"]
+        # turns: 1 for a single-turn run, the cap or stated mean of a multi-turn one, None where the source is silent
+        assert "turns" in row and (row["turns"] is None or row["turns"] >= 1), row["id"]
+        assert "turns" in row["setup_from"] and len(row["setup_from"]) > 200, row["id"]
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] for row in rows)
+    assert any(row["turns"] != 1 for row in rows) and any(row["turns"] == 1 for row in rows)
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
               "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
