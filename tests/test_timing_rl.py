@@ -775,3 +775,28 @@ def test_a_trl_grpo_plan_carries_the_fitted_trl_level_as_its_own_line_of_the_ste
     data = _json(run_cli, "plan", GRPO_YAML, "--num-examples", "7473", *MODEL, "--response-length", "200", "--format", "json")
     parts, step = data["time"]["step_parts"], data["time"]["step_seconds"]["expected"]
     assert level != 1 and parts["stack_level"]["expected"] == pytest.approx(step * (level - 1) / level, rel=1e-3)
+
+
+def test_the_fifth_fresh_split_from_papers_and_blogs_names_sources_no_other_split_holds_and_states_each_runs_turns():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh5 = set(corpus["split"]["fresh5"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
+    assert fresh5 and not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f5b-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert rows and set(per_source) <= fresh5 and max(per_source.values()) <= 3
+    # a paper, report or blog post, never an issue thread (the other gatherers' pool) nor a row another split quotes
+    assert not any("/issues/" in row["url"] or "/pull/" in row["url"] for row in rows)
+    assert not {row["url"] for row in rows} & {row["url"] for row in corpus["rows"] if row["source"] not in fresh5}
+    for row in rows:
+        # the step is the figure the source prints, or the stated wall time over the stated steps that setup_from shows
+        step = row["step_seconds"]
+        assert f"{step:g}" in row["quote"] or f"{step:,.1f}" in row["setup_from"], row["id"]
+        # turns: 1 for a single-turn run, the cap or stated mean of a multi-turn one, None where the source is silent
+        assert "turns" in row and (row["turns"] is None or row["turns"] >= 1), row["id"]
+        assert "turns" in row["setup_from"] and len(row["setup_from"]) > 200, row["id"]
+    models = corpus["models"]
+    assert any("active_params" in models[row["model"]] for row in rows)
+    assert any(row["turns"] != 1 for row in rows) and any(row["turns"] == 1 for row in rows)
