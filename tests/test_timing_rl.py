@@ -353,6 +353,30 @@ def test_the_fourth_fresh_split_holds_threads_gathered_before_the_fit_none_over_
     assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
 
 
+def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_shares_no_source_or_address():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh5 = set(corpus["split"]["fresh5"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f5c-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh5 and not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    assert len(per_source) >= 6 and len(rows) >= 12 and max(per_source.values()) <= 3
+    # an executed notebook is quoted with the run's own figures, pinned to the commit that holds its outputs
+    other_urls = {row["url"].split(" ")[0].lower() for row in corpus["rows"] if row["source"] not in fresh5}
+    for row in rows:
+        assert row["url"].startswith("https://github.com/") and "/blob/" in row["url"], row["id"]
+        assert row["url"].lower() not in other_urls and any(ch.isdigit() for ch in row["quote"]), row["id"]
+        # a single-turn row says so; a multi-turn row gives its cap or mean of assistant turns
+        assert row["turns"] is None or row["turns"] >= 1, row["id"]
+        assert ("single-turn" in row["setup_from"]) == (row["turns"] == 1), row["id"]
+    models = corpus["models"]
+    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+
+
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
               "prompts_per_step", "samples_per_prompt", "prompt_tokens", "response_tokens", "response_cap", "reference",
               "critic", "asynchronous", "step_seconds", "parts"}
