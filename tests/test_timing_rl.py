@@ -800,3 +800,29 @@ def test_the_fifth_fresh_split_from_papers_and_blogs_names_sources_no_other_spli
     models = corpus["models"]
     assert any("active_params" in models[row["model"]] for row in rows)
     assert any(row["turns"] != 1 for row in rows) and any(row["turns"] == 1 for row in rows)
+
+
+def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_shares_no_source_or_address():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh5 = set(corpus["split"]["fresh5"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
+    rows = [row for row in corpus["rows"] if row["id"].startswith("f5c-")]
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh5 and not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    assert len(per_source) >= 6 and len(rows) >= 12 and max(per_source.values()) <= 3
+    # an executed notebook is quoted with the run's own figures, pinned to the commit that holds its outputs
+    other_urls = {row["url"].split(" ")[0].lower() for row in corpus["rows"] if row["source"] not in fresh5}
+    for row in rows:
+        notebook = row["id"].startswith(("f5c-cookbook-", "f5c-unsloth-"))
+        assert not notebook or (row["url"].startswith("https://github.com/") and "/blob/" in row["url"]), row["id"]
+        assert row["url"].lower() not in other_urls and any(ch.isdigit() for ch in row["quote"]), row["id"]
+        # a single-turn row says so; a multi-turn row gives its cap or mean of assistant turns
+        assert row["turns"] is None or row["turns"] >= 1, row["id"]
+        assert ("single-turn" in row["setup_from"]) == (row["turns"] == 1), row["id"]
+    assert any(row["turns"] != 1 and "Multi-turn" in row["setup_from"] for row in rows)
+    models = corpus["models"]
+    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
