@@ -24,5 +24,5 @@ RESPONSE_SPREAD = 6.05
 TURN_SECONDS = 0.0
 STACK_LEVELS = {'trl': 1.6}
 HELD_OUT_SPLIT = 'fresh5'
-HELD_OUT = None
+HELD_OUT = {'median_error': 0.791, 'interval_holds': 0.531, 'runs': 32}
 LOSO = {'median_error': 0.48, 'interval_holds': 0.709, 'runs': 175}
