@@ -321,6 +321,7 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
     assert {"calibration", "fresh5"} <= set(corpus["split"]), "fresh5: the untouched split the next fit is scored on"
+    assert "fresh6" in corpus["split"], "fresh6: the untouched split the fit that follows fresh5's is scored on"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -450,6 +451,53 @@ def test_the_rl_fit_selects_the_fifth_fresh_split_when_asked_without_scoring_it(
     selected = fit_rl_time.rows(corpus, "fresh5")
     assert {row["id"] for row in _fresh5_thread_rows(corpus)} <= {row["id"] for row in selected}
     assert all(row["source"] in corpus["split"]["fresh5"] for row in selected)
+
+
+def _fresh6_thread_rows(corpus: dict) -> list[dict]:
+    return [row for row in corpus["rows"] if row["id"].startswith("f6a-")]
+
+
+def test_the_sixth_fresh_split_takes_ten_steps_from_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh6 = set(corpus["split"]["fresh6"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh6"))
+    assert not fresh6 & elsewhere and not fresh6 & set(corpus["formerly_held_out"])
+    rows = _fresh6_thread_rows(corpus)
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh6 and len(rows) >= 10 and len(per_source) >= 6 and max(per_source.values()) <= 3
+    # each row is pinned to its address (a thread, or a file at a commit), quotes a figure and says where each setting comes from
+    for row in rows:
+        assert row["url"].startswith("https://github.com/") and any(ch.isdigit() for ch in row["quote"]), row["id"]
+        assert len(row["setup_from"]) > 100 and "LoRA" in row["setup_from"], row["id"]
+    # an address is one source: no row of another split shares it, nor its repository's thread or file
+    other_urls = {row["url"].lower().rstrip("/") for row in corpus["rows"] if row["source"] not in fresh6}
+    assert not {row["url"].lower().rstrip("/") for row in rows} & other_urls
+
+
+def test_the_sixth_fresh_rows_state_lora_and_turns_and_span_model_sizes_and_loops():
+    corpus = _corpus()
+    rows = _fresh6_thread_rows(corpus)
+    # `lora`: True for a LoRA or QLoRA run, False for full-parameter, None where unstated; `turns` as in fresh5
+    assert all(row.get("lora", "missing") in (True, False, None) for row in rows)
+    assert sum(1 for row in rows if row["lora"]) >= 4 and any(row["lora"] is False for row in rows)
+    assert all(row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1) for row in rows)
+    assert any(row["turns"] == 1 for row in rows) and sum(1 for row in rows if (row["turns"] or 0) > 1) >= 3
+    models = corpus["models"]
+    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
+    assert any("active_params" in models[row["model"]] for row in rows)
+    assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
+
+
+def test_the_rl_fit_selects_the_sixth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+    fit_rl_time = _fit_rl_time(monkeypatch)
+    corpus = _corpus()
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
+    selected = fit_rl_time.rows(corpus, "fresh6")
+    assert {row["id"] for row in _fresh6_thread_rows(corpus)} <= {row["id"] for row in selected}
+    assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
