@@ -321,6 +321,7 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
     assert {"calibration", "fresh5"} <= set(corpus["split"]), "fresh5: the untouched split the next fit is scored on"
+    assert "fresh6" in corpus["split"], "fresh6: gathered before the next fit was chosen, its final score"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -450,6 +451,47 @@ def test_the_rl_fit_selects_the_fifth_fresh_split_when_asked_without_scoring_it(
     selected = fit_rl_time.rows(corpus, "fresh5")
     assert {row["id"] for row in _fresh5_thread_rows(corpus)} <= {row["id"] for row in selected}
     assert all(row["source"] in corpus["split"]["fresh5"] for row in selected)
+
+
+def _fresh6_paper_and_repository_rows(corpus: dict) -> list[dict]:
+    return [row for row in corpus["rows"] if row["id"].startswith("f6b-")]
+
+
+def test_the_sixth_fresh_split_takes_published_run_tables_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh6 = set(corpus["split"]["fresh6"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh6"))
+    assert not fresh6 & elsewhere and not fresh6 & set(corpus["formerly_held_out"])
+    rows = _fresh6_paper_and_repository_rows(corpus)
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh6 and len(rows) >= 5 and len(per_source) >= 2 and max(per_source.values()) <= 3
+    # each row pins the commit it quotes and says where each setup fact comes from, how its step was derived included
+    for row in rows:
+        assert row["url"].startswith("https://github.com/") and "/blob/" in row["url"], row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and "the step is" in row["setup_from"], row["id"]
+    # no repository of a fresh6 row is the address of a row of another split
+    repositories = {"/".join(row["url"].split("/")[3:5]).lower() for row in rows}
+    other_urls = " ".join(row["url"].lower() for row in corpus["rows"] if row["source"] not in fresh6)
+    assert not any(f"github.com/{repository}/" in other_urls for repository in repositories)
+
+
+def test_the_sixth_fresh_rows_state_their_turns_and_whether_they_train_a_lora():
+    rows = _fresh6_paper_and_repository_rows(_corpus())
+    # `turns`: 1 single-turn, the cap or stated mean of a multi-turn run, None unstated; `lora`: True, False or None unstated
+    assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
+    assert all("lora" in row and row["lora"] in (True, False, None) for row in rows)
+    assert all(("lora" in row["setup_from"].lower()) and ("turn" in row["setup_from"]) for row in rows)
+
+
+def test_the_rl_fit_selects_the_sixth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+    fit_rl_time = _fit_rl_time(monkeypatch)
+    corpus = _corpus()
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
+    selected = fit_rl_time.rows(corpus, "fresh6")
+    assert {row["id"] for row in _fresh6_paper_and_repository_rows(corpus)} <= {row["id"] for row in selected}
+    assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
