@@ -874,3 +874,44 @@ def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_share
     params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
     assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
     assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+
+
+def _fresh6_paper_and_repository_rows(corpus: dict) -> list[dict]:
+    return [row for row in corpus["rows"] if row["id"].startswith("f6b-")]
+
+
+def test_the_sixth_fresh_split_takes_published_run_tables_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh6 = set(corpus["split"]["fresh6"])
+    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh6"))
+    assert not fresh6 & elsewhere and not fresh6 & set(corpus["formerly_held_out"])
+    rows = _fresh6_paper_and_repository_rows(corpus)
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh6 and len(rows) >= 5 and len(per_source) >= 2 and max(per_source.values()) <= 3
+    # each row pins the commit it quotes and says where each setup fact comes from, how its step was derived included
+    for row in rows:
+        assert row["url"].startswith("https://github.com/") and "/blob/" in row["url"], row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and "the step is" in row["setup_from"], row["id"]
+    # no repository of a fresh6 row is the address of a row of another split
+    repositories = {"/".join(row["url"].split("/")[3:5]).lower() for row in rows}
+    other_urls = " ".join(row["url"].lower() for row in corpus["rows"] if row["source"] not in fresh6)
+    assert not any(f"github.com/{repository}/" in other_urls for repository in repositories)
+
+
+def test_the_sixth_fresh_rows_state_their_turns_and_whether_they_train_a_lora():
+    rows = _fresh6_paper_and_repository_rows(_corpus())
+    # `turns`: 1 single-turn, the cap or stated mean of a multi-turn run, None unstated; `lora`: True, False or None unstated
+    assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
+    assert all("lora" in row and row["lora"] in (True, False, None) for row in rows)
+    assert all(("lora" in row["setup_from"].lower()) and ("turn" in row["setup_from"]) for row in rows)
+
+
+def test_the_rl_fit_selects_the_sixth_fresh_split_with_its_published_run_table_rows(monkeypatch):
+    fit_rl_time = _fit_rl_time(monkeypatch)
+    corpus = _corpus()
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
+    selected = fit_rl_time.rows(corpus, "fresh6")
+    assert {row["id"] for row in _fresh6_paper_and_repository_rows(corpus)} <= {row["id"] for row in selected}
+    assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
