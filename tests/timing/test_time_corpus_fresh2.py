@@ -1,6 +1,6 @@
 """The former third to sixth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
 `formerly_held_out` is `fresh2`, `fresh3`, `fresh4` or `fresh5`; calibration rows since 2026-11-28), and the seventh,
-`fresh6`, held out: what the rows are, as gathered. These tests never score the model: a held-out set is scored once,
+`fresh6`, and the eighth, `fresh7`, held out: what the rows are, as gathered. These tests never score the model: a held-out set is scored once,
 after the fit it judges was chosen.
 """
 
@@ -21,6 +21,7 @@ FRESH3 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH4 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh4"]
 FRESH5 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh5"]
 FRESH6 = [row for row in CORPUS["rows"] if row["split"] == "fresh6"]
+FRESH7 = [row for row in CORPUS["rows"] if row["split"] == "fresh7"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5")
 """The sets gathered from outside the calibration pool, all of them former held-out sets."""
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
@@ -46,8 +47,8 @@ def test_the_calibration_as_first_gathered_and_the_six_former_held_out_sets_shar
     for row in CORPUS["rows"]:
         by_split.setdefault(_former_set(row), set()).add(row["group"])
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
-    # a held-out set gathered after these (fresh6) is a split of its own, kept apart by the same test
-    assert set(by_split) - {"fresh6"} == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
+    # held-out sets gathered after these (fresh6, fresh7) are splits of their own, kept apart by the same test
+    assert set(by_split) - {"fresh6", "fresh7"} == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
@@ -209,3 +210,37 @@ def test_every_fresh6_row_loads_as_the_time_model_reads_the_corpus_and_the_bench
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.split_asked(["--split", "fresh6"]) == "fresh6"
+
+
+def test_fresh7_rows_are_numbered_from_8000_to_8499_and_its_split_lists_their_sources():
+    assert FRESH7 and all(8000 <= row["id"] <= 8499 for row in FRESH7)
+    assert set(CORPUS["split"]["fresh7"]) == {row["group"] for row in FRESH7}
+    assert max(Counter(row["group"] for row in FRESH7).values()) <= 6
+
+
+def test_no_source_of_fresh7_appears_in_a_row_of_another_split_under_any_address():
+    """fresh7's addresses and repositories appear in no row of another split, fresh6 and calibration included."""
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh7").lower()
+    for row in FRESH7:
+        address = _address(row["source"]).lower()
+        assert address.removeprefix("https://") not in elsewhere, row["id"]
+        assert "/".join(address.split("/")[3:5]) not in elsewhere, row["id"]
+        # the calibration pool is named by repository: a notebook of another repository may still run its kernels
+        assert not any(name in "/".join(address.split("/")[3:5]) for name in CALIBRATION_POOL), row["id"]
+
+
+def test_every_fresh7_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
+    preference = [row for row in FRESH7 if row["category"] == "preference"]
+    assert preference
+    assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+
+
+def test_every_fresh7_row_loads_as_the_time_model_reads_the_corpus_and_the_benchmark_selects_it_by_name():
+    sys.path.insert(0, str(ROOT / "tools"))
+    loaded = importlib.import_module("fit_efficiency").load("fresh7")
+    assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH7) > 0
+    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 and m.split == "fresh7" for m in loaded)
+    spec = importlib.util.spec_from_file_location("bench_time_model", ROOT / "bench" / "bench_time_model.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.split_asked(["--split", "fresh7"]) == "fresh7"
