@@ -81,15 +81,19 @@ LENGTH_CAPS = Timeline("openrlhf.length_caps", [(OLDEST, "prompt_and_response"),
 vLLM's max_model_len), so a response stops at max_len minus its prompt and no prompt cap of its own is known."""
 
 
+def _family(version: str) -> int:
+    """Which name of a (flat, dotted) pair OpenRLHF `version` takes: 0 flat, 1 dotted."""
+    return 1 if CLI_NAMES.at(version) == "nested" else 0
+
+
 def rollout_names(version: str) -> dict[str, str]:
     """Setting -> the option name OpenRLHF `version` takes for it, for the settings of the step's shape."""
-    family = 1 if CLI_NAMES.at(version) == "nested" else 0
-    return {name: pair[family] for name, pair in ROLLOUT_NAMES.items()}
+    return {name: pair[_family(version)] for name, pair in ROLLOUT_NAMES.items()}
 
 
 def option_names(version: str) -> dict[str, str]:
     """Spec field -> the option name OpenRLHF `version` takes for it."""
-    family = 1 if CLI_NAMES.at(version) == "nested" else 0
+    family = _family(version)
     names = {name: pair[family] for name, pair in NAMES.items()}
     if not family:
         names["generate_max_len"] = RESPONSE_CAP_NAME.at(version)

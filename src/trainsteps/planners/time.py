@@ -234,20 +234,17 @@ def _modelled_rl(view: dict, asked: dict, rollout, step, notes: list, shape):
 def _rl_overheads(asked: dict, rollout, shape, saves: int):
     """Seconds per save and of the preparation: measured (`--save-time`, `--prepare-time`), else from the model's size:
     a save writes the trained model's weights and AdamW states (the critic's too), the start reads the weights."""
-    from trainsteps.timing.overheads import ADAPTER_SHARE, checkpoint_bytes, load_seconds, save_note, save_seconds
+    from trainsteps.timing.overheads import load_gigabytes, load_seconds, modelled_save
     from trainsteps.timing.request import duration_option
 
-    training = asked.get("training") or "full"
-    models = 2 if rollout.critic else 1
     save, prepare = duration_option(asked.get("save_time"), "--save-time"), duration_option(asked.get("prepare_time"), "--prepare-time")
     notes = []
     if save is None and saves:
-        save = save_seconds(shape, training).scaled(models)
-        notes.append((save_note(training), {"gb": f"{models * checkpoint_bytes(shape, training) / 1e9:,.1f}",
-                                            "share": f"{ADAPTER_SHARE:.0%}"}))
+        save, note = modelled_save(shape, asked.get("training") or "full", models=2 if rollout.critic else 1)
+        notes.append(note)
     if prepare is None:
         prepare = load_seconds(shape)
-        notes.append(("time.assume.load", {"gb": f"{2 * shape.total_params / 1e9:,.1f}"}))
+        notes.append(("time.assume.load", {"gb": load_gigabytes(shape)}))
     return save, prepare, notes
 
 

@@ -44,6 +44,20 @@ def save_seconds(shape: ModelShape, training: str = "full", save_only_model: boo
     return WRITE_GBPS.inverse(checkpoint_bytes(shape, training, save_only_model) / 1e9)
 
 
+def modelled_save(shape: ModelShape, training: str = "full", save_only_model: bool = False,
+                  models: int = 1) -> tuple[Interval, tuple[str, dict]]:
+    """Seconds of one save of `models` models of this shape (an RL run with a critic saves two), and the note that says
+    what it writes."""
+    gigabytes = models * checkpoint_bytes(shape, training, save_only_model) / 1e9
+    return (save_seconds(shape, training, save_only_model).scaled(models),
+            (save_note(training, save_only_model), {"gb": f"{gigabytes:,.1f}", "share": f"{ADAPTER_SHARE:.0%}"}))
+
+
+def load_gigabytes(shape: ModelShape) -> str:
+    """The weights a start reads (2 bytes a parameter), as the load notes print them."""
+    return f"{2 * shape.total_params / 1e9:,.1f}"
+
+
 def load_seconds(shape: ModelShape) -> Interval:
     """Seconds before the first step: reading the weights (2 bytes a parameter) and starting up."""
     return READ_GBPS.inverse(2 * shape.total_params / 1e9) + START_SECONDS

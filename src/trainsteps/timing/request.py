@@ -80,24 +80,21 @@ def _tokenization(counted: dict | None, notes: list):
 def _modelled_overheads(data: dict, model, counts, save_seconds, prepare_seconds, notes: list, tokenized: bool = False):
     """Saves and the model load from the model's size (timing.overheads) where no measured time was given; the notes
     say whether the data's tokenization is in the preparation too."""
-    from trainsteps.timing.overheads import ADAPTER_SHARE, checkpoint_bytes, load_seconds, save_note
-    from trainsteps.timing.overheads import save_seconds as modelled_save
+    from trainsteps.timing.overheads import load_gigabytes, load_seconds, modelled_save
 
     if save_seconds is None and counts.save_count:
         only_model = bool((data.get("inputs") or {}).get("save_only_model"))
-        save_seconds = modelled_save(model.shape, model.training, only_model)
-        notes.append((save_note(model.training, only_model),
-                      {"gb": f"{checkpoint_bytes(model.shape, model.training, only_model) / 1e9:,.1f}",
-                       "share": f"{ADAPTER_SHARE:.0%}"}))
+        save_seconds, note = modelled_save(model.shape, model.training, only_model)
+        notes.append(note)
     if prepare_seconds is None and counts.start_step == 0:
         prepare_seconds = load_seconds(model.shape)
         reference = _precomputed_reference(data, model, counts)
         suffix = "_tokenized" if tokenized else ""
         if reference is None:
-            notes.append(("time.assume.load" + suffix, {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}"}))
+            notes.append(("time.assume.load" + suffix, {"gb": load_gigabytes(model.shape)}))
         else:
             prepare_seconds = prepare_seconds + reference
-            notes.append(("time.assume.load_and_reference" + suffix, {"gb": f"{2 * model.shape.total_params / 1e9:,.1f}",
+            notes.append(("time.assume.load_and_reference" + suffix, {"gb": load_gigabytes(model.shape),
                                                                       "low": f"{reference.low:,.0f}",
                                                                       "high": f"{reference.high:,.0f}"}))
     return save_seconds, prepare_seconds
@@ -191,7 +188,7 @@ def _config_packed_rows(data: dict, rows: float) -> TokensPerStep | None:
     if not data.get("config"):
         return None
     config = raw_config(data)
-    if not any(config.get(key) in (True, "true", "True", 1) for key in PACKING_KEYS):
+    if not _packing_switch(config):
         return None
     key = next((k for k in PACKED_LENGTH_KEYS if isinstance(config.get(k), int) and config[k] > 0), None)
     if key is None:
@@ -374,6 +371,11 @@ def _packed(config: dict, shape_tokens, framework: str | None) -> bool | None:
         return True
     if how in ("time.tokens.padded", "time.tokens.plan_padded"):
         return False
+    return _packing_switch(config)
+
+
+def _packing_switch(config: dict) -> bool | None:
+    """Whether a config's packing switch (PACKING_KEYS) is on; None where the config has none."""
     named = [config[key] for key in PACKING_KEYS if key in config]
     return any(value in (True, "true", "True", 1) for value in named) if named else None
 

@@ -467,7 +467,8 @@ class RolloutShape:
     old_log_prob: bool = True
     """A forward for the old policy's log-probs each step (TRL GRPO skips it when each generation is trained on once)."""
     turns: int = 1
-    """Assistant turns of one rollout (`--rollout-turns`, verl's multi_turn settings); 1: single-turn."""
+    """Assistant turns of one rollout; 1: single-turn. Plans leave it at 1 (the multi-turn line is not fitted:
+    TURN_SECONDS 0, docs/time.md); the corpus rows set it for tools/fit_rl_time.py's multi-turn variant."""
 
     @property
     def total_gpus(self) -> int:

@@ -69,8 +69,7 @@ def stack(row: dict) -> str:
 
 
 def turns(row: dict) -> int:
-    """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a user who gives no
-    `--rollout-turns` is planned."""
+    """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a plan is made."""
     return row.get("turns") or 1
 
 
