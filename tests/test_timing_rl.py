@@ -399,10 +399,7 @@ def test_the_former_fourth_fresh_split_holds_threads_none_over_three_steps_from_
     # every row names its thread, quotes it and says where each setup fact comes from
     assert all(row["url"].startswith("https://github.com/") and "/issues/" in row["url"] for row in rows)
     assert all(len(row["quote"]) > 40 and len(row["setup_from"]) > 100 for row in rows)
-    models = corpus["models"]
-    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
-    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
-    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    _assert_sizes_from_small_to_large(corpus, rows)
 
 
 def _fresh5_thread_rows(corpus: dict) -> list[dict]:
@@ -413,9 +410,7 @@ def test_the_fifth_fresh_split_takes_thread_rows_from_a_dozen_sources_no_other_s
     from collections import Counter
 
     corpus = _corpus()
-    fresh5 = set(corpus["split"]["fresh5"])
-    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
-    assert not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    fresh5 = _sources_of_a_split_no_other_names(corpus, "fresh5")
     rows = _fresh5_thread_rows(corpus)
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh5 and len(rows) >= 12 and len(per_source) >= 6 and max(per_source.values()) <= 3
@@ -436,10 +431,7 @@ def test_the_fifth_fresh_thread_rows_state_their_turns_and_span_agents_model_siz
     # `turns`: 1 for a single-turn run, the most assistant turns the settings allow for a multi-turn one, None where unstated
     assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
     assert any(row["turns"] == 1 for row in rows) and sum(1 for row in rows if (row["turns"] or 0) > 1) >= 4
-    models = corpus["models"]
-    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
-    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
-    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    _assert_sizes_from_small_to_large(corpus, rows)
     assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
     assert len({row["gpu"] for row in rows}) >= 3
 
@@ -461,9 +453,7 @@ def test_the_sixth_fresh_split_takes_ten_steps_from_sources_no_other_split_names
     from collections import Counter
 
     corpus = _corpus()
-    fresh6 = set(corpus["split"]["fresh6"])
-    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh6"))
-    assert not fresh6 & elsewhere and not fresh6 & set(corpus["formerly_held_out"])
+    fresh6 = _sources_of_a_split_no_other_names(corpus, "fresh6")
     rows = _fresh6_thread_rows(corpus)
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh6 and len(rows) >= 10 and len(per_source) >= 6 and max(per_source.values()) <= 3
@@ -829,9 +819,7 @@ def test_the_fifth_fresh_split_from_papers_and_blogs_names_sources_no_other_spli
     from collections import Counter
 
     corpus = _corpus()
-    fresh5 = set(corpus["split"]["fresh5"])
-    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
-    assert fresh5 and not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    fresh5 = _sources_of_a_split_no_other_names(corpus, "fresh5")
     rows = [row for row in corpus["rows"] if row["id"].startswith("f5b-")]
     per_source = Counter(row["source"] for row in rows)
     assert rows and set(per_source) <= fresh5 and max(per_source.values()) <= 3
@@ -854,11 +842,10 @@ def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_share
     from collections import Counter
 
     corpus = _corpus()
-    fresh5 = set(corpus["split"]["fresh5"])
-    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh5"))
+    fresh5 = _sources_of_a_split_no_other_names(corpus, "fresh5")
     rows = [row for row in corpus["rows"] if row["id"].startswith("f5c-")]
     per_source = Counter(row["source"] for row in rows)
-    assert set(per_source) <= fresh5 and not fresh5 & elsewhere and not fresh5 & set(corpus["formerly_held_out"])
+    assert set(per_source) <= fresh5
     assert len(per_source) >= 6 and len(rows) >= 12 and max(per_source.values()) <= 3
     # an executed notebook is quoted with the run's own figures, pinned to the commit that holds its outputs
     other_urls = {row["url"].split(" ")[0].lower() for row in corpus["rows"] if row["source"] not in fresh5}
@@ -870,10 +857,7 @@ def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_share
         assert row["turns"] is None or row["turns"] >= 1, row["id"]
         assert ("single-turn" in row["setup_from"]) == (row["turns"] == 1), row["id"]
     assert any(row["turns"] != 1 and "Multi-turn" in row["setup_from"] for row in rows)
-    models = corpus["models"]
-    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
-    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
-    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)
+    _assert_sizes_from_small_to_large(corpus, rows)
 
 
 def _fresh6_paper_and_repository_rows(corpus: dict) -> list[dict]:
@@ -884,9 +868,7 @@ def test_the_sixth_fresh_split_takes_published_run_tables_no_other_split_names_w
     from collections import Counter
 
     corpus = _corpus()
-    fresh6 = set(corpus["split"]["fresh6"])
-    elsewhere = set().union(*(set(sources) for name, sources in corpus["split"].items() if name != "fresh6"))
-    assert not fresh6 & elsewhere and not fresh6 & set(corpus["formerly_held_out"])
+    fresh6 = _sources_of_a_split_no_other_names(corpus, "fresh6")
     rows = _fresh6_paper_and_repository_rows(corpus)
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh6 and len(rows) >= 5 and len(per_source) >= 2 and max(per_source.values()) <= 3
@@ -915,3 +897,19 @@ def test_the_rl_fit_selects_the_sixth_fresh_split_with_its_published_run_table_r
     selected = fit_rl_time.rows(corpus, "fresh6")
     assert {row["id"] for row in _fresh6_paper_and_repository_rows(corpus)} <= {row["id"] for row in selected}
     assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
+
+
+def _sources_of_a_split_no_other_names(corpus: dict, split: str) -> set[str]:
+    """The sources of a split, after checking that no other split, and no former held-out set, names one of them."""
+    sources = set(corpus["split"][split])
+    elsewhere = set().union(*(set(names) for name, names in corpus["split"].items() if name != split))
+    assert sources and not sources & elsewhere and not sources & set(corpus["formerly_held_out"])
+    return sources
+
+
+def _assert_sizes_from_small_to_large(corpus: dict, rows: list[dict]) -> None:
+    """The rows hold a small model (<= 3.2B multiplying), a mid one (7-14B) and a large or mixture-of-experts one."""
+    models = corpus["models"]
+    params = [models[row["model"]].get("active_params", models[row["model"]]["params"]) for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 14e9 for p in params)
+    assert any("active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9 for row in rows)

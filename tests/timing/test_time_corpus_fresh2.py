@@ -191,25 +191,31 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["split"]["fresh6"]) == {row["group"] for row in FRESH6}
 
 
-def test_no_source_of_fresh6_appears_in_a_row_of_another_split_under_any_address():
-    """A paper, model card or repository quoted at a second address is the same source: fresh6's addresses and
+SCORED_OR_HELD_SETS = ("fresh6", "fresh7")
+"""The held-out sets gathered after fresh5: each is its own split of the corpus until it joins the calibration."""
+
+
+@pytest.mark.parametrize("name", SCORED_OR_HELD_SETS)
+def test_no_source_of_a_held_out_set_appears_in_a_row_of_another_split_under_any_address(name):
+    """A paper, model card or repository quoted at a second address is the same source: the set's addresses and
     repositories appear in no row of another split, calibration and the former held-out sets included."""
-    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh6").lower()
-    for row in FRESH6:
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != name).lower()
+    for row in (r for r in CORPUS["rows"] if r["split"] == name):
         address = _address(row["source"]).lower()
         assert address.removeprefix("https://") not in elsewhere, row["id"]
         assert "/".join(address.split("/")[3:5]) not in elsewhere, row["id"]
 
 
-def test_every_fresh6_row_loads_as_the_time_model_reads_the_corpus_and_the_benchmark_selects_it_by_name():
+@pytest.mark.parametrize("name", SCORED_OR_HELD_SETS)
+def test_every_row_of_a_held_out_set_loads_as_the_time_model_reads_the_corpus_and_the_benchmark_selects_it_by_name(name):
     sys.path.insert(0, str(ROOT / "tools"))
-    loaded = importlib.import_module("fit_efficiency").load("fresh6")
-    assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH6) > 0
-    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 and m.split == "fresh6" for m in loaded)
+    loaded = importlib.import_module("fit_efficiency").load(name)
+    assert len(loaded) == sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == name) > 0
+    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 and m.split == name for m in loaded)
     spec = importlib.util.spec_from_file_location("bench_time_model", ROOT / "bench" / "bench_time_model.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    assert bench.split_asked(["--split", "fresh6"]) == "fresh6"
+    assert bench.split_asked(["--split", name]) == name
 
 
 def test_fresh7_rows_are_numbered_from_8000_to_8499_and_its_split_lists_their_sources():
@@ -218,29 +224,14 @@ def test_fresh7_rows_are_numbered_from_8000_to_8499_and_its_split_lists_their_so
     assert max(Counter(row["group"] for row in FRESH7).values()) <= 6
 
 
-def test_no_source_of_fresh7_appears_in_a_row_of_another_split_under_any_address():
-    """fresh7's addresses and repositories appear in no row of another split, fresh6 and calibration included."""
-    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh7").lower()
+def test_no_fresh7_repository_belongs_to_the_calibration_pool():
+    # the calibration pool is named by repository: a notebook of another repository may still run its kernels
     for row in FRESH7:
-        address = _address(row["source"]).lower()
-        assert address.removeprefix("https://") not in elsewhere, row["id"]
-        assert "/".join(address.split("/")[3:5]) not in elsewhere, row["id"]
-        # the calibration pool is named by repository: a notebook of another repository may still run its kernels
-        assert not any(name in "/".join(address.split("/")[3:5]) for name in CALIBRATION_POOL), row["id"]
+        repository = "/".join(_address(row["source"]).lower().split("/")[3:5])
+        assert not any(name in repository for name in CALIBRATION_POOL), row["id"]
 
 
 def test_every_fresh7_preference_row_names_its_trainer_and_whether_the_reference_is_precomputed():
     preference = [row for row in FRESH7 if row["category"] == "preference"]
     assert preference
     assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
-
-
-def test_every_fresh7_row_loads_as_the_time_model_reads_the_corpus_and_the_benchmark_selects_it_by_name():
-    sys.path.insert(0, str(ROOT / "tools"))
-    loaded = importlib.import_module("fit_efficiency").load("fresh7")
-    assert len(loaded) == sum(not row.get("not_fitted") for row in FRESH7) > 0
-    assert all(m.flops_per_token > 0 and m.tokens_per_second_per_gpu > 0 and m.split == "fresh7" for m in loaded)
-    spec = importlib.util.spec_from_file_location("bench_time_model", ROOT / "bench" / "bench_time_model.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.split_asked(["--split", "fresh7"]) == "fresh7"
