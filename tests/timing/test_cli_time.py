@@ -98,6 +98,16 @@ def test_a_measured_rate_and_a_model_together_use_the_rate_and_say_so(run_cli):
     assert time["mfu"]["expected"] == pytest.approx(256 * 2048 * 4.365e10 / (8 * 989.4e12 * 8), rel=0.01)
 
 
+def test_a_measured_rate_and_a_model_without_a_gpu_use_the_rate_and_the_models_size_for_saves_and_the_load(run_cli):
+    with_model = plan_json(run_cli, *PACKED_8_GPUS, "--step-time", "8", "--model", QWEN, "--save-steps", "100")["time"]
+    rate_only = plan_json(run_cli, *PACKED_8_GPUS, "--step-time", "8", "--save-steps", "100")["time"]
+    assert with_model["source"] == rate_only["source"] == "measured"
+    assert with_model["parts"]["train"] == rate_only["parts"]["train"]
+    assert with_model["parts"]["save"]["expected"] > 0 and with_model["parts"]["prepare"]["expected"] > 0
+    assert rate_only["parts"]["save"] is None and with_model.get("mfu") is None
+    assert any("model without a GPU" in note for note in with_model["notes"])
+
+
 def test_timing_from_a_notebook_bar_of_a_public_log(run_cli):
     log = ROOT / "tests" / "fixtures" / "logs" / "public" / "unsloth-1140_two_runs.log"
     # [ 22/290 02:50 < 38:04, 0.12 it/s, Epoch 0.36/5]: 467 rows, batch 2 x accumulation 4 -> 290 steps over 5 epochs

@@ -34,7 +34,7 @@ def estimate_for_plan(data: dict, request: dict, counted: dict | None = None):
                                      samples_per_step=_samples_per_step(run))
     rate, notes, model = choose_rate(request, counts, shape_tokens, devices, data)
     eval_seconds = duration_option(request.get("eval_time"), "--eval-time")
-    if eval_seconds is None and model is not None and counts.eval_count:
+    if eval_seconds is None and model is not None and model.gpu is not None and counts.eval_count:
         eval_seconds = _modelled_eval(data, request, counted, model, shape_tokens, notes)
     save_seconds = duration_option(request.get("save_time"), "--save-time")
     prepare_seconds = duration_option(request.get("prepare_time"), "--prepare-time")
@@ -223,7 +223,7 @@ def choose_rate(request: dict, counts, shape_tokens: TokensPerStep | None, devic
     measured = [name for name in ("step_time", "tokens_per_second", "samples_per_second", "timing_from") if request.get(name)]
     if len(measured) > 1:
         raise InputError("time.error.two_rates", "time.hint.two_rates", options=", ".join("--" + m.replace("_", "-") for m in measured))
-    model = _flops_model(request, shape_tokens, devices, data) if _wants_model(request) else None
+    model = _flops_model(request, shape_tokens, devices, data, measured=bool(measured)) if _wants_model(request) else None
     rate = None
     if request.get("step_time"):
         seconds = parse_duration(request["step_time"], "--step-time")
@@ -239,7 +239,9 @@ def choose_rate(request: dict, counts, shape_tokens: TokensPerStep | None, devic
     if shape_tokens is not None:
         notes.append(shape_tokens.how)
     if rate is not None:
-        if model is not None:
+        if model is not None and model.gpu is None:
+            notes.append(("time.note.rate_wins_size_only", {"rate": rate.detail}))
+        elif model is not None:
             notes.append(("time.note.rate_wins", {"rate": rate.detail}))
             rate = _with_implied_mfu(rate, model, counts, devices, notes)
         return rate, notes, model
@@ -264,8 +266,9 @@ def _wants_model(request: dict) -> bool:
     return any(request.get(k) for k in ("model_path", "params", "gpu_name", "peak_tflops"))
 
 
-def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict):
-    """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU)."""
+def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict, measured: bool = False):
+    """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU). Beside a measured rate a
+    model without a GPU is its size alone (`gpu` None): it still gives the saves and the load, not a rate."""
     from trainsteps.timing.flops import model_rate, parse_mfu, preference_per_token, shape_from_params, train_flops_per_token
     from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
@@ -283,12 +286,15 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
     gpu = find_gpu(request["gpu_name"]) if request.get("gpu_name") else None
     if request.get("peak_tflops") is not None:
         gpu = custom_gpu(request["peak_tflops"], request.get("dtype") or "bf16", gpu)
+    training = request.get("training") or _training_from_config(data) or "full"
+    if measured and shape is not None and gpu is None:
+        return SimpleNamespace(rate=None, shape=shape, gpu=None, peak=None, mfu=None, per_token=None, notes=[],
+                               training=training, preference=None)
     if shape is None or gpu is None:
         raise InputError("time.error.model_incomplete", "time.hint.model_incomplete",
                          missing="--gpu or --peak-tflops" if gpu is None else "--model or --params")
     if shape_tokens is None:
         raise InputError("time.error.tokens_unknown", "time.hint.tokens_unknown")
-    training = request.get("training") or _training_from_config(data) or "full"
     dtype = request.get("dtype") or "bf16"
     preference = preference_of(data)
     if request.get("mfu") is None:
