@@ -120,3 +120,9 @@ def test_nemo_2_s_train_step_timing_is_the_rate_of_its_iteration_lines():
     inf = explain_log(read_log(str(WILD / "bionemo-740-nemo-iterations.log")))[-1]  # `train_step_timing in s: 0.03146` ...
     assert inf.timing is not None and 0.031 <= inf.timing.per_step.expected <= 0.0322  # the printed values span 0.03146-0.03215
     assert explain("bionemo-740-nemo-iterations").splitlines()[0].startswith("Running: 84.6% done (step 126 of 149), ")
+
+
+def test_metric_records_that_count_epochs_and_no_step_read_are_answered_with_the_epoch_reached():
+    # mmcv's log.json: `iter` may count the run or the epoch (the record does not say which runner wrote it)
+    first = explain("mmseg-2899-mmcv-json-iter-runner").splitlines()[0]
+    assert first.startswith("Running: at epoch 6; no step count was read from the log")

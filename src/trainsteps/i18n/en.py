@@ -2001,6 +2001,7 @@ MESSAGES = {
     'explain.head.said_stop_no_step': 'Stopped: {how}, as the text says ("{text}"); the log itself shows no step and no end',
     'explain.head.said_stop_said_step': 'Stopped at step {step}, as the text says ("{text}"): {how}; the log itself shows no step and no end',
     'explain.head.started': 'Started: no step done yet ({where})',
+    'explain.head.epoch_only': 'Running: at epoch {epoch}; no step count was read from the log (give its launch script or trainer_state.json beside it for the step and the end)',
     'rllog.stated_crashed_no_step': 'the text names a failure (line {line}: "{text}"); the log itself shows no step and no end: read as crashed',
     'rllog.stated_crashed_said_step': 'the text names a failure at step {step} (line {line}: "{text}"); the log itself shows no step and no end: read as crashed at step {step}, as the words say',
     'rllog.stated_interrupted_no_step': 'the text says the job was stopped from outside (line {line}: "{text}"); the log itself shows no step and no end: read as interrupted',

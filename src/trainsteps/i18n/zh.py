@@ -1996,6 +1996,7 @@ MESSAGES = {
     'explain.head.said_stop_no_step': '已停止：{how}，这是文字所说（“{text}”）；日志本身没有显示步数，也没有显示结束',
     'explain.head.said_stop_said_step': '停在第 {step} 步，这是文字所说（“{text}”）：{how}；日志本身没有显示步数，也没有显示结束',
     'explain.head.started': '已开始：尚未完成任何一步（{where}）',
+    'explain.head.epoch_only': '运行中：已到第 {epoch} 个 epoch；未从日志读到步数（把启动脚本或 trainer_state.json 一起传入，可得到步数和结束位置）',
     'rllog.stated_crashed_no_step': '文字中提到了故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按崩溃处理',
     'rllog.stated_crashed_said_step': '文字中提到在第 {step} 步出现故障（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按文字所说，在第 {step} 步崩溃处理',
     'rllog.stated_interrupted_no_step': '文字中说作业被外部停止（第 {line} 行：“{text}”）；日志本身没有显示步数也没有显示结束：按被中断处理',

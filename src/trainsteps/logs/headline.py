@@ -6,7 +6,8 @@ stuck; how long is left), decided from what the inference already found, never f
 - running with a measured rate: `Running: 40.0% done (step 1,560 of 3,900), 2 h 10 min left`;
 - a step bar drawn at 0 for minutes: `Stuck: 4 min 45 s with no first step`;
 - an RL log crashed before its first step: `Crashed before the first step`;
-- an end only the post's words state: `Stopped at step 199 of 1,119: crashed, as the text says ("...")`.
+- an end only the post's words state: `Stopped at step 199 of 1,119: crashed, as the text says ("...")`;
+- metric dicts with an epoch and no step: `Running: at epoch 0.5; no step count was read from the log (...)`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def for_run(inf: Inference, lang: str = "en") -> str | None:
         if not total and inf.timing is not None:
             return message("explain.head.running_no_total", lang, where=where, time=_duration(inf.timing.rate.step_seconds.expected, lang))
         return message("explain.head.running", lang, where=where)
+    if step is None and inf.run.last_epoch is not None and inf.status not in ("crashed", "interrupted", "finished"):
+        # metric dicts alone ({'loss': ..., 'epoch': 0.5}) count epochs, not steps: say the epoch rather than nothing
+        return message("explain.head.epoch_only", lang, epoch=f"{inf.run.last_epoch.value:g}")
     return None
 
 
