@@ -109,3 +109,17 @@ def test_a_posted_swift_launch_line_cannot_count_a_server_file(tmp_path):
     launch = f"swift sft --model m --dataset {secret} --num_train_epochs 1"
     status, data = answer_post("/api/config", json.dumps({"files": [], "settings": {"launch": launch}}).encode())
     assert status == 400 and "run" not in data
+
+
+def test_a_posted_config_whose_scheduler_settings_are_an_alias_bomb_is_refused_at_once():
+    """A few hundred bytes of nested YAML aliases under `lr_scheduler_kwargs`: read by the guarded reader before the
+    page's schedule reads it, never expanded (the plain safe loader would let json.dumps expand it to 10^9 values)."""
+    import time
+
+    bomb = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8))
+    config = bomb + "lr_scheduler_kwargs: {k: *i}\nlearning_rate: 2e-5\n"
+    started = time.process_time()
+    status, data = answer_post("/api/config", json.dumps({"files": [{"name": "sft.yaml", "text": config}]}).encode())
+    assert time.process_time() - started < 2.0
+    assert status == 400 and "run" not in data and "expands to more than" in data["error"]

@@ -134,6 +134,18 @@ def read_config(path: str | pathlib.Path) -> ConfigFile:
     return ConfigFile(path, data, lines)
 
 
+def parse_text(text: str, name: str = "posted.yaml") -> object:
+    """A config's text that is not a file on disk (a file posted to the web page), through the same guards as a file:
+    the size, the aliases' expansion and the depth are checked before anything walks it. JSON is read as YAML (a
+    superset) unless `name` ends in .json."""
+    path = pathlib.Path(name)
+    size = len(text.encode("utf-8", "replace"))
+    if size > MAX_BYTES:
+        raise InputError("configs.error.too_big", "configs.hint.too_big", path=str(path), size=size, limit=MAX_BYTES)
+    data, _ = _parse_json(path, text) if path.suffix.lower() == ".json" else _parse_yaml(path, text)
+    return data
+
+
 def _identity(path: pathlib.Path, raw: bytes) -> tuple:
     import hashlib
 

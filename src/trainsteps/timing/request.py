@@ -395,27 +395,21 @@ def _pretraining(framework: str | None, training: str) -> bool | None:
 
 
 def raw_config(data: dict) -> dict:
-    """The keys of the YAML/JSON config files a plan was read from (safe loader, small files only), merged."""
-    import json
+    """The keys of the YAML/JSON config files a plan was read from, merged: read by the guarded reader, whose cache
+    (by content) hands back the parse the importer already made."""
     from pathlib import Path
+
+    from trainsteps.configs.files import read_config
 
     merged: dict = {}
     for entry in (data.get("config") or {}).get("files") or []:
         path = Path(str(entry).rsplit(" (", 1)[0])
-        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file() or path.stat().st_size > 1_000_000:
+        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
             continue
         try:
-            text = path.read_text(encoding="utf-8")
-            if path.suffix == ".json":
-                loaded = json.loads(text)
-            else:
-                import yaml
-
-                loaded = yaml.safe_load(text)
-        except Exception:  # noqa: BLE001 - the importer already reported what it could not read
+            merged.update(read_config(path).data)
+        except InputError:  # the importer already reported what it could not read
             continue
-        if isinstance(loaded, dict):
-            merged.update(loaded)
     return merged
 
 

@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl
 
 import click
 
+from trainsteps.configs.files import parse_text
 from trainsteps.errors import InputError
 
 LANGS = ("en", "zh")
@@ -495,12 +496,10 @@ def write_config_files(files: list[dict], folder: Path, launch_only: bool = Fals
 
 def _dataset_dir(configs: list[tuple[str, str]]) -> str:
     """LLaMA-Factory's dataset_dir of the first YAML that names one (a plain relative folder), else `data`."""
-    import yaml
-
     for _, text in configs:
         try:
-            loaded = yaml.safe_load(text)
-        except yaml.YAMLError:
+            loaded = parse_text(text)
+        except InputError:
             continue
         value = loaded.get("dataset_dir") if isinstance(loaded, dict) else None
         if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", value) and ".." not in value:
@@ -556,16 +555,14 @@ def lr_from_files(files: list[dict]) -> dict[str, str]:
     lr_scheduler), so the page draws the schedule the file asks for; settings typed on the page win."""
     import json
 
-    import yaml
-
     found: dict[str, str] = {}
     for item in files if isinstance(files, list) else []:
         text = item.get("text") if isinstance(item, dict) else None
         if not isinstance(text, str) or item.get("role") == "data" or len(text) > MAX_CONFIG_BYTES:
             continue
-        try:
-            loaded = yaml.safe_load(text)
-        except yaml.YAMLError:
+        try:  # the guarded reader: a few hundred bytes of nested aliases would otherwise expand in json.dumps below
+            loaded = parse_text(text)
+        except InputError:
             continue
         if not isinstance(loaded, dict):
             continue
