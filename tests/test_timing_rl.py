@@ -899,6 +899,56 @@ def test_the_rl_fit_selects_the_sixth_fresh_split_with_its_published_run_table_r
     assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
 
 
+
+def _fresh7_rows(corpus: dict) -> list[dict]:
+    return [row for row in corpus["rows"] if row["id"].startswith("f7a-")]
+
+
+def test_the_seventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh7 = _sources_of_a_split_no_other_names(corpus, "fresh7")
+    rows = _fresh7_rows(corpus)
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) == fresh7 and len(per_source) >= 5 and max(per_source.values()) <= 3
+    assert {row["id"] for row in corpus["rows"] if row["source"] in fresh7} == {row["id"] for row in rows}
+    # each row is pinned to its address (a thread, or a file at a commit), quotes a figure and says where each setting comes from
+    for row in rows:
+        url = row["url"]
+        assert url.startswith("https://github.com/") and ("/issues/" in url or "/pull/" in url or "/blob/" in url), row["id"]
+        if "/blob/" in url:
+            commit = url.split("/blob/")[1].split("/")[0]
+            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and len(row["setup_from"]) > 100, row["id"]
+        assert "LoRA: yes" in row["setup_from"] or "LoRA: no" in row["setup_from"], row["id"]
+    # an address is one source: no row of another split shares it
+    other_urls = {row["url"].lower().rstrip("/") for row in corpus["rows"] if row["source"] not in fresh7}
+    assert not {row["url"].lower().rstrip("/") for row in rows} & other_urls
+
+
+def test_the_seventh_fresh_rows_state_lora_and_turns_and_hold_full_and_lora_runs_of_several_sizes():
+    corpus = _corpus()
+    rows = _fresh7_rows(corpus)
+    # `lora`: True for LoRA or QLoRA, False for full-parameter, None where unstated; `turns`: 1, a cap or a mean, or None
+    assert all(row.get("lora", "missing") in (True, False, None) for row in rows)
+    assert any(row["lora"] for row in rows) and any(row["lora"] is False for row in rows)
+    assert all(row.get("turns", 0) is None or (isinstance(row["turns"], int) and row["turns"] >= 1) for row in rows)
+    # the setup text says what the key says
+    assert all(("LoRA: yes" in row["setup_from"]) == bool(row["lora"]) for row in rows)
+    params = [corpus["models"][row["model"]]["params"] for row in rows]
+    assert min(params) <= 3.2e9 and any(7e9 <= p <= 15e9 for p in params)
+    assert len({row["gpu"] for row in rows}) >= 2 and any(row["gpus"] > 1 for row in rows)
+
+
+def test_the_rl_fit_selects_the_seventh_fresh_split_when_asked_without_scoring_it(monkeypatch):
+    fit_rl_time = _fit_rl_time(monkeypatch)
+    corpus = _corpus()
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh7"]) == "fresh7"
+    selected = fit_rl_time.rows(corpus, "fresh7")
+    assert {row["id"] for row in selected} == {row["id"] for row in _fresh7_rows(corpus)}
+    assert all(row["source"] in corpus["split"]["fresh7"] for row in selected)
+
 def _sources_of_a_split_no_other_names(corpus: dict, split: str) -> set[str]:
     """The sources of a split, after checking that no other split, and no former held-out set, names one of them."""
     sources = set(corpus["split"][split])
