@@ -241,9 +241,9 @@ def test_every_fresh7_preference_row_names_its_trainer_and_whether_the_reference
     assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
 
 
-def test_fresh8_holds_twenty_rows_from_seven_sources_none_over_five_numbered_from_9000_and_its_split_lists_them():
+def test_fresh8_holds_25_rows_from_8_sources_none_over_five_numbered_from_9000_and_its_split_lists_them():
     per_source = Counter(row["group"] for row in FRESH8)
-    assert len(FRESH8) >= 20 and len(per_source) >= 7 and max(per_source.values()) <= 5
+    assert len(FRESH8) >= 25 and len(per_source) >= 8 and max(per_source.values()) <= 5
     assert all(9000 <= row["id"] <= 9499 for row in FRESH8)
     assert CORPUS["split"]["fresh8"] == list(per_source)
 
@@ -264,7 +264,7 @@ def test_every_fresh8_row_names_a_pinned_or_hub_address_and_a_preference_row_its
         if "github.com/" in row["source"]:
             assert PINNED_COMMIT.search(row["source"]), row["id"]
     preference = [row for row in FRESH8 if row["category"] == "preference"]
-    assert preference and all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+    assert len({row["group"] for row in preference}) >= 2 and all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
 
 
 @pytest.mark.parametrize("row", [r for r in FRESH8 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
