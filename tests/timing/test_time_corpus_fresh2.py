@@ -1,7 +1,7 @@
 """The former third to seventh held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
 `formerly_held_out` is `fresh2`, `fresh3`, `fresh4`, `fresh5` or `fresh6`; calibration rows since 2026-11-28), and the
-eighth, `fresh7`, held out: what the rows are, as gathered. These tests never score the model: a held-out set is scored once,
-after the fit it judges was chosen.
+eighth and ninth, `fresh7` and `fresh8`, held out: what the rows are, as gathered. These tests never score the model: a
+held-out set is scored once, after the fit it judges was chosen.
 """
 
 import importlib
@@ -22,6 +22,7 @@ FRESH4 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH5 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh5"]
 FRESH6 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh6"]
 FRESH7 = [row for row in CORPUS["rows"] if row["split"] == "fresh7"]
+FRESH8 = [row for row in CORPUS["rows"] if row["split"] == "fresh8"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets."""
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
@@ -47,8 +48,9 @@ def test_the_calibration_as_first_gathered_and_the_seven_former_held_out_sets_sh
     for row in CORPUS["rows"]:
         by_split.setdefault(_former_set(row), set()).add(row["group"])
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
-    # the held-out set gathered after these (fresh7) is a split of its own, kept apart by the same test
-    assert set(by_split) - {"fresh7"} == {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"}
+    # the held-out sets gathered after these (fresh7, fresh8) are splits of their own, kept apart by the same test
+    former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"}
+    assert set(by_split) - {"fresh7", "fresh8"} == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
@@ -191,9 +193,9 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7")
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8")
 """The held-out sets gathered after fresh5, kept apart by every address (fresh6 joined the calibration once scored)."""
-HELD_SETS = ("fresh7",)
+HELD_SETS = ("fresh7", "fresh8")
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -237,3 +239,36 @@ def test_every_fresh7_preference_row_names_its_trainer_and_whether_the_reference
     preference = [row for row in FRESH7 if row["category"] == "preference"]
     assert preference
     assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+
+
+def test_fresh8_holds_25_rows_from_8_sources_none_over_five_numbered_from_9000_and_its_split_lists_them():
+    per_source = Counter(row["group"] for row in FRESH8)
+    assert len(FRESH8) >= 25 and len(per_source) >= 8 and max(per_source.values()) <= 5
+    assert all(9000 <= row["id"] <= 9499 for row in FRESH8)
+    assert CORPUS["split"]["fresh8"] == list(per_source)
+
+
+def test_fresh8_brings_16_bit_lora_moe_and_rows_off_the_a100_and_h100_from_several_sources():
+    """As gathered: LoRA over a 16-bit base (no earlier split had enough), MoE or 30B+ models, other accelerators."""
+    lora = [row for row in FRESH8 if row["category"] == "lora"]
+    assert len(lora) >= 5 and all(row["base_quant"] == "none" for row in lora)
+    large = [row for row in FRESH8 if "moe" in row["model"].lower() or row["model"] in ("Qwen3-30B-A3B", "Llama-3-70B")]
+    assert len(large) >= 3 and len({row["group"] for row in large}) >= 2
+    off = [row for row in FRESH8 if not row["gpu"].startswith(("a100", "h100"))]
+    assert len(off) >= 5 and len({row["gpu"] for row in off}) >= 4
+
+
+def test_every_fresh8_row_names_a_pinned_or_hub_address_and_a_preference_row_its_trainer():
+    for row in FRESH8:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["shape_source"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+    preference = [row for row in FRESH8 if row["category"] == "preference"]
+    assert len({row["group"] for row in preference}) >= 2 and all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+
+
+@pytest.mark.parametrize("row", [r for r in FRESH8 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+def test_a_fresh8_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
+    measured = row["measured"]
+    implied = measured["examples"] / measured["wall_seconds"] * _rows_per_example(row) * row["tokens_per_row"] / row["gpus"]
+    assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
