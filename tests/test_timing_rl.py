@@ -320,16 +320,16 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     urls_by_split = [{row["url"].split(" ")[0].lower().rstrip("/") for row in rows if row["source"] in sources} for sources in splits]
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
-    assert {"calibration", "fresh5"} <= set(corpus["split"]), "fresh5: the untouched split the next fit is scored on"
-    assert "fresh6" in corpus["split"], "fresh6: the untouched split the fit that follows fresh5's is scored on"
+    assert "calibration" in corpus["split"] and "fresh5" not in corpus["split"], "fresh5 was scored once and joined the calibration"
+    assert "fresh6" in corpus["split"], "fresh6: the untouched split the next fit is scored on"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
     corpus = _corpus()
     former = corpus["formerly_held_out"]
     assert set(former) <= set(corpus["split"]["calibration"])
-    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4"}
-    assert len(former) >= 54
+    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
+    assert len(former) >= 81
 
 
 def test_the_former_third_fresh_split_keeps_nineteen_steps_over_twelve_sources_with_none_over_three_and_a_large_and_an_async_run():
@@ -410,7 +410,7 @@ def test_the_fifth_fresh_split_takes_thread_rows_from_a_dozen_sources_no_other_s
     from collections import Counter
 
     corpus = _corpus()
-    fresh5 = _sources_of_a_split_no_other_names(corpus, "fresh5")
+    fresh5 = _former_set_no_other_names(corpus, "fresh5")
     rows = _fresh5_thread_rows(corpus)
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh5 and len(rows) >= 12 and len(per_source) >= 6 and max(per_source.values()) <= 3
@@ -422,7 +422,7 @@ def test_the_fifth_fresh_split_takes_thread_rows_from_a_dozen_sources_no_other_s
     # a thread is one source: its address, and its repository's, appear in no row of another split
     other_rows = [row for row in corpus["rows"] if row["source"] not in fresh5]
     assert not {row["url"] for row in rows} & {row["url"] for row in other_rows}
-    assert not {row["source"] for row in rows} & set(corpus["formerly_held_out"])
+    assert all(corpus["formerly_held_out"][row["source"]].startswith("fresh5 ") for row in rows)
 
 
 def test_the_fifth_fresh_thread_rows_state_their_turns_and_span_agents_model_sizes_and_loops():
@@ -436,13 +436,32 @@ def test_the_fifth_fresh_thread_rows_state_their_turns_and_span_agents_model_siz
     assert len({row["gpu"] for row in rows}) >= 3
 
 
-def test_the_rl_fit_selects_the_fifth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+def test_the_rl_fit_refuses_to_score_the_fifth_fresh_split_apart_once_it_joined_the_calibration(monkeypatch):
     fit_rl_time = _fit_rl_time(monkeypatch)
     corpus = _corpus()
-    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh5"]) == "fresh5"
-    selected = fit_rl_time.rows(corpus, "fresh5")
-    assert {row["id"] for row in _fresh5_thread_rows(corpus)} <= {row["id"] for row in selected}
-    assert all(row["source"] in corpus["split"]["fresh5"] for row in selected)
+    with pytest.raises(SystemExit) as refused:
+        fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh5"])
+    assert refused.value.code == 2
+    calibration_ids = {row["id"] for row in fit_rl_time.rows(corpus, "calibration")}
+    assert {row["id"] for row in corpus["rows"] if row["id"].startswith("f5")} <= calibration_ids
+
+
+def test_every_calibration_row_states_lora_and_the_notebook_runs_train_adapters_some_on_a_4bit_base():
+    from trainsteps.timing.rl_corpus import training
+
+    corpus = _corpus()
+    calibration = set(corpus["split"]["calibration"])
+    rows = [row for row in corpus["rows"] if row["source"] in calibration]
+    # `lora`: true for adapters (QLoRA adds `base_quant` 4bit), false for full-parameter, null where the source is silent
+    assert all(row.get("lora", "missing") in (True, False, None) for row in rows)
+    assert all(row.get("base_quant") in (None, "4bit") and (row.get("base_quant") is None or row["lora"]) for row in rows)
+    notebooks = [row for row in rows if row["id"].startswith(("f5c-cookbook-", "f5c-unsloth-"))]
+    assert len(notebooks) >= 12 and all(row["lora"] for row in notebooks)
+    by_id = {row["id"]: training(row) for row in rows}
+    assert by_id["f5c-unsloth-llama3.1-8b-grpo-t4"] == "qlora" and by_id["f5c-unsloth-qwen3-4b-base-grpo-t4"] == "lora"
+    assert by_id["trl-mini-r1-qwen2.5-3b-h100-3+1"] == "full" and by_id["swift-megatron-qwen3-30b-a3b-lora-a100-8"] == "lora"
+    # a source that says nothing is planned as a user who names no method is: full-parameter
+    assert training({"lora": None}) == "full" and training({}) == "full"
 
 
 def _fresh6_thread_rows(corpus: dict) -> list[dict]:
@@ -819,7 +838,7 @@ def test_the_fifth_fresh_split_from_papers_and_blogs_names_sources_no_other_spli
     from collections import Counter
 
     corpus = _corpus()
-    fresh5 = _sources_of_a_split_no_other_names(corpus, "fresh5")
+    fresh5 = _former_set_no_other_names(corpus, "fresh5")
     rows = [row for row in corpus["rows"] if row["id"].startswith("f5b-")]
     per_source = Counter(row["source"] for row in rows)
     assert rows and set(per_source) <= fresh5 and max(per_source.values()) <= 3
@@ -842,7 +861,7 @@ def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_share
     from collections import Counter
 
     corpus = _corpus()
-    fresh5 = _sources_of_a_split_no_other_names(corpus, "fresh5")
+    fresh5 = _former_set_no_other_names(corpus, "fresh5")
     rows = [row for row in corpus["rows"] if row["id"].startswith("f5c-")]
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh5
@@ -897,6 +916,14 @@ def test_the_rl_fit_selects_the_sixth_fresh_split_with_its_published_run_table_r
     selected = fit_rl_time.rows(corpus, "fresh6")
     assert {row["id"] for row in _fresh6_paper_and_repository_rows(corpus)} <= {row["id"] for row in selected}
     assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
+
+
+def _former_set_no_other_names(corpus: dict, former: str) -> set[str]:
+    """The calibration sources once held out as `former`, after checking that no other split names one of them."""
+    sources = _former(corpus, former)
+    elsewhere = set().union(*(set(names) for name, names in corpus["split"].items() if name != "calibration"))
+    assert sources and sources <= set(corpus["split"]["calibration"]) and not sources & elsewhere and former not in corpus["split"]
+    return sources
 
 
 def _sources_of_a_split_no_other_names(corpus: dict, split: str) -> set[str]:

@@ -51,7 +51,8 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
                            rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row))
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
-    setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response)
+    setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response,
+                             training=training(row))
     return rl_step_time(setup)
 
 
@@ -71,6 +72,14 @@ def stack(row: dict) -> str:
 def turns(row: dict) -> int:
     """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a plan is made."""
     return row.get("turns") or 1
+
+
+def training(row: dict) -> str:
+    """What a row's update trains: `lora` true is LoRA adapters (QLoRA with `base_quant` 4bit); false, null or absent
+    (the source does not say) is full-parameter, as a plan that names no method is made."""
+    if not row.get("lora"):
+        return "full"
+    return "qlora" if row.get("base_quant") == "4bit" else "lora"
 
 
 def score(rows: list[dict], models: dict) -> list[Scored]:
