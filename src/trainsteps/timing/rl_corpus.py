@@ -45,7 +45,7 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
     shape = ModelShape(facts.get("active_params", facts["params"]), facts["params"], layers=facts["layers"],
                        attention_width=facts["attention_width"], source=row["model"], active_params=facts.get("active_params"),
                        kv_width=facts.get("kv_width"))
-    rollout = RolloutShape(framework=stack(row).lower(), training_steps=1, prompts_per_step=row["prompts_per_step"],
+    rollout = RolloutShape(framework=framework(row), training_steps=1, prompts_per_step=row["prompts_per_step"],
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
                            rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row))
@@ -67,6 +67,14 @@ def stack(row: dict) -> str:
     texts = [row["source"], " ".join((row.get("setup_from", ""), row.get("quote", "")))]
     found = next((name for text in texts for name in STACKS if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.I)), "other")
     return STACK_OF.get(found, found)
+
+
+def framework(row: dict) -> str:
+    """The step model's framework name: the stack lower-cased; Unsloth's patched TRL trainer is `trl-unsloth` (TRL's
+    level, Unsloth's rollout engine)."""
+    name = stack(row).lower()
+    unsloth = re.search(r"(?i)unsloth", " ".join((row["source"], row.get("setup_from", ""))))
+    return "trl-unsloth" if name == "trl" and unsloth else name
 
 
 def turns(row: dict) -> int:
