@@ -973,3 +973,36 @@ def test_a_trl_grpo_config_with_use_peft_plans_lora_and_with_load_in_4bit_qlora(
         config.write_text(base + extra)
         data = _json(run_cli, "plan", str(config), "--num-examples", "1000", *MODEL, "--response-length", "200", "--format", "json")
         assert any(f"trains {training}, as the config says" in note for note in data["time"]["notes"]), training
+
+
+def _lora_step(framework: str, training: str, gpus: int = 8):
+    from trainsteps.timing import Interval
+    from trainsteps.timing.flops import shape_from_params
+    from trainsteps.timing.gpus import find_gpu
+    from trainsteps.timing.rl import RolloutShape, rl_step_time, setup_from_shape
+
+    rollout = RolloutShape(framework=framework, training_steps=1, prompts_per_step=64, samples_per_prompt=8, max_response_length=1024,
+                           gpus=gpus)
+    return rl_step_time(setup_from_shape(rollout, shape_from_params(7e9), find_gpu("h100-sxm"), prompt_tokens=200,
+                                         response_tokens=Interval.exact(500), training=training))
+
+
+def test_a_lora_step_copies_what_its_stack_sends_adapters_in_verl_merged_weights_in_trl_nothing_in_unsloth():
+    from trainsteps.timing import rl, rl_fit
+
+    assert rl_fit.LORA_COPY and rl.LORA_COPY, "kept by leave-one-source-out (docs/time.md): the plan uses it"
+    full = _lora_step("verl", "full").parts["weight_sync"].expected
+    # verl loads the adapters into vLLM as a LoRA request after the first full copy; TRL merges and sends every base weight
+    assert _lora_step("verl", "lora").parts["weight_sync"].expected == pytest.approx(full * rl.ADAPTER_SHARE)
+    assert _lora_step("trl-grpo", "lora").parts["weight_sync"].expected == pytest.approx(full)
+    # Unsloth's fast_inference engine reads the trained model's own weights: its _move_model_to_vllm is a no-op
+    assert "weight_sync" not in _lora_step("trl-unsloth", "lora", gpus=1).parts
+
+
+def test_a_qlora_step_decodes_from_the_4bit_base_faster_than_the_same_lora_step():
+    from trainsteps.timing import rl_fit
+
+    assert rl_fit.QUANT_DECODE
+    lora, qlora = _lora_step("trl-unsloth", "lora", gpus=1), _lora_step("trl-unsloth", "qlora", gpus=1)
+    assert qlora.parts["generation"].expected < 0.8 * lora.parts["generation"].expected
+    assert "0.5 x 7e+09" in " ".join(str(line) for line in qlora.derivation.render("en"))
