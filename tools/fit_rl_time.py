@@ -32,7 +32,9 @@ mean response; `loso` prints the error and hold by response stated / cap only, b
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh5 split once (when present)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh6 split once (when present)
+    python tools/fit_rl_time.py --write --no-held-out   # the same, recording HELD_OUT None without scoring any split but calibration
+    python tools/fit_rl_time.py --loso-one NAME         # one candidate of CANDIDATES by leave-one-source-out, its error split by group
     python tools/fit_rl_time.py --score SPLIT   # also scores the fitted model on another split (once, after the final fit)
 """
 
@@ -49,7 +51,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from trainsteps.timing import rl, rl_fit  # noqa: E402
 from trainsteps.timing.estimate import Interval  # noqa: E402
-from trainsteps.timing.rl_corpus import modelled_time, score, stack, summary  # noqa: E402
+from trainsteps.timing.rl_corpus import modelled_time, score, stack, summary, training  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "timing" / "rl_step_corpus.json"
 OUT = ROOT / "src" / "trainsteps" / "timing" / "rl_fit.py"
@@ -115,6 +117,11 @@ class Variant:
     steps that state more than one turn."""
     stack_levels: tuple[str, ...] = ()
     """Stacks (corpus stack names) given their own level: the step x a factor fitted on that stack's steps."""
+    lora_copy: bool = False
+    """LoRA runs copy what their stack sends each step: the merged weights (TRL), nothing (Unsloth), the adapters (verl,
+    ms-swift) (rl.LORA_COPY)."""
+    quant_decode: bool = False
+    """QLoRA runs decode from the 4-bit base: half a byte per parameter read (rl.QUANT_DECODE)."""
 
 
 BASE = Variant("factors + step overhead + async streaming", overhead=True, streaming=True)
@@ -133,11 +140,11 @@ FEATURES = [
 """Each is added alone to BASE and scored; those that pass the rule are then combined in the order of their gain."""
 RESPONSES = ["typical via steps", "median mean", "share of cap"]
 CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted on logged parts + decode step floor"
-                 " + response interval fitted apart + TRL level", copy=True, copy_per_gpu=True, parts=True, floor=True, response="median mean",
-                 response_spread=True, stack_levels=("TRL",))
+                 " + response interval fitted apart + TRL level + LoRA copy by stack + QLoRA 4-bit decode", copy=True, copy_per_gpu=True, parts=True, floor=True, response="median mean",
+                 response_spread=True, stack_levels=("TRL",), lora_copy=True, quant_decode=True)
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
-CHOSEN_LOSO = {"median_error": 0.48, "interval_holds": 0.709, "runs": 175}
+CHOSEN_LOSO = {"median_error": 0.515, "interval_holds": 0.71, "runs": 207}
 """CHOSEN's pooled leave-one-source-out score at that run: what the plan states for runs the model was not fitted on
 while no held-out split has been scored (`--write` records it as rl_fit.LOSO)."""
 
@@ -168,6 +175,8 @@ class Params:
     response_spread: float = 3.0
     turn_seconds: float = 0.0
     stack_levels: dict = field(default_factory=dict)
+    lora_copy: bool = False
+    quant_decode: bool = False
 
 
 def corpus() -> dict:
@@ -202,6 +211,8 @@ def apply(p: Params) -> None:
     rl.TRAIN_TOKEN_FLOOR = p.train_floor / 1e6
     rl.TURN_SECONDS = p.turn_seconds
     rl.STACK_LEVELS = {name.lower(): level for name, level in p.stack_levels.items()}
+    rl.LORA_COPY = p.lora_copy
+    rl.QUANT_DECODE = p.quant_decode
 
 
 def loss(part: list[dict], models: dict, parts: bool = False) -> float:
@@ -250,7 +261,7 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     stated = [r for r in train if r["response_tokens"] is not None]
     capped = [r for r in train if r["response_tokens"] is None]
     p = Params(streaming=variant.streaming, copy_per_gpu=variant.copy_per_gpu, copy_separate=variant.copy_separate, parts=variant.parts,
-               reward_per_gpu=variant.reward_per_gpu)
+               reward_per_gpu=variant.reward_per_gpu, lora_copy=variant.lora_copy, quant_decode=variant.quant_decode)
     if variant.copy and sync_rows:
         p.copy, p.copy_spread = fit_copy(sync_rows, models, variant.copy_per_gpu)
     p.typical, p.share_of_cap = fit_response(variant, stated)
@@ -277,7 +288,8 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     if variant.turns and multi_turn:
         p = _descend(p, {"turn_seconds": TURN_GRID}, multi_turn, models)
     for name in variant.stack_levels:
-        p = _fit_level(p, name, [r for r in train if stack(r) == name], models)
+        split = f"{name} 1 GPU" in variant.stack_levels or name.endswith(" 1 GPU")
+        p = _fit_level(p, name, [r for r in train if (level_key(r) if split else stack(r)) == name], models)
     if variant.response == "share of cap, bounded" and capped:
         p = _descend(p, {"share_of_cap": SHARE_GRID, "response_floor": RESPONSE_FLOOR_GRID, "response_ceiling": RESPONSE_CEILING_GRID},
                      capped, models)
@@ -285,6 +297,11 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     if variant.response_spread and capped:
         p = _widen(replace(p, response_spread=1.0), "response_spread", capped, models)
     return p
+
+
+def level_key(row: dict) -> str:
+    """The stack level a row is fitted under: `TRL 1 GPU` for a one-GPU run of a stack with such a level, else its stack."""
+    return f"{stack(row)} 1 GPU" if row["gpus"] + (row["rollout_gpus"] or 0) == 1 else stack(row)
 
 
 def _fit_level(p: Params, name: str, part: list[dict], models: dict) -> Params:
@@ -354,11 +371,12 @@ def _median(values: list[float]) -> float:
 
 def groups(scored: list, calibration: list[dict], models: dict) -> dict[str, dict]:
     """The left-out rows' summary by whether the mean response is stated, by turns (one, several, not stated), by model
-    size and by RL stack."""
+    size, by RL stack, by what the update trains (full, LoRA, QLoRA) and by GPU count."""
     by_id = {r["id"]: r for r in calibration}
     keys = {"response": lambda r: "stated" if r["response_tokens"] is not None else "cap only",
             "turns": lambda r: "single-turn" if r.get("turns") == 1 else "not stated" if r.get("turns") is None else "multi-turn",
-            "size": lambda r: size_class(models[r["model"]]["params"]), "stack": stack}
+            "size": lambda r: size_class(models[r["model"]]["params"]), "stack": stack, "training": training,
+            "GPUs": lambda r: gpu_class(r["gpus"] + (r["rollout_gpus"] or 0))}
     out: dict[str, dict] = {}
     for kind, key in keys.items():
         members: dict[str, list] = {}
@@ -366,6 +384,11 @@ def groups(scored: list, calibration: list[dict], models: dict) -> dict[str, dic
             members.setdefault(key(by_id[s.row_id]), []).append(s)
         out[kind] = {name: summary(these) for name, these in sorted(members.items())}
     return out
+
+
+def gpu_class(gpus: int) -> str:
+    """1, 2-8 (one node) or > 8 GPUs, training and rollout together."""
+    return "1 GPU" if gpus == 1 else "2-8 GPUs" if gpus <= 8 else "> 8 GPUs"
 
 
 def size_class(params: float) -> str:
@@ -426,9 +449,17 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh5"
+HELD_OUT_SPLIT = "fresh6"
 """The untouched held-out split that `--write` scores and records when the corpus has it (else it records None); the earlier
-ones joined the calibration once scored."""
+ones joined the calibration once scored. `--write --no-held-out` records None without scoring it (a refit while the split
+is still being gathered, or before the one scoring write)."""
+
+
+def held_out_score(data: dict, argv: list[str]) -> dict | None:
+    """The fitted model's score on HELD_OUT_SPLIT, or None when it is absent or `--no-held-out` says not to look."""
+    if "--no-held-out" in argv or HELD_OUT_SPLIT not in data["split"]:
+        return None
+    return summary(score(rows(data, HELD_OUT_SPLIT), data["models"]))
 
 
 def split_to_score(argv: list[str]) -> str | None:
@@ -445,9 +476,32 @@ def split_to_score(argv: list[str]) -> str | None:
     return argv[index]
 
 
+_BEFORE = replace(CHOSEN, name=CHOSEN.name.removesuffix(" + LoRA copy by stack + QLoRA 4-bit decode"), lora_copy=False, quant_decode=False)
+CANDIDATES = {"before": _BEFORE,
+              "lora copy + qlora decode": CHOSEN,
+              "TRL level by GPU count": replace(CHOSEN, name=CHOSEN.name + " + TRL one-GPU level", stack_levels=("TRL", "TRL 1 GPU"))}
+"""Variants of CHOSEN scored one at a time by `--loso-one NAME` (docs/time.md, "The fit on 107 calibration sources")."""
+
+
+def loso_one(name: str, data: dict) -> None:
+    """One candidate's leave-one-source-out score over calibration only, with its error split by group."""
+    if name not in CANDIDATES:
+        print(f"--loso-one needs a candidate name; hint: one of {', '.join(CANDIDATES)}", file=sys.stderr)
+        sys.exit(2)
+    result, per_source = loso(CANDIDATES[name], data)
+    print(f"LOSO {name}: every source once {result['every_source_once']:.1%}; pooled median error {result['median_error']:.1%}, "
+          f"interval holds {result['interval_holds']:.1%}, width x/÷ {result['width']:.2f} ({result['runs']} rows)", flush=True)
+    print("     " + ", ".join(f"{_short(s)} {e:.0%}" for s, e in per_source.items()), flush=True)
+    print_groups(result)
+
+
 def main() -> None:
     extra = split_to_score(sys.argv)
     data = corpus()
+    if "--loso-one" in sys.argv:
+        index = sys.argv.index("--loso-one") + 1
+        loso_one(sys.argv[index] if index < len(sys.argv) else "", data)
+        return
     variant = CHOSEN
     if "--loso" in sys.argv:
         variant = choose(data, verbose=True)
@@ -467,8 +521,8 @@ def main() -> None:
         print(f"{extra}: {summary(score(rows(data, extra), data['models']))}")
     if "--write" not in sys.argv:
         return
-    held = summary(score(rows(data, HELD_OUT_SPLIT), data["models"])) if HELD_OUT_SPLIT in data["split"] else None
-    print(f"{HELD_OUT_SPLIT} (held out, scored once, on writing): {held}")
+    held = held_out_score(data, sys.argv)
+    print(f"{HELD_OUT_SPLIT} (held out, scored once, on writing): {held}" if held else f"{HELD_OUT_SPLIT}: not scored (HELD_OUT None)")
     sources = ", ".join(data["split"]["calibration"])
     OUT.write_text(f'"""Generated by tools/fit_rl_time.py from the calibration sources of tests/fixtures/timing/rl_step_corpus.json '
                    f'({sources}); structure chosen by leave-one-source-out: {variant.name}, response default {variant.response}. '
@@ -480,7 +534,7 @@ def main() -> None:
                    f"REWARD_MS_PER_ROLLOUT = {p.reward}\nDECODE_TAIL_SHARE = {p.tail}\nDECODE_STEP_FLOOR = {p.floor}\n"
                    f"REWARD_PER_GPU = {p.reward_per_gpu}\nTRAIN_TOKEN_FLOOR_US = {p.train_floor}\n"
                    f"RESPONSE_FLOOR = {p.response_floor}\nRESPONSE_CEILING = {p.response_ceiling}\nRESPONSE_SPREAD = {p.response_spread}\n"
-                   f"TURN_SECONDS = {p.turn_seconds}\nSTACK_LEVELS = {({k.lower(): v for k, v in p.stack_levels.items()})!r}\n"
+                   f"TURN_SECONDS = {p.turn_seconds}\nLORA_COPY = {p.lora_copy}\nQUANT_DECODE = {p.quant_decode}\nSTACK_LEVELS = {({k.lower(): v for k, v in p.stack_levels.items()})!r}\n"
                    f"HELD_OUT_SPLIT = {HELD_OUT_SPLIT!r}\nHELD_OUT = {held!r}\nLOSO = {CHOSEN_LOSO!r}\n")
 
 

@@ -2029,6 +2029,8 @@ MESSAGES = {
     'solve.error.rl_budget': 'solve --framework answers how much of an RL run fits a --time-budget, and none is given',
     'solve.hint.rl_budget': 'add --time-budget 24h, or plan the whole run with trainsteps plan --framework ...',
     'time.rl.shape': '{prompts} prompts x {n} responses per step, decoded by {engines} rollout engine(s) of tensor-parallel size {tp} on {gpus} GPU(s); {trainers} GPU(s) train',
+    'time.rl.training.given': 'trains {training} (--training): the update is costed at that method\'s FLOPs per token and MFU',
+    'time.rl.training.config': 'trains {training}, as the config says (verl lora_rank > 0, TRL use_peft; load_in_4bit: qlora): the update is costed at 4N per token and that method\'s MFU (--training full to plan full-parameter)',
     'time.rl.sync': 'synchronous: generation, forwards, updates and weight sync run one after another',
     'time.rl.async': "asynchronous: the next step's generation overlaps this step's training",
     'time.rl.calibration': "the RL step model's efficiencies are fitted on published step breakdowns (docs/time.md, RL section); on runs it was not fitted on, its median error is {error} and its interval holds {held}",

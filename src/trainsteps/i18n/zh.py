@@ -2024,6 +2024,8 @@ MESSAGES = {
     'solve.error.rl_budget': 'solve --framework 回答 RL 运行在 --time-budget 内能跑多少，但未给出预算',
     'solve.hint.rl_budget': '请加上 --time-budget 24h，或用 trainsteps plan --framework ... 规划整个运行',
     'time.rl.shape': '每步 {prompts} 个提示词 × {n} 条回复，由 {gpus} 块 GPU 上 {engines} 个张量并行大小为 {tp} 的 rollout 引擎解码；{trainers} 块 GPU 训练',
+    'time.rl.training.given': '训练方式 {training}（--training）：更新按该方式的每 token FLOPs 与 MFU 计',
+    'time.rl.training.config': '训练方式 {training}，取自配置（verl lora_rank > 0、TRL use_peft；load_in_4bit 即 qlora）：更新按每 token 4N 及该方式的 MFU 计（按全参数规划请用 --training full）',
     'time.rl.sync': '同步：生成、前向、更新和权重同步依次进行',
     'time.rl.async': '异步：下一步的生成与本步的训练重叠',
     'time.rl.calibration': 'RL 单步模型的效率按公开的分阶段耗时拟合（docs/time.md 的 RL 一节）；在未参与拟合的运行上，中位误差为 {error}，区间覆盖 {held}',

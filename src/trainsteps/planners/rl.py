@@ -323,7 +323,8 @@ def _verl_rollout(config, inputs: dict, gpus: int | None) -> dict:
             "gpus": gpus or (inputs.get("n_gpus_per_node") or 8) * (inputs.get("nnodes") or 1),
             "rollout_tp": typed(config, "actor_rollout_ref.rollout.tensor_model_parallel_size", int) or 2,
             "max_num_seqs": typed(config, "actor_rollout_ref.rollout.max_num_seqs", int) or 1024,
-            "ppo_epochs": inputs.get("ppo_epochs") or 1, "reference": kl}
+            "ppo_epochs": inputs.get("ppo_epochs") or 1, "reference": kl,
+            "training": "lora" if (typed(config, "actor_rollout_ref.model.lora_rank", int) or 0) > 0 else None}
 
 
 def _easyr1_rollout(config, inputs: dict, gpus: int | None) -> dict:

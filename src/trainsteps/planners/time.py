@@ -167,8 +167,9 @@ def rl_step(asked: dict, rollout):
     response, response_from = response_interval(given, rollout.max_response_length)
     prompt_given = _lengths(asked.get("prompt_length"), "--prompt-length")
     prompt, prompt_from = prompt_mean(prompt_given.expected if prompt_given else None, rollout.max_prompt_length)
+    training = asked.get("training") or rollout.training or "full"
     setup = setup_from_shape(rollout, shape, gpu, prompt_tokens=prompt, response_tokens=response,
-                             training=asked.get("training") or "full", dtype=asked.get("dtype") or "bf16", training_mfu=mfu)
+                             training=training, dtype=asked.get("dtype") or "bf16", training_mfu=mfu)
     step = rl_step_time(setup)
     engines = (rollout.rollout_gpus or rollout.gpus) // rollout.rollout_tp
     kind = response_from + ("_range" if response_from == "given" and not response.is_exact() else "")
@@ -179,6 +180,8 @@ def rl_step(asked: dict, rollout):
                                 "engines": engines, "tp": rollout.rollout_tp, "gpus": rollout.rollout_gpus or rollout.gpus,
                                 "trainers": rollout.gpus}),
              ("time.rl.async" if rollout.asynchronous else "time.rl.sync", {}),
+             *([("time.rl.training." + ("given" if asked.get("training") else "config"), {"training": training})]
+               if training != "full" else []),
              *([("time.rl.hf_generate", {})] if not rollout.weight_sync and rollout.framework.startswith("trl-") else []),
              _calibration_note(HELD_OUT or LOSO),
              *shape.notes]

@@ -117,6 +117,21 @@ TURN_SPREAD = 3.0
 """The multi-turn line's interval (x/÷): a run states its turn cap, never its tool's latency (assumed)."""
 STACK_LEVELS = dict(rl_fit.STACK_LEVELS)
 """A stack's own level: its steps x this factor (fitted on its calibration sources; a stack not named: 1)."""
+LORA_COPY = rl_fit.LORA_COPY
+"""With LoRA, the per-step copy is what the stack sends (fitted as a variant): the merged weights where it merges the
+adapters first (TRL's GRPOTrainer: merge_adapter, then every base weight), nothing where the engine shares the trained
+model's weights (Unsloth's fast_inference: its trainer's _move_model_to_vllm is a no-op), the adapters alone where the
+engine loads them as a LoRA request after the first full copy (verl's TensorLoRARequest, Megatron-SWIFT's adapter sync).
+False: every run copies all its weights."""
+ADAPTER_STACKS = ("verl", "ms-swift")
+"""Stacks that copy only the adapters of a LoRA run each step."""
+SHARED_WEIGHT_STACKS = ("trl-unsloth",)
+"""Stacks whose rollout engine reads the trained model's own weights (no copy)."""
+ADAPTER_SHARE = 0.01
+"""An adapter's bytes as a share of the model's (assumed: rank 16-64 on every projection of a 7B model is 0.5-2%)."""
+QUANT_DECODE = rl_fit.QUANT_DECODE
+"""QLoRA: the rollout engine holds the 4-bit base (Unsloth loads it into vLLM; HF generate runs the trained model), so a
+decode step reads half a byte per parameter (fitted as a variant; False: the 16-bit bytes)."""
 KV_MEMORY_SHARE = 0.9
 """Share of a rollout GPU's memory its engine holds for weights and KV cache (vLLM's gpu_memory_utilization in verl's
 and NeMo RL's defaults: 0.5-0.6)."""
@@ -237,7 +252,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
                                   f"({setup.gpus} x {peak:.4g} x {mfu.expected:.3g})")
     if setup.critic:
         parts["critic_update"] = update
-    if setup.weight_sync:
+    if setup.weight_sync and _copy_share(setup):
         parts["weight_sync"] = _weight_sync(setup, d, bytes_per_param)
     if ENGINE_SWITCH_GB_PER_S is not None and setup.rollout_gpus is None and setup.weight_sync:
         parts["engine_switch"] = _engine_switch(setup, d, bytes_per_param)
@@ -248,7 +263,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if STEP_OVERHEAD.expected:
         parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD, "fitted seconds per step (scheduling, what no other line carries)")
     training = _sum(part for name, part in parts.items() if name not in OUTSIDE_TRAINING)
-    level = _stack_level(setup.stack)
+    level = _stack_level(setup.stack, setup.gpus + (setup.rollout_gpus or 0))
     sync = _sum(part for name, part in parts.items() if name in OUTSIDE_TRAINING and name != "generation")
     if setup.asynchronous:
         gen = parts["generation"]
@@ -274,7 +289,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
 def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
     """The per-step copy of every parameter (all experts) to the rollout engine: over the fitted copy bandwidth, or
     each rollout GPU's shard over the assumed per-GPU rate."""
-    total = bytes_per_param * setup.shape.total_params
+    total = bytes_per_param * setup.shape.total_params * _copy_share(setup)
     fitted = SYNC_COPY_GB_PER_S is not None and not (SYNC_SEPARATE_ONLY and setup.rollout_gpus is None)
     if fitted and SYNC_PER_TRAINING_GPU:
         return _note(d, "rl_weight_sync_seconds", SYNC_COPY_GB_PER_S.inverse(total / setup.gpus / 1e9),
@@ -286,6 +301,20 @@ def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Int
     tp = setup.rollout_tp
     return _note(d, "rl_weight_sync_seconds", SYNC_GB_PER_S.inverse(total / tp / 1e9), "bytes/param x all parameters / rollout tp / sync bandwidth",
                  f"{bytes_per_param} x {setup.shape.total_params:.4g} / {tp}")
+
+
+def _copy_share(setup: RLStepSetup) -> float:
+    """The share of the weights the per-step copy sends (LORA_COPY): 1 for full-parameter runs and stacks that merge."""
+    if not LORA_COPY or setup.training not in ("lora", "qlora"):
+        return 1.0
+    if setup.stack.startswith(SHARED_WEIGHT_STACKS):
+        return 0.0
+    return ADAPTER_SHARE if setup.stack.startswith(ADAPTER_STACKS) else 1.0
+
+
+def _decode_weight_bytes(setup: RLStepSetup, bytes_per_param: int) -> float:
+    """Bytes per parameter a decode step reads (QUANT_DECODE: half a byte for a QLoRA run's 4-bit base)."""
+    return 0.5 if QUANT_DECODE and setup.training == "qlora" else bytes_per_param
 
 
 def _multi_turn(setup: RLStepSetup, d: Derivation, n_params: float, peak: float, rollouts: int) -> Interval:
@@ -301,9 +330,14 @@ def _multi_turn(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
                  f"+ {TURN_SECONDS:g} s)")
 
 
-def _stack_level(stack: str) -> float:
-    """The fitted level of the stack whose name `stack` starts with (trl-grpo -> trl); 1 for the others."""
-    return next((level for name, level in STACK_LEVELS.items() if stack.startswith(name)), 1.0)
+def _stack_level(stack: str, gpus: int) -> float:
+    """The fitted level of the stack whose name `stack` starts with (trl-grpo -> trl); a level fitted on the stack's
+    one-GPU runs alone (`trl 1 gpu`) where there is one and the run holds one GPU; 1 for the others."""
+    single = next((level for name, level in STACK_LEVELS.items() if name.endswith(" 1 gpu") and stack.startswith(name.removesuffix(" 1 gpu"))),
+                  None)
+    if gpus == 1 and single is not None:
+        return single
+    return next((level for name, level in STACK_LEVELS.items() if not name.endswith(" 1 gpu") and stack.startswith(name)), 1.0)
 
 
 def _engine_switch(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
@@ -335,15 +369,16 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     if bandwidth is None:
         raise InputError("time.error.gpu_bandwidth", "time.hint.gpu_bandwidth", gpu=setup.gpu.name, known=", ".join(HBM_TB_PER_S))
     kv_per_token = _kv_bytes_per_token(setup.shape, bytes_per_param)
+    weight_bytes = _decode_weight_bytes(setup, bytes_per_param)
     streaming = setup.asynchronous and ASYNC_STREAMING
     bounds = []
     for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
         cap = setup.response_cap or 3 * mean  # no cap: the longest is taken as twice the mean (the fitted share 0.5)
         longest = min(mean + DECODE_TAIL_SHARE * max(cap - mean, 0), cap)
         context = setup.prompt_tokens + mean / 2
-        concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, bytes_per_param)
+        concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, weight_bytes)
         steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
-        read_per_gpu = (bytes_per_param * setup.shape.total_params + concurrency * context * kv_per_token) / setup.rollout_tp
+        read_per_gpu = (weight_bytes * setup.shape.total_params + concurrency * context * kv_per_token) / setup.rollout_tp
         bounds.append((steps, read_per_gpu, concurrency))
     memory = [read / (bandwidth * 1e12) / (share * _batch_factor(c)) for (_, read, c), share in
               zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
@@ -356,7 +391,7 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     _note(d, "rl_decode_step_seconds", decode_step,
           "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU), "
           f"{DECODE_STEP_FLOOR:g} s floor)",
-          f"({bytes_per_param} x {setup.shape.total_params:.4g} + {bounds[1][2]:.0f} x "
+          f"({weight_bytes:g} x {setup.shape.total_params:.4g} + {bounds[1][2]:.0f} x "
           f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
           f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
     return _note(d, "rl_generation_seconds", prefill + decode,
@@ -369,7 +404,7 @@ def _batch_factor(concurrency: float) -> float:
     return concurrency / (concurrency + DECODE_HALF_BATCH)
 
 
-def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, bytes_per_param: int) -> float:
+def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, bytes_per_param: float) -> float:
     """Sequences an engine decodes at once: its share of the rollouts, at most max_num_seqs, at most what its KV cache
     holds (KV_MEMORY_SHARE of the engine's memory less the weights, over the sequences' mean context)."""
     concurrency = min(per_engine, setup.max_num_seqs)
@@ -466,6 +501,9 @@ class RolloutShape:
     """Sequences one rollout engine decodes at once."""
     old_log_prob: bool = True
     """A forward for the old policy's log-probs each step (TRL GRPO skips it when each generation is trained on once)."""
+    training: str | None = None
+    """What the config trains: lora or qlora where its LoRA settings say so (verl `lora_rank` > 0, TRL `use_peft`);
+    None: not stated (full-parameter unless `--training` says otherwise)."""
     turns: int = 1
     """Assistant turns of one rollout; 1: single-turn. Plans leave it at 1 (the multi-turn line is not fitted:
     TURN_SECONDS 0, docs/time.md); the corpus rows set it for tools/fit_rl_time.py's multi-turn variant."""

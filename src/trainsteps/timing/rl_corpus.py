@@ -45,13 +45,14 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
     shape = ModelShape(facts.get("active_params", facts["params"]), facts["params"], layers=facts["layers"],
                        attention_width=facts["attention_width"], source=row["model"], active_params=facts.get("active_params"),
                        kv_width=facts.get("kv_width"))
-    rollout = RolloutShape(framework=stack(row).lower(), training_steps=1, prompts_per_step=row["prompts_per_step"],
+    rollout = RolloutShape(framework=framework(row), training_steps=1, prompts_per_step=row["prompts_per_step"],
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
                            rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row))
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
-    setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response)
+    setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response,
+                             training=training(row))
     return rl_step_time(setup)
 
 
@@ -68,9 +69,25 @@ def stack(row: dict) -> str:
     return STACK_OF.get(found, found)
 
 
+def framework(row: dict) -> str:
+    """The step model's framework name: the stack lower-cased; Unsloth's patched TRL trainer is `trl-unsloth` (TRL's
+    level, Unsloth's rollout engine)."""
+    name = stack(row).lower()
+    unsloth = re.search(r"(?i)unsloth", " ".join((row["source"], row.get("setup_from", ""))))
+    return "trl-unsloth" if name == "trl" and unsloth else name
+
+
 def turns(row: dict) -> int:
     """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a plan is made."""
     return row.get("turns") or 1
+
+
+def training(row: dict) -> str:
+    """What a row's update trains: `lora` true is LoRA adapters (QLoRA with `base_quant` 4bit); false, null or absent
+    (the source does not say) is full-parameter, as a plan that names no method is made."""
+    if not row.get("lora"):
+        return "full"
+    return "qlora" if row.get("base_quant") == "4bit" else "lora"
 
 
 def score(rows: list[dict], models: dict) -> list[Scored]:
