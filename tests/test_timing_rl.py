@@ -359,7 +359,7 @@ def test_the_former_fourth_fresh_split_takes_thread_rows_from_sources_no_other_f
     corpus = _corpus()
     fresh4 = _former(corpus, "fresh4")
     assert fresh4 <= set(corpus["split"]["calibration"]) and "fresh4" not in corpus["split"]
-    thread_rows = [row for row in corpus["rows"] if row["id"].startswith("f4a-")]
+    thread_rows = _batch(corpus, "f4a-")
     assert thread_rows and all(row["source"] in fresh4 for row in thread_rows)
     # each row names its thread: an issue, pull request or discussion of a public repository, quoted with its figure
     for row in thread_rows:
@@ -375,7 +375,7 @@ def test_the_former_fourth_fresh_split_from_papers_blogs_and_research_repositori
     from collections import Counter
 
     corpus = _corpus()
-    rows = [row for row in corpus["rows"] if row["id"].startswith("f4b-")]
+    rows = _batch(corpus, "f4b-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= _former(corpus, "fresh4")
     assert len(per_source) >= 3 and sum(per_source.values()) >= 7 and max(per_source.values()) <= 3
@@ -392,7 +392,7 @@ def test_the_former_fourth_fresh_split_holds_threads_none_over_three_steps_from_
     from collections import Counter
 
     corpus = _corpus()
-    rows = [row for row in corpus["rows"] if row["id"].startswith("f4c-")]
+    rows = _batch(corpus, "f4c-")
     assert {row["source"] for row in rows} <= _former(corpus, "fresh4")
     per_source = Counter(row["source"] for row in rows)
     assert len(per_source) >= 6 and len(rows) >= 12 and max(per_source.values()) <= 3
@@ -402,16 +402,12 @@ def test_the_former_fourth_fresh_split_holds_threads_none_over_three_steps_from_
     _assert_sizes_from_small_to_large(corpus, rows)
 
 
-def _fresh5_thread_rows(corpus: dict) -> list[dict]:
-    return [row for row in corpus["rows"] if row["id"].startswith("f5a-")]
-
-
 def test_the_fifth_fresh_split_takes_thread_rows_from_a_dozen_sources_no_other_split_names_with_none_over_three():
     from collections import Counter
 
     corpus = _corpus()
     fresh5 = _former_set_no_other_names(corpus, "fresh5")
-    rows = _fresh5_thread_rows(corpus)
+    rows = _batch(corpus, "f5a-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh5 and len(rows) >= 12 and len(per_source) >= 6 and max(per_source.values()) <= 3
     # each row names its thread (an issue or pull request of a public repository), quotes it and says where each fact comes from
@@ -427,7 +423,7 @@ def test_the_fifth_fresh_split_takes_thread_rows_from_a_dozen_sources_no_other_s
 
 def test_the_fifth_fresh_thread_rows_state_their_turns_and_span_agents_model_sizes_and_loops():
     corpus = _corpus()
-    rows = _fresh5_thread_rows(corpus)
+    rows = _batch(corpus, "f5a-")
     # `turns`: 1 for a single-turn run, the most assistant turns the settings allow for a multi-turn one, None where unstated
     assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
     assert any(row["turns"] == 1 for row in rows) and sum(1 for row in rows if (row["turns"] or 0) > 1) >= 4
@@ -464,16 +460,12 @@ def test_every_calibration_row_states_lora_and_the_notebook_runs_train_adapters_
     assert training({"lora": None}) == "full" and training({}) == "full"
 
 
-def _fresh6_thread_rows(corpus: dict) -> list[dict]:
-    return [row for row in corpus["rows"] if row["id"].startswith("f6a-")]
-
-
 def test_the_sixth_fresh_split_takes_ten_steps_from_sources_no_other_split_names_with_none_over_three():
     from collections import Counter
 
     corpus = _corpus()
     fresh6 = _sources_of_a_split_no_other_names(corpus, "fresh6")
-    rows = _fresh6_thread_rows(corpus)
+    rows = _batch(corpus, "f6a-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh6 and len(rows) >= 10 and len(per_source) >= 6 and max(per_source.values()) <= 3
     # each row is pinned to its address (a thread, or a file at a commit), quotes a figure and says where each setting comes from
@@ -487,7 +479,7 @@ def test_the_sixth_fresh_split_takes_ten_steps_from_sources_no_other_split_names
 
 def test_the_sixth_fresh_rows_state_lora_and_turns_and_span_model_sizes_and_loops():
     corpus = _corpus()
-    rows = _fresh6_thread_rows(corpus)
+    rows = _batch(corpus, "f6a-")
     # `lora`: True for a LoRA or QLoRA run, False for full-parameter, None where unstated; `turns` as in fresh5
     assert all(row.get("lora", "missing") in (True, False, None) for row in rows)
     assert sum(1 for row in rows if row["lora"]) >= 4 and any(row["lora"] is False for row in rows)
@@ -505,7 +497,7 @@ def test_the_rl_fit_selects_the_sixth_fresh_split_when_asked_without_scoring_it(
     corpus = _corpus()
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
     selected = fit_rl_time.rows(corpus, "fresh6")
-    assert {row["id"] for row in _fresh6_thread_rows(corpus)} <= {row["id"] for row in selected}
+    assert {row["id"] for row in _batch(corpus, "f6a-")} <= {row["id"] for row in selected}
     assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
 
 
@@ -849,7 +841,7 @@ def test_the_fifth_fresh_split_from_papers_and_blogs_names_sources_no_other_spli
 
     corpus = _corpus()
     fresh5 = _former_set_no_other_names(corpus, "fresh5")
-    rows = [row for row in corpus["rows"] if row["id"].startswith("f5b-")]
+    rows = _batch(corpus, "f5b-")
     per_source = Counter(row["source"] for row in rows)
     assert rows and set(per_source) <= fresh5 and max(per_source.values()) <= 3
     # a paper, report or blog post, never an issue thread (the other gatherers' pool) nor a row another split quotes
@@ -872,7 +864,7 @@ def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_share
 
     corpus = _corpus()
     fresh5 = _former_set_no_other_names(corpus, "fresh5")
-    rows = [row for row in corpus["rows"] if row["id"].startswith("f5c-")]
+    rows = _batch(corpus, "f5c-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh5
     assert len(per_source) >= 6 and len(rows) >= 12 and max(per_source.values()) <= 3
@@ -889,16 +881,12 @@ def test_the_fifth_fresh_split_from_executed_notebooks_names_its_turns_and_share
     _assert_sizes_from_small_to_large(corpus, rows)
 
 
-def _fresh6_paper_and_repository_rows(corpus: dict) -> list[dict]:
-    return [row for row in corpus["rows"] if row["id"].startswith("f6b-")]
-
-
 def test_the_sixth_fresh_split_takes_published_run_tables_no_other_split_names_with_none_over_three():
     from collections import Counter
 
     corpus = _corpus()
     fresh6 = _sources_of_a_split_no_other_names(corpus, "fresh6")
-    rows = _fresh6_paper_and_repository_rows(corpus)
+    rows = _batch(corpus, "f6b-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh6 and len(rows) >= 5 and len(per_source) >= 2 and max(per_source.values()) <= 3
     # each row pins the commit it quotes and says where each setup fact comes from, how its step was derived included
@@ -912,7 +900,7 @@ def test_the_sixth_fresh_split_takes_published_run_tables_no_other_split_names_w
 
 
 def test_the_sixth_fresh_rows_state_their_turns_and_whether_they_train_a_lora():
-    rows = _fresh6_paper_and_repository_rows(_corpus())
+    rows = _batch(_corpus(), "f6b-")
     # `turns`: 1 single-turn, the cap or stated mean of a multi-turn run, None unstated; `lora`: True, False or None unstated
     assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
     assert all("lora" in row and row["lora"] in (True, False, None) for row in rows)
@@ -924,12 +912,8 @@ def test_the_rl_fit_selects_the_sixth_fresh_split_with_its_published_run_table_r
     corpus = _corpus()
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
     selected = fit_rl_time.rows(corpus, "fresh6")
-    assert {row["id"] for row in _fresh6_paper_and_repository_rows(corpus)} <= {row["id"] for row in selected}
+    assert {row["id"] for row in _batch(corpus, "f6b-")} <= {row["id"] for row in selected}
     assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
-
-
-def _fresh7_rows(corpus: dict) -> list[dict]:
-    return [row for row in corpus["rows"] if row["id"].startswith("f7a-")]
 
 
 def test_the_seventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_with_none_over_three():
@@ -937,7 +921,7 @@ def test_the_seventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_s
 
     corpus = _corpus()
     fresh7 = _sources_of_a_split_no_other_names(corpus, "fresh7")
-    rows = _fresh7_rows(corpus)
+    rows = _batch(corpus, "f7a-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) == fresh7 and len(rows) >= 15 and len(per_source) >= 9 and max(per_source.values()) <= 3
     assert {row["id"] for row in corpus["rows"] if row["source"] in fresh7} == {row["id"] for row in rows}
@@ -957,7 +941,7 @@ def test_the_seventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_s
 
 def test_the_seventh_fresh_rows_state_lora_and_turns_and_hold_full_and_lora_runs_of_several_sizes():
     corpus = _corpus()
-    rows = _fresh7_rows(corpus)
+    rows = _batch(corpus, "f7a-")
     # `lora`: True for LoRA or QLoRA, False for full-parameter, None where unstated; `turns`: 1, a cap or a mean, or None
     assert all(row.get("lora", "missing") in (True, False, None) for row in rows)
     assert any(row["lora"] for row in rows) and any(row["lora"] is False for row in rows)
@@ -974,7 +958,7 @@ def test_the_rl_fit_selects_the_seventh_fresh_split_when_asked_without_scoring_i
     corpus = _corpus()
     assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh7"]) == "fresh7"
     selected = fit_rl_time.rows(corpus, "fresh7")
-    assert {row["id"] for row in selected} == {row["id"] for row in _fresh7_rows(corpus)}
+    assert {row["id"] for row in selected} == {row["id"] for row in _batch(corpus, "f7a-")}
     assert all(row["source"] in corpus["split"]["fresh7"] for row in selected)
 
 
@@ -984,6 +968,11 @@ def _former_set_no_other_names(corpus: dict, former: str) -> set[str]:
     elsewhere = set().union(*(set(names) for name, names in corpus["split"].items() if name != "calibration"))
     assert sources and sources <= set(corpus["split"]["calibration"]) and not sources & elsewhere and former not in corpus["split"]
     return sources
+
+
+def _batch(corpus: dict, prefix: str) -> list[dict]:
+    """The rows of one gathering batch, named by their id prefix (`f5a-`: fresh5's thread rows)."""
+    return [row for row in corpus["rows"] if row["id"].startswith(prefix)]
 
 
 def _sources_of_a_split_no_other_names(corpus: dict, split: str) -> set[str]:

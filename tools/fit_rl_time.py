@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -361,12 +362,7 @@ def loso(variant: Variant, data: dict) -> tuple[dict, dict[str, float]]:
         per_source[source] = summary(these)["median_error"]
     widths = sorted(math.sqrt(s.modelled.high / s.modelled.low) for s in scored)
     return {**summary(scored), "width": sorted(spreads)[len(spreads) // 2], "row_width": round(widths[len(widths) // 2], 2),
-            "every_source_once": _median(list(per_source.values())), "groups": groups(scored, calibration, data["models"])}, per_source
-
-
-def _median(values: list[float]) -> float:
-    ordered, middle = sorted(values), len(values) // 2
-    return round(ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2, 3)
+            "every_source_once": round(statistics.median(per_source.values()), 3), "groups": groups(scored, calibration, data["models"])}, per_source
 
 
 def groups(scored: list, calibration: list[dict], models: dict) -> dict[str, dict]:

@@ -56,6 +56,7 @@ from trainsteps.timing import rl_fit
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import MFU_DEFAULTS, ModelShape, eval_flops_per_token, train_flops_per_token
 from trainsteps.timing.gpus import Gpu
+from trainsteps.timing.overheads import ADAPTER_SHARE
 
 HBM_TB_PER_S = {
     "gh200": 4.0, "gb200": 8.0, "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
@@ -127,8 +128,6 @@ ADAPTER_STACKS = ("verl", "ms-swift")
 """Stacks that copy only the adapters of a LoRA run each step."""
 SHARED_WEIGHT_STACKS = ("trl-unsloth",)
 """Stacks whose rollout engine reads the trained model's own weights (no copy)."""
-ADAPTER_SHARE = 0.01
-"""An adapter's bytes as a share of the model's (assumed: rank 16-64 on every projection of a 7B model is 0.5-2%)."""
 QUANT_DECODE = rl_fit.QUANT_DECODE
 """QLoRA: the rollout engine holds the 4-bit base (Unsloth loads it into vLLM; HF generate runs the trained model), so a
 decode step reads half a byte per parameter (fitted as a variant; False: the 16-bit bytes)."""
