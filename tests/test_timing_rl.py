@@ -1003,6 +1003,16 @@ def test_a_verl_config_with_a_lora_rank_plans_a_lora_update_and_says_so_unless_t
     assert told["step_parts"] == full["step_parts"]
 
 
+def test_a_verl_config_with_a_lora_rank_saves_its_adapters_not_the_whole_model_as_its_step_trains_them(run_cli):
+    saving = [*VERL_GRPO, *MODEL, "--response-length", "1200", "--set", "trainer.save_freq=10"]
+    full = _json(run_cli, *saving)["time"]
+    lora = _json(run_cli, *saving, "--set", "actor_rollout_ref.model.lora_rank=32")["time"]
+    from trainsteps.timing.overheads import ADAPTER_SHARE
+
+    assert lora["parts"]["save"]["expected"] == pytest.approx(full["parts"]["save"]["expected"] * ADAPTER_SHARE, rel=1e-6)
+    assert any("adapter" in note for note in lora["notes"])
+
+
 def test_a_trl_grpo_config_with_use_peft_plans_lora_and_with_load_in_4bit_qlora(run_cli, tmp_path):
     from pathlib import Path
 

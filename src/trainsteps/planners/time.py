@@ -167,7 +167,7 @@ def rl_step(asked: dict, rollout):
     response, response_from = response_interval(given, rollout.max_response_length)
     prompt_given = _lengths(asked.get("prompt_length"), "--prompt-length")
     prompt, prompt_from = prompt_mean(prompt_given.expected if prompt_given else None, rollout.max_prompt_length)
-    training = asked.get("training") or rollout.training or "full"
+    training = _rl_training(asked, rollout)
     setup = setup_from_shape(rollout, shape, gpu, prompt_tokens=prompt, response_tokens=response,
                              training=training, dtype=asked.get("dtype") or "bf16", training_mfu=mfu)
     step = rl_step_time(setup)
@@ -186,6 +186,11 @@ def rl_step(asked: dict, rollout):
              _calibration_note(HELD_OUT or LOSO),
              *shape.notes]
     return step, notes, shape
+
+
+def _rl_training(asked: dict, rollout) -> str:
+    """What an RL run trains: `--training`, else what its config says (LoRA settings), else full-parameter."""
+    return asked.get("training") or rollout.training or "full"
 
 
 def _calibration_note(unseen: dict) -> tuple[str, dict]:
@@ -243,7 +248,7 @@ def _rl_overheads(asked: dict, rollout, shape, saves: int):
     save, prepare = duration_option(asked.get("save_time"), "--save-time"), duration_option(asked.get("prepare_time"), "--prepare-time")
     notes = []
     if save is None and saves:
-        save, note = modelled_save(shape, asked.get("training") or "full", models=2 if rollout.critic else 1)
+        save, note = modelled_save(shape, _rl_training(asked, rollout), models=2 if rollout.critic else 1)
         notes.append(note)
     if prepare is None:
         prepare = load_seconds(shape)
