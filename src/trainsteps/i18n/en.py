@@ -1516,7 +1516,7 @@ MESSAGES = {
     'time.tokens.seq_length': 'tokens per step: {rows} rows x --seq-length {row}',
     'time.note.per_gpu': 'rate per GPU: {value} x {gpus} GPUs = {total} in total',
     'time.note.total': 'rate of all GPUs together: {total} (write N/gpu for a per-GPU figure)',
-    'time.note.rate_wins': 'a measured rate and a FLOPs model were both given: the measured rate ({rate}) is used; the model only gives the MFU',
+    'time.note.rate_wins': 'a measured rate and a FLOPs model were both given: the measured rate ({rate}) is used; the model gives the MFU it implies and the saves, load and evaluations',
     'time.note.rate_wins_size_only': 'a measured rate ({rate}) and a model without a GPU were given: the rate is used, and the model\'s size gives the saves and the load (give --gpu for the MFU the rate implies and a modelled evaluation)',
     'time.note.model_type_generic': '{source}: model_type "{model_type}" is not one trainsteps knows; read as a Llama-style decoder (hidden_size, layers, heads, intermediate_size): check the parameter count, or give --params',
     'time.assume.mfu_fitted': 'MFU {low}-{high} (expected {expected}; stack {stack}), fitted on published throughputs of similar setups ({similar} of them; docs/time.md)',

@@ -1511,7 +1511,7 @@ MESSAGES = {
     'time.tokens.seq_length': '每步 token 数：{rows} 条数据 x --seq-length {row}',
     'time.note.per_gpu': '每 GPU 速率：{value} x {gpus} 个 GPU = 总计 {total}',
     'time.note.total': '全部 GPU 合计速率：{total}（每 GPU 的数值请写成 N/gpu）',
-    'time.note.rate_wins': '同时给出了实测速率和 FLOPs 模型：采用实测速率（{rate}）；模型只用于给出 MFU',
+    'time.note.rate_wins': '同时给出了实测速率和 FLOPs 模型：采用实测速率（{rate}）；模型用于给出该速率对应的 MFU，以及保存、加载和评估的时间',
     'time.note.rate_wins_size_only': '给出了实测速率（{rate}）和未指定 GPU 的模型：采用实测速率，模型大小用于估算保存与加载（加 --gpu 可得到该速率对应的 MFU 和模型估算的评估时间）',
     'time.note.model_type_generic': '{source}：trainsteps 不认识 model_type "{model_type}"，按 Llama 式解码器读取（hidden_size、层数、头数、intermediate_size）：请核对参数量，或用 --params 给出',
     'time.assume.mfu_fitted': 'MFU 取 {low}-{high}（期望 {expected}；训练栈 {stack}），按公开实测中相近配置拟合（{similar} 条；见 docs/time.md）',
