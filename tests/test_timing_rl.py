@@ -956,6 +956,46 @@ def test_the_seventh_fresh_rows_state_lora_and_turns_and_hold_full_and_lora_runs
     assert len({row["gpu"] for row in rows}) >= 2 and any(row["gpus"] > 1 for row in rows)
 
 
+def test_the_seventh_fresh_second_batch_takes_a_dozen_steps_from_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh7 = _sources_of_a_split_no_other_names(corpus, "fresh7")
+    rows = _batch(corpus, "f7b-")
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) <= fresh7 and len(rows) >= 12 and len(per_source) >= 11 and max(per_source.values()) <= 3
+    # each row is pinned (a thread, or a file at a 40-hex commit), quotes a figure, and states LoRA and turns in its setup
+    for row in rows:
+        url = row["url"]
+        assert url.startswith("https://github.com/") and ("/issues/" in url or "/blob/" in url), row["id"]
+        if "/blob/" in url:
+            commit = url.split("/blob/")[1].split("/")[0]
+            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and len(row["setup_from"]) > 100, row["id"]
+        assert ("LoRA: yes" in row["setup_from"]) == bool(row["lora"]) and "LoRA: " in row["setup_from"], row["id"]
+        assert "turn" in row["setup_from"], row["id"]
+    # no repository of a second-batch row is the address of a row of another split
+    repositories = {"/".join(row["url"].split("/")[3:5]).lower() for row in rows}
+    other_urls = " ".join(row["url"].lower() for row in corpus["rows"] if row["source"] not in fresh7)
+    assert not any(f"github.com/{repository}/" in other_urls for repository in repositories)
+
+
+def test_the_seventh_fresh_second_batch_holds_multi_gpu_full_parameter_mixture_of_experts_and_agent_steps():
+    corpus = _corpus()
+    rows = _batch(corpus, "f7b-")
+    models = corpus["models"]
+    assert all(row["lora"] in (True, False, None) for row in rows)
+    assert all(row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1) for row in rows)
+    # full-parameter runs over 4 to 64 devices of dense 1.5B-32B models, the runs the one-GPU notebooks of the first batch lack
+    dense_multi = [row for row in rows if row["lora"] is False and 4 <= row["gpus"] <= 64
+                   and "active_params" not in models[row["model"]] and 1.5e9 <= models[row["model"]]["params"] <= 33e9]
+    assert len(dense_multi) >= 6
+    # mixture-of-experts or 30B+ models, and agent runs (many turns, or a stated cap)
+    assert sum(1 for row in rows if "active_params" in models[row["model"]] or models[row["model"]]["params"] >= 30e9) >= 3
+    assert sum(1 for row in rows if row["turns"] is None or row["turns"] > 1) >= 2
+    assert len({row["gpu"] for row in rows}) >= 4 and max(row["gpus"] for row in rows) >= 128
+
+
 def test_the_rl_fit_selects_the_seventh_fresh_split_when_asked_without_scoring_it(monkeypatch):
     fit_rl_time = _fit_rl_time(monkeypatch)
     corpus = _corpus()
