@@ -1005,6 +1005,55 @@ def test_the_rl_fit_selects_the_seventh_fresh_split_when_asked_without_scoring_i
     assert all(row["source"] in corpus["split"]["fresh7"] for row in selected)
 
 
+def test_the_eighth_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_with_none_over_three():
+    from collections import Counter
+
+    corpus = _corpus()
+    fresh8 = _sources_of_a_split_no_other_names(corpus, "fresh8")
+    rows = _batch(corpus, "f8a-")
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) == fresh8 and len(rows) >= 8 and len(per_source) >= 5 and max(per_source.values()) <= 3
+    assert {row["id"] for row in corpus["rows"] if row["source"] in fresh8} == {row["id"] for row in rows}
+    # a thread, a file at a commit, or a paper's own address; each quotes a figure and says where each setting comes from
+    for row in rows:
+        url = row["url"]
+        assert url.startswith("https://"), row["id"]
+        if url.startswith("https://github.com/"):
+            assert "/issues/" in url or "/pull/" in url or "/blob/" in url, row["id"]
+        if "/blob/" in url:
+            commit = url.split("/blob/")[1].split("/")[0]
+            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
+        assert any(ch.isdigit() for ch in row["quote"]) and len(row["setup_from"]) > 100, row["id"]
+        assert "LoRA: yes" in row["setup_from"] or "LoRA: no" in row["setup_from"], row["id"]
+    # an address is one source: no row of another split shares it
+    other_urls = {row["url"].lower().rstrip("/") for row in corpus["rows"] if row["source"] not in fresh8}
+    assert not {row["url"].lower().rstrip("/") for row in rows} & other_urls
+    # mostly multi-GPU runs: at most four rows from one GPU
+    assert sum(row["gpus"] == 1 for row in rows) <= 4 and sum(row["gpus"] > 1 for row in rows) > len(rows) / 2
+
+
+def test_the_eighth_fresh_rows_state_lora_and_turns_and_span_small_mid_and_mixture_of_experts_models():
+    corpus = _corpus()
+    rows = _batch(corpus, "f8a-")
+    # `lora`: True for LoRA or QLoRA, False for full-parameter, None where unstated; `turns`: 1, a cap or a mean, or None
+    assert all(row.get("lora", "missing") in (True, False, None) for row in rows)
+    assert all(row.get("turns", 0) is None or (isinstance(row["turns"], int) and row["turns"] >= 1) for row in rows)
+    # the setup text says what the keys say
+    assert all(("LoRA: yes" in row["setup_from"]) == bool(row["lora"]) for row in rows)
+    assert all("turns 1" in row["setup_from"] for row in rows if row["turns"] == 1)
+    _assert_sizes_from_small_to_large(corpus, rows)
+    assert len({row["gpu"] for row in rows}) >= 3 and max(row["gpus"] for row in rows) >= 64
+
+
+def test_the_rl_fit_selects_the_eighth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+    fit_rl_time = _fit_rl_time(monkeypatch)
+    corpus = _corpus()
+    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh8"]) == "fresh8"
+    selected = fit_rl_time.rows(corpus, "fresh8")
+    assert {row["id"] for row in selected} == {row["id"] for row in _batch(corpus, "f8a-")}
+    assert all(row["source"] in corpus["split"]["fresh8"] for row in selected)
+
+
 def _former_set_no_other_names(corpus: dict, former: str) -> set[str]:
     """The calibration sources once held out as `former`, after checking that no other split names one of them."""
     sources = _former(corpus, former)
