@@ -306,3 +306,20 @@ def test_a_fresh9_step_time_row_states_the_tokens_per_second_its_step_implies(ro
     measured = row["measured"]
     implied = row["micro_batch"] * (row.get("tokens_per_row") or row["seq"]) / measured["seconds_per_step"]
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=2e-3)
+
+
+def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_preference_and_large_models():
+    """As gathered: LoRA over a 16-bit base, packed full fine-tuning, preference rows, MoE or 70B models, all off the
+    A100 and H100."""
+    assert len(FRESH9) >= 24 and len({row["group"] for row in FRESH9}) >= 7
+    lora = [row for row in FRESH9 if row["category"] == "lora"]
+    assert len(lora) >= 5 and all(row["base_quant"] == "none" for row in lora)
+    full = [row for row in FRESH9 if row["category"] == "full"]
+    assert len(full) >= 4 and all(row["packing"] for row in full)
+    preference = [row for row in FRESH9 if row["category"] == "preference"]
+    assert len({row["group"] for row in preference}) >= 2 and len(preference) >= 3
+    assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+    large = [row for row in FRESH9 if row["model"] in ("Qwen3-30B-A3B", "Qwen3-235B-A22B", "DeepSeek-V3", "Llama-2-70B")]
+    assert len(large) >= 3 and len({row["group"] for row in large}) >= 3
+    assert all(not row["gpu"].startswith(("a100", "h100")) for row in FRESH9)
+    assert len({row["gpu"] for row in FRESH9}) >= 6
