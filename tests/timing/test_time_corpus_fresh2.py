@@ -1,7 +1,7 @@
 """The former third to seventh held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
 `formerly_held_out` is `fresh2`, `fresh3`, `fresh4`, `fresh5` or `fresh6`; calibration rows since 2026-11-28), and the
-eighth and ninth, `fresh7` and `fresh8`, held out: what the rows are, as gathered. These tests never score the model: a
-held-out set is scored once, after the fit it judges was chosen.
+eighth, ninth and tenth, `fresh7`, `fresh8` and `fresh9`, held out: what the rows are, as gathered. These tests never
+score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
 import importlib
@@ -23,6 +23,7 @@ FRESH5 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH6 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh6"]
 FRESH7 = [row for row in CORPUS["rows"] if row["split"] == "fresh7"]
 FRESH8 = [row for row in CORPUS["rows"] if row["split"] == "fresh8"]
+FRESH9 = [row for row in CORPUS["rows"] if row["split"] == "fresh9"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets."""
 CATEGORIES = ("pretraining", "full", "lora", "qlora", "preference")
@@ -48,9 +49,9 @@ def test_the_calibration_as_first_gathered_and_the_seven_former_held_out_sets_sh
     for row in CORPUS["rows"]:
         by_split.setdefault(_former_set(row), set()).add(row["group"])
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
-    # the held-out sets gathered after these (fresh7, fresh8) are splits of their own, kept apart by the same test
+    # the held-out sets gathered after these (fresh7, fresh8, fresh9) are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"}
-    assert set(by_split) - {"fresh7", "fresh8"} == former
+    assert set(by_split) - {"fresh7", "fresh8", "fresh9"} == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
@@ -193,9 +194,9 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8")
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9")
 """The held-out sets gathered after fresh5, kept apart by every address (fresh6 joined the calibration once scored)."""
-HELD_SETS = ("fresh7", "fresh8")
+HELD_SETS = ("fresh7", "fresh8", "fresh9")
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -272,3 +273,53 @@ def test_a_fresh8_wall_time_row_states_the_tokens_per_second_its_examples_and_ti
     measured = row["measured"]
     implied = measured["examples"] / measured["wall_seconds"] * _rows_per_example(row) * row["tokens_per_row"] / row["gpus"]
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
+
+
+def test_fresh9_rows_are_numbered_from_9500_none_over_five_a_source_and_its_split_lists_their_sources_in_order():
+    per_source = Counter(row["group"] for row in FRESH9)
+    assert FRESH9 and all(9500 <= row["id"] <= 9999 for row in FRESH9)
+    assert max(per_source.values()) <= 5
+    assert CORPUS["split"]["fresh9"] == list(per_source)
+
+
+def test_every_fresh9_row_names_a_pinned_or_hub_address_its_quote_and_what_its_source_states():
+    for row in FRESH9:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        assert row["shape_source"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+
+
+@pytest.mark.parametrize("row", [r for r in FRESH9 if "wall_seconds" in r["measured"] or "samples_per_second" in r["measured"]],
+                         ids=lambda r: str(r["id"]))
+def test_a_fresh9_wall_time_or_samples_per_second_row_states_the_tokens_per_second_its_rows_imply(row):
+    measured = row["measured"]
+    rows_per_second = (measured["examples"] / measured["wall_seconds"] if "wall_seconds" in measured
+                       else measured["samples_per_second"])
+    implied = rows_per_second * _rows_per_example(row) * row["tokens_per_row"] / row["gpus"]
+    assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
+
+
+@pytest.mark.parametrize("row", [r for r in FRESH9 if "seconds_per_step" in r["measured"]], ids=lambda r: str(r["id"]))
+def test_a_fresh9_step_time_row_states_the_tokens_per_second_its_step_implies(row):
+    """One step is one micro-batch of every GPU (the sources' own reading, said in `stated`)."""
+    measured = row["measured"]
+    implied = row["micro_batch"] * (row.get("tokens_per_row") or row["seq"]) / measured["seconds_per_step"]
+    assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=2e-3)
+
+
+def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_preference_and_large_models():
+    """As gathered: LoRA over a 16-bit base, packed full fine-tuning, preference rows, MoE or 70B models, all off the
+    A100 and H100."""
+    assert len(FRESH9) >= 24 and len({row["group"] for row in FRESH9}) >= 7
+    lora = [row for row in FRESH9 if row["category"] == "lora"]
+    assert len(lora) >= 5 and all(row["base_quant"] == "none" for row in lora)
+    full = [row for row in FRESH9 if row["category"] == "full"]
+    assert len(full) >= 4 and all(row["packing"] for row in full)
+    preference = [row for row in FRESH9 if row["category"] == "preference"]
+    assert len({row["group"] for row in preference}) >= 2 and len(preference) >= 3
+    assert all(row["trainer"] and row["precompute_reference"] in (True, False) for row in preference)
+    large = [row for row in FRESH9 if row["model"] in ("Qwen3-30B-A3B", "Qwen3-235B-A22B", "DeepSeek-V3", "Llama-2-70B")]
+    assert len(large) >= 3 and len({row["group"] for row in large}) >= 3
+    assert all(not row["gpu"].startswith(("a100", "h100")) for row in FRESH9)
+    assert len({row["gpu"] for row in FRESH9}) >= 6
