@@ -29,8 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # fresh7, fresh8 and fresh9, held-out sets gathered while fits are chosen, are splits of their own until they are scored
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh7", "fresh8", "fresh9"} == {"calibration"}
+    # fresh8 and fresh9, held-out sets gathered while fits are chosen, are splits of their own until they are scored
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh8", "fresh9"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -59,10 +59,15 @@ def test_fp8_is_planned_faster_than_bf16_by_the_gain_sources_measure_running_bot
     assert 1.15 < gain < 1.6
 
 
-def test_a_fact_no_two_sources_contrast_inside_their_rows_stays_unfitted():
-    """No calibration source runs Blackwell and an older GPU in its own rows: Blackwell's coefficient is not credited
-    with the difference between NVIDIA's B200 tables and everyone else's."""
-    assert "blackwell" not in efficiency_fit.COEFFICIENTS
+def test_a_fact_is_fitted_only_where_sources_contrast_it_inside_their_rows():
+    """Blackwell is credited only with what the sources that run it beside an older GPU in their own rows show
+    (Megatron-Bridge's archive, ColossalAI's benchmark, a training blog's GB200 and H100 runs), not with the gap between
+    NVIDIA's B200 tables and everyone else's; a fact no two sources contrast stays at 0."""
+    fit = _module(ROOT / "tools" / "fit_efficiency.py", "fit_efficiency")
+    contrasted = set(fit.contrasted_features(fit.load("calibration")))
+    facts = {name for name in efficiency_fit.COEFFICIENTS if not name.startswith("stack_")}
+    assert facts == contrasted and "ada" not in facts
+    assert abs(efficiency_fit.COEFFICIENTS["blackwell"]) < 0.1
 
 
 def test_a_stacks_level_is_its_typical_sources_not_its_largest_ones():
@@ -96,8 +101,8 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.75, 0.28, 2.9
-"""docs/time.md: 76.0 % held, 27.9 % median error, 2.88x median width on 103 sources, every source once."""
+LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.75, 0.33, 3.35
+"""docs/time.md: 76.4 % held, 32.9 % median error, 3.30x median width on 119 sources, every source once."""
 
 
 @functools.cache
@@ -105,32 +110,33 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_103_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin():
-    """docs/time.md, "The fit on 103 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_119_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin():
+    """docs/time.md, "The fit on 119 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 103
+    assert overall["sources"] >= 119
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
 
 
-def test_on_the_untouched_eighth_held_out_set_the_model_beats_the_napkin_in_every_category_it_has_and_holds_seven_in_ten():
-    """docs/time.md, "The eighth held-out set, scored once": fresh7 was gathered apart while the 103-source fit was
-    chosen. By row 29 % off against the napkin's 92 %, 70 % held at 4.0x; every source once 39 % against 148 %, 65 %
-    held. Packed pretraining's 2.3x range holds 56 %: the flash-attention tables run faster, SmolLM2's hours slower."""
+def test_on_the_untouched_ninth_held_out_set_the_model_beats_the_napkin_but_holds_under_half_its_runs():
+    """docs/time.md, "The ninth held-out set, scored once": fresh8 was gathered apart while the 119-source fit was
+    chosen. By row 68 % off against the napkin's 233 %, 44 % held at 3.0x; every source once 57 % against 157 %, 61 %
+    held. Its LoRA rows (packed 8K rows at 6-17 % MFU) all run slower than planned; the napkin is closer on its two
+    preference rows."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh7")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh8")))}
     overall = rows["all"]
-    assert overall["n"] >= 33 and overall["sources"] >= 16
-    assert 0.26 <= overall["model_error"] <= 0.32 < 0.85 <= overall["napkin_error"]
-    assert 0.65 <= overall["model_inside"] < 0.75 and 3.5 <= overall["model_width"] <= 4.5
+    assert overall["n"] >= 25 and overall["sources"] >= 8
+    assert 0.62 <= overall["model_error"] <= 0.74 < 2.0 <= overall["napkin_error"]
+    assert 0.40 <= overall["model_inside"] <= 0.48 and 2.8 <= overall["model_width"] <= 3.2
     assert overall["model_error_by_source"] < overall["napkin_error_by_source"]
     assert overall["model_time_error"] < overall["napkin_time_error"]
-    for category in ("pretraining", "full", "qlora", "preference"):
+    for category in ("pretraining", "full", "lora", "qlora"):
         assert rows[category]["model_error"] < rows[category]["napkin_error"], category
-    assert rows["pretraining"]["model_width"] < 2.5 and rows["pretraining"]["model_inside"] < 0.6
+    assert rows["lora"]["model_inside"] == 0 and rows["preference"]["model_error"] > rows["preference"]["napkin_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -154,13 +160,14 @@ def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, 
             shipped.update(kept)
 
 
-def test_leaving_each_calibration_source_out_unshrunk_stack_levels_beat_levels_shrunk_by_six_sources():
+def test_leaving_each_calibration_source_out_shrinking_stack_levels_by_six_sources_gains_under_the_rules_point():
     """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md), every source
     counted once: shrinking each stack's level toward every source's (6 pseudo-sources, the choice on 14 sources) cost
-    4 points on 20 sources, 1.8 on 46 (30.8 % against 29.0 %) and 0.5 on 69 (25.7 % against 25.2 %)."""
+    4 points on 20 sources, 1.8 on 46 (30.8 % against 29.0 %) and 0.5 on 69 (25.7 % against 25.2 %); on 119 it gains
+    0.1 (32.7 % against 32.9 %), under the point a change must gain, so the levels stay unshrunk."""
     unshrunk, shrunk = _shipped_loso()["all"], _loso(6.0)["all"]
     assert _fit().PSEUDO_SOURCES == 0.0
-    assert unshrunk["model_error_by_source"] < shrunk["model_error_by_source"]
+    assert unshrunk["model_error_by_source"] - 0.01 < shrunk["model_error_by_source"]
 
 
 def test_leaving_each_calibration_source_out_fp8_as_a_fitted_fact_beats_fp8_as_part_of_each_sources_level():
@@ -239,8 +246,8 @@ def test_a_preference_wall_times_validation_rows_cost_the_forwards_a_plan_gives_
 
 
 def test_leaving_each_calibration_source_out_intervals_keyed_by_pretraining_and_packing_are_narrower_and_still_hold():
-    """docs/time.md, "The fit on 103 calibration sources": residuals of setups that also share whether they pretrain
-    and whether their rows are packed (3.96x wide unkeyed at the same quantiles, every source once)."""
+    """docs/time.md, "The fit on 119 calibration sources": residuals of setups that also share whether they pretrain
+    and whether their rows are packed (4.78x wide unkeyed at the same quantiles, every source once)."""
     keyed, unkeyed = _shipped_loso()["all"], _loso(RESIDUAL_BY=())["all"]
     assert keyed["model_width_by_source"] < unkeyed["model_width_by_source"] / 1.2
     assert keyed["model_inside_by_source"] >= 0.75
