@@ -321,15 +321,16 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
     assert "calibration" in corpus["split"] and "fresh5" not in corpus["split"], "fresh5 was scored once and joined the calibration"
-    assert "fresh6" in corpus["split"], "fresh6: the untouched split the next fit is scored on"
+    assert "fresh6" not in corpus["split"], "fresh6 was scored once and joined the calibration"
+    assert "fresh7" in corpus["split"], "fresh7: the untouched split the next fit is scored on"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
     corpus = _corpus()
     former = corpus["formerly_held_out"]
     assert set(former) <= set(corpus["split"]["calibration"])
-    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"}
-    assert len(former) >= 81
+    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"}
+    assert len(former) >= 92
 
 
 def test_the_former_third_fresh_split_keeps_nineteen_steps_over_twelve_sources_with_none_over_three_and_a_large_and_an_async_run():
@@ -464,7 +465,7 @@ def test_the_sixth_fresh_split_takes_ten_steps_from_sources_no_other_split_names
     from collections import Counter
 
     corpus = _corpus()
-    fresh6 = _sources_of_a_split_no_other_names(corpus, "fresh6")
+    fresh6 = _former_set_no_other_names(corpus, "fresh6")
     rows = _batch(corpus, "f6a-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh6 and len(rows) >= 10 and len(per_source) >= 6 and max(per_source.values()) <= 3
@@ -492,13 +493,15 @@ def test_the_sixth_fresh_rows_state_lora_and_turns_and_span_model_sizes_and_loop
     assert any(row["asynchronous"] for row in rows) and any(not row["asynchronous"] for row in rows)
 
 
-def test_the_rl_fit_selects_the_sixth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+def test_the_rl_fit_refuses_to_score_the_sixth_fresh_split_apart_once_it_joined_the_calibration(monkeypatch):
     fit_rl_time = _fit_rl_time(monkeypatch)
     corpus = _corpus()
-    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
-    selected = fit_rl_time.rows(corpus, "fresh6")
-    assert {row["id"] for row in _batch(corpus, "f6a-")} <= {row["id"] for row in selected}
-    assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
+    with pytest.raises(SystemExit) as refused:
+        fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"])
+    assert refused.value.code == 2
+    calibration_ids = {row["id"] for row in fit_rl_time.rows(corpus, "calibration")}
+    assert {row["id"] for row in corpus["rows"] if row["id"].startswith("f6")} <= calibration_ids
+    assert all(corpus["formerly_held_out"][row["source"]] == "fresh6 (gathered 2026-11-28)" for row in _batch(corpus, "f6a-") + _batch(corpus, "f6b-"))
 
 
 ROW_FIELDS = {"id", "source", "url", "quote", "setup_from", "model", "gpu", "gpus", "rollout_gpus", "rollout_tp",
@@ -885,7 +888,7 @@ def test_the_sixth_fresh_split_takes_published_run_tables_no_other_split_names_w
     from collections import Counter
 
     corpus = _corpus()
-    fresh6 = _sources_of_a_split_no_other_names(corpus, "fresh6")
+    fresh6 = _former_set_no_other_names(corpus, "fresh6")
     rows = _batch(corpus, "f6b-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) <= fresh6 and len(rows) >= 5 and len(per_source) >= 2 and max(per_source.values()) <= 3
@@ -905,15 +908,6 @@ def test_the_sixth_fresh_rows_state_their_turns_and_whether_they_train_a_lora():
     assert all("turns" in row and (row["turns"] is None or (isinstance(row["turns"], int) and row["turns"] >= 1)) for row in rows)
     assert all("lora" in row and row["lora"] in (True, False, None) for row in rows)
     assert all(("lora" in row["setup_from"].lower()) and ("turn" in row["setup_from"]) for row in rows)
-
-
-def test_the_rl_fit_selects_the_sixth_fresh_split_with_its_published_run_table_rows(monkeypatch):
-    fit_rl_time = _fit_rl_time(monkeypatch)
-    corpus = _corpus()
-    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh6"]) == "fresh6"
-    selected = fit_rl_time.rows(corpus, "fresh6")
-    assert {row["id"] for row in _batch(corpus, "f6b-")} <= {row["id"] for row in selected}
-    assert all(row["source"] in corpus["split"]["fresh6"] for row in selected)
 
 
 def test_the_seventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_with_none_over_three():

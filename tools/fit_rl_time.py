@@ -32,7 +32,7 @@ mean response; `loso` prints the error and hold by response stated / cap only, b
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh6 split once (when present)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh7 split once (when present)
     python tools/fit_rl_time.py --write --no-held-out   # the same, recording HELD_OUT None without scoring any split but calibration
     python tools/fit_rl_time.py --loso-one NAME         # one candidate of CANDIDATES by leave-one-source-out, its error split by group
     python tools/fit_rl_time.py --score SPLIT   # also scores the fitted model on another split (once, after the final fit)
@@ -445,7 +445,7 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh6"
+HELD_OUT_SPLIT = "fresh7"
 """The untouched held-out split that `--write` scores and records when the corpus has it (else it records None); the earlier
 ones joined the calibration once scored. `--write --no-held-out` records None without scoring it (a refit while the split
 is still being gathered, or before the one scoring write)."""
