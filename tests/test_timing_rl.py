@@ -235,6 +235,21 @@ def test_openrlhf_without_a_response_cap_generates_up_to_its_releases_default(ru
     assert code == 2 and f"{cap:,}" in err
 
 
+@pytest.mark.parametrize("version, rank, four_bit", [("0.9.10", "lora_rank", "load_in_4bit"), ("0.11.2", "ds.lora.rank", "ds.load_in_4bit")])
+def test_openrlhf_lora_rank_plans_a_lora_update_and_load_in_4bit_a_qlora_one_by_each_releases_names(run_cli, version, rank, four_bit):
+    # cli/train_ppo_ray.py: --lora_rank / --load_in_4bit up to 0.10.1, --ds.lora.rank / --ds.load_in_4bit from 0.10.2;
+    # models/actor.py wraps the (4-bit, with load_in_4bit) base in LoRA adapters when the rank is above 0
+    args = ["plan", "--framework", "openrlhf", "--framework-version", version, "--num-examples", "5000", *MODEL, "--response-length", "1000",
+            "--format", "json"]
+    full = _json(run_cli, *args)["time"]
+    off = _json(run_cli, *args, "--set", f"{rank}=0")["time"]
+    lora = _json(run_cli, *args, "--set", f"{rank}=16")["time"]
+    qlora = _json(run_cli, *args, "--set", f"{rank}=16", "--set", f"{four_bit}=true")["time"]
+    assert off["step_parts"] == full["step_parts"] and not any("OpenRLHF --lora_rank" in note for note in full["notes"])
+    assert lora["step_parts"]["actor_update"]["expected"] < full["step_parts"]["actor_update"]["expected"]  # 4N per token, not 6N
+    assert any("trains lora," in note for note in lora["notes"]) and any("trains qlora," in note for note in qlora["notes"])
+
+
 def test_trl_ppo_generates_with_its_own_model_so_nothing_is_synced_and_a_value_model_runs(run_cli):
     data = _json(run_cli, "plan", "--framework", "trl-ppo", "--num-examples", "5000", *MODEL, "--format", "json")
     assert "weight_sync" not in data["time"]["step_parts"]
@@ -632,6 +647,19 @@ def test_a_trl_grpo_config_is_timed_per_optimizer_step_by_the_rl_step_model(run_
     assert "reference" not in parts and "old_log_prob" not in parts  # beta 0.0 (TRL >= 0.19), each generation trained on once
     assert data["time"]["parts"]["train"]["expected"] == pytest.approx(
         data["run"]["optimizer_steps"] * data["time"]["step_seconds"]["expected"], rel=1e-4)
+
+
+def test_a_trl_grpo_config_without_use_vllm_generates_with_the_trainer_so_nothing_is_copied_and_the_time_section_says_so(run_cli, tmp_path):
+    # TRL's GRPOTrainer: use_vllm False by default, generation by unwrapped_model.generate (no engine, no _move_model_to_vllm)
+    from pathlib import Path
+
+    with_vllm = tmp_path / "grpo_vllm.yaml"
+    with_vllm.write_text(Path(GRPO_YAML).read_text() + "use_vllm: true\n")
+    options = ["--num-examples", "7473", *MODEL, "--response-length", "200", "--format", "json"]
+    own = _json(run_cli, "plan", GRPO_YAML, *options)["time"]
+    engine = _json(run_cli, "plan", str(with_vllm), *options)["time"]
+    assert "weight_sync" not in own["step_parts"] and "weight_sync" in engine["step_parts"]
+    assert any("use_vllm is off" in note for note in own["notes"]) and not any("use_vllm is off" in note for note in engine["notes"])
 
 
 def test_a_trl_grpo_config_fits_a_time_budget_by_its_own_max_steps(run_cli):
