@@ -128,9 +128,8 @@ ONE_NODE = 8
 MOE_TRAIN_SHARE = rl_fit.MOE_TRAIN_SHARE
 HF_GENERATE_STEP = rl_fit.HF_GENERATE_STEP
 """Shortest decode step (seconds) of a trainer that generates with its own model (TRL's GRPOTrainer without `use_vllm`:
-`unwrapped_model.generate`, one Python forward per token, no paged KV cache or CUDA graphs; under ZeRO-3 each forward
-also gathers the sharded weights), fitted on the calibration steps that state it (0: not modelled, decoded as an
-engine would)."""
+`unwrapped_model.generate` in grpo_trainer.py of 0.23.1: one eager forward per token, no paged KV cache or CUDA graphs),
+fitted on the calibration steps that state it (0: not modelled, decoded as an engine would)."""
 """A mixture of experts' forwards and updates run at this share of the dense model's efficiency (fitted as a variant;
 1: none): expert-parallel all-to-all, uneven expert loads and grouped GEMMs (Megatron's MoE layers) cost what the active
 parameters' FLOPs do not count."""
