@@ -74,7 +74,12 @@ ROLLOUT_NAMES = {  # the step's shape, for the RL step model: (underscored name 
     "init_kl_coef": ("init_kl_coef", "algo.kl.init_coef"),
     "use_kl_loss": ("use_kl_loss", "algo.kl.use_loss"),
     "max_len": ("max_len", "data.max_len"),
+    "lora_rank": ("lora_rank", "ds.lora.rank"),
+    "load_in_4bit": ("load_in_4bit", "ds.load_in_4bit"),
 }
+"""`lora_rank` > 0 trains LoRA adapters (models/actor.py: get_peft_model with r=lora_rank), on a 4-bit base with
+`load_in_4bit` (BitsAndBytesConfig nf4); read in cli/train_ppo_ray.py of 0.9.10 (`--lora_rank`, `--load_in_4bit`) and of
+0.10.4 and 0.11.2 (`--ds.lora.rank`, `--ds.load_in_4bit`)."""
 LENGTH_CAPS = Timeline("openrlhf.length_caps", [(OLDEST, "prompt_and_response"), ("0.9.8", "total")])
 """What bounds the lengths when `--generate_max_len` / `--max_new_tokens` is not set: up to 0.9.7 `--prompt_max_len`
 (default 1024) and `--generate_max_len` (default 1024); from 0.9.8 only `--max_len`, prompt + response (default 2048,

@@ -93,7 +93,7 @@ def _trl_rollout(imported, data: dict):
                         max_prompt_length=raw.get("max_prompt_length", trl.MAX_PROMPT_DEFAULT.at(version)),
                         max_response_length=raw.get("max_completion_length", trl.MAX_COMPLETION_DEFAULT.at(version)),
                         gpus=world, rollout_gpus=None if colocated else 1, rollout_tp=1, ppo_epochs=iterations,
-                        reference=bool(beta), weight_sync=vllm, old_log_prob=iterations > 1,
+                        reference=bool(beta), weight_sync=vllm, rollout_engine=vllm, old_log_prob=iterations > 1,
                         max_num_seqs=256 if vllm else max(completions // world // iterations, 1),
                         training=("qlora" if raw.get("load_in_4bit") else "lora") if raw.get("use_peft") else None)
 

@@ -361,12 +361,20 @@ def _openrlhf_rollout(config, inputs: dict, gpus: int | None) -> dict:
             "max_response_length": inputs.get("generate_max_len") or response_default,
             "gpus": gpus or trainers, "rollout_gpus": None if colocated else engines * tp, "rollout_tp": tp,
             "ppo_epochs": inputs.get("max_epochs") or 1, "asynchronous": bool(setting("async_train", bool)),
-            "reference": bool(setting("use_kl_loss", bool)) or kl is None or kl > 0}
+            "reference": bool(setting("use_kl_loss", bool)) or kl is None or kl > 0, "training": _openrlhf_training(setting)}
+
+
+def _openrlhf_training(setting) -> str | None:
+    """OpenRLHF's method: LoRA with `lora_rank` > 0 (QLoRA with `load_in_4bit` too: models/actor.py quantizes the base,
+    then wraps it in adapters); None: not stated (full-parameter)."""
+    if (setting("lora_rank", int) or 0) <= 0:
+        return None
+    return "qlora" if setting("load_in_4bit", bool) else "lora"
 
 
 def _trl_ppo_rollout(config, inputs: dict, gpus: int | None) -> dict:
     """TRL PPO generates with the policy being trained (no engine, no weight copy), policy and value model alike."""
-    return {"max_response_length": inputs.get("response_length"), "gpus": gpus or 1, "weight_sync": False, "critic": True,
+    return {"max_response_length": inputs.get("response_length"), "gpus": gpus or 1, "weight_sync": False, "rollout_engine": False, "critic": True,
             "max_num_seqs": inputs.get("per_device_train_batch_size") or 64, "ppo_epochs": inputs.get("num_ppo_epochs") or 1}
 
 

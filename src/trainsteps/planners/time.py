@@ -182,10 +182,19 @@ def rl_step(asked: dict, rollout):
              ("time.rl.async" if rollout.asynchronous else "time.rl.sync", {}),
              *([("time.rl.training." + ("given" if asked.get("training") else "config"), {"training": training})]
                if training != "full" else []),
-             *([("time.rl.hf_generate", {})] if not rollout.weight_sync and rollout.framework.startswith("trl-") else []),
+             *([_hf_generate_note()] if not rollout.rollout_engine else []),
              _calibration_note(HELD_OUT or LOSO),
              *shape.notes]
     return step, notes, shape
+
+
+def _hf_generate_note() -> tuple[str, dict]:
+    """TRL without use_vllm: the trainer's own generate, at the fitted transformers-generate step when there is one."""
+    from trainsteps.timing import rl
+
+    if rl.HF_GENERATE_STEP:
+        return "time.rl.hf_generate.fitted", {"step": f"{rl.HF_GENERATE_STEP * 1000:.0f}"}
+    return "time.rl.hf_generate", {}
 
 
 def _rl_training(asked: dict, rollout) -> str:

@@ -18,9 +18,11 @@ One step, synchronous (the rollout engine and the trainer share the GPUs, as ver
                   (DECODE_TAIL_SHARE of the way from the mean to the cap). A decode step reads the engine's
                   weights (every expert of a mixture of experts) and the running sequences' KV cache at DECODE_BANDWIDTH_SHARE of peak HBM
                   bandwidth, less with a small batch (x concurrency / (concurrency + DECODE_HALF_BATCH)), and is
-                  never faster than its FLOPs (the active parameters) nor than DECODE_STEP_FLOOR.
+                  never faster than its FLOPs (the active parameters) nor than DECODE_STEP_FLOOR (HF_GENERATE_STEP
+                  where the trainer generates with its own model: TRL without use_vllm).
     forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
     updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops x UPDATE_EFFICIENCY
+                  (x MOE_TRAIN_SHARE for a mixture of experts, forwards too)
     weight sync   the policy's weights (all of them) copied to the rollout engine each step: bytes/param x N over
                   the copy bandwidth (SYNC_GB_PER_S, fitted on published copy times when rl_fit has one; else
                   per GPU of a rollout engine at an assumed NVLink rate)
@@ -31,7 +33,8 @@ One step, synchronous (the rollout engine and the trainer share the GPUs, as ver
                   re-prefills the grown context (prompt + the turns before it) and waits on the tool or environment,
                   (T - 1) x TURN_SECONDS (when fitted; the interval x/÷ TURN_SPREAD: the tool's latency is not known)
     stack level   the step x STACK_LEVELS[stack] - 1 for a stack whose steps run slower than the model (when fitted)
-    step overhead a fixed time per step (scheduling, and whatever the lines above do not carry), fitted
+    step overhead a fixed time per step (scheduling, and whatever the lines above do not carry), fitted; below one
+                  8-GPU node it and the weight copy x (GPUs / 8) ** SMALL_SETUP_EXPONENT
 
 Asynchronous (one-step off-policy: generation of step k+1 overlaps training on step k):
 
@@ -116,6 +119,20 @@ TURN_SECONDS = rl_fit.TURN_SECONDS
 decode tail and scheduling), fitted on the calibration steps that state their turns; 0: turns are not modelled."""
 TURN_SPREAD = 3.0
 """The multi-turn line's interval (x/÷): a run states its turn cap, never its tool's latency (assumed)."""
+SMALL_SETUP_EXPONENT = rl_fit.SMALL_SETUP_EXPONENT
+"""The per-step fixed costs (the step overhead and the weight copy) of a setup smaller than one 8-GPU node scale by
+(GPUs / 8) ** this (fitted as a variant; 0: one constant for every setup): on one GPU a colocated engine reloads its
+weights in device memory and no Ray workers or collectives are scheduled."""
+ONE_NODE = 8
+"""GPUs of the node the fixed costs are fitted at (the corpus's runs are mostly one or more 8-GPU nodes)."""
+MOE_TRAIN_SHARE = rl_fit.MOE_TRAIN_SHARE
+"""A mixture of experts' forwards and updates run at this share of the dense model's efficiency (fitted as a variant;
+1: none): expert-parallel all-to-all, uneven expert loads and grouped GEMMs (Megatron's MoE layers) cost what the active
+parameters' FLOPs do not count."""
+HF_GENERATE_STEP = rl_fit.HF_GENERATE_STEP
+"""Shortest decode step (seconds) of a trainer that generates with its own model (TRL's GRPOTrainer without `use_vllm`:
+`unwrapped_model.generate` in grpo_trainer.py of 0.23.1: one eager forward per token, no paged KV cache or CUDA graphs),
+fitted on the calibration steps that state it (0: not modelled, decoded as an engine would)."""
 STACK_LEVELS = dict(rl_fit.STACK_LEVELS)
 """A stack's own level: its steps x this factor (fitted on its calibration sources; a stack not named: 1)."""
 LORA_COPY = rl_fit.LORA_COPY
@@ -196,6 +213,8 @@ class RLStepSetup:
     """Assistant turns of one rollout (agent and tool-calling runs: the turn cap or the mean); 1: single-turn."""
     stack: str = ""
     """The RL stack (the planner's framework name) whose own level applies (STACK_LEVELS)."""
+    rollout_engine: bool = True
+    """A rollout engine (vLLM, SGLang) decodes; False: the trainer generates with its own model (TRL without use_vllm)."""
 
 
 @dataclass(slots=True)
@@ -232,7 +251,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
         parts["multi_turn"] = _multi_turn(setup, d, n_params, peak, rollouts)
     attended = setup.prompt_tokens + mean_response.expected
     forward = eval_flops_per_token(setup.shape, attended)
-    forward_mfu = _times(FORWARD_MFU, UPDATE_EFFICIENCY)
+    forward_mfu = _times(FORWARD_MFU, _training_efficiency(setup.shape))
     forward_seconds = _at_least(_compute(tokens, forward, setup.gpus, peak, forward_mfu), tokens.scaled(TRAIN_TOKEN_FLOOR / setup.gpus))
     _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
           f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
@@ -243,7 +262,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if setup.critic:
         parts["critic_values"] = forward_seconds
     train = train_flops_per_token(setup.shape, attended, setup.training)
-    mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, UPDATE_EFFICIENCY)
+    mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, _training_efficiency(setup.shape))
     update = _at_least(_compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu),
                        tokens.scaled(3 * setup.ppo_epochs * TRAIN_TOKEN_FLOOR / setup.gpus))
     parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
@@ -251,8 +270,9 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
                                   f"({setup.gpus} x {peak:.4g} x {mfu.expected:.3g})")
     if setup.critic:
         parts["critic_update"] = update
+    fixed_scale = _small_setup_scale(setup.gpus + (setup.rollout_gpus or 0))
     if setup.weight_sync and _copy_share(setup):
-        parts["weight_sync"] = _weight_sync(setup, d, bytes_per_param)
+        parts["weight_sync"] = _weight_sync(setup, d, bytes_per_param).scaled(fixed_scale)
     if ENGINE_SWITCH_GB_PER_S is not None and setup.rollout_gpus is None and setup.weight_sync:
         parts["engine_switch"] = _engine_switch(setup, d, bytes_per_param)
     if REWARD_SECONDS_PER_ROLLOUT:
@@ -260,7 +280,9 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
         parts["reward"] = _note(d, "rl_reward_seconds", Interval.exact(rollouts * REWARD_SECONDS_PER_ROLLOUT / workers),
                                 "responses x fitted seconds per response / workers", f"{rollouts} x {REWARD_SECONDS_PER_ROLLOUT:.3g} s / {workers}")
     if STEP_OVERHEAD.expected:
-        parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD, "fitted seconds per step (scheduling, what no other line carries)")
+        parts["step_overhead"] = _note(d, "rl_step_overhead_seconds", STEP_OVERHEAD.scaled(fixed_scale),
+                                       "fitted seconds per step (scheduling, what no other line carries) x (GPUs / 8) ** exponent below a node",
+                                       f"{STEP_OVERHEAD.expected:g} s x {fixed_scale:.3g}")
     training = _sum(part for name, part in parts.items() if name not in OUTSIDE_TRAINING)
     level = _stack_level(setup.stack, setup.gpus + (setup.rollout_gpus or 0))
     sync = _sum(part for name, part in parts.items() if name in OUTSIDE_TRAINING and name != "generation")
@@ -283,6 +305,18 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if not (setup.shape.layers and setup.shape.attention_width):
         assumptions.append("no KV-cache reads (the model's layers are unknown)")
     return RLStepTime(parts, step, d, assumptions)
+
+
+def _small_setup_scale(gpus: int) -> float:
+    """The share of the fitted fixed costs a setup of `gpus` pays: (GPUs / 8) ** SMALL_SETUP_EXPONENT below one node, 1 from it."""
+    return (min(gpus, ONE_NODE) / ONE_NODE) ** SMALL_SETUP_EXPONENT
+
+
+def _training_efficiency(shape: ModelShape) -> Interval:
+    """UPDATE_EFFICIENCY, x MOE_TRAIN_SHARE for a mixture of experts (fewer than 90% of its parameters active per token)."""
+    if shape.experts_active >= 0.9 or MOE_TRAIN_SHARE == 1.0:
+        return UPDATE_EFFICIENCY
+    return UPDATE_EFFICIENCY.scaled(MOE_TRAIN_SHARE)
 
 
 def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
@@ -383,19 +417,25 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
               zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
     compute = [2 * n_params * c / (setup.rollout_tp * peak) / mfu for (_, _, c), mfu in
                zip(bounds, (PREFILL_MFU.high, PREFILL_MFU.expected, PREFILL_MFU.low), strict=True)]
-    decode_step = Interval(*sorted(max(m, c, DECODE_STEP_FLOOR) for m, c in zip(memory, compute, strict=True)))
+    floor = _decode_floor(setup)
+    decode_step = Interval(*sorted(max(m, c, floor) for m, c in zip(memory, compute, strict=True)))
     decode = Interval(*sorted(step * b[0] for step, b in zip((decode_step.low, decode_step.expected, decode_step.high), bounds,
                                                             strict=True)))
     prefill = _compute(Interval.exact(rollouts * setup.prompt_tokens), 2 * n_params, rollout_gpus, peak, PREFILL_MFU)
     _note(d, "rl_decode_step_seconds", decode_step,
           "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU), "
-          f"{DECODE_STEP_FLOOR:g} s floor)",
+          f"{floor:g} s floor)",
           f"({weight_bytes:g} x {setup.shape.total_params:.4g} + {bounds[1][2]:.0f} x "
           f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
           f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
     return _note(d, "rl_generation_seconds", prefill + decode,
                  "prefill + (sequences x mean response / concurrency + tail) x decode step" + (" (streaming: no tail)" if streaming else ""),
                  f"{per_engine} sequences on each of {engines} engines, {bounds[1][2]:.0f} at a time, {bounds[1][0]:.4g} decode steps")
+
+
+def _decode_floor(setup: RLStepSetup) -> float:
+    """The shortest decode step: HF_GENERATE_STEP where the trainer generates itself (when fitted), else DECODE_STEP_FLOOR."""
+    return HF_GENERATE_STEP if not setup.rollout_engine and HF_GENERATE_STEP else DECODE_STEP_FLOOR
 
 
 def _batch_factor(concurrency: float) -> float:
@@ -503,6 +543,9 @@ class RolloutShape:
     training: str | None = None
     """What the config trains: lora or qlora where its LoRA settings say so (verl `lora_rank` > 0, TRL `use_peft`);
     None: not stated (full-parameter unless `--training` says otherwise)."""
+    rollout_engine: bool = True
+    """A rollout engine (vLLM, SGLang) decodes; False: the trainer generates with its own model (TRL's `use_vllm`
+    off, its default: transformers generate), at the fitted HF_GENERATE_STEP."""
     turns: int = 1
     """Assistant turns of one rollout; 1: single-turn. Plans leave it at 1 (the multi-turn line is not fitted:
     TURN_SECONDS 0, docs/time.md); the corpus rows set it for tools/fit_rl_time.py's multi-turn variant."""
@@ -556,4 +599,4 @@ def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prom
                        ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
                        asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
                        weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob,
-                       turns=rollout.turns, stack=rollout.framework)
+                       turns=rollout.turns, stack=rollout.framework, rollout_engine=rollout.rollout_engine)

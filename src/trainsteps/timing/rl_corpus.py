@@ -4,9 +4,11 @@ what the tests check the stated held-out figures against. Pure: the caller reads
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
+from trainsteps.timing import rl
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import ModelShape
 from trainsteps.timing.gpus import find_gpu
@@ -45,10 +47,13 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
     shape = ModelShape(facts.get("active_params", facts["params"]), facts["params"], layers=facts["layers"],
                        attention_width=facts["attention_width"], source=row["model"], active_params=facts.get("active_params"),
                        kv_width=facts.get("kv_width"))
+    engine = rollout_engine(row)
+    rollouts = row["prompts_per_step"] * row["samples_per_prompt"]
     rollout = RolloutShape(framework=framework(row), training_steps=1, prompts_per_step=row["prompts_per_step"],
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
-                           rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row))
+                           rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row),
+                           weight_sync=engine, rollout_engine=engine, max_num_seqs=256 if engine else max(-(-rollouts // row["gpus"]), 1))
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
     setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response,
@@ -64,17 +69,37 @@ STACK_OF = {"open-r1": "TRL", "R1-V": "TRL", "vime": "slime", "Miles": "slime", 
 
 
 def stack(row: dict) -> str:
-    texts = [row["source"], " ".join((row.get("setup_from", ""), row.get("quote", "")))]
-    found = next((name for text in texts for name in STACKS if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.I)), "other")
-    return STACK_OF.get(found, found)
+    return _stack_named(row["source"], row.get("setup_from", ""), row.get("quote", ""))
 
 
 def framework(row: dict) -> str:
     """The step model's framework name: the stack lower-cased; Unsloth's patched TRL trainer is `trl-unsloth` (TRL's
     level, Unsloth's rollout engine)."""
-    name = stack(row).lower()
-    unsloth = re.search(r"(?i)unsloth", " ".join((row["source"], row.get("setup_from", ""))))
+    return _framework_named(row["source"], row.get("setup_from", ""), row.get("quote", ""))
+
+
+@functools.cache
+def _stack_named(source: str, setup_from: str, quote: str) -> str:
+    """stack() by the row's texts, cached: a fit scores every row thousands of times, and the search is most of a score."""
+    texts = [source, " ".join((setup_from, quote))]
+    found = next((name for text in texts for name in STACKS if re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.I)), "other")
+    return STACK_OF.get(found, found)
+
+
+@functools.cache
+def _framework_named(source: str, setup_from: str, quote: str) -> str:
+    name = _stack_named(source, setup_from, quote).lower()
+    unsloth = re.search(r"(?i)unsloth", " ".join((source, setup_from)))
     return "trl-unsloth" if name == "trl" and unsloth else name
+
+
+def rollout_engine(row: dict) -> bool:
+    """Whether a rollout engine decodes a row's responses: False for a TRL row whose `use_vllm` is false or null (TRL's
+    default: the trainer generates, copies nothing, and decodes its own batch), once the model has a fitted
+    transformers-generate step (rl.HF_GENERATE_STEP); other stacks always run an engine."""
+    if not rl.HF_GENERATE_STEP or stack(row) != "TRL":
+        return True
+    return bool(row.get("use_vllm"))
 
 
 def turns(row: dict) -> int:
