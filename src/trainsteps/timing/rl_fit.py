@@ -29,5 +29,5 @@ MOE_TRAIN_SHARE = 1.0
 HF_GENERATE_STEP = 0.0
 STACK_LEVELS = {'trl': 1.4}
 HELD_OUT_SPLIT = 'fresh7'
-HELD_OUT = None
+HELD_OUT = {'median_error': 2.906, 'interval_holds': 0.296, 'runs': 27}
 LOSO = {'median_error': 0.558, 'interval_holds': 0.697, 'runs': 234}
