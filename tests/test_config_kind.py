@@ -1,0 +1,38 @@
+"""Which framework a config file is read as: the file's own keys decide, never a key two frameworks share."""
+
+import json
+
+from trainsteps.configs import import_run
+
+AXOLOTL_WITHOUT_OUTPUT_DIR = """\
+base_model: NousResearch/Meta-Llama-3-8B
+load_in_4bit: true
+adapter: qlora
+datasets:
+  - path: tatsu-lab/alpaca
+    type: alpaca
+sequence_len: 4096
+sample_packing: false
+micro_batch_size: 2
+gradient_accumulation_steps: 4
+num_epochs: 4
+bf16: auto
+"""
+"""Axolotl's examples/llama-3/qlora.yml without `output_dir` (Axolotl defaults it to ./model-out)."""
+
+
+def test_an_axolotl_yaml_with_bf16_auto_and_no_output_dir_is_read_as_axolotl(tmp_path):
+    path = tmp_path / "qlora.yml"
+    path.write_text(AXOLOTL_WITHOUT_OUTPUT_DIR)
+    run = import_run([path], flags={"num_examples": 1000})
+    assert run.framework == "axolotl"
+    assert (run.spec.per_device_train_batch_size, run.spec.num_train_epochs) == (2, 4)
+
+
+def test_a_deepspeed_json_with_only_its_bf16_section_is_still_read_as_deepspeed(tmp_path):
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps({"bf16": {"enabled": "auto"}, "gradient_accumulation_steps": 4}))
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"per_device_train_batch_size": 2, "gradient_accumulation_steps": 4, "output_dir": "out"}))
+    run = import_run([args, path], flags={"num_examples": 1000})
+    assert any(name.endswith("(deepspeed)") for name in run.files)
