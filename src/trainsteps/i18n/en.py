@@ -1781,6 +1781,7 @@ MESSAGES = {
     'trl.hint.prompt_drop_all': 'raise max_length, or shorten the prompts',
     'trl.note.prompt_drop_uncounted': '{trainer}Trainer (TRL {version}) drops the rows whose prompt alone has max_length tokens or more; the rows here are counted before that: give --tokenizer (and the data file) to count what it keeps',
     'trl.note.kto_given': 'KTO: --num-examples is taken as the rows the Trainer sees; a paired dataset of N pairs gives 2N rows',
+    'trl.note.beta_as_dpo': 'beta ({where}) with no GRPO key and no trainer named: planned and costed as DPO (chosen and rejected through the policy, and the reference model); launch with --launch "trl orpo|cpo|kto --config FILE" for another trainer',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs runs the reference model over the train (and eval) data once before step 1: more time, the same steps',
     'trlppo.why.total': 'PPOTrainer: num_total_batches is state.max_steps, the LR horizon (one scheduler step per batch) and the last global_step',
     'trlppo.why.updates': 'accelerator.accumulate counts micro-batches across mini-batches and batches; on the last batch of each pass over the loader every micro-batch is an update',

@@ -1776,6 +1776,7 @@ MESSAGES = {
     'trl.hint.prompt_drop_all': '请调大 max_length，或缩短提示词',
     'trl.note.prompt_drop_uncounted': '{trainer}Trainer（TRL {version}）会丢弃提示词本身已有 max_length 个或更多 token 的数据；此处的数据条数在丢弃之前统计：给出 --tokenizer（及数据文件）即可统计保留的条数',
     'trl.note.kto_given': 'KTO：--num-examples 视为 Trainer 看到的数据条数；N 个偏好对的数据集会变成 2N 条',
+    'trl.note.beta_as_dpo': '有 beta（{where}），没有 GRPO 的设置，也没有指明训练器：按 DPO 规划和计时（chosen 与 rejected 都过策略模型，另加参考模型）；若是其他训练器，请用 --launch "trl orpo|cpo|kto --config FILE"',
     'trl.note.dpo_precompute': 'precompute_ref_log_probs 在第 1 步之前用参考模型把训练（及评估）数据跑一遍：耗时增加，步数不变',
     'trlppo.why.total': 'PPOTrainer：num_total_batches 即 state.max_steps、学习率总长（每批调度一次）和最后的 global_step',
     'trlppo.why.updates': 'accelerator.accumulate 跨 mini-batch 和批次计数 micro-batch；每遍 loader 的最后一批中每个 micro-batch 都是一次更新',
