@@ -570,7 +570,7 @@ def _with_implied_mfu(rate, model, counts, devices: int, notes: list):
     mfu = implied_mfu(rate.step_seconds, counts.tokens_per_step, model.per_token.expected, model.peak, devices)
     verdict = "time.note.mfu_low" if mfu.expected < model.mfu.low else "time.note.mfu_high" if mfu.expected > model.mfu.high \
         else "time.note.mfu_normal"
-    notes.append((verdict, {"mfu": f"{mfu.expected:.3f}", "low": model.mfu.low, "high": model.mfu.high}))
+    notes.append((verdict, {"mfu": f"{mfu.expected:.3f}", "low": f"{model.mfu.low:.2f}", "high": f"{model.mfu.high:.2f}"}))
     return Rate(rate.step_seconds, rate.origin, rate.detail, counts.tokens_per_step, mfu, rate.assumptions)
 
 
