@@ -1973,6 +1973,7 @@ MESSAGES = {
     'rllog.rate_steps': 'one step takes {time} ({seconds} s: the median of {count} step total(s), last at line {line})',
     'rllog.rate_phases': "one step takes at least {time} ({seconds} s): the sum of the phases printed at line {line}; the step's own total was not printed",
     'rllog.phases': 'where step {step} spent its time: {phases}',
+    'rllog.phases_no_step': 'where the last step printed spent its time: {phases}',
     'rllog.remaining': 'step {step} of {total}: {left} steps left, about {time} at {seconds} s per step',
     'rllog.crashed_before_start': 'the run crashed before its first step (line {line}: "{text}")',
     'rllog.crashed_after': 'the run crashed after step {step} (line {line}: "{text}")',

@@ -1968,6 +1968,7 @@ MESSAGES = {
     'rllog.rate_steps': '每步耗时 {time}（{seconds} 秒：{count} 个步骤总耗时的中位数，最后一个在第 {line} 行）',
     'rllog.rate_phases': '每步耗时至少 {time}（{seconds} 秒）：第 {line} 行打印的各阶段之和；该步的总耗时没有打印',
     'rllog.phases': '第 {step} 步的耗时分布：{phases}',
+    'rllog.phases_no_step': '日志中最后一步的耗时分布：{phases}',
     'rllog.remaining': '第 {step} 步，共 {total} 步：还剩 {left} 步，按每步 {seconds} 秒约需 {time}',
     'rllog.crashed_before_start': '运行在第一步之前崩溃（第 {line} 行：“{text}”）',
     'rllog.crashed_after': '运行在第 {step} 步之后崩溃（第 {line} 行：“{text}”）',

@@ -17,6 +17,9 @@ from trainsteps.record import field, record
 _VERL = lazy(r"timing_s/([A-Za-z_]+):\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w/])")
 _SLIME = lazy(r"['\"]perf/([a-z_]+_time)['\"]:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
 _STEP_TOTALS = ("step", "step_time", "total_train_time")
+_INSIDE = {"generate_sequences": "gen"}
+"""A phase timed inside another printed phase: verl's rollout worker times `generate_sequences` and hands it back in
+the batch's meta_info, within the trainer's own `gen` timer. It is no share of its own where its outer phase printed."""
 
 
 @record
@@ -55,8 +58,12 @@ class RLTiming:
         for name in _STEP_TOTALS:
             if name in self.phases:
                 return self.phases[name], True
-        parts = [v for k, v in self.phases.items() if k not in _STEP_TOTALS and v > 0]
+        parts = [v for k, v in self._parts() if v > 0]
         return (sum(parts), False) if parts else None
+
+    def _parts(self) -> list[tuple[str, float]]:
+        """The step's phases, each counted once: no step total, and no phase inside another one printed."""
+        return [(k, v) for k, v in self.phases.items() if k not in _STEP_TOTALS and _INSIDE.get(k) not in self.phases]
 
     def seconds_per_step(self) -> tuple[float, bool] | None:
         """The median of the steps' totals (a slow first step or an evaluation step does not set the rate alone)."""
@@ -71,7 +78,7 @@ class RLTiming:
         total = self.total_of_last_step()
         if total is None or total[0] <= 0:
             return []
-        rows = [(k, v, v / total[0]) for k, v in self.phases.items() if k not in _STEP_TOTALS and v > 0]
+        rows = [(k, v, v / total[0]) for k, v in self._parts() if v > 0]
         if len(rows) < 2:  # one phase is the whole of what was printed: no share to tell
             return []
         return sorted([r for r in rows if r[2] >= 0.01], key=lambda r: -r[1])
