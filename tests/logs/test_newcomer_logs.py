@@ -97,3 +97,16 @@ def test_verl_timings_pasted_as_a_list_give_the_step_time_and_shares_that_count_
     assert sum(timing["shares"].values()) <= 1
     assert timing["shares"]["update_actor"] == pytest.approx(facts["update_actor_seconds"] / facts["step_seconds"], abs=1e-4)
     assert not any("?" in line for line in data["rl"]["explanation"])
+
+
+def test_the_deit_family_last_line_training_time_ends_a_run_whose_epoch_lines_give_no_step(explained):
+    data = explained("llama2-accessory-48-epoch-lines")
+    assert _run(data)["status"] == _facts("llama2-accessory-48-epoch-lines")["stopped"]
+    assert data["answer"].startswith("Finished")
+
+
+@pytest.mark.parametrize("text", ["Training time 5:47:14 was too long for us", "the training time 5:47:14 looks slow"])
+def test_prose_that_mentions_a_training_time_ends_no_run(run_cli, text):
+    code, out, _ = run_cli("explain", "--text", "[07:15:39] Epoch: [2]  [1480/1504]  lr: 0.000005  closs: 0.8662 (0.8558)  time: 4.3713\n"
+                           + text, "--format", "json")
+    assert code == 0 and json.loads(out)["runs"][0]["status"] != "finished"
