@@ -61,6 +61,7 @@ QUANTITIES = {
     'axolotl': 'Axolotl release',
     'axolotl.batch_size': 'Axolotl batch_size',
     'axolotl.total_num_steps': 'Axolotl total_num_steps',
+    'axolotl.sampler_bins': "bins of Axolotl's multipack sampler (estimated)",
     'rows': 'rows on disk',
     'tokens_raw': 'tokens in the rows, as the framework tokenizes them',
     'rows_kept': 'rows kept by the length filter',
@@ -1170,6 +1171,7 @@ MESSAGES = {
     'configs.error.lf_probs_concat': 'LLaMA-Factory says: `interleave_probs` is only valid for interleaved mixing.',
     'configs.hint.lf_probs_concat': 'set mix_strategy to interleave_under or interleave_over, or remove interleave_probs',
     # --- configs: Axolotl loader ---
+    'axolotl.loader.eff_est': "the sampler packs the rows for real, so the loader's bins are estimated from the token count and eff_est (HF's steps per epoch and Num Epochs follow them; Axolotl's own total_num_steps stays the max_steps)",
     'axolotl.loader': "with sample_packing the Trainer's loader is Axolotl's multipack sampler, so HF's Num Epochs comes from the bins, while Num examples stays the raw row count",
     'explain.error.no_pretrain_lines': 'no {framework} lines about samples, epochs or iterations were found in the log',
     'explain.hint.no_pretrain_lines': 'give the log of the data-building and training phase, or --framework auto for a Trainer banner',

@@ -61,6 +61,7 @@ QUANTITIES = {
     'axolotl': 'Axolotl 版本',
     'axolotl.batch_size': 'Axolotl batch_size',
     'axolotl.total_num_steps': 'Axolotl total_num_steps',
+    'axolotl.sampler_bins': 'Axolotl multipack 采样器的箱数（估算）',
     'rows': '磁盘上的数据条数',
     'tokens_raw': '按框架方式分词后所有数据的 token 总数',
     'rows_kept': '长度过滤后保留的数据条数',
@@ -1166,6 +1167,7 @@ MESSAGES = {
     'configs.error.lf_probs_concat': 'LLaMA-Factory 报错：`interleave_probs` is only valid for interleaved mixing.（interleave_probs 只用于交错混合）',
     'configs.hint.lf_probs_concat': '将 mix_strategy 设为 interleave_under 或 interleave_over，或删除 interleave_probs',
     # --- configs: Axolotl loader ---
+    'axolotl.loader.eff_est': '采样器会真正装箱，因此 loader 的箱数按 token 数和 eff_est 估算（HF 的每轮步数和 Num Epochs 随之而定；Axolotl 自己的 total_num_steps 仍是 max_steps）',
     'axolotl.loader': '使用 sample_packing 时 Trainer 的 loader 是 Axolotl 的 multipack 采样器，HF 的 Num Epochs 按装箱数计算，而 Num examples 仍为原始数据条数',
     'explain.error.no_pretrain_lines': '日志中没有找到 {framework} 关于样本、轮数或迭代的行',
     'explain.hint.no_pretrain_lines': '请提供包含数据构建和训练阶段的日志；Trainer 横幅请用 --framework auto',
