@@ -49,3 +49,5 @@ def test_with_an_efficiency_estimate_the_trainers_epochs_come_from_the_packed_bi
     data = json.loads(out)
     assert data["banner"]["Num Epochs"] == "4"
     assert 3 < data["run"]["epochs_completed"] <= 4
+    code, out, _ = run_cli("plan", path, "--num-examples", 52002, "--gpus", 2)
+    assert f"{data['inputs']['num_examples']:,} packed rows" in out.splitlines()[0]  # the sampler's rows, not the 52,002 raw ones
