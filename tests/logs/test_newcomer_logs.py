@@ -110,3 +110,9 @@ def test_prose_that_mentions_a_training_time_ends_no_run(run_cli, text):
     code, out, _ = run_cli("explain", "--text", "[07:15:39] Epoch: [2]  [1480/1504]  lr: 0.000005  closs: 0.8662 (0.8558)  time: 4.3713\n"
                            + text, "--format", "json")
     assert code == 0 and json.loads(out)["runs"][0]["status"] != "finished"
+
+
+def test_a_post_comparing_a_slime_step_with_a_verl_step_gives_the_first_runs_step_not_their_median(explained):
+    facts, data = _facts("slime-385-beside-verl"), explained("slime-385-beside-verl")
+    assert data["rl"]["framework"] == "slime"
+    assert data["rl"]["timing"]["seconds_per_step"] == pytest.approx(facts["slime_step_seconds"], abs=0.01)

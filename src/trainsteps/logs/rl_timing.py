@@ -32,12 +32,17 @@ class RLTiming:
     line: int | None = None
     source: str | None = None
     """`verl` (timing_s/*) or `slime` (perf/*)."""
+    totals_source: str | None = None
+    """The trainer of the first step total read: a post that sets a verl run's `timing_s/step` beside a slime run's
+    `perf/total_train_time` compares two runs, whose steps are never one median; the other trainer's lines are left."""
 
     def feed(self, line: str, line_no: int, step: int | None, new_step: bool) -> None:
         if "timing_s/" not in line and "perf/" not in line:
             return
         found = [(m.group(1), float(m.group(2)), "verl") for m in _VERL.finditer(line)]
         found += [(m.group(1), float(m.group(2)), "slime") for m in _SLIME.finditer(line)]
+        if self.totals_source is not None:  # another trainer's timings in the same text are another run's
+            found = [f for f in found if f[2] == self.totals_source]
         if not found:
             return
         if new_step or step != self.phases_step:  # a new step's line: its phases replace the last step's
@@ -45,6 +50,7 @@ class RLTiming:
             self.phases_step = step
         for name, seconds, source in found:
             if name in _STEP_TOTALS:
+                self.totals_source = source
                 self.step_seconds.append(seconds)
             self.phases[name] = seconds
             self.source = source
