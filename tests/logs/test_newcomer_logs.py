@@ -116,3 +116,9 @@ def test_a_post_comparing_a_slime_step_with_a_verl_step_gives_the_first_runs_ste
     facts, data = _facts("slime-385-beside-verl"), explained("slime-385-beside-verl")
     assert data["rl"]["framework"] == "slime"
     assert data["rl"]["timing"]["seconds_per_step"] == pytest.approx(facts["slime_step_seconds"], abs=0.01)
+
+
+@pytest.mark.parametrize("name, first", [("verl-3727-timing-list", "One step takes 5 h 13 min;"),
+                                         ("slime-1837-perf", "One step takes at least 6 min 11 s (the phases printed")])
+def test_rl_timings_without_a_step_of_a_known_total_still_answer_first_with_the_step_time(explained, name, first):
+    assert explained(name)["answer"].startswith(first)

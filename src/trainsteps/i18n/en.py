@@ -1992,6 +1992,8 @@ MESSAGES = {
     'explain.head.running': 'Running: at {where}; the log gives no rate for the time left',
     "explain.head.running_no_total": "Running: at {where}, {time} per step; the log gives no total to count the time left to",
     'explain.head.last_step': 'Last step shown: {where}',
+    'explain.head.rl_rate_only': 'One step takes {time}; no step of a known total is read, so no time left is counted',
+    'explain.head.rl_rate_only_at_least': 'One step takes at least {time} (the phases printed; no step total); no step of a known total is read',
     'explain.head.no_step': 'no step shown',
     'explain.head.step_of': 'step {step} of {total}',
     'explain.head.step': 'step {step}',

@@ -1987,6 +1987,8 @@ MESSAGES = {
     'explain.head.running': '运行中：在{where}；日志没有给出估算剩余时间的速度',
     "explain.head.running_no_total": "运行中：在{where}，每步 {time}；日志没有给出总步数，无法估算剩余时间",
     'explain.head.last_step': '日志显示的最后一步：{where}',
+    'explain.head.rl_rate_only': '每步耗时 {time}；没有读到已知总步数下的当前步，因此不估算剩余时间',
+    'explain.head.rl_rate_only_at_least': '每步至少耗时 {time}（已打印的各阶段之和，没有单步总耗时）；没有读到已知总步数下的当前步',
     'explain.head.no_step': '没有显示任何步骤',
     'explain.head.step_of': '第 {step} 步（共 {total} 步）',
     'explain.head.step': '第 {step} 步',
