@@ -21,3 +21,10 @@ def test_the_values_of_the_time_section_start_in_one_column(run_cli, lang):
         if row and not line.startswith("  - ") and display_width(row.group(1)) < 18:
             columns.add(display_width(line[:row.start(3)]))
     assert len(columns) == 1 and len(section) > 5, (columns, section)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "a single measured rate is given a range of -5% to +10%"), ("zh", "单次实测的速率取 -5% 到 +10% 的范围")])
+def test_the_range_around_a_measured_step_time_says_where_it_comes_from(run_cli, lang, words):
+    code, out, err = run_cli(*PLAN[:9], "--step-time", 4, "--lang", lang)
+    assert code == 0, err
+    assert "(3.8 – 4.4)" in out and words in out

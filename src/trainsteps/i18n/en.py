@@ -1522,6 +1522,7 @@ MESSAGES = {
     'time.note.rate_wins_size_only': 'a measured rate ({rate}) and a model without a GPU were given: the rate is used, and the model\'s size gives the saves and the load (give --gpu for the MFU the rate implies and a modelled evaluation)',
     'time.note.model_type_generic': '{source}: model_type "{model_type}" is not one trainsteps knows; read as a Llama-style decoder (hidden_size, layers, heads, intermediate_size): check the parameter count, or give --params',
     'time.stack_unknown': 'not known',
+    'time.assume.measured_spread': 'a single measured rate is given a range of -{low} to +{high}: steps differ with the data\'s lengths, and runs slow down (data loading, logging, thermal limits) more often than they speed up',
     'time.assume.mfu_fitted': 'MFU {low}-{high} (expected {expected}; stack {stack}), fitted on published throughputs of similar setups ({similar} of them; docs/time.md)',
     'time.note.say_stack': "say the stack (--stack megatron, fsdp or hf): for this setup the stacks' expected MFUs differ {spread}x, and the range covers them all",
     'time.note.say_checkpointing': "say whether gradient checkpointing is on (--activation-checkpointing none|full|selective, or the config's gradient_checkpointing): it narrows the range",

@@ -1517,6 +1517,7 @@ MESSAGES = {
     'time.note.rate_wins_size_only': '给出了实测速率（{rate}）和未指定 GPU 的模型：采用实测速率，模型大小用于估算保存与加载（加 --gpu 可得到该速率对应的 MFU 和模型估算的评估时间）',
     'time.note.model_type_generic': '{source}：trainsteps 不认识 model_type "{model_type}"，按 Llama 式解码器读取（hidden_size、层数、头数、intermediate_size）：请核对参数量，或用 --params 给出',
     'time.stack_unknown': '未知',
+    'time.assume.measured_spread': '单次实测的速率取 -{low} 到 +{high} 的范围：各步随数据长度而不同，且训练变慢（数据加载、日志、过热降频）比变快更常见',
     'time.assume.mfu_fitted': 'MFU 取 {low}-{high}（期望 {expected}；训练栈 {stack}），按公开实测中相近配置拟合（{similar} 条；见 docs/time.md）',
     'time.note.say_stack': '请说明训练栈（--stack megatron、fsdp 或 hf）：此配置下各训练栈的期望 MFU 相差 {spread} 倍，当前区间把它们都包含在内',
     'time.note.say_checkpointing': '请说明是否开启梯度检查点（--activation-checkpointing none|full|selective，或配置中的 gradient_checkpointing）：可收窄区间',
