@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine (Python >= 3.10):
-#   make plan   sets up .venv-plan (trainsteps with click and PyYAML only, a few MB) and plans the 1,047-example
+#   make plan   sets up .venv-plan (trainsteps with click and PyYAML only, about 30 MB) and plans the 1,047-example
 #               run of seed 001 on the release that stops early
 #   make test   sets up .venv with the test tools and the data, ray and web extras, and runs the test suite
 PY ?= python3

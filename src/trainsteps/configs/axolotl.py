@@ -100,6 +100,9 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
         max_steps = d.add("max_steps", total.value, "total_num_steps", "", "axolotl.max_steps")
         _defaults_from_total(d, settings, total.value, epochs, g)
     steps_range = None if total.exact else (total.low, total.high)
+    if packing and bins is None and tokens is not None:  # eff_est given: the Trainer's sampler still packs the rows
+        bins = _bins_from_tokens(d, tokens, settings.real("axolotl.sample_packing_eff_est"), seq,
+                                 mbs if flash and not g("multipack_real_batches") else 1)
     loader_rows = None
     if bins is not None:  # the Trainer's loader is Axolotl's multipack sampler: one item per bin (or per mbs bins)
         per_rank = (bins.value if flash else bins.value // mbs) // world
@@ -114,6 +117,21 @@ def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=
             else -(-seq // 64) * 64
         profile = _token_profile(lows, supervised, seq, bins, loader_rows, n, padded_to)
     return Outcome(n, d, notes, max_steps, steps_range, loader_rows, token_profile=profile)
+
+
+def _bins_from_tokens(d: Derivation, tokens: Count, eff_est: float, seq: int, per_bin: int) -> Count:
+    """The multipack sampler's bins when the YAML gives `sample_packing_eff_est` and `total_num_tokens`: Axolotl takes
+    its step count from them, but the Trainer's loader is the sampler that packs the rows for real, so HF's `Num update
+    steps per epoch` and the epochs come from its bins (about tokens / (sequence_len x eff_est); `per_bin` packs of
+    sequence_len make one bin under flash attention's micro-batch packing). An estimate: the packing is random."""
+    bins = tokens.scaled(lambda t: max(1, int(t / (seq * eff_est)) // per_bin))
+    d.add("axolotl.sampler_bins", _shown(bins), "tokens / (sequence_len x eff_est) // packs per bin",
+          f"{_shown(tokens)} / ({seq} x {eff_est}) // {per_bin}", "axolotl.loader.eff_est")
+    return bins
+
+
+def _shown(count: Count):
+    return count.value if count.exact else f"{count.value:,} ({count.low:,}-{count.high:,})"
 
 
 def _exact_lengths(d: Derivation, settings: Settings, g, rows: list, provider, notes: list, seq: int, cfg: ConfigFile):

@@ -24,5 +24,8 @@ def read_deepspeed(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def looks_like_deepspeed(data: dict) -> bool:
-    return any(k in data for k in ("zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size", "fp16", "bf16")) and \
-        not any(k in data for k in ("per_device_train_batch_size", "output_dir", "model_name_or_path"))
+    """DeepSpeed's `fp16` / `bf16` are sections (`{"enabled": ...}`); a trainer config's `bf16: auto` or `bf16: true`
+    (an Axolotl YAML, which needs no output_dir) is not one."""
+    marked = any(k in data for k in ("zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size")) or \
+        any(isinstance(data.get(k), dict) for k in ("fp16", "bf16"))
+    return marked and not any(k in data for k in ("per_device_train_batch_size", "output_dir", "model_name_or_path", "base_model"))

@@ -33,6 +33,16 @@ KNOWN = ("model_name_or_path", "torch_dtype", "dtype", "attn_implementation", "u
          "desirable_weight", "undesirable_weight", "precompute_ref_log_probs") + DPO_KEYS
 
 
+def _beta_as_dpo(cfg: ConfigFile, settings: Settings) -> bool:
+    """`beta` belongs to the preference trainers (and GRPO's KL term): a YAML with `beta`, no online key and no trainer
+    named by a script or `trl <command>` is TRL's own `trl dpo --config` example. It is costed as DPO (chosen and
+    rejected, and the reference forward), and the note names `trl orpo|cpo|kto` for the other trainers."""
+    if "beta" not in cfg.data or any(settings.get(key) for key in ("trl.trainer", "trl.kto", "trl.dpo", "trl.grpo", "trl.rloo")):
+        return False
+    settings.put("trl.dpo", True, cfg.where("beta"))
+    return True
+
+
 def looks_like_trl(data: dict) -> bool:
     return any(k in data for k in ("dataset_name", "packing", "max_seq_length", "packing_strategy") + GRPO_KEYS + KTO_KEYS)
 
@@ -60,7 +70,10 @@ def read(cfg: ConfigFile, settings: Settings) -> None:
 
 
 def outcome(cfg: ConfigFile, settings: Settings, version: str, lengths_provider=None) -> Outcome:
+    beta_as_dpo = _beta_as_dpo(cfg, settings)
     result = _outcome(cfg, settings, version, lengths_provider)
+    if beta_as_dpo:
+        result.notes.append(("TRL_BETA_AS_DPO", "trl.note.beta_as_dpo", {"where": cfg.where("beta")}))
     trainer = "kto" if settings.get("trl.kto") else settings.get("trl.trainer") or ("dpo" if settings.get("trl.dpo") else None)
     if trainer in ("dpo", "kto") and trl.PROMPT_FILLS_DROP.at(version) and "rows_kept" not in result.derivation:
         result.notes.append(("TRL_PROMPT_DROP_UNCOUNTED", "trl.note.prompt_drop_uncounted", {"trainer": trainer.upper(),

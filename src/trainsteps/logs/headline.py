@@ -83,6 +83,9 @@ def for_rl(rl, lang: str = "en") -> str | None:
         return message("explain.head.running_left", lang, percent=f"{100 * step / total:.1f}", where=where, time=_duration(left, lang))
     if step is not None:
         return message("explain.head.last_step", lang, where=where)
+    rate = rl.seconds_per_step()
+    if rate is not None:  # timing lines with no step number (a pasted list of timing_s/*, one slime perf dict)
+        return message("explain.head.rl_rate_only" + ("_at_least" if rate[1] == "phases" else ""), lang, time=_duration(rate[0], lang))
     return None
 
 

@@ -244,7 +244,7 @@ def observe(line: str, ctx: ScanContext) -> None:
         return
     if _step_line(line, ctx):
         return
-    if "End of" in line and step_lines.ends_the_loop(line):
+    if ("End of" in line or "Training time" in line) and step_lines.ends_the_loop(line):
         _target(ctx).finish("loop_end", ctx.line_no)
         return
     if _ended(line, ctx):

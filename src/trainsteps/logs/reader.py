@@ -70,7 +70,7 @@ _NEEDLES = ("=", "poch", "Running", "%|", " [", "Training completed", "global st
             "Version:", "num_rows", "train_dataset", "raw training samples", "core dumped", "ault", "dist_world_size", "num_local_procs",
             "WORLD_SIZE", "micro_batch", "global_step", "current_steps", "iteration", "Trainer.fit", "Watchdog", "metrics", "sample_packing", "packing_efficiency", "/?", "closing signal", "exitcode", "Exception",
             # loops' own step lines and the launchers' ends (step_lines.py, progress.py)
-            "step", "Step", "iter ", "Iter ", "iters", "iter:", "\"iter", "num_updates\"", "End of training", "World size (gpu", "Killing subprocess", "return code", "SIGINT", "gather_len_batches", "barrier", "using world size",
+            "step", "Step", "iter ", "Iter ", "iters", "iter:", "\"iter", "num_updates\"", "End of training", "Training time", "World size (gpu", "Killing subprocess", "return code", "SIGINT", "gather_len_batches", "barrier", "using world size",
             # the words around a log (stated.py, model_card.py) and launch commands
             *STATED_NEEDLES, "python", "llamafactory-cli", "n_gpus_per_node", "num_gpus_per_node", "- Transformers ",
             "num_devices", "NNODES", "num_gpus", "num-gpus",

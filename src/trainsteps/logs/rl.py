@@ -274,8 +274,9 @@ class RLObserved:
         shares = self.timing.shares()
         if shares:
             parts = ", ".join(f"{name} {share:.0%} ({value:,.0f} s)" for name, value, share in shares)
-            out.append(message("rllog.phases", lang, step=self.timing.phases_step if self.timing.phases_step is not None else "?",
-                               phases=parts))
+            step = self.timing.phases_step
+            out.append(message("rllog.phases", lang, step=step, phases=parts) if step is not None
+                       else message("rllog.phases_no_step", lang, phases=parts))
         left = self.remaining_seconds()
         if left is not None:
             step, total = self.step_reached(), self.total_steps()

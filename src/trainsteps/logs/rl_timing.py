@@ -17,6 +17,9 @@ from trainsteps.record import field, record
 _VERL = lazy(r"timing_s/([A-Za-z_]+):\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w/])")
 _SLIME = lazy(r"['\"]perf/([a-z_]+_time)['\"]:\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
 _STEP_TOTALS = ("step", "step_time", "total_train_time")
+_INSIDE = {"generate_sequences": "gen"}
+"""A phase timed inside another printed phase: verl's rollout worker times `generate_sequences` and hands it back in
+the batch's meta_info, within the trainer's own `gen` timer. It is no share of its own where its outer phase printed."""
 
 
 @record
@@ -29,12 +32,17 @@ class RLTiming:
     line: int | None = None
     source: str | None = None
     """`verl` (timing_s/*) or `slime` (perf/*)."""
+    totals_source: str | None = None
+    """The trainer of the first step total read: a post that sets a verl run's `timing_s/step` beside a slime run's
+    `perf/total_train_time` compares two runs, whose steps are never one median; the other trainer's lines are left."""
 
     def feed(self, line: str, line_no: int, step: int | None, new_step: bool) -> None:
         if "timing_s/" not in line and "perf/" not in line:
             return
         found = [(m.group(1), float(m.group(2)), "verl") for m in _VERL.finditer(line)]
         found += [(m.group(1), float(m.group(2)), "slime") for m in _SLIME.finditer(line)]
+        if self.totals_source is not None:  # another trainer's timings in the same text are another run's
+            found = [f for f in found if f[2] == self.totals_source]
         if not found:
             return
         if new_step or step != self.phases_step:  # a new step's line: its phases replace the last step's
@@ -42,6 +50,7 @@ class RLTiming:
             self.phases_step = step
         for name, seconds, source in found:
             if name in _STEP_TOTALS:
+                self.totals_source = source
                 self.step_seconds.append(seconds)
             self.phases[name] = seconds
             self.source = source
@@ -55,8 +64,12 @@ class RLTiming:
         for name in _STEP_TOTALS:
             if name in self.phases:
                 return self.phases[name], True
-        parts = [v for k, v in self.phases.items() if k not in _STEP_TOTALS and v > 0]
+        parts = [v for k, v in self._parts() if v > 0]
         return (sum(parts), False) if parts else None
+
+    def _parts(self) -> list[tuple[str, float]]:
+        """The step's phases, each counted once: no step total, and no phase inside another one printed."""
+        return [(k, v) for k, v in self.phases.items() if k not in _STEP_TOTALS and _INSIDE.get(k) not in self.phases]
 
     def seconds_per_step(self) -> tuple[float, bool] | None:
         """The median of the steps' totals (a slow first step or an evaluation step does not set the rate alone)."""
@@ -71,7 +84,7 @@ class RLTiming:
         total = self.total_of_last_step()
         if total is None or total[0] <= 0:
             return []
-        rows = [(k, v, v / total[0]) for k, v in self.phases.items() if k not in _STEP_TOTALS and v > 0]
+        rows = [(k, v, v / total[0]) for k, v in self._parts() if v > 0]
         if len(rows) < 2:  # one phase is the whole of what was printed: no share to tell
             return []
         return sorted([r for r in rows if r[2] >= 0.01], key=lambda r: -r[1])

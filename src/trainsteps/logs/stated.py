@@ -349,8 +349,10 @@ _SAID_HEDGED = lazy(r"\b(?:if|whether|might|may|maybe|could|would|avoid\w*|preve
                     r"ignor\w*|catch\w*|expect\w*)\b|如果|若是|是否|防止|避免|可能|会不会|會不會|以免|解决|解決|修复|修復", re.IGNORECASE)
 _WH_QUESTION = lazy(r"\b(?:why|what|how|where|when)\b|为什么|為什麼|为何|為何|怎么|怎麼|什么原因|原因|如何|咋", re.IGNORECASE)
 # a line the program printed, not a sentence: a log prefix, a level, a timestamp, an exception's name, a bar, a setting
-_PROGRAM_LINE = lazy(r"^\s*[\[({/|]|^\s*(?:File |Traceback|\w+:\s)|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\w(?:Error|Exception)\b"
-                     r"|\d{2}:\d{2}:\d{2}|%\||\]:|=\S|\s\|\s")
+# (`key: value`, or aligned as torchrun's failure report prints it: `  traceback : To enable traceback see: ...`, and
+# that report's own heading `Root Cause (first observed failure):`)
+_PROGRAM_LINE = lazy(r"^\s*[\[({/|]|^\s*(?:File |Traceback|\w+\s*:\s)|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|\w(?:Error|Exception)\b"
+                     r"|\d{2}:\d{2}:\d{2}|%\||\]:|=\S|\s\|\s|^\s*Root Cause \(first observed failure\):")
 _CJK = lazy(r"[\u4e00-\u9fff]")
 
 

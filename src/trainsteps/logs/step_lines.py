@@ -102,6 +102,10 @@ _TITAN_MFU = lazy(r"\btflops:\s*[\d.]+\s+mfu:\s*([\d.]+)%")
 _JSON_KEYS = ('"step"', '"global_step"', '"iter"', '"iteration"', 'num_updates"')
 # The end line of BasicSR-style loops (basicsr/train.py: `End of training. Time consumed: 0:12:34`)
 _LOOP_END = "End of training. Time consumed"
+# ... and of the DeiT / MAE / DINO family's main.py, whose `Epoch: [e]  [i/N]` lines give no step after the first epoch:
+# `print('Training time {}'.format(total_time_str))` once every epoch is done, the whole line (a logger's timestamp
+# before it), so prose that mentions a training time is not one
+_TRAINING_TIME_END = lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?Training time (?:\d{1,9} days?, )?\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\s*$")
 
 
 # The counters of custom loops, each compiled on its first use (most logs never reach them; a Trainer banner's
@@ -262,8 +266,8 @@ def _speedometer_batch(line: str, epoch_batch_metric: re.Pattern) -> tuple[int |
 
 
 def ends_the_loop(line: str) -> bool:
-    """The line a BasicSR-style loop prints once its last iteration is done."""
-    return _LOOP_END in line
+    """The line a BasicSR-style or DeiT-style loop prints once its last iteration is done."""
+    return _LOOP_END in line or ("Training time" in line and _TRAINING_TIME_END.search(line) is not None)
 
 
 def seconds_per_step(line: str) -> float | None:

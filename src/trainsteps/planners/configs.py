@@ -64,7 +64,8 @@ def plan_configs(request, counted) -> Answer:
     stops = [u.key for u in find(imported)] if imported.framework in REFUSES else []
     human = answer_first(schedule, lang, ("\n".join(warnings) + "\n\n" if warnings else "") + body, counted,
                          wrapper=_wrapper_label(imported),
-                         extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None)
+                         extra=message("unknown.answer", lang, keys=", ".join(stops)) if stops else None,
+                         packed=imported.framework == "axolotl" and bool(imported.settings.get("axolotl.sample_packing")))
     return Answer(data, human, notes=[counted.note] if counted is not None and counted.note else [],
                   rollout=_trl_rollout(imported, data) if asks_time(request.settings) else None)
 

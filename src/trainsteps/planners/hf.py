@@ -118,11 +118,13 @@ def with_tokens_note(data: dict, counted) -> dict:
     return {**data, "tokens_unknown": note} if note else data
 
 
-def answer_first(schedule, lang: str, body: str, counted, wrapper: str | None = None, extra: str | None = None) -> str:
-    """The one-line answer, then the report (and, when tokens could not be counted, why)."""
+def answer_first(schedule, lang: str, body: str, counted, wrapper: str | None = None, extra: str | None = None,
+                 packed: bool = False) -> str:
+    """The one-line answer, then the report (and, when tokens could not be counted, why). `packed`: the loader's rows
+    are packed although no count said so (Axolotl's multipack sampler)."""
     from trainsteps.answer import plan_line
 
-    head = plan_line(schedule, lang, packed=bool(counted is not None and counted.packed), wrapper=wrapper)
+    head = plan_line(schedule, lang, packed=packed or bool(counted is not None and counted.packed), wrapper=wrapper)
     if extra:
         head += " · " + extra
     note = counted.tokens_unknown if counted is not None else None

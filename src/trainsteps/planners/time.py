@@ -26,7 +26,7 @@ def attach_time(answer: Answer, request, counted) -> Answer:
     from trainsteps.timing.request import estimate_for_plan
 
     asked = time_request(request)
-    view = data if answer.time_steps == "optimizer_steps" else _steps_view(data, answer.time_steps)
+    view = data if answer.time_steps == "optimizer_steps" else _steps_view(data, answer.time_steps, answer.rollout)
     _refuse_times_of_no_events(request, view["run"])
     for name in ("response_length", "prompt_length"):
         if request.gave(name) and answer.rollout is None:  # a config that is not an RL trainer's (TRL GRPO/RLOO) has no rollout
@@ -101,11 +101,13 @@ def _refuse_times_of_no_events(request, run: dict) -> None:
                              event=message(event, request.lang))
 
 
-def _steps_view(data: dict, steps: str) -> dict:
+def _steps_view(data: dict, steps: str, rollout=None) -> dict:
     """An RL plan as the time model reads a plan: its step is a training step (generation, scoring, update), whose
-    time a measurement gives (the FLOPs model covers only the update)."""
+    time a measurement gives (the FLOPs model covers only the update). Its GPUs are those the run holds, as the RL
+    step model bills them (the planner's rollout shape: OpenRLHF's actor and vLLM GPUs are not in its inputs)."""
     run, inputs = data["run"], data.get("inputs") or {}
-    gpus = inputs.get("world_size") or (inputs.get("n_gpus_per_node") or 0) * (inputs.get("nnodes") or 1) or None
+    gpus = (rollout.total_gpus if rollout is not None else None) or inputs.get("world_size") or \
+        (inputs.get("n_gpus_per_node") or 0) * (inputs.get("nnodes") or 1) or None
     return {"framework": data.get("framework"), "inputs": {"world_size": gpus},
             "run": {"optimizer_steps": run[steps], "eval_steps": Steps.of(run.get("test_steps")).at_least(1),
                     "save_steps": Steps.of(run.get("save_steps")), "warmup_steps": 0}}

@@ -18,6 +18,15 @@ MEASURED_SPREAD = (0.95, 1.10)
 """A measured step time x (low, high): steps differ with the data's lengths, and runs tend to slow down (dataloader
 stalls, logging, thermal limits) more often than they speed up. Used when the measurement gives no spread of its own."""
 
+
+def _with_spread_note(spread: tuple[float, float], extra: dict) -> dict:
+    """A single measurement's default spread says where its range comes from (it is not the measurement's own)."""
+    if spread != MEASURED_SPREAD:
+        return extra
+    low, high = (f"{abs(1 - bound):.0%}" for bound in spread)
+    return {**extra, "assumptions": (*extra.get("assumptions", ()), ("time.assume.measured_spread", {"low": low, "high": high}))}
+
+
 ORIGINS = ("flag", "log", "model")
 """Where a rate came from: typed on the command line, read from a log, or the FLOPs model."""
 
@@ -108,7 +117,7 @@ class Rate:
                           spread: tuple[float, float] = MEASURED_SPREAD, **extra) -> Rate:
         """A measured seconds-per-step figure, with the default spread of a single measurement."""
         check_positive(seconds, "--step-time")
-        return cls(Interval.spread(seconds, *spread), origin, detail, **extra)
+        return cls(Interval.spread(seconds, *spread), origin, detail, **_with_spread_note(spread, extra))
 
     @classmethod
     def from_tokens_per_second(cls, tokens_per_second: float, tokens_per_step: float, origin: str = "flag",
@@ -117,7 +126,7 @@ class Rate:
         check_positive(tokens_per_second, "--tokens-per-second")
         check_positive(tokens_per_step, "tokens per step")
         return cls(Interval.spread(tokens_per_step / tokens_per_second, *spread), origin, detail,
-                   tokens_per_step=tokens_per_step, **extra)
+                   tokens_per_step=tokens_per_step, **_with_spread_note(spread, extra))
 
     @classmethod
     def from_samples_per_second(cls, samples_per_second: float, samples_per_step: float, origin: str = "flag",

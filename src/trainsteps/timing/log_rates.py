@@ -26,6 +26,10 @@ WARMUP_STEPS = 2
 """Bar positions up to this step are not used for the rate (compile, autotune, the first dataloader fill)."""
 PAUSE_FACTOR = 3.0
 """An interval slower than this x the median interval held a pause (evaluation, checkpoint save) and is left out."""
+MIN_WINDOW_SECONDS = 30.0
+"""A bar's clock prints whole seconds, so over a shorter measured window the rounding alone moves the rate by more than
+a few percent (2 steps in `11:38` -> `11:39` read as 0.5 s a step at 1.90 it/s): there the bar's own printed rate
+(tqdm's smoothed it/s or s/it) is taken, where it prints one."""
 MAX_SAMPLES = 200_000
 """Samples kept per log (a hostile file cannot grow memory without bound)."""
 
@@ -305,6 +309,12 @@ class RateReader:
             kept = [(dn, dt) for dn, dt in intervals if dt / dn <= PAUSE_FACTOR * mid]
             timing.paused_seconds = sum(dt - dn * mid for dn, dt in intervals if dt / dn > PAUSE_FACTOR * mid)
             steps, seconds = sum(dn for dn, _ in kept), sum(dt for _, dt in kept)
+            printed = [s.seconds_per_step for s in bar[-10:] if s.seconds_per_step]
+            if seconds < MIN_WINDOW_SECONDS and printed:
+                shown = median(printed)
+                timing.rate = Rate.from_step_seconds(shown, "log", f"{kind} bar's own rate, median of its last {len(printed)} "
+                                                     f"readings (the {seconds:g} s between its clocks are too few), up to {where}")
+                return timing
             kept_rates = sorted(dt / dn for dn, dt in kept)
             expected = seconds / steps
             low = min(expected * MEASURED_SPREAD[0], kept_rates[len(kept_rates) // 10])

@@ -58,7 +58,10 @@ def _step_part_rows(result, lang: str) -> list[str]:
 
 
 def _row(name: str, value: str) -> str:
-    return f"  {name:<18} {value}"
+    """A label and its value, the values in one column in every language (a CJK character takes two columns)."""
+    from trainsteps.report import pad
+
+    return f"  {pad(name, 18)} {value}"
 
 
 

@@ -356,7 +356,7 @@ def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: in
     est = estimate_mfu(facts)
     m = est.mfu
     notes = [("time.assume.mfu_fitted", {"low": f"{m.low:.2f}", "expected": f"{m.expected:.2f}", "high": f"{m.high:.2f}",
-                                         "stack": stack or "?", "similar": est.similar})]
+                                         "stack": stack or _unknown_stack(request), "similar": est.similar})]
     if "stack" in est.unknown:
         notes.append(("time.note.say_stack", {"spread": f"{est.stack_spread:.1f}"}))
     if "checkpointing" in est.unknown and "stack" not in est.unknown:
@@ -422,6 +422,13 @@ def _preference_note(preference, pairs, times: float) -> tuple[str, dict]:
         ("_precomputed" if preference.precompute and reference else "")
     return kind, {"trainer": preference.trainer, "origin": preference.origin, "trained": trained, "kl": kl,
                   "reference": reference, "flops": f"{pairs.train.expected:.4g}", "times": f"{times:.2f}"}
+
+
+def _unknown_stack(request: dict) -> str:
+    """The stack's place in the MFU line when neither the user nor the framework says it (the next note asks for it)."""
+    from trainsteps.i18n import message
+
+    return message("time.stack_unknown", request.get("lang") or "en")
 
 
 def preference_of(data: dict) -> SimpleNamespace | None:
@@ -570,7 +577,7 @@ def _with_implied_mfu(rate, model, counts, devices: int, notes: list):
     mfu = implied_mfu(rate.step_seconds, counts.tokens_per_step, model.per_token.expected, model.peak, devices)
     verdict = "time.note.mfu_low" if mfu.expected < model.mfu.low else "time.note.mfu_high" if mfu.expected > model.mfu.high \
         else "time.note.mfu_normal"
-    notes.append((verdict, {"mfu": f"{mfu.expected:.3f}", "low": model.mfu.low, "high": model.mfu.high}))
+    notes.append((verdict, {"mfu": f"{mfu.expected:.3f}", "low": f"{model.mfu.low:.2f}", "high": f"{model.mfu.high:.2f}"}))
     return Rate(rate.step_seconds, rate.origin, rate.detail, counts.tokens_per_step, mfu, rate.assumptions)
 
 

@@ -122,7 +122,9 @@ const RL = {
 // planner added to the table appears in the pickers with its fields and no page edit.
 const PLANNER_NAMES = {hf: "Hugging Face Trainer", megatron: "Megatron-LM", neox: "GPT-NeoX", deepspeed: "DeepSpeed", lightning: "Lightning",
   torchtitan: "torchtitan", automodel: "NeMo Automodel", "llamafactory-v1": "LLaMA-Factory v1 (USE_V1=1)", verl: "verl (RL)",
-  openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)", "trl-ppo": "TRL PPO (RL)"};
+  openrlhf: "OpenRLHF (RL)", easyr1: "EasyR1 (RL)", "trl-ppo": "TRL PPO (RL)", litgpt: "LitGPT", "megatron-bridge": "Megatron-Bridge",
+  "swift-megatron": "ms-swift Megatron", slime: "slime (RL)", areal: "AReaL (RL)", "open-instruct": "open-instruct GRPO (RL)",
+  "trl-async-grpo": "TRL AsyncGRPO (RL)", "prime-rl": "prime-rl (RL)", roll: "ROLL (RL)"};
 const plannerName = (name) => PLANNER_NAMES[name] || name;
 const PT_KINDS = ["pretrain", "stack"];  // the Pretraining tab plans these from flags
 const PT_FIELDS = [
