@@ -4,7 +4,7 @@ never be lost is not: line numbers, the banner, a crash, an evaluation, the last
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from trainsteps.logs import read_bytes, reader
@@ -72,6 +72,7 @@ LINE_PARTS = st.sampled_from(["0", "7", "12", "305", "\r", "\r\n", "\n", " ", "a
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(LINE_PARTS, max_size=12).map("".join), min_size=1, max_size=900), st.integers(0, 12))
+@example(["\r", "\r0", "\r", "\r"], 0)  # "\r0" (a redraw: two lines) has the shape of "\r" (a CRLF end: one)
 def test_a_sampled_chunk_reads_by_form_exactly_the_lines_it_reads_by_shape(lines, head_size):
     """The sampled path finds shapes, offsets and carriage returns on one copy with digits as 0s; the same chunk read
     as split lines and shapes (`_by_shape`, the plain algorithm) must read the same lines with the same numbers."""

@@ -627,18 +627,21 @@ def _one_shape(head: bytes, body: bytes, stop: int, number: int, ctx: ScanContex
     starts, firsts = segments
     count = firsts[-1]
     shape = line_shape[:-1]
-    # each line holds the shape's carriage returns: one more line each, a CRLF end being one end (as `_one` reads it)
+    # each line holds the shape's carriage returns: one more line each, a CRLF end being one end (as `_one` reads it).
+    # A shape ending in \r is both "0\r" (a CRLF end) and "\r0" (a redraw, one more line): its skipped lines are
+    # counted from their bytes.
     per_line = 1 + shape.count(b"\r") - shape.endswith(b"\r")
+    by_bytes = shape.endswith(b"\r")
     picked = sorted(set(range(0, count, SAMPLE_EVERY)) | set(range(max(0, count - TAIL_LINES), count)))
     number = _one((head + body[:first_end - 1]).decode("utf-8", "replace"), number, ctx)  # line 0, the only one with the head
-    done = 1  # lines[:done] are counted
+    done, done_at = 1, first_end  # lines[:done] are counted; line `done` starts at body[done_at]
     for index in picked[1:]:
-        number += (index - done) * per_line
         start = _line_start(body, starts, firsts, index)
+        number += _lines_between(body, done_at, start, True) if by_bytes else (index - done) * per_line
         end = body.find(b"\n", start)
         number = _one(body[start:end].decode("utf-8", "replace"), number, ctx)
-        done = index + 1
-    return number + (count - done) * per_line
+        done, done_at = index + 1, end + 1
+    return number + (count - done) * per_line  # the last line is always read: nothing is left, by bytes or not
 
 
 SEGMENT = 1 << 16
