@@ -29,8 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # fresh8 and fresh9, held-out sets gathered while fits are chosen, are splits of their own until they are scored
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh8", "fresh9"} == {"calibration"}
+    # fresh9, a held-out set gathered while fits are chosen, is a split of its own until it is scored
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh9"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -101,8 +101,8 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.75, 0.33, 3.35
-"""docs/time.md: 76.4 % held, 32.9 % median error, 3.30x median width on 119 sources, every source once."""
+LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.35, 4.2
+"""docs/time.md: 76.0 % held, 34.5 % median error, 4.12x median width on 127 sources, every source once."""
 
 
 @functools.cache
@@ -110,34 +110,33 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_119_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin():
-    """docs/time.md, "The fit on 119 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_127_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin():
+    """docs/time.md, "The fit on 127 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 119
+    assert overall["sources"] >= 127
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
 
 
-def test_on_the_untouched_ninth_held_out_set_the_model_beats_the_napkin_but_holds_under_half_its_runs():
-    """docs/time.md, "The ninth held-out set, scored once": fresh8 was gathered apart while the 119-source fit was
-    chosen. By row 68 % off against the napkin's 233 %, 44 % held at 3.0x; every source once 57 % against 157 %, 61 %
-    held. Its LoRA rows (packed 8K rows at 6-17 % MFU) all run slower than planned; the napkin is closer on its two
-    preference rows."""
+def test_on_the_untouched_tenth_held_out_set_the_model_beats_the_napkin_by_source_but_not_on_lora():
+    """docs/time.md, "The tenth held-out set, scored once": fresh9 was gathered apart while the 127-source fit was
+    chosen. By row 35 % off against the napkin's 93 %, 62 % held at 2.8x; every source once 41 % against 86 %, 58 %
+    held. Ahead of the napkin in pretraining, full fine-tuning and preference; on LoRA it is not (59 % against 58 % by
+    row): MLPerf's LoRA runs are faster than planned and a MoE LoRA run on Ascend 910B is 7-10x slower."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh8")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh9")))}
     overall = rows["all"]
-    assert overall["n"] >= 25 and overall["sources"] >= 8
-    assert 0.62 <= overall["model_error"] <= 0.74 < 2.0 <= overall["napkin_error"]
-    assert 0.40 <= overall["model_inside"] <= 0.48 and 2.8 <= overall["model_width"] <= 3.2
+    assert overall["n"] >= 24 and overall["sources"] >= 7
+    assert 0.30 <= overall["model_error"] <= 0.40 < 0.85 <= overall["napkin_error"]
+    assert 0.58 <= overall["model_inside"] <= 0.66 and 2.6 <= overall["model_width"] <= 3.0
     assert overall["model_error_by_source"] < overall["napkin_error_by_source"]
     assert overall["model_time_error"] < overall["napkin_time_error"]
-    for category in ("pretraining", "full", "lora", "qlora"):
+    for category in ("pretraining", "full", "preference"):
         assert rows[category]["model_error"] < rows[category]["napkin_error"], category
-    assert rows["lora"]["model_inside"] == 0 and rows["preference"]["model_error"] > rows["preference"]["napkin_error"]
-
+    assert rows["lora"]["model_error_by_source"] > rows["lora"]["napkin_error_by_source"]
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
     """Leave-one-source-out over the calibration rows with some of tools/fit_efficiency.py's knobs changed."""
@@ -163,8 +162,9 @@ def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, 
 def test_leaving_each_calibration_source_out_shrinking_stack_levels_by_six_sources_gains_under_the_rules_point():
     """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md), every source
     counted once: shrinking each stack's level toward every source's (6 pseudo-sources, the choice on 14 sources) cost
-    4 points on 20 sources, 1.8 on 46 (30.8 % against 29.0 %) and 0.5 on 69 (25.7 % against 25.2 %); on 119 it gains
-    0.1 (32.7 % against 32.9 %), under the point a change must gain, so the levels stay unshrunk."""
+    4 points on 20 sources, 1.8 on 46 (30.8 % against 29.0 %) and 0.5 on 69 (25.7 % against 25.2 %); on 119 it gained
+    0.1 (32.7 % against 32.9 %) and on 127 it costs 0.8 (35.3 % against 34.5 %), under the point a change must gain, so
+    the levels stay unshrunk."""
     unshrunk, shrunk = _shipped_loso()["all"], _loso(6.0)["all"]
     assert _fit().PSEUDO_SOURCES == 0.0
     assert unshrunk["model_error_by_source"] - 0.01 < shrunk["model_error_by_source"]
@@ -246,10 +246,11 @@ def test_a_preference_wall_times_validation_rows_cost_the_forwards_a_plan_gives_
 
 
 def test_leaving_each_calibration_source_out_intervals_keyed_by_pretraining_and_packing_are_narrower_and_still_hold():
-    """docs/time.md, "The fit on 119 calibration sources": residuals of setups that also share whether they pretrain
-    and whether their rows are packed (4.78x wide unkeyed at the same quantiles, every source once)."""
+    """docs/time.md, "The fit on 127 calibration sources": residuals of setups that also share whether they pretrain
+    and whether their rows are packed (4.12x wide, against 4.83x unkeyed at the same quantiles, every source once; 3.30x
+    against 4.78x on 119 sources)."""
     keyed, unkeyed = _shipped_loso()["all"], _loso(RESIDUAL_BY=())["all"]
-    assert keyed["model_width_by_source"] < unkeyed["model_width_by_source"] / 1.2
+    assert keyed["model_width_by_source"] < unkeyed["model_width_by_source"] / 1.15
     assert keyed["model_inside_by_source"] >= 0.75
 
 

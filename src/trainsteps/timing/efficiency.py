@@ -110,6 +110,9 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "quant_fp4": 1.0 if method == "qlora" and facts.base_quant == "fp4" else 0.0,
         "qlora_log_params": math.log(params / 7e9) if method == "qlora" else 0.0,
         f"pretraining_{stack}": 1.0 if facts.pretraining else 0.0,
+        # tried on 127 sources and left at 0 (tools/fit_efficiency.py UNMODELLED)
+        "moe_fsdp": 1.0 if facts.moe and stack == "fsdp" else 0.0,
+        "lora_packed": 1.0 if method in ("lora", "qlora") and facts.packed else 0.0,
     }
 
 
