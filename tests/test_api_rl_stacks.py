@@ -140,3 +140,18 @@ def test_the_readme_names_every_rl_stack_in_its_rl_section():
     names = {"slime": "slime", "areal": "AReaL", "open-instruct": "open-instruct", "trl-async-grpo": "TRL AsyncGRPO",
              "prime-rl": "prime-rl", "roll": "ROLL"}
     assert set(names) == set(RL_STACKS) and all(name in heading for name in names.values())
+
+
+def test_plan_rl_refuses_a_time_option_and_names_the_function_that_takes_it():
+    """plan_rl plans steps; hours come from api.estimate_time, which takes the same options as `trainsteps plan`."""
+    from trainsteps import api
+
+    settings = {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 5, "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+                "trainer.total_epochs": 15}
+    with pytest.raises(trainsteps.InputError) as refused:
+        trainsteps.plan_rl("verl", settings, num_examples=7473, step_time=60)
+    text, hint = refused.value.render()
+    assert "step_time" in text and "estimate_time(framework='verl'" in hint
+    time = api.estimate_time(framework="verl", set=[f"{k}={v}" for k, v in settings.items()], num_examples=7473, step_time=60)
+    steps = trainsteps.plan_rl("verl", settings, num_examples=7473).run.training_steps
+    assert time["parts"]["train"]["expected"] == steps * 60

@@ -96,7 +96,7 @@ _HF_PLAN = None
 
 
 def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int | None = None, version: str | None = None,
-            gpus: int | None = None):
+            gpus: int | None = None, **options):
     """Plan an RL run (`verl`, `openrlhf`, `easyr1`, `trl-ppo`, `slime`, `areal`, `open-instruct`, `trl-async-grpo`,
     `prime-rl`, `roll`) from its own setting names, as on its launch line or in its config (nested keys dotted); the
     numbers are those of `trainsteps plan --framework NAME`. `num_examples` is the prompt count (prime-rl and ROLL have
@@ -106,8 +106,15 @@ def plan_rl(framework: str, settings: dict | None = None, *, num_examples: int |
     ...     "actor_rollout_ref.actor.ppo_mini_batch_size": 64, "trainer.total_epochs": 15}, num_examples=7473)
     >>> p.run.training_steps, p.run.optimizer_steps, p.run.scheduler_steps
     (435, 1740, 435)
+
+    Hours, GPU-hours and cost (`step_time=`, `gpu=`, `params=`, ...) come from `trainsteps.api.estimate_time(framework=
+    "verl", set=["data.train_batch_size=256", ...], step_time=60)`; given here, they are refused with that hint.
     """
     from trainsteps.planners.rl import plan_from_settings
+
+    if options:
+        name = sorted(options)[0]
+        raise InputError("api.error.rl_option", "api.hint.rl_option", name=str(name)[:60], framework=str(framework)[:40])
 
     return plan_from_settings(framework, settings or {}, num_examples=num_examples, version=version, gpus=gpus)
 

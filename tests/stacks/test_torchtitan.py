@@ -155,3 +155,48 @@ def test_gpu_hours_count_every_gpu_not_only_the_data_parallel_ranks(run_cli):
                              "--max-steps", "100", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["time"]["gpus"] == 8
+
+
+# --- the model a .toml names: [model] name and flavor (tools/record_torchtitan_flavors.py) --------------------------
+
+FLAVORS = json.loads((ROOT / "src" / "trainsteps" / "data" / "torchtitan_flavors.json").read_text())
+
+
+@pytest.mark.parametrize("name, flavor, published", [
+    ("llama3", "8B", 8.03e9), ("llama3", "70B", 70.6e9), ("llama3", "405B", 405.9e9),
+    ("qwen3", "8B", 8.19e9), ("qwen3", "32B", 32.8e9), ("qwen3", "30B-A3B", 30.5e9), ("qwen3", "235B-A22B", 235.1e9)])
+def test_a_recorded_flavor_has_its_models_published_parameter_count(name, flavor, published):
+    """Each flavor's arguments as the release's own __init__.py writes them, with its args dataclass's defaults,
+    through torchtitan's FFN rule: the model cards' counts (Llama 3 and 3.1, Qwen3) within 0.5 %."""
+    from trainsteps.frameworks.torchtitan_models import flavor_config
+    from trainsteps.timing.architectures import shape_from_config
+
+    config, source = flavor_config(name, flavor)
+    assert shape_from_config(config, source).total_params == pytest.approx(published, rel=0.005)
+    assert source == f"torchtitan 0.2.2 torchtitan/models/{name}/__init__.py: {name} {flavor}"
+
+
+def test_the_flavor_table_is_the_releases_own_as_recorded():
+    assert FLAVORS["release"] == "0.2.2"
+    llama = FLAVORS["models"]["llama3"]
+    assert llama["flavors"]["8B"] == {"dim": 4096, "n_layers": 32, "n_heads": 32, "n_kv_heads": 8, "ffn_dim_multiplier": 1.3,
+                                      "multiple_of": 1024, "rope_theta": 500000}
+    assert llama["defaults"]["vocab_size"] == 128256
+    assert FLAVORS["models"]["qwen3"]["flavors"]["30B-A3B"]["moe_args"]["num_experts"] == 128
+
+
+def test_a_toml_naming_its_model_gives_hours_with_a_gpu_alone_on_the_fsdp_stack(run_cli):
+    code, out, err = run_cli("plan", str(EXAMPLE), "--gpus", "8", "--gpu", "h100", "--format", "json")
+    assert code == 0, err
+    time = json.loads(out)["time"]
+    assert time["wall_seconds"]["expected"] > 0
+    assert any("torchtitan 0.2.2 torchtitan/models/llama3/__init__.py: llama3 8B" in note for note in time["notes"])
+    assert any("stack fsdp" in note for note in time["notes"])
+
+
+def test_params_given_win_over_the_tomls_flavor_and_an_unknown_flavor_is_refused_naming_the_known(run_cli):
+    code, out, err = run_cli("plan", str(EXAMPLE), "--gpus", "8", "--gpu", "h100", "--params", "7e9", "--format", "json")
+    assert code == 0, err
+    assert not any("llama3 8B" in note for note in json.loads(out)["time"]["notes"])
+    code, out, err = run_cli("plan", str(EXAMPLE), "--gpus", "8", "--gpu", "h100", "--set", "model.flavor=9B")
+    assert code == 2 and "no flavor '9B'" in err and "8B_flex" in err and "Traceback" not in err

@@ -2,7 +2,8 @@
 settings of frameworks/torchtitan.py, with the file and section each came from.
 
 The file is read as every config file is (configs/files.py: size, pickles, text checked first), then parsed with
-`tomllib` (`tomli` on Python 3.10). Only the keys that decide steps are read; the model's keys are left alone.
+`tomllib` (`tomli` on Python 3.10). The keys that decide steps are read, and the model's train spec and flavor
+(`[model] name`, `flavor`) for the time model; the model's other keys are left alone.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ KEYS = {
     ("parallelism", "data_parallel_replicate_degree"): "dp_replicate", ("parallelism", "data_parallel_shard_degree"): "dp_shard",
     ("parallelism", "tensor_parallel_degree"): "tp", ("parallelism", "pipeline_parallel_degree"): "pp",
     ("parallelism", "context_parallel_degree"): "cp",
+    ("model", "name"): "model_name", ("model", "flavor"): "model_flavor",
 }
 """(section, key) of torchtitan's JobConfig -> the setting it gives."""
 FLAGS = frozenset({"checkpoint_enable", "first_step_checkpoint", "validation_enable"})
 RATIOS = frozenset({"decay_ratio"})
+NAMES = frozenset({"model_name", "model_flavor"})
+"""The model's train spec and flavor (frameworks/torchtitan_models.py gives their shape to the time model)."""
 OPTIONAL = frozenset({"lr_total_steps", "decay_ratio"})
 """Settings that may be unset (a TOML file cannot say None; an override may say `None`)."""
 
@@ -56,7 +60,9 @@ def _checked(name: str, value, where: str):
     """A value of the type torchtitan's dataclass declares, or one line naming the key."""
     if value is None and name in OPTIONAL:
         return None
-    if name in FLAGS:
+    if name in NAMES:
+        ok = isinstance(value, str) and 0 < len(value) <= 80
+    elif name in FLAGS:
         ok = isinstance(value, bool)
     elif name in RATIOS:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1

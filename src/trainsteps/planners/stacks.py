@@ -50,6 +50,7 @@ def plan_torchtitan(request, counted) -> Answer:
         settings.update(checkpoint_interval=opts["save_interval"], checkpoint_enable=True)
     if request.gave("eval_interval"):
         settings.update(validation_freq=opts["eval_interval"], validation_enable=True)
+    model = _titan_model(settings.pop("model_name", None), settings.pop("model_flavor", None), origins)
     degrees = {name: settings.pop(name, default) for name, default in (("dp_replicate", 1), ("dp_shard", -1), ("tp", 1), ("pp", 1), ("cp", 1))}
     for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
         if request.gave(option):
@@ -59,7 +60,21 @@ def plan_torchtitan(request, counted) -> Answer:
     data = schedule.to_dict(request.lang)
     data["inputs"]["world_size"] = spec.dp * degrees["tp"] * degrees["pp"] * degrees["cp"]  # every GPU, for the time model
     data["inputs"]["from"] = origins
+    if model:
+        data["inputs"]["model_config"] = model  # the time model's shape when no --model or --params is given
     return Answer(data, render_torchtitan(schedule, request.lang, request.explain))
+
+
+def _titan_model(name: str | None, flavor: str | None, origins: dict) -> dict | None:
+    """The config.json fields of the .toml's `[model] name` and `flavor` (torchtitan's defaults: llama3, debugmodel,
+    where only one is given), with where they came from; None when the file names neither."""
+    from trainsteps.frameworks.torchtitan_models import flavor_config
+
+    if name is None and flavor is None:
+        return None
+    config, source = flavor_config(name or "llama3", flavor or "debugmodel")
+    given = origins.get("model_flavor") or origins.get("model_name")
+    return {"config": config, "source": f"{given}: {source}" if given else source}
 
 
 def _toml(read_toml):

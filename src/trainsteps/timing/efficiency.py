@@ -195,10 +195,13 @@ def _mfu(log_value: float) -> float:
 
 
 def stack_of(framework: str | None, config: dict | None = None) -> str | None:
-    """The stack a plan's framework and config imply: Megatron/NeoX configs are megatron; a Trainer-family config
-    with FSDP settings is fsdp, with DeepSpeed or none is hf (the Trainer drives the step); None when unknown."""
+    """The stack a plan's framework and config imply: Megatron/NeoX configs are megatron, torchtitan (PyTorch FSDP2)
+    is fsdp; a Trainer-family config with FSDP settings is fsdp, with DeepSpeed or none is hf (the Trainer drives the
+    step); None when unknown."""
     if framework in ("megatron", "neox"):
         return "megatron"
+    if framework == "torchtitan":
+        return "fsdp"
     if not config:
         return None
     if config.get("fsdp") or config.get("fsdp_config"):

@@ -269,7 +269,14 @@ def _wants_model(request: dict) -> bool:
 def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int, data: dict, measured: bool = False):
     """The FLOPs model's rate: tokens per step x FLOPs per token / (peak x devices x MFU). Beside a measured rate a
     model without a GPU is its size alone (`gpu` None): it still gives the saves and the load, not a rate."""
-    from trainsteps.timing.flops import model_rate, parse_mfu, preference_per_token, shape_from_params, train_flops_per_token
+    from trainsteps.timing.flops import (
+        model_rate,
+        parse_mfu,
+        preference_per_token,
+        shape_from_config,
+        shape_from_params,
+        train_flops_per_token,
+    )
     from trainsteps.timing.gpus import custom_gpu, find_gpu
     from trainsteps.timing.model_files import read_model_shape
 
@@ -279,10 +286,13 @@ def _flops_model(request: dict, shape_tokens: TokensPerStep | None, devices: int
         raise InputError("time.error.model_twice", "time.hint.model_twice")
     shape = None
     model_path = request.get("model_path") or (None if request.get("params") else _model_from_config(data))
+    named = (data.get("inputs") or {}).get("model_config")  # a stack config's own model (torchtitan's flavor)
     if model_path:
         shape = read_model_shape(model_path)
     elif request.get("params"):
         shape = shape_from_params(_parse_count(request["params"]))
+    elif named:
+        shape = shape_from_config(named["config"], named["source"])
     gpu = find_gpu(request["gpu_name"]) if request.get("gpu_name") else None
     if request.get("peak_tflops") is not None:
         gpu = custom_gpu(request["peak_tflops"], request.get("dtype") or "bf16", gpu)
@@ -373,7 +383,7 @@ def _packed(config: dict, shape_tokens, framework: str | None) -> bool | None:
     """Whether the rows are packed, where the plan says so: counted rows packed or padded, a token-window framework's
     stream (Megatron, GPT-NeoX), a config's packing switch; None where nothing says (the interval stays the broader one)."""
     how = shape_tokens.how[0] if shape_tokens else None
-    if how in ("time.tokens.packed", "time.tokens.config_packed") or framework in ("megatron", "neox"):
+    if how in ("time.tokens.packed", "time.tokens.config_packed") or framework in TOKEN_WINDOW_FRAMEWORKS:
         return True
     if how in ("time.tokens.padded", "time.tokens.plan_padded"):
         return False
@@ -386,10 +396,14 @@ def _packing_switch(config: dict) -> bool | None:
     return any(value in (True, "true", "True", 1) for value in named) if named else None
 
 
+TOKEN_WINDOW_FRAMEWORKS = ("megatron", "neox", "torchtitan")
+"""Pretraining frameworks that cut a token stream into full windows (documents concatenated: packed rows)."""
+
+
 def _pretraining(framework: str | None, training: str) -> bool | None:
-    """Pretraining where the framework is a token-window pretraining one (Megatron, GPT-NeoX); fine-tuning where only
-    adapters train; None otherwise (a full run of a Trainer-family stack is either)."""
-    if framework in ("megatron", "neox"):
+    """Pretraining where the framework is a token-window pretraining one (Megatron, GPT-NeoX, torchtitan); fine-tuning
+    where only adapters train; None otherwise (a full run of a Trainer-family stack is either)."""
+    if framework in TOKEN_WINDOW_FRAMEWORKS:
         return True
     return False if training in ("lora", "qlora") else None
 
