@@ -260,6 +260,7 @@ PER_PLANNER = {
     ("llamafactory-v1", "framework_version"): ([], ["--framework-version", "0.9.5"]),
     ("swift-megatron", "streaming"): (["--train-iters", "100000"], ["--streaming"]),
     ("torchtitan", "configs"): ([], [str(EXAMPLES / "torchtitan" / "llama3_8b.toml")]),
+    ("torchtitan", "stack"): (FLOPS, ["--stack", "megatron"]),  # torchtitan is fsdp already: saying so changes nothing
     ("torchtitan", "rl_overrides"): ([], ["--set", "training.local_batch_size=2"]),
     ("torchtitan", "framework_version"): (["--train-tokens", "100000", "--num-examples", "100"], ["--framework-version", "0.2.2"]),
     ("torchtitan", "num_examples"): (["--train-tokens", "100000", "--num-examples", "100"], ["--num-examples", "777"]),
