@@ -32,7 +32,7 @@ mean response; `loso` prints the error and hold by response stated / cap only, b
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh7 split once (when present)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh8 split once (when present)
     python tools/fit_rl_time.py --write --no-held-out   # the same, recording HELD_OUT None without scoring any split but calibration
     python tools/fit_rl_time.py --loso-one NAME         # one candidate of CANDIDATES by leave-one-source-out, its error split by group
     python tools/fit_rl_time.py --score SPLIT   # also scores the fitted model on another split (once, after the final fit)
@@ -56,7 +56,10 @@ from trainsteps.timing.rl_corpus import modelled_time, score, stack, summary, tr
 
 CORPUS = ROOT / "tests" / "fixtures" / "timing" / "rl_step_corpus.json"
 OUT = ROOT / "src" / "trainsteps" / "timing" / "rl_fit.py"
-HOLD_TARGET = 0.8
+HOLD_TARGET = 0.82
+"""The share of the calibration rows the fitted interval holds in sample. 0.8 until the 261-step fit; there, with
+expert-parallel rollouts read, 0.8 held 68.6 % of the steps left out (under MIN_HOLDS), 0.82 held 71.3 % and 0.84
+77.4 % at the same error (docs/time.md, "The fit on 141 calibration sources")."""
 MIN_SPREAD = 1.5
 """The interval is at least x/÷ this: a fit on a few sources that lands on its own rows says little about others."""
 DECODE_GRID = [x / 100 for x in range(4, 101, 2)]
@@ -160,7 +163,7 @@ CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted
                  response_spread=True, stack_levels=("TRL",), lora_copy=True, quant_decode=True)
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
-CHOSEN_LOSO = {"median_error": 0.558, "interval_holds": 0.697, "runs": 234}
+CHOSEN_LOSO = {"median_error": 0.57, "interval_holds": 0.713, "runs": 261}
 """CHOSEN's pooled leave-one-source-out score at that run: what the plan states for runs the model was not fitted on
 while no held-out split has been scored (`--write` records it as rl_fit.LOSO)."""
 
@@ -474,7 +477,7 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh7"
+HELD_OUT_SPLIT = "fresh8"
 """The untouched held-out split that `--write` scores and records when the corpus has it (else it records None); the earlier
 ones joined the calibration once scored. `--write --no-held-out` records None without scoring it (a refit while the split
 is still being gathered, or before the one scoring write)."""

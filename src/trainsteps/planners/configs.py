@@ -78,7 +78,7 @@ def _trl_rollout(imported, data: dict):
         return None
     from trainsteps.frameworks import trl
     from trainsteps.timing.request import raw_config
-    from trainsteps.timing.rl import RolloutShape
+    from trainsteps.timing.rl import RolloutShape, own_generate_batch
 
     raw, inputs, version = raw_config(data), data.get("inputs") or {}, imported.framework_version or trl.NEWEST
     trainer = "rloo" if imported.settings.get("trl.rloo") else "grpo"
@@ -89,13 +89,14 @@ def _trl_rollout(imported, data: dict):
     beta = raw.get("beta", trl.BETA_DEFAULTS[trainer].at(version))
     vllm = bool(raw.get("use_vllm"))
     colocated = not vllm or raw.get("vllm_mode", trl.VLLM_MODE_DEFAULT.at(version)) == "colocate"
+    prompts = max(completions // (generations * iterations), 1)
     return RolloutShape(framework=f"trl-{trainer}", training_steps=data["run"]["optimizer_steps"],
-                        prompts_per_step=max(completions // (generations * iterations), 1), samples_per_prompt=generations,
+                        prompts_per_step=prompts, samples_per_prompt=generations,
                         max_prompt_length=raw.get("max_prompt_length", trl.MAX_PROMPT_DEFAULT.at(version)),
                         max_response_length=raw.get("max_completion_length", trl.MAX_COMPLETION_DEFAULT.at(version)),
                         gpus=world, rollout_gpus=None if colocated else 1, rollout_tp=1, ppo_epochs=iterations,
                         reference=bool(beta), weight_sync=vllm, rollout_engine=vllm, old_log_prob=iterations > 1,
-                        max_num_seqs=256 if vllm else max(completions // world // iterations, 1),
+                        max_num_seqs=256 if vllm else own_generate_batch(prompts * generations, world),
                         training=("qlora" if raw.get("load_in_4bit") else "lora") if raw.get("use_peft") else None)
 
 

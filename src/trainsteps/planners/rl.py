@@ -322,6 +322,8 @@ def _verl_rollout(config, inputs: dict, gpus: int | None) -> dict:
             "max_response_length": inputs.get("max_response_length") or RESPONSE_CAP_DEFAULTS["verl"],
             "gpus": gpus or (inputs.get("n_gpus_per_node") or 8) * (inputs.get("nnodes") or 1),
             "rollout_tp": typed(config, "actor_rollout_ref.rollout.tensor_model_parallel_size", int) or 2,
+            # from 0.6; verl asserts it equals the rollout's TP x DP when above 1 (workers/config/rollout.py)
+            "rollout_ep": typed(config, "actor_rollout_ref.rollout.expert_parallel_size", int) or 1,
             "max_num_seqs": typed(config, "actor_rollout_ref.rollout.max_num_seqs", int) or 1024,
             "ppo_epochs": inputs.get("ppo_epochs") or 1, "reference": kl,
             "training": "lora" if (typed(config, "actor_rollout_ref.model.lora_rank", int) or 0) > 0 else None}

@@ -185,7 +185,7 @@ def rl_step(asked: dict, rollout):
              *([("time.rl.training." + ("given" if asked.get("training") else "config"), {"training": training})]
                if training != "full" else []),
              *([_hf_generate_note()] if not rollout.rollout_engine else []),
-             _calibration_note(HELD_OUT or LOSO),
+             _calibration_note(unseen_score(HELD_OUT, LOSO)),
              *shape.notes]
     return step, notes, shape
 
@@ -202,6 +202,17 @@ def _hf_generate_note() -> tuple[str, dict]:
 def _rl_training(asked: dict, rollout) -> str:
     """What an RL run trains: `--training`, else what its config says (LoRA settings), else full-parameter."""
     return asked.get("training") or rollout.training or "full"
+
+
+MIN_HELD_OUT_RUNS = 15
+"""A held-out score over fewer runs than this is not what the plan states (8 steps holding 8 of 8 say little of the
+next run); the leave-one-source-out score over every calibration step is."""
+
+
+def unseen_score(held_out: dict | None, loso: dict) -> dict:
+    """The score the plan states for runs the model was not fitted on: the held-out split's, once scored over
+    MIN_HELD_OUT_RUNS runs or more, else leave-one-source-out over the calibration."""
+    return held_out if held_out and held_out["runs"] >= MIN_HELD_OUT_RUNS else loso
 
 
 def _calibration_note(unseen: dict) -> tuple[str, dict]:

@@ -185,6 +185,9 @@ class RLStepSetup:
     """The response length limit (max_response_length, generate_max_len, max_completion_length)."""
     rollout_tp: int = 1
     """Tensor-parallel size of one rollout engine."""
+    rollout_ep: int = 1
+    """Expert-parallel size of the rollout (a mixture of experts served with vLLM's expert parallelism: each GPU holds
+    1/rollout_ep of the routed experts and its attention ranks' share of the rest); 1: every engine holds every expert."""
     max_num_seqs: int = 256
     """Sequences one rollout engine decodes at once (vLLM's `max_num_seqs`)."""
     ppo_epochs: int = 1
@@ -345,6 +348,16 @@ def _copy_share(setup: RLStepSetup) -> float:
     return ADAPTER_SHARE if setup.stack.startswith(ADAPTER_STACKS) else 1.0
 
 
+def _engine_params(setup: RLStepSetup) -> float:
+    """Parameters one engine of `rollout_tp` GPUs holds and reads per decode step: all of them, or with expert
+    parallelism its ranks' share of the routed experts (the parameters beyond the active ones, spread over
+    `rollout_ep` GPUs) and the rest (the active parameters, held by every attention rank)."""
+    total, active = setup.shape.total_params, setup.shape.active_params
+    if setup.rollout_ep <= 1 or not active or active >= total:
+        return total
+    return active + (total - active) * min(setup.rollout_tp / setup.rollout_ep, 1.0)
+
+
 def _decode_weight_bytes(setup: RLStepSetup, bytes_per_param: int) -> float:
     """Bytes per parameter a decode step reads (QUANT_DECODE: half a byte for a QLoRA run's 4-bit base)."""
     return 0.5 if QUANT_DECODE and setup.training == "qlora" else bytes_per_param
@@ -411,7 +424,7 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
         context = setup.prompt_tokens + mean / 2
         concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, weight_bytes)
         steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
-        read_per_gpu = (weight_bytes * setup.shape.total_params + concurrency * context * kv_per_token) / setup.rollout_tp
+        read_per_gpu = (weight_bytes * _engine_params(setup) + concurrency * context * kv_per_token) / setup.rollout_tp
         bounds.append((steps, read_per_gpu, concurrency))
     memory = [read / (bandwidth * 1e12) / (share * _batch_factor(c)) for (_, read, c), share in
               zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
@@ -425,7 +438,7 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     _note(d, "rl_decode_step_seconds", decode_step,
           "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU), "
           f"{floor:g} s floor)",
-          f"({weight_bytes:g} x {setup.shape.total_params:.4g} + {bounds[1][2]:.0f} x "
+          f"({weight_bytes:g} x {_engine_params(setup):.4g} + {bounds[1][2]:.0f} x "
           f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
           f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
     return _note(d, "rl_generation_seconds", prefill + decode,
@@ -448,7 +461,7 @@ def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, bytes
     holds (KV_MEMORY_SHARE of the engine's memory less the weights, over the sequences' mean context)."""
     concurrency = min(per_engine, setup.max_num_seqs)
     if kv_per_token:
-        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * setup.shape.total_params
+        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * _engine_params(setup)
         sequence = setup.prompt_tokens + setup.response_tokens.expected
         concurrency = min(concurrency, max(free / (sequence * kv_per_token), 1.0))
     return max(concurrency, 1.0)
@@ -492,7 +505,7 @@ def _sum(parts) -> Interval:
 
 
 def _check(setup: RLStepSetup) -> None:
-    for name in ("gpus", "prompts_per_step", "samples_per_prompt", "rollout_tp", "max_num_seqs", "ppo_epochs"):
+    for name in ("gpus", "prompts_per_step", "samples_per_prompt", "rollout_tp", "rollout_ep", "max_num_seqs", "ppo_epochs"):
         if getattr(setup, name) < 1:
             raise InputError("rl.error.positive", "rl.hint.positive", key=name, value=getattr(setup, name))
     rollout_gpus = setup.rollout_gpus or setup.gpus
@@ -528,6 +541,8 @@ class RolloutShape:
     """GPUs that only generate (separate vLLM/SGLang engines); None: the training GPUs generate too."""
     rollout_tp: int = 1
     """Tensor-parallel size of one rollout engine."""
+    rollout_ep: int = 1
+    """Expert-parallel size of the rollout (verl `actor_rollout_ref.rollout.expert_parallel_size`); 1: none."""
     ppo_epochs: int = 1
     """Passes of the update over one step's responses."""
     reference: bool = True
@@ -554,6 +569,13 @@ class RolloutShape:
     def total_gpus(self) -> int:
         """GPUs the run holds (billed)."""
         return self.gpus + (self.rollout_gpus or 0)
+
+
+def own_generate_batch(rollouts_per_step: int, processes: int) -> int:
+    """Sequences one process decodes at once when the trainer generates with its own model (TRL with `use_vllm` off):
+    its share of one optimizer step's rollouts, the last process taking the remainder (TRL splits the generation
+    batch evenly over processes; a batch TRL refuses is refused before this)."""
+    return max(-(-rollouts_per_step // max(processes, 1)), 1)
 
 
 TYPICAL_RESPONSE_SPREAD = rl_fit.RESPONSE_SPREAD
@@ -595,7 +617,8 @@ def setup_from_shape(rollout: RolloutShape, shape: ModelShape, gpu: Gpu, *, prom
     """The step of a planner's RolloutShape on the user's model and GPU."""
     return RLStepSetup(shape=shape, gpu=gpu, gpus=rollout.gpus, prompts_per_step=rollout.prompts_per_step,
                        samples_per_prompt=rollout.samples_per_prompt, prompt_tokens=prompt_tokens, response_tokens=response_tokens,
-                       response_cap=rollout.max_response_length, rollout_tp=rollout.rollout_tp, max_num_seqs=rollout.max_num_seqs,
+                       response_cap=rollout.max_response_length, rollout_tp=rollout.rollout_tp, rollout_ep=rollout.rollout_ep,
+                       max_num_seqs=rollout.max_num_seqs,
                        ppo_epochs=rollout.ppo_epochs, reference=rollout.reference, critic=rollout.critic, training=training,
                        asynchronous=rollout.asynchronous, dtype=dtype, rollout_gpus=rollout.rollout_gpus,
                        weight_sync=rollout.weight_sync, training_mfu=training_mfu, old_log_prob=rollout.old_log_prob,

@@ -12,7 +12,7 @@ from trainsteps.timing import rl
 from trainsteps.timing.estimate import Interval
 from trainsteps.timing.flops import ModelShape
 from trainsteps.timing.gpus import find_gpu
-from trainsteps.timing.rl import RLStepTime, RolloutShape, response_interval, rl_step_time, setup_from_shape
+from trainsteps.timing.rl import RLStepTime, RolloutShape, own_generate_batch, response_interval, rl_step_time, setup_from_shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +52,8 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
     rollout = RolloutShape(framework=framework(row), training_steps=1, prompts_per_step=row["prompts_per_step"],
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
-                           rollout_tp=row["rollout_tp"], reference=row["reference"], critic=row["critic"], turns=turns(row),
-                           weight_sync=engine, rollout_engine=engine, max_num_seqs=256 if engine else max(-(-rollouts // row["gpus"]), 1))
+                           rollout_tp=row["rollout_tp"], rollout_ep=row.get("rollout_ep") or 1, reference=row["reference"], critic=row["critic"], turns=turns(row),
+                           weight_sync=engine, rollout_engine=engine, max_num_seqs=256 if engine else own_generate_batch(rollouts, row["gpus"]))
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
     setup = setup_from_shape(rollout, shape, find_gpu(row["gpu"]), prompt_tokens=row["prompt_tokens"], response_tokens=response,
