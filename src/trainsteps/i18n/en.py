@@ -1860,7 +1860,7 @@ MESSAGES = {
     'api.hint.spec_and_settings': 'e.g. `trainsteps.plan(num_examples=1047, per_device_train_batch_size=10)`',
     'api.error.spec_type': 'trainsteps.plan() takes a RunSpec or keyword settings, got a {found}',
     'api.error.rl_option': 'trainsteps.plan_rl() plans steps only and has no option {name!r}',
-    'api.hint.rl_option': 'hours and cost come from trainsteps.api.estimate_time(framework={framework!r}, set=["key=value", ...], {name}=...), which takes every option of `trainsteps plan`',
+    'api.hint.rl_option': 'hours and cost come from `trainsteps.api.estimate_time(framework={framework!r}, set=["key=value", ...], {name}=...)`, which takes every option of `trainsteps plan`',
     'api.error.unknown_setting': 'trainsteps.plan() has no setting {name!r}',
     'api.hint.unknown_setting': 'did you mean {guess}? help(trainsteps.plan) lists the settings',
     'api.hint.no_effect': 'it does not change steps, samples or epochs; help(trainsteps.plan) lists the settings',

@@ -1855,7 +1855,7 @@ MESSAGES = {
     'api.hint.spec_and_settings': '例如 `trainsteps.plan(num_examples=1047, per_device_train_batch_size=10)`',
     'api.error.spec_type': 'trainsteps.plan() 接受 RunSpec 或关键字设置，收到的是 {found}',
     'api.error.rl_option': 'trainsteps.plan_rl() 只规划步数，没有选项 {name!r}',
-    'api.hint.rl_option': '时长与费用请用 trainsteps.api.estimate_time(framework={framework!r}, set=["key=value", ...], {name}=...)，它接受 `trainsteps plan` 的全部选项',
+    'api.hint.rl_option': '时长与费用请用 `trainsteps.api.estimate_time(framework={framework!r}, set=["key=value", ...], {name}=...)`，它接受 `trainsteps plan` 的全部选项',
     'api.error.unknown_setting': 'trainsteps.plan() 没有设置项 {name!r}',
     'api.hint.unknown_setting': '是否想用 {guess}？help(trainsteps.plan) 列出了全部设置项',
     'api.hint.no_effect': '它不影响步数、样本数或轮数；help(trainsteps.plan) 列出了全部设置项',
