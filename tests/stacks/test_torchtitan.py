@@ -200,3 +200,15 @@ def test_params_given_win_over_the_tomls_flavor_and_an_unknown_flavor_is_refused
     assert not any("llama3 8B" in note for note in json.loads(out)["time"]["notes"])
     code, out, err = run_cli("plan", str(EXAMPLE), "--gpus", "8", "--gpu", "h100", "--set", "model.flavor=9B")
     assert code == 2 and "no flavor '9B'" in err and "8B_flex" in err and "Traceback" not in err
+
+
+def test_a_toml_naming_a_model_without_recorded_flavors_still_plans_its_steps_and_hours_need_the_model(run_cli, tmp_path):
+    path = tmp_path / "dsv3.toml"
+    path.write_text('[model]\nname = "deepseek_v3"\nflavor = "16B"\n[training]\nlocal_batch_size = 8\nseq_len = 4096\nsteps = 100\n')
+    code, out, err = run_cli("plan", str(path), "--gpus", "8", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["run"]["optimizer_steps"] == 100
+    code, out, err = run_cli("plan", str(path), "--gpus", "8", "--gpu", "h100")
+    assert code == 2 and "deepseek_v3" in err and "--params" in err
+    code, out, err = run_cli("plan", str(path), "--gpus", "8", "--gpu", "h100", "--params", "16e9")
+    assert code == 0, err

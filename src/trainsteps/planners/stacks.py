@@ -50,7 +50,10 @@ def plan_torchtitan(request, counted) -> Answer:
         settings.update(checkpoint_interval=opts["save_interval"], checkpoint_enable=True)
     if request.gave("eval_interval"):
         settings.update(validation_freq=opts["eval_interval"], validation_enable=True)
-    model = _titan_model(settings.pop("model_name", None), settings.pop("model_flavor", None), origins)
+    named = settings.pop("model_name", None), settings.pop("model_flavor", None)
+    # the flavor is the time model's only: read it where a GPU asks for FLOPs and no --model or --params says the model
+    wants_shape = (opts.get("gpu_name") or opts.get("peak_tflops") is not None) and not (opts.get("model_path") or opts.get("params"))
+    model = _titan_model(*named, origins) if wants_shape else None
     degrees = {name: settings.pop(name, default) for name, default in (("dp_replicate", 1), ("dp_shard", -1), ("tp", 1), ("pp", 1), ("cp", 1))}
     for option, name in (("tensor_parallel_size", "tp"), ("pipeline_parallel_size", "pp"), ("context_parallel_size", "cp")):
         if request.gave(option):
