@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "trainsteps" / "data" / "torchtitan_flavors.json"
 MODELS = {"llama3": ("llama3_args", "TransformerModelArgs"), "qwen3": ("qwen3_args", "Qwen3ModelArgs")}
 """The models whose flavors are recorded: the train spec's name -> (the flavor table, its args dataclass)."""
+MOE_ARGS = ("torchtitan/models/moe/moe.py", "MoEArgs")
+"""Where the MoE arguments a flavor's `moe_args=MoEArgs(...)` leaves out take their defaults."""
 
 
 def literal(node: ast.AST):
@@ -60,6 +62,8 @@ def record(wheel: Path) -> dict:
     release = re.search(r"torchtitan-([0-9][^-]*)-", wheel.name).group(1)
     out = {"release": release, "models": {}}
     with zipfile.ZipFile(wheel) as archive:
+        moe_file, moe_class = MOE_ARGS
+        out["moe_args"] = {"file": moe_file, "defaults": dataclass_defaults(archive.read(moe_file).decode(), moe_class)}
         for name, (table, args) in MODELS.items():
             init, args_file = f"torchtitan/models/{name}/__init__.py", f"torchtitan/models/{name}/model/args.py"
             defaults = dataclass_defaults(archive.read(args_file).decode(), args)

@@ -1,6 +1,7 @@
 """torchtitan's rules against its own code, run at 0.2.2 and 0.3.0 (tools/record_torchtitan.py ->
 tests/fixtures/pretrain/torchtitan.json), and `trainsteps plan` reading its .toml and flags."""
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -21,6 +22,13 @@ from trainsteps.frameworks.torchtitan import (
 from trainsteps.frameworks.torchtitan import eval_steps as validation_steps
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 RECORDED = json.loads((ROOT / "tests" / "fixtures" / "pretrain" / "torchtitan.json").read_text())["releases"]
 EXAMPLE = ROOT / "examples" / "torchtitan" / "llama3_8b.toml"
 
@@ -176,13 +184,53 @@ def test_a_recorded_flavor_has_its_models_published_parameter_count(name, flavor
     assert source == f"torchtitan 0.2.2 torchtitan/models/{name}/__init__.py: {name} {flavor}"
 
 
-def test_the_flavor_table_is_the_releases_own_as_recorded():
-    assert FLAVORS["release"] == "0.2.2"
-    llama = FLAVORS["models"]["llama3"]
-    assert llama["flavors"]["8B"] == {"dim": 4096, "n_layers": 32, "n_heads": 32, "n_kv_heads": 8, "ffn_dim_multiplier": 1.3,
-                                      "multiple_of": 1024, "rope_theta": 500000}
-    assert llama["defaults"]["vocab_size"] == 128256
-    assert FLAVORS["models"]["qwen3"]["flavors"]["30B-A3B"]["moe_args"]["num_experts"] == 128
+SOURCE = """
+@dataclass
+class MoEArgs:
+    num_experts: int = 8
+    num_shared_experts: int = 1
+    score_func: Literal["softmax", "sigmoid"] = "sigmoid"
+    num_expert_groups: int | None = None
+    layers: list = field(default_factory=list)
+
+toy_args = {
+    "tiny": ToyArgs(dim=256, n_layers=2, rope_theta=1e6),
+    "tiny_moe": ToyArgs(dim=256, moe_enabled=True, moe_args=MoEArgs(num_experts=4, top_k=2)),
+}
+"""
+
+
+def test_the_recorder_reads_flavor_tables_and_dataclass_defaults_as_written():
+    """tools/record_torchtitan_flavors.py reads the release's source with `ast`: a flavor's keywords (a nested
+    `MoEArgs(...)` as a dict) and a dataclass's literal defaults (a factory or a missing default left out)."""
+    recorder = _load_tool("record_torchtitan_flavors")
+    assert recorder.flavors(SOURCE, "toy_args") == {
+        "tiny": {"dim": 256, "n_layers": 2, "rope_theta": 1e6},
+        "tiny_moe": {"dim": 256, "moe_enabled": True, "moe_args": {"num_experts": 4, "top_k": 2}}}
+    assert recorder.dataclass_defaults(SOURCE, "MoEArgs") == {"num_experts": 8, "num_shared_experts": 1,
+                                                              "score_func": "sigmoid", "num_expert_groups": None}
+    with pytest.raises(SystemExit, match="no flavor table"):
+        recorder.flavors(SOURCE, "other_args")
+
+
+def test_a_moe_flavor_takes_what_its_moe_args_leave_out_from_the_recorded_moe_args_defaults(monkeypatch):
+    import copy
+
+    from trainsteps.frameworks import torchtitan_models
+
+    assert FLAVORS["release"] == "0.2.2" and FLAVORS["moe_args"]["file"] == "torchtitan/models/moe/moe.py"
+    written = FLAVORS["models"]["qwen3"]["flavors"]["30B-A3B"]["moe_args"]
+    config, _ = torchtitan_models.flavor_config("qwen3", "30B-A3B")
+    assert (config["num_experts"], config["num_experts_per_tok"]) == (written["num_experts"], written["top_k"])
+    assert config["shared_expert_intermediate_size"] == written["num_shared_experts"] * config["moe_intermediate_size"]
+
+    # a flavor that leaves num_shared_experts out takes the table's recorded default (2 here, to tell it from a guess)
+    without_shared = copy.deepcopy(FLAVORS)
+    del without_shared["models"]["qwen3"]["flavors"]["30B-A3B"]["moe_args"]["num_shared_experts"]
+    without_shared["moe_args"]["defaults"]["num_shared_experts"] = 2
+    monkeypatch.setattr(torchtitan_models, "_table", lambda: without_shared)
+    config, _ = torchtitan_models.flavor_config("qwen3", "30B-A3B")
+    assert config["shared_expert_intermediate_size"] == 2 * config["moe_intermediate_size"]
 
 
 def test_a_toml_naming_its_model_gives_hours_with_a_gpu_alone_on_the_fsdp_stack(run_cli):
