@@ -416,15 +416,16 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
         raise InputError("time.error.gpu_bandwidth", "time.hint.gpu_bandwidth", gpu=setup.gpu.name, known=", ".join(HBM_TB_PER_S))
     kv_per_token = _kv_bytes_per_token(setup.shape, bytes_per_param)
     weight_bytes = _decode_weight_bytes(setup, bytes_per_param)
+    engine_params = _engine_params(setup)
     streaming = setup.asynchronous and ASYNC_STREAMING
     bounds = []
     for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
         cap = setup.response_cap or 3 * mean  # no cap: the longest is taken as twice the mean (the fitted share 0.5)
         longest = min(mean + DECODE_TAIL_SHARE * max(cap - mean, 0), cap)
         context = setup.prompt_tokens + mean / 2
-        concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, weight_bytes)
+        concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, weight_bytes * engine_params)
         steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
-        read_per_gpu = (weight_bytes * _engine_params(setup) + concurrency * context * kv_per_token) / setup.rollout_tp
+        read_per_gpu = (weight_bytes * engine_params + concurrency * context * kv_per_token) / setup.rollout_tp
         bounds.append((steps, read_per_gpu, concurrency))
     memory = [read / (bandwidth * 1e12) / (share * _batch_factor(c)) for (_, read, c), share in
               zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
@@ -438,7 +439,7 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     _note(d, "rl_decode_step_seconds", decode_step,
           "max(bytes read per GPU / (HBM x share x batch / (batch + half batch)), 2N x concurrency / (tp x peak x MFU), "
           f"{floor:g} s floor)",
-          f"({weight_bytes:g} x {_engine_params(setup):.4g} + {bounds[1][2]:.0f} x "
+          f"({weight_bytes:g} x {engine_params:.4g} + {bounds[1][2]:.0f} x "
           f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
           f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
     return _note(d, "rl_generation_seconds", prefill + decode,
@@ -456,12 +457,12 @@ def _batch_factor(concurrency: float) -> float:
     return concurrency / (concurrency + DECODE_HALF_BATCH)
 
 
-def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, bytes_per_param: float) -> float:
+def _concurrency(setup: RLStepSetup, per_engine: int, kv_per_token: float, weight_bytes: float) -> float:
     """Sequences an engine decodes at once: its share of the rollouts, at most max_num_seqs, at most what its KV cache
-    holds (KV_MEMORY_SHARE of the engine's memory less the weights, over the sequences' mean context)."""
+    holds (KV_MEMORY_SHARE of the engine's memory less the `weight_bytes` it holds, over the sequences' mean context)."""
     concurrency = min(per_engine, setup.max_num_seqs)
     if kv_per_token:
-        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - bytes_per_param * _engine_params(setup)
+        free = KV_MEMORY_SHARE * setup.gpu.memory_gb * 1e9 * setup.rollout_tp - weight_bytes
         sequence = setup.prompt_tokens + setup.response_tokens.expected
         concurrency = min(concurrency, max(free / (sequence * kv_per_token), 1.0))
     return max(concurrency, 1.0)
