@@ -372,14 +372,15 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert "calibration" in corpus["split"] and "fresh5" not in corpus["split"], "fresh5 was scored once and joined the calibration"
     assert "fresh6" not in corpus["split"], "fresh6 was scored once and joined the calibration"
     assert "fresh7" not in corpus["split"], "fresh7 was scored once and joined the calibration"
-    assert "fresh8" in corpus["split"], "fresh8: the untouched split the next fit is scored on"
+    assert "fresh8" not in corpus["split"], "fresh8 was scored once and joined the calibration"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
     corpus = _corpus()
     former = corpus["formerly_held_out"]
     assert set(former) <= set(corpus["split"]["calibration"])
-    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"}
+    assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
+                                                                      "fresh8"}
     assert len(former) >= 92
 
 
@@ -1054,11 +1055,11 @@ def test_the_seventh_fresh_second_batch_holds_multi_gpu_full_parameter_mixture_o
     assert len({row["gpu"] for row in rows}) >= 4 and max(row["gpus"] for row in rows) >= 128
 
 
-def test_the_eighth_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_with_none_over_three():
+def test_the_eighth_fresh_split_joined_the_calibration_with_only_its_own_rows_from_sources_no_other_split_names():
     from collections import Counter
 
     corpus = _corpus()
-    fresh8 = _sources_of_a_split_no_other_names(corpus, "fresh8")
+    fresh8 = _former_set_no_other_names(corpus, "fresh8")
     rows = _batch(corpus, "f8a-")
     per_source = Counter(row["source"] for row in rows)
     assert set(per_source) == fresh8 and len(rows) >= 8 and len(per_source) >= 5 and max(per_source.values()) <= 3
@@ -1094,13 +1095,13 @@ def test_the_eighth_fresh_rows_state_lora_and_turns_and_span_small_mid_and_mixtu
     assert len({row["gpu"] for row in rows}) >= 3 and max(row["gpus"] for row in rows) >= 64
 
 
-def test_the_rl_fit_selects_the_eighth_fresh_split_when_asked_without_scoring_it(monkeypatch):
+def test_the_rl_fit_scores_only_a_split_the_corpus_holds_other_than_the_calibration(monkeypatch, capsys):
     fit_rl_time = _fit_rl_time(monkeypatch)
-    corpus = _corpus()
-    assert fit_rl_time.split_to_score(["fit_rl_time.py", "--score", "fresh8"]) == "fresh8"
-    selected = fit_rl_time.rows(corpus, "fresh8")
-    assert {row["id"] for row in selected} == {row["id"] for row in _batch(corpus, "f8a-")}
-    assert all(row["source"] in corpus["split"]["fresh8"] for row in selected)
+    for asked in (["fit_rl_time.py", "--score", "fresh8"], ["fit_rl_time.py", "--score", "calibration"]):
+        with pytest.raises(SystemExit) as stopped:
+            fit_rl_time.split_to_score(asked)
+        assert stopped.value.code == 2
+    assert "hint:" in capsys.readouterr().err
 
 
 def _former_set_no_other_names(corpus: dict, former: str) -> set[str]:
@@ -1216,5 +1217,5 @@ def test_a_plan_states_the_held_out_score_only_over_enough_runs_else_the_leave_o
     few = {"median_error": 0.42, "interval_holds": 1.0, "runs": MIN_HELD_OUT_RUNS - 1}
     many = {**few, "runs": MIN_HELD_OUT_RUNS}
     assert unseen_score(few, LOSO) == LOSO and unseen_score(many, LOSO) == many and unseen_score(None, LOSO) == LOSO
-    # the shipped fit's held-out split has 8 steps: the plan states 261 steps left out one source at a time
-    assert HELD_OUT["runs"] < MIN_HELD_OUT_RUNS and LOSO["runs"] >= 261
+    # no held-out split is scored with the shipped fit: the plan states 269 steps left out one source at a time
+    assert HELD_OUT is None and LOSO["runs"] >= 269

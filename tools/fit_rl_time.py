@@ -32,7 +32,7 @@ mean response; `loso` prints the error and hold by response stated / cap only, b
 
     python tools/fit_rl_time.py            # in-sample fit of CHOSEN, calibration rows only
     python tools/fit_rl_time.py --loso     # applies the rule (every candidate's leave-one-source-out score, calibration only)
-    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh8 split once (when present)
+    python tools/fit_rl_time.py --write    # rewrites src/trainsteps/timing/rl_fit.py from CHOSEN, scoring the untouched fresh9 split once (when present)
     python tools/fit_rl_time.py --write --no-held-out   # the same, recording HELD_OUT None without scoring any split but calibration
     python tools/fit_rl_time.py --loso-one NAME         # one candidate of CANDIDATES by leave-one-source-out, its error split by group
     python tools/fit_rl_time.py --score SPLIT   # also scores the fitted model on another split (once, after the final fit)
@@ -163,7 +163,7 @@ CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted
                  response_spread=True, stack_levels=("TRL",), lora_copy=True, quant_decode=True)
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
-CHOSEN_LOSO = {"median_error": 0.57, "interval_holds": 0.713, "runs": 261}
+CHOSEN_LOSO = {"median_error": 0.567, "interval_holds": 0.725, "runs": 269}
 """CHOSEN's pooled leave-one-source-out score at that run: what the plan states for runs the model was not fitted on
 while no held-out split has been scored (`--write` records it as rl_fit.LOSO)."""
 
@@ -477,7 +477,7 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh8"
+HELD_OUT_SPLIT = "fresh9"
 """The untouched held-out split that `--write` scores and records when the corpus has it (else it records None); the earlier
 ones joined the calibration once scored. `--write --no-held-out` records None without scoring it (a refit while the split
 is still being gathered, or before the one scoring write)."""
@@ -498,8 +498,9 @@ def split_to_score(argv: list[str]) -> str | None:
     index = argv.index("--score") + 1
     known = json.loads(CORPUS.read_text())["split"]
     if index >= len(argv) or argv[index] not in known or argv[index] == "calibration":
-        print(f"--score needs a split of {CORPUS.name} other than calibration; hint: one of "
-              f"{', '.join(k for k in known if k != 'calibration')}", file=sys.stderr)
+        others = [k for k in known if k != "calibration"]
+        hint = f"one of {', '.join(others)}" if others else "the corpus holds no split but calibration now"
+        print(f"--score needs a split of {CORPUS.name} other than calibration; hint: {hint}", file=sys.stderr)
         sys.exit(2)
     return argv[index]
 

@@ -1,6 +1,7 @@
-"""The former third to ninth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh8`; calibration rows since 2026-11-28), and the tenth, `fresh9`, held out: what the rows are, as gathered. These tests never score the
-model: a held-out set is scored once, after the fit it judges was chosen.
+"""The former third to tenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh9`; calibration rows since 2026-11-28 and 2026-11-29), and the eleventh,
+`fresh10`, held out: what the rows are, as gathered. These tests never score the model: a held-out set is scored once,
+after the fit it judges was chosen.
 """
 
 import importlib
@@ -22,7 +23,8 @@ FRESH5 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH6 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh6"]
 FRESH7 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh7"]
 FRESH8 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh8"]
-FRESH9 = [row for row in CORPUS["rows"] if row["split"] == "fresh9"]
+FRESH9 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh9"]
+FRESH10 = [row for row in CORPUS["rows"] if row["split"] == "fresh10"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -43,21 +45,22 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_nine_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_ten_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
         by_split.setdefault(_former_set(row), set()).add(row["group"])
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
-    former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"}
+    former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
+              "fresh9"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
-    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8"):
+    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -194,10 +197,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6, fresh7 and fresh8 joined the
-calibration once scored)."""
-HELD_SETS = ("fresh9",)
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh9 joined the calibration once
+scored)."""
+HELD_SETS = ("fresh10",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -276,11 +279,11 @@ def test_a_fresh8_wall_time_row_states_the_tokens_per_second_its_examples_and_ti
     assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
 
 
-def test_fresh9_rows_are_numbered_from_9500_none_over_five_a_source_and_its_split_lists_their_sources_in_order():
+def test_fresh9_rows_are_numbered_from_9500_none_over_five_a_source_and_its_former_split_lists_their_sources():
     per_source = Counter(row["group"] for row in FRESH9)
-    assert FRESH9 and all(9500 <= row["id"] <= 9999 for row in FRESH9)
+    assert FRESH9 and all(9500 <= row["id"] <= 9599 for row in FRESH9)
     assert max(per_source.values()) <= 5
-    assert CORPUS["split"]["fresh9"] == list(per_source)
+    assert CORPUS["formerly_held_out"]["fresh9"]["sources"] == list(per_source)
 
 
 def test_every_fresh9_row_names_a_pinned_or_hub_address_its_quote_and_what_its_source_states():
@@ -324,3 +327,54 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
     assert len(large) >= 3 and len({row["group"] for row in large}) >= 3
     assert all(not row["gpu"].startswith(("a100", "h100")) for row in FRESH9)
     assert len({row["gpu"] for row in FRESH9}) >= 6
+
+
+def test_fresh10_rows_are_numbered_from_9600_without_gaps_none_over_five_a_source_and_its_split_lists_them_in_order():
+    per_source = Counter(row["group"] for row in FRESH10)
+    assert [row["id"] for row in FRESH10] == list(range(9600, 9600 + len(FRESH10)))
+    assert len(FRESH10) >= 38 and len(per_source) >= 13 and max(per_source.values()) <= 5
+    assert CORPUS["split"]["fresh10"] == list(per_source)
+
+
+def test_every_fresh10_row_names_a_pinned_or_hub_address_its_quote_and_what_its_source_states():
+    for row in FRESH10:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"], row["id"]
+
+
+def _trained_rows_per_example(row) -> int:
+    """The rows one example trains, by timing.flops' rule: a DPO pair two, a KTO example one, an SFT row one."""
+    if not row.get("trainer"):
+        return 1
+    from trainsteps.timing.architectures import shape_from_config
+    from trainsteps.timing.flops import preference_per_token
+
+    shape = shape_from_config(CORPUS["models"][row["model"]]["config"], row["model"])
+    training = "full" if row["method"] == "full" else "lora"
+    return preference_per_token(shape, row["seq"], row["trainer"], training, bool(row.get("precompute_reference"))).trained_rows
+
+
+@pytest.mark.parametrize("row", [r for r in FRESH10 if "wall_seconds" in r["measured"]], ids=lambda r: str(r["id"]))
+def test_a_fresh10_wall_time_row_states_the_tokens_per_second_its_examples_and_time_imply(row):
+    measured = row["measured"]
+    tokens_per_row = row.get("tokens_per_row") or row["seq"]
+    implied = measured["examples"] / measured["wall_seconds"] * _trained_rows_per_example(row) * tokens_per_row / row["gpus"]
+    assert measured["tokens_per_second_per_gpu"] == pytest.approx(implied, rel=1e-3)
+
+
+def test_fresh10_brings_preference_runs_pretraining_tables_a_moe_and_gpus_besides_the_a100_and_h100():
+    """As gathered: preference rows of four trainers from five sources, pretraining throughput tables of seven sources
+    (PyTorch FSDP and Megatron, a 235B MoE on H100 and GB200), the Trainer's LoRA/QLoRA on A10G, and runs on a T4, a
+    V100, an MI300X and TPU v6e."""
+    preference = [row for row in FRESH10 if row["category"] == "preference"]
+    assert len(preference) >= 6 and len({row["group"] for row in preference}) >= 5
+    assert {row["trainer"] for row in preference} >= {"dpo", "kto", "orpo", "simpo"}
+    assert all(row["precompute_reference"] in (True, False) for row in preference)
+    pretraining = [row for row in FRESH10 if row["category"] == "pretraining"]
+    assert len(pretraining) >= 20 and len({row["group"] for row in pretraining}) >= 7
+    assert {row["stack"] for row in pretraining} >= {"fsdp", "megatron"}
+    assert sum(row["model"] == "Qwen3-235B-A22B" for row in FRESH10) >= 4
+    assert {"a10g", "t4", "v100", "mi300x", "tpu-v6e", "gb200"} <= {row["gpu"] for row in FRESH10}
+    assert sum(row["category"] in ("lora", "qlora") and row["stack"] == "hf" for row in FRESH10) >= 5

@@ -5,7 +5,8 @@ residuals of similar setups and the fact that would narrow it most.
 
 Features: the stack (Megatron / FSDP / Hugging Face Trainer-PEFT), the method (full, LoRA, QLoRA), activation
 checkpointing, how full a micro-batch keeps the GPU (tokens per micro-batch on a saturating curve), model size
-(log), MoE, fp8, the GPU generation and the GPU count. The fit gives
+(log), MoE, fp8, the GPU generation and the GPU count; read between sources (every row of a source carries them), a
+V100 or T4 and an accelerator NVIDIA does not make. The fit gives
 every source its own intercept, so a stack's level is its typical source's
 and a fact's coefficient is what holds inside sources (fp8's gain: sources that run one setup in bf16 and fp8; a
 fact no two sources contrast stays at 0: Blackwell, Ada, the GPU's peak). The coefficients and the out-of-source residual quantiles are data written by tools/fit_efficiency.py
@@ -17,6 +18,7 @@ packed); where that is unknown, those of the stack and method. Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -32,8 +34,10 @@ GENERATIONS = {"a100-80g": "ampere", "a100-40g": "ampere", "a800": "ampere", "a1
                "rtx3090": "ampere", "rtx-a6000": "ampere", "h100-sxm": "hopper", "h100-pcie": "hopper",
                "h100-nvl": "hopper", "h200": "hopper", "h800": "hopper", "h20": "hopper", "gh200": "hopper",
                "b200": "blackwell", "gb200": "blackwell", "b300": "blackwell", "rtx5090": "blackwell",
-               "rtx4090": "ada", "rtx-6000-ada": "ada", "l4": "ada", "l40s": "ada", "l20": "ada"}
-"""GPU generation by `--gpu` key; other accelerators are read as hopper-class (the interval says the fact is missing)."""
+               "rtx4090": "ada", "rtx-6000-ada": "ada", "l4": "ada", "l40s": "ada", "l20": "ada",
+               "v100": "volta", "t4": "turing"}
+"""GPU generation by `--gpu` key; other vendors' accelerators are read as hopper-class with their own level
+(`other_vendor`, fitted between sources)."""
 
 REFERENCE_PEAK = 989e12
 """H100 SXM's BF16 dense peak: `log_peak` is a GPU's peak relative to it (0 for an accelerator trainsteps does not know)."""
@@ -113,7 +117,20 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         # tried on 127 sources and left at 0 (tools/fit_efficiency.py UNMODELLED)
         "moe_fsdp": 1.0 if facts.moe and stack == "fsdp" else 0.0,
         "lora_packed": 1.0 if method in ("lora", "qlora") and facts.packed else 0.0,
+        # read between sources on 134 sources (tools/fit_efficiency.py LEVEL_FACTS)
+        "older_nvidia": 1.0 if generation in ("volta", "turing") else 0.0,
+        "other_vendor": 1.0 if _other_vendor(facts.gpu) else 0.0,
     }
+
+
+@functools.cache
+def _other_vendor(gpu: str | None) -> bool:
+    """An accelerator trainsteps knows that NVIDIA does not make (AMD, Intel Gaudi, Google TPU, Huawei Ascend); a peak
+    given by hand (`custom`) is not known to be one."""
+    try:
+        return bool(gpu) and not find_gpu(gpu).title.startswith("NVIDIA")
+    except InputError:
+        return False
 
 
 def _bf16_peak(gpu: str | None) -> float:
