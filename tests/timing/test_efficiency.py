@@ -309,3 +309,17 @@ def test_a_plan_says_pretraining_and_packing_where_its_framework_config_or_count
     assert _packed({"sample_packing": "true"}, tokens("time.tokens.seq_length"), None) is True
     assert _packed({"packing": False}, tokens("time.tokens.seq_length"), None) is False
     assert _packed({}, tokens("time.tokens.seq_length"), None) is None
+
+
+@pytest.mark.parametrize("gpu, says, lang", [("t4", "a V100 or T4", "en"), ("mi300x", "NVIDIA does not make", "en"),
+                                              ("ascend-910b", "非 NVIDIA 的加速器", "zh"), ("h100", None, "en")])
+def test_a_plan_on_an_older_gpu_or_another_vendors_says_the_level_it_is_planned_at(run_cli, gpu, says, lang):
+    code, out, err = run_cli("plan", "--num-examples", 10000, "--per-device-train-batch-size", 8, "--seq-length", 1024,
+                             "--params", "7e9", "--gpu", gpu, "--lang", lang)
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if "x0." in line and ("level" in line or "水平" in line)]
+    if says is None:
+        assert not notes
+    else:
+        factor = efficiency.hardware_level(gpu if gpu != "h100" else "h100-sxm")[1]
+        assert len(notes) == 1 and says in notes[0] and f"x{factor:.2f}" in notes[0]

@@ -1528,6 +1528,8 @@ MESSAGES = {
     'time.stack_unknown': 'not known',
     'time.assume.measured_spread': 'a single measured rate is given a range of -{low} to +{high}: steps differ with the data\'s lengths, and runs slow down (data loading, logging, thermal limits) more often than they speed up',
     'time.assume.mfu_fitted': 'MFU {low}-{high} (expected {expected}; stack {stack}), fitted on published throughputs of similar setups ({similar} of them; docs/time.md)',
+    'time.note.level_older_nvidia': "a V100 or T4 (no bf16) is planned at x{factor} its stack's level: the published runs on them sat that far below the rest (fitted between sources; docs/time.md)",
+    'time.note.level_other_vendor': "an accelerator NVIDIA does not make is planned at x{factor} its stack's level: the published runs on AMD, Gaudi, TPU and Ascend sat that far below the rest (fitted between sources; docs/time.md)",
     'time.note.say_stack': "say the stack (--stack megatron, fsdp or hf): for this setup the stacks' expected MFUs differ {spread}x, and the range covers them all",
     'time.note.say_checkpointing': "say whether gradient checkpointing is on (--activation-checkpointing none|full|selective, or the config's gradient_checkpointing): it narrows the range",
     'time.note.int8_base': 'the base model is loaded in 8 bits (load_in_8bit / quantization_bit: 8): planned as lora, since no published run of an 8-bit base is in the fit; bitsandbytes int8 matmuls usually run slower, so take the slow end',

@@ -1523,6 +1523,8 @@ MESSAGES = {
     'time.stack_unknown': '未知',
     'time.assume.measured_spread': '单次实测的速率取 -{low} 到 +{high} 的范围：各步随数据长度而不同，且训练变慢（数据加载、日志、过热降频）比变快更常见',
     'time.assume.mfu_fitted': 'MFU 取 {low}-{high}（期望 {expected}；训练栈 {stack}），按公开实测中相近配置拟合（{similar} 条；见 docs/time.md）',
+    'time.note.level_older_nvidia': 'V100 或 T4（无 bf16）按其训练栈水平的 x{factor} 规划：公开实测在这类 GPU 上比其余低这么多（按来源之间拟合；见 docs/time.md）',
+    'time.note.level_other_vendor': '非 NVIDIA 的加速器按其训练栈水平的 x{factor} 规划：公开实测在 AMD、Gaudi、TPU 与昇腾上比其余低这么多（按来源之间拟合；见 docs/time.md）',
     'time.note.say_stack': '请说明训练栈（--stack megatron、fsdp 或 hf）：此配置下各训练栈的期望 MFU 相差 {spread} 倍，当前区间把它们都包含在内',
     'time.note.say_checkpointing': '请说明是否开启梯度检查点（--activation-checkpointing none|full|selective，或配置中的 gradient_checkpointing）：可收窄区间',
     'time.note.int8_base': '基座模型以 8 bit 加载（load_in_8bit / quantization_bit = 8）：按 lora 规划，因为拟合中没有 8 bit 基座的公开实测；bitsandbytes 的 int8 矩阵乘通常更慢，请取区间的慢端',

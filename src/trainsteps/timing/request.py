@@ -345,7 +345,7 @@ STACKS_NAMED = {"megatron": "megatron", "nemo": "megatron", "megatron-bridge": "
 def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: int, training: str, preference=None):
     """The MFU interval of timing.efficiency for this setup, and the notes that say what it rests on and which fact
     would narrow it."""
-    from trainsteps.timing.efficiency import SetupFacts, estimate_mfu, stack_of
+    from trainsteps.timing.efficiency import SetupFacts, estimate_mfu, hardware_level, stack_of
 
     config = raw_config(data) if data.get("config") else {}
     stack = STACKS_NAMED.get(str(request.get("stack") or "").lower()) or stack_of(data.get("framework"), config)
@@ -367,6 +367,9 @@ def _fitted_mfu(request: dict, data: dict, shape, shape_tokens, gpu, devices: in
     m = est.mfu
     notes = [("time.assume.mfu_fitted", {"low": f"{m.low:.2f}", "expected": f"{m.expected:.2f}", "high": f"{m.high:.2f}",
                                          "stack": stack or _unknown_stack(request), "similar": est.similar})]
+    level = hardware_level(gpu.name)
+    if level:
+        notes.append((f"time.note.level_{level[0]}", {"factor": f"{level[1]:.2f}"}))
     if "stack" in est.unknown:
         notes.append(("time.note.say_stack", {"spread": f"{est.stack_spread:.1f}"}))
     if "checkpointing" in est.unknown and "stack" not in est.unknown:
