@@ -1,7 +1,7 @@
 """The former third to tenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
 `formerly_held_out` is `fresh2` to `fresh9`; calibration rows since 2026-11-28 and 2026-11-29), and the eleventh,
-`fresh10`, held out: what the rows are, as gathered. These tests never score the model: a held-out set is scored once,
-after the fit it judges was chosen.
+`fresh10`, scored once and not yet joined, and the twelfth, `fresh11`, untouched: what the rows are, as gathered.
+These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
 import importlib
@@ -25,6 +25,7 @@ FRESH7 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH8 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh8"]
 FRESH9 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh9"]
 FRESH10 = [row for row in CORPUS["rows"] if row["split"] == "fresh10"]
+FRESH11 = [row for row in CORPUS["rows"] if row["split"] == "fresh11"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -197,10 +198,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11")
 """The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh9 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh10",)
+HELD_SETS = ("fresh10", "fresh11")
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -378,3 +379,17 @@ def test_fresh10_brings_preference_runs_pretraining_tables_a_moe_and_gpus_beside
     assert sum(row["model"] == "Qwen3-235B-A22B" for row in FRESH10) >= 4
     assert {"a10g", "t4", "v100", "mi300x", "tpu-v6e", "gb200"} <= {row["gpu"] for row in FRESH10}
     assert sum(row["category"] in ("lora", "qlora") and row["stack"] == "hf" for row in FRESH10) >= 5
+
+
+def test_fresh11_rows_are_numbered_from_9700_without_gaps_none_over_four_a_source_and_its_split_lists_them_in_order():
+    per_source = Counter(row["group"] for row in FRESH11)
+    assert [row["id"] for row in FRESH11] == list(range(9700, 9700 + len(FRESH11)))
+    assert len(FRESH11) >= 22 and len(per_source) >= 7 and max(per_source.values()) <= 4
+    assert CORPUS["split"]["fresh11"] == list(per_source)
+
+
+def test_every_fresh11_row_names_an_address_its_quote_what_its_source_states_and_a_known_model():
+    for row in FRESH11:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        assert row["model"] in CORPUS["models"] or row.get("shape_config"), row["id"]
+    assert len({row["gpu"] for row in FRESH11}) >= 6 and sum(row["category"] == "pretraining" for row in FRESH11) >= 15
