@@ -373,6 +373,7 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert "fresh6" not in corpus["split"], "fresh6 was scored once and joined the calibration"
     assert "fresh7" not in corpus["split"], "fresh7 was scored once and joined the calibration"
     assert "fresh8" not in corpus["split"], "fresh8 was scored once and joined the calibration"
+    assert "fresh9" in corpus["split"], "fresh9: the untouched split the next fit is scored on"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -1102,6 +1103,32 @@ def test_the_rl_fit_scores_only_a_split_the_corpus_holds_other_than_the_calibrat
             fit_rl_time.split_to_score(asked)
         assert stopped.value.code == 2
     assert "hint:" in capsys.readouterr().err
+
+
+def test_the_ninth_fresh_split_holds_only_its_own_untouched_rows_from_sources_no_other_split_names_none_over_three():
+    from collections import Counter
+
+    from trainsteps.timing.rl_fit import HELD_OUT, HELD_OUT_SPLIT
+
+    corpus = _corpus()
+    fresh9 = _sources_of_a_split_no_other_names(corpus, "fresh9")
+    rows = _batch(corpus, "f9d-")
+    per_source = Counter(row["source"] for row in rows)
+    assert set(per_source) == fresh9 and len(rows) >= 10 and len(per_source) >= 6 and max(per_source.values()) <= 3
+    assert {row["id"] for row in corpus["rows"] if row["source"] in fresh9} == {row["id"] for row in rows}
+    # untouched: the shipped fit states no score on it, and the next `--write` scores it once
+    assert HELD_OUT_SPLIT == "fresh9" and HELD_OUT is None
+    other_urls = {row["url"].lower().rstrip("/") for row in corpus["rows"] if row["source"] not in fresh9}
+    assert not {row["url"].lower().rstrip("/") for row in rows} & other_urls
+    for row in rows:
+        assert row["url"].startswith("https://") and any(ch.isdigit() for ch in row["quote"]), row["id"]
+        if "/blob/" in row["url"]:
+            commit = row["url"].split("/blob/")[1].split("/")[0]
+            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
+        assert row.get("lora", "missing") in (True, False, None) and len(row["setup_from"]) > 100, row["id"]
+    # what the set brings: LoRA steps, one-GPU steps, multi-turn tool use and a separate rollout server
+    assert sum(bool(row["lora"]) for row in rows) >= 3 and sum(row["gpus"] == 1 for row in rows) >= 3
+    assert any((row["turns"] or 1) > 1 for row in rows) and sum(bool(row["rollout_gpus"]) for row in rows) >= 3
 
 
 def _former_set_no_other_names(corpus: dict, former: str) -> set[str]:
