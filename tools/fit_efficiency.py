@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from trainsteps.timing.calibration import measurement  # noqa: E402
-from trainsteps.timing.efficiency import STACKS, features, predict_log_mfu, residual_key_suffix  # noqa: E402
+from trainsteps.timing.efficiency import HARDWARE_LEVELS, STACKS, features, predict_log_mfu, residual_key_suffix  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "timing" / "time_corpus.json"
 OUT = ROOT / "src" / "trainsteps" / "timing" / "efficiency_fit.py"
@@ -81,7 +81,7 @@ it moves nothing (21.8 % with and without, unshrunk), so the simpler fit stands.
 lowered the error to 24.3 % (shrunk) but held 74.8 %, under the rule's 75 %. On 127 sources (docs/time.md, "The fit on
 127 calibration sources") MoE on FSDP (`moe_fsdp`) moved nothing and LoRA on packed rows (`lora_packed`) cost half a
 point."""
-LEVEL_FACTS = frozenset({"older_nvidia", "other_vendor"})
+LEVEL_FACTS = frozenset(HARDWARE_LEVELS)
 """Facts read between sources rather than inside them: a fact every row of a source carries (the accelerator a source
 ran on) is the median distance of those sources from their stack's level, where MIN_SOURCES sources carry it; those
 sources then leave the stack's level. Chosen by leave-one-source-out over 134 sources (docs/time.md, "The fit on 134

@@ -322,5 +322,5 @@ def test_a_plan_on_an_older_gpu_or_another_vendors_says_the_level_it_is_planned_
     if says is None:
         assert not notes
     else:
-        factor = efficiency.hardware_level(gpu if gpu != "h100" else "h100-sxm")[1]
+        factor = efficiency.hardware_level(gpu)[1]
         assert len(notes) == 1 and says in notes[0] and f"x{factor:.2f}" in notes[0]

@@ -330,11 +330,14 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
     assert len({row["gpu"] for row in FRESH9}) >= 6
 
 
-def test_fresh10_rows_are_numbered_from_9600_without_gaps_none_over_five_a_source_and_its_split_lists_them_in_order():
-    per_source = Counter(row["group"] for row in FRESH10)
-    assert [row["id"] for row in FRESH10] == list(range(9600, 9600 + len(FRESH10)))
-    assert len(FRESH10) >= 38 and len(per_source) >= 13 and max(per_source.values()) <= 5
-    assert CORPUS["split"]["fresh10"] == list(per_source)
+@pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
+    (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 22, 7, 4)], ids=["fresh10", "fresh11"])
+def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
+        rows, name, first_id, least_rows, least_sources, most_a_source):
+    per_source = Counter(row["group"] for row in rows)
+    assert [row["id"] for row in rows] == list(range(first_id, first_id + len(rows)))
+    assert len(rows) >= least_rows and len(per_source) >= least_sources and max(per_source.values()) <= most_a_source
+    assert CORPUS["split"][name] == list(per_source)
 
 
 def test_every_fresh10_row_names_a_pinned_or_hub_address_its_quote_and_what_its_source_states():
@@ -379,13 +382,6 @@ def test_fresh10_brings_preference_runs_pretraining_tables_a_moe_and_gpus_beside
     assert sum(row["model"] == "Qwen3-235B-A22B" for row in FRESH10) >= 4
     assert {"a10g", "t4", "v100", "mi300x", "tpu-v6e", "gb200"} <= {row["gpu"] for row in FRESH10}
     assert sum(row["category"] in ("lora", "qlora") and row["stack"] == "hf" for row in FRESH10) >= 5
-
-
-def test_fresh11_rows_are_numbered_from_9700_without_gaps_none_over_four_a_source_and_its_split_lists_them_in_order():
-    per_source = Counter(row["group"] for row in FRESH11)
-    assert [row["id"] for row in FRESH11] == list(range(9700, 9700 + len(FRESH11)))
-    assert len(FRESH11) >= 22 and len(per_source) >= 7 and max(per_source.values()) <= 4
-    assert CORPUS["split"]["fresh11"] == list(per_source)
 
 
 def test_every_fresh11_row_names_an_address_its_quote_what_its_source_states_and_a_known_model():

@@ -124,15 +124,15 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
 
 
 HARDWARE_LEVELS = ("older_nvidia", "other_vendor")
-"""Facts of the accelerator alone, read between sources (tools/fit_efficiency.py LEVEL_FACTS)."""
+"""Facts of the accelerator alone, which every row of a source shares: the fit reads them between sources
+(tools/fit_efficiency.py LEVEL_FACTS)."""
 
 
-def hardware_level(gpu: str | None, coefficients: dict | None = None) -> tuple[str, float] | None:
+def hardware_level(gpu: str | None) -> tuple[str, float] | None:
     """(the fact, the factor on its stack's level) where the fit plans a `--gpu` at a level of its own (a V100 or T4,
     another vendor's accelerator); None where it does not."""
-    coefficients = COEFFICIENTS if coefficients is None else coefficients
     on = features(SetupFacts(gpu=gpu), "hf", "none")
-    return next(((name, math.exp(coefficients[name])) for name in HARDWARE_LEVELS if on[name] and coefficients.get(name)), None)
+    return next(((name, math.exp(COEFFICIENTS[name])) for name in HARDWARE_LEVELS if on[name] and COEFFICIENTS.get(name)), None)
 
 
 @functools.cache

@@ -418,12 +418,12 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
     weight_bytes = _decode_weight_bytes(setup, bytes_per_param)
     engine_params = _engine_params(setup)
     streaming = setup.asynchronous and ASYNC_STREAMING
+    concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, weight_bytes * engine_params)
     bounds = []
     for mean in (setup.response_tokens.low, setup.response_tokens.expected, setup.response_tokens.high):
         cap = setup.response_cap or 3 * mean  # no cap: the longest is taken as twice the mean (the fitted share 0.5)
         longest = min(mean + DECODE_TAIL_SHARE * max(cap - mean, 0), cap)
         context = setup.prompt_tokens + mean / 2
-        concurrency = _concurrency(setup, per_engine * (2 if streaming else 1), kv_per_token, weight_bytes * engine_params)
         steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
         read_per_gpu = (weight_bytes * engine_params + concurrency * context * kv_per_token) / setup.rollout_tp
         bounds.append((steps, read_per_gpu, concurrency))
