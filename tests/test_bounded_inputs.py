@@ -50,9 +50,9 @@ def test_banner_fragments_repeated_thousands_of_times_are_compared_in_linear_tim
     for repeats in (2000, 16000):  # 8x the fragments: about 8x the time if linear, 64x if each met every other
         log = tmp_path / f"fragments{repeats}.log"
         log.write_text(banner + "  Num examples = 2,048\n" * repeats)
-        (code, _, err), cpu = _cpu_seconds(run_cli, "explain", log)
-        assert code == 0, err
-        timings.append(cpu)
+        runs = [_cpu_seconds(run_cli, "explain", log) for _ in range(2)]  # the faster of two: a shared machine is noisy
+        assert all(code == 0 for (code, _, _), _ in runs), runs[0][0][2]
+        timings.append(min(cpu for _, cpu in runs))
     assert timings[1] < 10.0 and timings[1] < 24 * max(timings[0], 0.05)
 
 
