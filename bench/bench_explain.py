@@ -9,7 +9,9 @@
 Each figure is also given as a ratio to reading the same file line by line in plain Python
 (`for line in open(path, errors="replace"): pass`), measured in the same child process, so a loaded machine
 shifts both. The 7-line banner with `Num Epochs = 128,770` and `Num examples = 3` is timed too (it took 5 s
-when every candidate replayed every epoch; the bound is 2 s per MB of input).
+when every candidate replayed every epoch; the bound is 2 s per MB of input), and so are banner fragments repeated
+2,000 and 16,000 times, each read as a run of its own: 8x the fragments must cost at most 24x the CPU (linear, not
+each fragment compared with every other: 64x).
 
 The log is what a long LLaMA-Factory run writes: a banner, then tqdm redraws (\\r), loss dicts and
 unrelated INFO lines, repeated; the last lines hold the train_runtime summary. The reader runs in a
@@ -186,6 +188,23 @@ def _shape_line(name: str, size: int, r: dict) -> str:
             f"{ratio:5.2f}x line reading ({r['baseline_cpu']:.3f} s)  peak RSS {r['peak_rss_mb']:.0f} MB  runs {r['runs']}")
 
 
+FRAGMENT_BANNER = "***** Running training *****\n  Num examples = 1,000\n  Num Epochs = 3\n  Total optimization steps = 375\n"
+
+
+def fragments(tmp: str) -> str:
+    """CPU of reading banner fragments repeated 2,000 and 16,000 times (the faster of two runs each), and their ratio:
+    target at most 24x for 8x the fragments."""
+    cpu = {}
+    for repeats in (2000, 16000):
+        path = os.path.join(tmp, f"fragments{repeats}.log")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(FRAGMENT_BANNER + "  Num examples = 2,048\n" * repeats)
+        cpu[repeats] = min(_child(path)["cpu"] for _ in range(2))
+    ratio = cpu[16000] / max(cpu[2000], 1e-3)
+    return (f"banner fragments x2,000: CPU {cpu[2000]:.3f} s; x16,000: {cpu[16000]:.3f} s; ratio {ratio:.1f}x for 8x the fragments "
+            f"(target <= 24x: {'met' if ratio <= 24 else 'MISSED'})")
+
+
 def startup(runs: int, tmp: str) -> str:
     """`trainsteps explain` of a 10-line banner and `trainsteps plan` against `import click` (bench_startup.py)."""
     from bench_startup import startup_lines
@@ -244,6 +263,7 @@ def main() -> None:
             f.write(SLOW_BANNER)
         result = _child(slow)
         lines.append(f"7-line banner, Num Epochs = 128,770 over 3 examples: {result['seconds']:.3f} s")
+        lines.append(fragments(tmp))
         if args.random_mb:
             noise = os.path.join(tmp, "noise.bin")
             with open(noise, "wb") as f:
