@@ -29,9 +29,9 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # held-out sets gathered while fits are chosen are splits of their own until they join the calibration: fresh10
-    # (scored once) and fresh11 (untouched)
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh10", "fresh11"} == {"calibration"}
+    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh11,
+    # scored once
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh11"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -103,8 +103,8 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.35, 4.3
-"""docs/time.md: 76.3 % held, 34.6 % median error, 4.22x median width on 134 sources, every source once."""
+LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.35, 4.2
+"""docs/time.md: 76.9 % held, 34.7 % median error, 4.06x median width on 147 sources, every source once."""
 
 
 @functools.cache
@@ -112,12 +112,12 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_134_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
-    """docs/time.md, "The fit on 134 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_147_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
+    """docs/time.md, "The fit on 147 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 134
+    assert overall["sources"] >= 147
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
@@ -125,24 +125,23 @@ def test_leaving_each_of_the_134_sources_out_the_shipped_fit_holds_three_in_four
         assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
 
 
-def test_on_the_untouched_eleventh_held_out_set_the_interval_holds_three_in_four_but_the_napkin_wins_on_lora_and_full():
-    """docs/time.md, "The eleventh held-out set, scored once": fresh10 was gathered apart while the 134-source fit was
-    chosen. By row 31 % off against the napkin's 40 %, 79 % held at 3.8x (the 127-source fit: 37 %, 76 %, 3.7x); every
-    source once 33 % against 74 %, 75 % held. Ahead of the napkin in pretraining and preference; on its few LoRA, QLoRA
-    and full fine-tuning rows (fast FSDP and A10G runs) the napkin is closer, and in time by row it is too."""
+def test_on_the_twelfth_held_out_set_the_interval_holds_four_in_five_at_its_narrowest_but_the_error_ties_the_napkin():
+    """docs/time.md, "The twelfth held-out set, scored once": fresh11 was gathered apart while the 147-source fit was
+    chosen. By row 49 % off, level with the napkin's 49 %, 80 % held at 2.9x (the 134-source fit: 51 %, 80 %, 3.0x);
+    every source once 45 % against 66 %, 82 % held; in time 41 % against 51 %. Unpacked Trainer fine-tuning and model
+    cards' whole runs are planned too fast, vendors' FP8 tables too slow."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh10")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh11")))}
     overall = rows["all"]
-    assert overall["n"] >= 38 and overall["sources"] >= 13
-    assert 0.26 <= overall["model_error"] <= 0.36 < 0.38 <= overall["napkin_error"]
-    assert 0.75 <= overall["model_inside"] <= 0.83 and 3.5 <= overall["model_width"] <= 4.1
-    assert overall["model_error_by_source"] < overall["napkin_error_by_source"]
+    assert overall["n"] >= 50 and overall["sources"] >= 17
+    assert 0.44 <= overall["model_error"] <= 0.54 and 0.44 <= overall["napkin_error"] <= 0.54
+    assert 0.75 <= overall["model_inside"] <= 0.85 and 2.6 <= overall["model_width"] <= 3.2
+    assert overall["model_error_by_source"] < overall["napkin_error_by_source"] - 0.1
     assert overall["model_inside_by_source"] >= 0.75
-    assert overall["model_time_error"] > overall["napkin_time_error"]
-    for category in ("pretraining", "preference"):
-        assert rows[category]["model_error"] < rows[category]["napkin_error"], category
-    for category in ("full", "lora", "qlora"):
-        assert rows[category]["model_error"] > rows[category]["napkin_error"], category
+    assert overall["model_time_error"] < overall["napkin_time_error"]
+    for category in ("pretraining", "full", "qlora"):
+        assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
+    assert rows["lora"]["model_error"] > rows["lora"]["napkin_error"]  # two rows, both planned too fast
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -170,34 +169,39 @@ def test_leaving_each_calibration_source_out_shrinking_stack_levels_by_six_sourc
     """The choice of the fit, by leave-one-source-out over the calibration sources only (docs/time.md), every source
     counted once: shrinking each stack's level toward every source's (6 pseudo-sources, the choice on 14 sources) cost
     4 points on 20 sources, 1.8 on 46 (30.8 % against 29.0 %) and 0.5 on 69 (25.7 % against 25.2 %); on 119 it gained
-    0.1 (32.7 % against 32.9 %), on 127 it cost 0.8 (35.3 % against 34.5 %) and on 134 it costs 1.7 (36.3 % against
-    34.6 %), under the point a change must gain, so the levels stay unshrunk."""
+    0.1 (32.7 % against 32.9 %), on 127 it cost 0.8 (35.3 % against 34.5 %), on 134 1.7 (36.3 % against 34.6 %) and on
+    147 it gains 0.5 (34.2 % against 34.7 %), under the point a change must gain, so the levels stay unshrunk."""
     unshrunk, shrunk = _shipped_loso()["all"], _loso(6.0)["all"]
     assert _fit().PSEUDO_SOURCES == 0.0
     assert unshrunk["model_error_by_source"] - 0.01 < shrunk["model_error_by_source"]
 
 
-def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_read_between_sources_gain_the_point():
-    """docs/time.md, "The fit on 134 calibration sources": a V100 or T4 and an accelerator NVIDIA does not make, each
-    the median distance of its sources from their stack's level, lower the error by 1.8 points (34.6 % against 36.4 %)
-    and bring the interval back over three in four (76.3 % against 74.5 %)."""
-    with_levels, without = _shipped_loso()["all"], _loso(LEVEL_FACTS=frozenset())["all"]
-    assert _fit().LEVEL_FACTS == {"older_nvidia", "other_vendor"}
-    assert with_levels["model_error_by_source"] < without["model_error_by_source"] - 0.01
-    assert with_levels["model_inside_by_source"] >= 0.75 > without["model_inside_by_source"]
+def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_level_gain_under_the_point_on_147_sources():
+    """docs/time.md, "The fit on 147 calibration sources": a V100 or T4 and an accelerator NVIDIA does not make, each
+    the median distance of its sources from their stack's level, lowered the error by 1.8 points on 134 sources; on 147
+    they gain 0.8 (33.9 % against 34.7 %), under the point a fact must gain, so neither is fitted."""
+    without, with_levels = _shipped_loso()["all"], _loso(LEVEL_FACTS=frozenset(efficiency.HARDWARE_LEVELS))["all"]
+    assert _fit().LEVEL_FACTS == frozenset() and set(efficiency.HARDWARE_LEVELS) <= _fit().UNMODELLED
+    assert with_levels["model_error_by_source"] > without["model_error_by_source"] - 0.01
 
 
-def test_an_older_gpu_and_another_vendors_accelerator_are_planned_at_their_fitted_levels_below_a_hopper():
+def test_an_older_gpu_and_another_vendors_accelerator_are_planned_at_their_stacks_level_unless_a_fit_reads_one(monkeypatch):
     def log_mfu(gpu: str) -> float:
         facts = SetupFacts(stack="hf", checkpointing="none", gpu=gpu, active_params=7e9, tokens_per_micro_batch=4096)
         return predict_log_mfu(facts, "hf", "none")
 
-    levels = efficiency_fit.COEFFICIENTS
-    assert levels["older_nvidia"] < 0 and levels["other_vendor"] < 0
+    assert not set(efficiency.HARDWARE_LEVELS) & set(efficiency_fit.COEFFICIENTS)
+    for gpu in ("t4", "v100", "mi300x", "ascend-910b", "gaudi3", "tpu-v6e"):
+        assert log_mfu(gpu) == pytest.approx(log_mfu("h100-sxm")), gpu
+        assert efficiency.hardware_level(gpu) is None, gpu
+    # a fit that reads them (LEVEL_FACTS) moves exactly those accelerators, by its fitted level
+    monkeypatch.setitem(efficiency.COEFFICIENTS, "older_nvidia", -0.09)
+    monkeypatch.setitem(efficiency.COEFFICIENTS, "other_vendor", -0.06)
     for gpu in ("t4", "v100"):
-        assert log_mfu(gpu) - log_mfu("h100-sxm") == pytest.approx(levels["older_nvidia"]), gpu
+        assert log_mfu(gpu) - log_mfu("h100-sxm") == pytest.approx(-0.09), gpu
     for gpu in ("mi300x", "ascend-910b", "gaudi3", "tpu-v6e"):
-        assert log_mfu(gpu) - log_mfu("h100-sxm") == pytest.approx(levels["other_vendor"]), gpu
+        assert log_mfu(gpu) - log_mfu("h100-sxm") == pytest.approx(-0.06), gpu
+    assert efficiency.hardware_level("a100-80g") is None
 
 
 def test_leaving_each_calibration_source_out_fp8_as_a_fitted_fact_beats_fp8_as_part_of_each_sources_level():
@@ -276,9 +280,9 @@ def test_a_preference_wall_times_validation_rows_cost_the_forwards_a_plan_gives_
 
 
 def test_leaving_each_calibration_source_out_intervals_keyed_by_pretraining_and_packing_are_narrower_and_still_hold():
-    """docs/time.md, "The fit on 134 calibration sources": residuals of setups that also share whether they pretrain
-    and whether their rows are packed (4.22x wide, against 4.83x unkeyed at the same quantiles, every source once; 4.12x
-    against 4.83x on 127 sources, 3.30x against 4.78x on 119)."""
+    """docs/time.md, "The fit on 147 calibration sources": residuals of setups that also share whether they pretrain
+    and whether their rows are packed (4.06x wide, against 4.77x unkeyed at the same quantiles, every source once; 4.22x
+    against 4.83x on 134 sources, 4.12x against 4.83x on 127, 3.30x against 4.78x on 119)."""
     keyed, unkeyed = _shipped_loso()["all"], _loso(RESIDUAL_BY=())["all"]
     assert keyed["model_width_by_source"] < unkeyed["model_width_by_source"] / 1.12
     assert keyed["model_inside_by_source"] >= 0.75
@@ -314,11 +318,20 @@ def test_a_plan_says_pretraining_and_packing_where_its_framework_config_or_count
 
 @pytest.mark.parametrize("gpu, says, lang", [("t4", "a V100 or T4", "en"), ("mi300x", "NVIDIA does not make", "en"),
                                               ("ascend-910b", "非 NVIDIA 的加速器", "zh"), ("h100", None, "en")])
-def test_a_plan_on_an_older_gpu_or_another_vendors_says_the_level_it_is_planned_at(run_cli, gpu, says, lang):
-    code, out, err = run_cli("plan", "--num-examples", 10000, "--per-device-train-batch-size", 8, "--seq-length", 1024,
-                             "--params", "7e9", "--gpu", gpu, "--lang", lang)
-    assert code == 0, err
-    notes = [line for line in out.splitlines() if "x0." in line and ("level" in line or "水平" in line)]
+def test_a_plan_on_an_older_gpu_or_another_vendors_says_the_level_a_fit_plans_it_at_and_none_while_none_is_fitted(
+        run_cli, monkeypatch, gpu, says, lang):
+    args = ("plan", "--num-examples", 10000, "--per-device-train-batch-size", 8, "--seq-length", 1024, "--params", "7e9",
+            "--gpu", gpu, "--lang", lang)
+
+    def level_notes() -> list[str]:
+        code, out, err = run_cli(*args)
+        assert code == 0, err
+        return [line for line in out.splitlines() if "x0." in line and ("level" in line or "水平" in line)]
+
+    assert not level_notes()  # the shipped fit reads no accelerator level (docs/time.md, "The fit on 147 ...")
+    monkeypatch.setitem(efficiency.COEFFICIENTS, "older_nvidia", -0.09)
+    monkeypatch.setitem(efficiency.COEFFICIENTS, "other_vendor", -0.06)
+    notes = level_notes()
     if says is None:
         assert not notes
     else:

@@ -65,9 +65,13 @@ HBM_TB_PER_S = {
     "gh200": 4.0, "gb200": 8.0, "h100-sxm": 3.35, "h100-pcie": 2.0, "h100-nvl": 3.9, "h200": 4.8, "h800": 3.35, "h20": 4.0, "b200": 8.0,
     "a100-80g": 2.039, "a100-40g": 1.555, "a800": 2.039, "l40s": 0.864, "l20": 0.864, "rtx4090": 1.008, "rtx3090": 0.936,
     "v100": 0.9, "t4": 0.32, "mi300x": 5.3, "ascend-910b": 1.6, "ascend-910c": 3.2,
+    "l4": 0.3, "a10": 0.6, "a10g": 0.6, "rtx-a6000": 0.768, "rtx-6000-ada": 0.96, "rtx5090": 1.792, "b300": 8.0,
+    "mi250x": 3.2, "mi325x": 6.0, "mi355x": 8.0, "gaudi2": 2.46, "gaudi3": 3.7,
 }
 """Peak memory bandwidth per device (TB/s), from the same vendor datasheets as timing/gpus.py (the 910B: third-party
-reports; the 910C: third-party reports for one package, two 910B-class dies)."""
+reports; the 910C: third-party reports for one package, two 910B-class dies; the L4, A10, A10G and the RTX cards:
+GDDR6/GDDR6X/GDDR7 bandwidth as NVIDIA's datasheets print it; the MI250X per OAM, both dies). TPUs have none here: an
+RL step on them is not modelled."""
 
 DECODE_BANDWIDTH_SHARE = Interval(rl_fit.DECODE_SHARE / rl_fit.SPREAD, rl_fit.DECODE_SHARE, min(rl_fit.DECODE_SHARE * rl_fit.SPREAD, 1.0))
 """Share of peak HBM bandwidth a rollout engine's decode reaches, fitted on published RL steps (timing/rl_fit.py):
@@ -145,6 +149,9 @@ ADAPTER_STACKS = ("verl", "ms-swift")
 """Stacks that copy only the adapters of a LoRA run each step."""
 SHARED_WEIGHT_STACKS = ("trl-unsloth",)
 """Stacks whose rollout engine reads the trained model's own weights (no copy)."""
+LOCAL_COPY = rl_fit.LOCAL_COPY
+"""A run on one GPU copies its weights inside that GPU's memory (read and written once, at its HBM bandwidth) rather
+than at the copy bandwidth fitted on multi-GPU runs (fitted as a variant; False: every run at the fitted rate)."""
 QUANT_DECODE = rl_fit.QUANT_DECODE
 """QLoRA: the rollout engine holds the 4-bit base (Unsloth loads it into vLLM; HF generate runs the trained model), so a
 decode step reads half a byte per parameter (fitted as a variant; False: the 16-bit bytes)."""
@@ -326,6 +333,10 @@ def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Int
     """The per-step copy of every parameter (all experts) to the rollout engine: over the fitted copy bandwidth, or
     each rollout GPU's shard over the assumed per-GPU rate."""
     total = bytes_per_param * setup.shape.total_params * _copy_share(setup)
+    if LOCAL_COPY and setup.gpus + (setup.rollout_gpus or 0) == 1 and setup.gpu.name in HBM_TB_PER_S:
+        return _note(d, "rl_weight_sync_seconds", Interval.exact(2 * total / (HBM_TB_PER_S[setup.gpu.name] * 1e12)),
+                     "2 x bytes/param x all parameters / HBM bandwidth (one GPU: the copy stays in its memory)",
+                     f"2 x {bytes_per_param} x {setup.shape.total_params:.4g} / {HBM_TB_PER_S[setup.gpu.name]:g} TB/s")
     fitted = SYNC_COPY_GB_PER_S is not None and not (SYNC_SEPARATE_ONLY and setup.rollout_gpus is None)
     if fitted and SYNC_PER_TRAINING_GPU:
         return _note(d, "rl_weight_sync_seconds", SYNC_COPY_GB_PER_S.inverse(total / setup.gpus / 1e9),

@@ -2,9 +2,9 @@
 
 DECODE_SHARE = 0.22
 UPDATE_EFFICIENCY = 0.45
-SPREAD = 2.55
+SPREAD = 2.25
 TYPICAL_RESPONSE = 1060
-STEP_OVERHEAD = 10.0
+STEP_OVERHEAD = 15.0
 DECODE_HALF_BATCH = 0
 SYNC_GB_PER_S = 0.233
 SYNC_SPREAD = 1.5
@@ -24,10 +24,11 @@ RESPONSE_SPREAD = 6.05
 TURN_SECONDS = 0.0
 LORA_COPY = True
 QUANT_DECODE = True
+LOCAL_COPY = False
 SMALL_SETUP_EXPONENT = 0.0
 MOE_TRAIN_SHARE = 1.0
 HF_GENERATE_STEP = 0.0
 STACK_LEVELS = {'trl': 1.1}
 HELD_OUT_SPLIT = 'fresh9'
-HELD_OUT = None
-LOSO = {'median_error': 0.567, 'interval_holds': 0.725, 'runs': 269}
+HELD_OUT = {'median_error': 0.839, 'interval_holds': 0.481, 'runs': 27}
+LOSO = {'median_error': 0.527, 'interval_holds': 0.736, 'runs': 269}
