@@ -29,9 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh11,
-    # scored once
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh11"} == {"calibration"}
+    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh12
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh12"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -103,8 +102,8 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.35, 4.2
-"""docs/time.md: 76.9 % held, 34.7 % median error, 4.06x median width on 147 sources, every source once."""
+LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.36, 3.9
+"""docs/time.md: 75.7 % held, 35.5 % median error, 3.76x median width on 164 sources, every source once."""
 
 
 @functools.cache
@@ -112,12 +111,12 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_147_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
-    """docs/time.md, "The fit on 147 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_164_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
+    """docs/time.md, "The fit on 164 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 147
+    assert overall["sources"] >= 164
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
@@ -125,23 +124,22 @@ def test_leaving_each_of_the_147_sources_out_the_shipped_fit_holds_three_in_four
         assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
 
 
-def test_on_the_twelfth_held_out_set_the_interval_holds_four_in_five_at_its_narrowest_but_the_error_ties_the_napkin():
-    """docs/time.md, "The twelfth held-out set, scored once": fresh11 was gathered apart while the 147-source fit was
-    chosen. By row 49 % off, level with the napkin's 49 %, 80 % held at 2.9x (the 134-source fit: 51 %, 80 %, 3.0x);
-    every source once 45 % against 66 %, 82 % held; in time 41 % against 51 %. Unpacked Trainer fine-tuning and model
-    cards' whole runs are planned too fast, vendors' FP8 tables too slow."""
+def test_on_the_thirteenth_held_out_set_the_error_meets_the_aim_and_the_interval_holds_three_in_four_but_is_wide():
+    """docs/time.md, "The thirteenth held-out set, scored once": fresh12 was gathered apart while the 164-source fit
+    was chosen. By row 18 % off against the napkin's 45 %, 78 % held at 6.4x (the 147-source fit: 22 %, 83 %, 8.6x);
+    every source once 17 % against 48 %, 81 % held. The napkin is closer on its few pretraining rows (FP8 MLPerf and MoE
+    runs on GB200 and H100)."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh11")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh12")))}
     overall = rows["all"]
-    assert overall["n"] >= 50 and overall["sources"] >= 17
-    assert 0.44 <= overall["model_error"] <= 0.54 and 0.44 <= overall["napkin_error"] <= 0.54
-    assert 0.75 <= overall["model_inside"] <= 0.85 and 2.6 <= overall["model_width"] <= 3.2
-    assert overall["model_error_by_source"] < overall["napkin_error_by_source"] - 0.1
+    assert overall["n"] >= 23 and overall["sources"] >= 7
+    assert overall["model_error"] <= 0.25 < 0.4 <= overall["napkin_error"]
+    assert 0.75 <= overall["model_inside"] and 5.0 <= overall["model_width"] <= 8.0
+    assert overall["model_error_by_source"] < overall["napkin_error_by_source"] - 0.2
     assert overall["model_inside_by_source"] >= 0.75
     assert overall["model_time_error"] < overall["napkin_time_error"]
-    for category in ("pretraining", "full", "qlora"):
-        assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
-    assert rows["lora"]["model_error"] > rows["lora"]["napkin_error"]  # two rows, both planned too fast
+    assert rows["lora"]["model_error"] < rows["lora"]["napkin_error"]
+    assert rows["pretraining"]["model_error"] > rows["pretraining"]["napkin_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -170,19 +168,32 @@ def test_leaving_each_calibration_source_out_shrinking_stack_levels_by_six_sourc
     counted once: shrinking each stack's level toward every source's (6 pseudo-sources, the choice on 14 sources) cost
     4 points on 20 sources, 1.8 on 46 (30.8 % against 29.0 %) and 0.5 on 69 (25.7 % against 25.2 %); on 119 it gained
     0.1 (32.7 % against 32.9 %), on 127 it cost 0.8 (35.3 % against 34.5 %), on 134 1.7 (36.3 % against 34.6 %) and on
-    147 it gains 0.5 (34.2 % against 34.7 %), under the point a change must gain, so the levels stay unshrunk."""
+    147 it gains 0.5 (34.2 % against 34.7 %) and on 164 it moves nothing (35.5 %), under the point a change must gain, so
+    the levels stay unshrunk."""
     unshrunk, shrunk = _shipped_loso()["all"], _loso(6.0)["all"]
     assert _fit().PSEUDO_SOURCES == 0.0
     assert unshrunk["model_error_by_source"] - 0.01 < shrunk["model_error_by_source"]
 
 
-def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_level_gain_under_the_point_on_147_sources():
-    """docs/time.md, "The fit on 147 calibration sources": a V100 or T4 and an accelerator NVIDIA does not make, each
-    the median distance of its sources from their stack's level, lowered the error by 1.8 points on 134 sources; on 147
-    they gain 0.8 (33.9 % against 34.7 %), under the point a fact must gain, so neither is fitted."""
-    without, with_levels = _shipped_loso()["all"], _loso(LEVEL_FACTS=frozenset(efficiency.HARDWARE_LEVELS))["all"]
-    assert _fit().LEVEL_FACTS == frozenset() and set(efficiency.HARDWARE_LEVELS) <= _fit().UNMODELLED
+def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_level_gain_under_the_point():
+    """docs/time.md, "The fit on 147 calibration sources" and "The fit on 164 calibration sources": a V100 or T4 and an
+    accelerator NVIDIA does not make, each the median distance of its sources from their stack's level, lowered the
+    error by 1.8 points on 134 sources; on 147 they gained 0.8 and on 164 they cost, under the point a fact must gain,
+    so neither is fitted."""
+    shipped = _fit().LEVEL_FACTS
+    without, with_levels = _shipped_loso()["all"], _loso(LEVEL_FACTS=shipped | set(efficiency.HARDWARE_LEVELS))["all"]
+    assert not shipped & set(efficiency.HARDWARE_LEVELS) and set(efficiency.HARDWARE_LEVELS) <= _fit().UNMODELLED
     assert with_levels["model_error_by_source"] > without["model_error_by_source"] - 0.01
+
+
+def test_leaving_each_calibration_source_out_a_whole_runs_wall_time_read_between_sources_gains_the_point():
+    """docs/time.md, "The fit on 164 calibration sources": a source whose figure is a whole run's wall time (start-up,
+    loading and evaluations inside) sits at the median distance of such sources from its stack's level: 35.5 % against
+    36.8 % every source once, the interval still holding three in four."""
+    read, unread = _shipped_loso()["all"], _loso(LEVEL_FACTS=frozenset())["all"]
+    assert _fit().LEVEL_FACTS == {"whole_run"} and efficiency_fit.COEFFICIENTS["whole_run"] < 0
+    assert read["model_error_by_source"] < unread["model_error_by_source"] - 0.01
+    assert read["model_inside_by_source"] >= 0.75
 
 
 def test_an_older_gpu_and_another_vendors_accelerator_are_planned_at_their_stacks_level_unless_a_fit_reads_one(monkeypatch):
@@ -280,9 +291,9 @@ def test_a_preference_wall_times_validation_rows_cost_the_forwards_a_plan_gives_
 
 
 def test_leaving_each_calibration_source_out_intervals_keyed_by_pretraining_and_packing_are_narrower_and_still_hold():
-    """docs/time.md, "The fit on 147 calibration sources": residuals of setups that also share whether they pretrain
-    and whether their rows are packed (4.06x wide, against 4.77x unkeyed at the same quantiles, every source once; 4.22x
-    against 4.83x on 134 sources, 4.12x against 4.83x on 127, 3.30x against 4.78x on 119)."""
+    """docs/time.md, "The fit on 164 calibration sources": residuals of setups that also share whether they pretrain
+    and whether their rows are packed (3.76x wide, against 4.27x unkeyed at the same quantiles, every source once; 4.06x
+    against 4.77x on 147 sources, 4.22x against 4.83x on 134, 4.12x against 4.83x on 127, 3.30x against 4.78x on 119)."""
     keyed, unkeyed = _shipped_loso()["all"], _loso(RESIDUAL_BY=())["all"]
     assert keyed["model_width_by_source"] < unkeyed["model_width_by_source"] / 1.12
     assert keyed["model_inside_by_source"] >= 0.75
@@ -328,7 +339,7 @@ def test_a_plan_on_an_older_gpu_or_another_vendors_says_the_level_a_fit_plans_it
         assert code == 0, err
         return [line for line in out.splitlines() if "x0." in line and ("level" in line or "水平" in line)]
 
-    assert not level_notes()  # the shipped fit reads no accelerator level (docs/time.md, "The fit on 147 ...")
+    assert not level_notes()  # the shipped fit reads no accelerator level (docs/time.md, "The fit on 164 ...")
     monkeypatch.setitem(efficiency.COEFFICIENTS, "older_nvidia", -0.09)
     monkeypatch.setitem(efficiency.COEFFICIENTS, "other_vendor", -0.06)
     notes = level_notes()

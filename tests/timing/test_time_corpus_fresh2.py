@@ -1,6 +1,6 @@
-"""The former third to eleventh held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh10`; calibration rows since 2026-11-28 and 2026-11-29), and the twelfth,
-`fresh11`, scored once and not yet joined: what the rows are, as gathered.
+"""The former third to twelfth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh11`; calibration rows since 2026-11-28 and 2026-11-29), and the thirteenth,
+`fresh12`, untouched: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -25,7 +25,8 @@ FRESH7 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH8 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh8"]
 FRESH9 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh9"]
 FRESH10 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh10"]
-FRESH11 = [row for row in CORPUS["rows"] if row["split"] == "fresh11"]
+FRESH11 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh11"]
+FRESH12 = [row for row in CORPUS["rows"] if row["split"] == "fresh12"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -46,7 +47,7 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_eleven_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_twelve_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -54,14 +55,14 @@ def test_the_calibration_as_first_gathered_and_the_eleven_former_held_out_sets_s
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10"}
+              "fresh9", "fresh10", "fresh11"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
-    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10"):
+    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -198,10 +199,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh10 joined the calibration once
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh11 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh11",)
+HELD_SETS = ("fresh12",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -331,7 +332,8 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 
 
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
-    (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4)], ids=["fresh10", "fresh11"])
+    (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4)],
+    ids=["fresh10", "fresh11", "fresh12"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -390,3 +392,20 @@ def test_every_fresh11_row_names_an_address_its_quote_what_its_source_states_and
         assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
         assert row["model"] in CORPUS["models"] or row.get("shape_config"), row["id"]
     assert len({row["gpu"] for row in FRESH11}) >= 6 and sum(row["category"] == "pretraining" for row in FRESH11) >= 15
+
+
+def test_fresh12_brings_mlperf_rounds_no_other_split_draws_on_fp8_and_moe_pretraining_and_unpacked_fsdp_fine_tuning():
+    """As gathered: MLPerf Training logs of rounds v4.1, v5.0 and v6.0 (the calibration holds v4.0 and v5.1: a round
+    is its own repository and its own submitters), FP8 Llama 3.1 405B and MoE pretraining on GB200 and H100, LoRA of
+    Llama 2 70B on six accelerators, unpacked FSDP fine-tuning with and without Liger kernels, and B300 runs."""
+    for row in FRESH12:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"], row["id"]
+    calibration = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] == "calibration").lower()
+    assert "training_results_v5.1" in calibration and "training_results_v4.0" in calibration
+    assert not any(f"training_results_{round_}" in calibration for round_ in ("v4.1", "v5.0", "v6.0"))
+    assert {"gb200", "b300", "mi300x", "gh200"} <= {row["gpu"] for row in FRESH12}
+    assert sum(row["category"] == "lora" for row in FRESH12) >= 9 and sum(not row["packing"] for row in FRESH12) >= 4
+

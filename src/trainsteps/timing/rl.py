@@ -76,6 +76,10 @@ RL step on them is not modelled."""
 DECODE_BANDWIDTH_SHARE = Interval(rl_fit.DECODE_SHARE / rl_fit.SPREAD, rl_fit.DECODE_SHARE, min(rl_fit.DECODE_SHARE * rl_fit.SPREAD, 1.0))
 """Share of peak HBM bandwidth a rollout engine's decode reaches, fitted on published RL steps (timing/rl_fit.py):
 scheduling, sampling, long tails and engine restarts included."""
+ONE_GPU_DECODE = rl_fit.ONE_GPU_DECODE
+"""The decode share of a run on one GPU, as a multiple of DECODE_BANDWIDTH_SHARE (at most the whole bandwidth; fitted
+as a variant on one-GPU steps; 1: the same share as every run): one engine, no tensor-parallel collectives, no
+scheduling across workers."""
 PREFILL_MFU = Interval(0.3, 0.45, 0.6)
 """Prefill MFU (assumed: long, batched prompts are compute bound)."""
 FORWARD_MFU = Interval(0.2, 0.3, 0.45)
@@ -226,6 +230,11 @@ class RLStepSetup:
     rollout_engine: bool = True
     """A rollout engine (vLLM, SGLang) decodes; False: the trainer generates with its own model (TRL without use_vllm)."""
 
+    @property
+    def total_gpus(self) -> int:
+        """GPUs the run holds: the training GPUs and a separate rollout server's."""
+        return self.gpus + (self.rollout_gpus or 0)
+
 
 @dataclass(slots=True)
 class RLStepTime:
@@ -280,7 +289,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
                                   f"({setup.gpus} x {peak:.4g} x {mfu.expected:.3g})")
     if setup.critic:
         parts["critic_update"] = update
-    fixed_scale = _small_setup_scale(setup.gpus + (setup.rollout_gpus or 0))
+    fixed_scale = _small_setup_scale(setup.total_gpus)
     if setup.weight_sync and _copy_share(setup):
         parts["weight_sync"] = _weight_sync(setup, d, bytes_per_param).scaled(fixed_scale)
     if ENGINE_SWITCH_GB_PER_S is not None and setup.rollout_gpus is None and setup.weight_sync:
@@ -294,7 +303,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
                                        "fitted seconds per step (scheduling, what no other line carries) x (GPUs / 8) ** exponent below a node",
                                        f"{STEP_OVERHEAD.expected:g} s x {fixed_scale:.3g}")
     training = _sum(part for name, part in parts.items() if name not in OUTSIDE_TRAINING)
-    level = _stack_level(setup.stack, setup.gpus + (setup.rollout_gpus or 0))
+    level = _stack_level(setup.stack, setup.total_gpus)
     sync = _sum(part for name, part in parts.items() if name in OUTSIDE_TRAINING and name != "generation")
     if setup.asynchronous:
         gen = parts["generation"]
@@ -333,7 +342,7 @@ def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Int
     """The per-step copy of every parameter (all experts) to the rollout engine: over the fitted copy bandwidth, or
     each rollout GPU's shard over the assumed per-GPU rate."""
     total = bytes_per_param * setup.shape.total_params * _copy_share(setup)
-    if LOCAL_COPY and setup.gpus + (setup.rollout_gpus or 0) == 1 and setup.gpu.name in HBM_TB_PER_S:
+    if LOCAL_COPY and setup.total_gpus == 1 and setup.gpu.name in HBM_TB_PER_S:
         return _note(d, "rl_weight_sync_seconds", Interval.exact(2 * total / (HBM_TB_PER_S[setup.gpu.name] * 1e12)),
                      "2 x bytes/param x all parameters / HBM bandwidth (one GPU: the copy stays in its memory)",
                      f"2 x {bytes_per_param} x {setup.shape.total_params:.4g} / {HBM_TB_PER_S[setup.gpu.name]:g} TB/s")
@@ -438,8 +447,9 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
         steps = per_engine * mean / concurrency + (0 if streaming else max(longest - mean, 0))
         read_per_gpu = (weight_bytes * engine_params + concurrency * context * kv_per_token) / setup.rollout_tp
         bounds.append((steps, read_per_gpu, concurrency))
+    shares = _decode_share(setup)
     memory = [read / (bandwidth * 1e12) / (share * _batch_factor(c)) for (_, read, c), share in
-              zip(bounds, (DECODE_BANDWIDTH_SHARE.high, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.low), strict=True)]
+              zip(bounds, (shares.high, shares.expected, shares.low), strict=True)]
     compute = [2 * n_params * c / (setup.rollout_tp * peak) / mfu for (_, _, c), mfu in
                zip(bounds, (PREFILL_MFU.high, PREFILL_MFU.expected, PREFILL_MFU.low), strict=True)]
     floor = _decode_floor(setup)
@@ -452,10 +462,18 @@ def _generation(setup: RLStepSetup, d: Derivation, n_params: float, peak: float,
           f"{floor:g} s floor)",
           f"({weight_bytes:g} x {engine_params:.4g} + {bounds[1][2]:.0f} x "
           f"{setup.prompt_tokens + setup.response_tokens.expected / 2:.4g} x {kv_per_token:.4g}) / {setup.rollout_tp} / "
-          f"({bandwidth} TB/s x {DECODE_BANDWIDTH_SHARE.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
+          f"({bandwidth} TB/s x {shares.expected:.2g} x {_batch_factor(bounds[1][2]):.2g})")
     return _note(d, "rl_generation_seconds", prefill + decode,
                  "prefill + (sequences x mean response / concurrency + tail) x decode step" + (" (streaming: no tail)" if streaming else ""),
                  f"{per_engine} sequences on each of {engines} engines, {bounds[1][2]:.0f} at a time, {bounds[1][0]:.4g} decode steps")
+
+
+def _decode_share(setup: RLStepSetup) -> Interval:
+    """DECODE_BANDWIDTH_SHARE, x ONE_GPU_DECODE for a run on one GPU, each bound at most 1 (the whole bandwidth)."""
+    if ONE_GPU_DECODE == 1.0 or setup.total_gpus != 1:
+        return DECODE_BANDWIDTH_SHARE
+    return Interval(*(min(share * ONE_GPU_DECODE, 1.0) for share in
+                      (DECODE_BANDWIDTH_SHARE.low, DECODE_BANDWIDTH_SHARE.expected, DECODE_BANDWIDTH_SHARE.high)))
 
 
 def _decode_floor(setup: RLStepSetup) -> float:
