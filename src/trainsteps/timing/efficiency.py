@@ -124,15 +124,18 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
 
 
 HARDWARE_LEVELS = ("older_nvidia", "other_vendor")
-"""Facts of the accelerator alone, which every row of a source shares: the fit reads them between sources
-(tools/fit_efficiency.py LEVEL_FACTS)."""
+"""Facts of the accelerator alone, which every row of a source shares: a fit may read them between sources
+(tools/fit_efficiency.py LEVEL_FACTS; the shipped fit reads neither)."""
 
 
 def hardware_level(gpu: str | None) -> tuple[str, float] | None:
     """(the fact, the factor on its stack's level) where the fit plans a `--gpu` at a level of its own (a V100 or T4,
     another vendor's accelerator); None where it does not."""
+    fitted = [name for name in HARDWARE_LEVELS if COEFFICIENTS.get(name)]
+    if not fitted:  # the shipped fit reads no level: no features to compute on every plan
+        return None
     on = features(SetupFacts(gpu=gpu), "hf", "none")
-    return next(((name, math.exp(COEFFICIENTS[name])) for name in HARDWARE_LEVELS if on[name] and COEFFICIENTS.get(name)), None)
+    return next(((name, math.exp(COEFFICIENTS[name])) for name in fitted if on[name]), None)
 
 
 @functools.cache

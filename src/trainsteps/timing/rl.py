@@ -342,7 +342,7 @@ def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Int
     """The per-step copy of every parameter (all experts) to the rollout engine: over the fitted copy bandwidth, or
     each rollout GPU's shard over the assumed per-GPU rate."""
     total = bytes_per_param * setup.shape.total_params * _copy_share(setup)
-    if LOCAL_COPY and setup.total_gpus == 1 and setup.gpu.name in HBM_TB_PER_S:
+    if LOCAL_COPY and setup.total_gpus == 1:  # the generation line has already refused a GPU without a bandwidth
         return _note(d, "rl_weight_sync_seconds", Interval.exact(2 * total / (HBM_TB_PER_S[setup.gpu.name] * 1e12)),
                      "2 x bytes/param x all parameters / HBM bandwidth (one GPU: the copy stays in its memory)",
                      f"2 x {bytes_per_param} x {setup.shape.total_params:.4g} / {HBM_TB_PER_S[setup.gpu.name]:g} TB/s")
