@@ -11,7 +11,8 @@ Each figure is also given as a ratio to reading the same file line by line in pl
 shifts both. The 7-line banner with `Num Epochs = 128,770` and `Num examples = 3` is timed too (it took 5 s
 when every candidate replayed every epoch; the bound is 2 s per MB of input), and so are banner fragments repeated
 2,000 and 16,000 times, each read as a run of its own: 8x the fragments must cost at most 24x the CPU (linear, not
-each fragment compared with every other: 64x).
+each fragment compared with every other: 64x). The hostile logs of tests/fixtures/hostile/ are read against their benign twins (the same
+lines with ordinary numbers): at most 3x the CPU per byte.
 
 The log is what a long LLaMA-Factory run writes: a banner, then tqdm redraws (\\r), loss dicts and
 unrelated INFO lines, repeated; the last lines hold the train_runtime summary. The reader runs in a
@@ -205,6 +206,43 @@ def fragments(tmp: str) -> str:
             f"(target <= 24x: {'met' if ratio <= 24 else 'MISSED'})")
 
 
+HOSTILE_LOGS = ("explain_bar_float.log", "explain_bar_4301_digits.log", "explain_megatron_target_line.log",
+                "explain_lf_jsonl_1e308.trainer_log.jsonl", "explain_nemo_exponent.log")
+"""tests/fixtures/hostile/: a few lines each with a number Python reads slowly or not at all (4,301 digits, 1e308, a
+huge exponent, a malformed float); tests/test_bounded_inputs.py checks what is read and the memory it takes."""
+
+
+def hostile(runs: int = 200) -> str:
+    """CPU per byte of reading each hostile log `runs` times in this process against its benign twin's (the same lines
+    with ordinary numbers, read as often): target at most 3x (a number must not cost more to refuse than to read)."""
+    import re
+    from pathlib import Path
+
+    from trainsteps.logs.reader import read_log
+
+    def cpu(text: str) -> float:
+        started = time.process_time()
+        for _ in range(runs):
+            read_log(text=text)
+        return time.process_time() - started
+
+    def twin(text: str) -> str:
+        text = re.sub(r"e\+?\d{3,}", "e+05", text)  # 1e308, 1.63e+1000...0
+        text = re.sub(r"(\d+\.\d+)(?:\.\d+)+", r"\1", text)  # 1.2.3it/s
+        return re.sub(r"\d{7,}", "3900", text)  # 4,301 digits, a bare 32000000
+
+    folder = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "hostile"
+    ratios = {}
+    for name in HOSTILE_LOGS:
+        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        benign = twin(text)
+        ratios[name] = (min(cpu(text) for _ in range(3)) / len(text)) / max(min(cpu(benign) for _ in range(3)) / len(benign), 1e-12)
+    worst = max(ratios, key=ratios.get)
+    return (f"hostile logs x{runs}, CPU per byte against the same lines with ordinary numbers: "
+            + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios.items())
+            + f" (target <= 3x: {'met' if ratios[worst] <= 3 else 'MISSED by ' + worst})")
+
+
 def startup(runs: int, tmp: str) -> str:
     """`trainsteps explain` of a 10-line banner and `trainsteps plan` against `import click` (bench_startup.py)."""
     from bench_startup import startup_lines
@@ -264,6 +302,7 @@ def main() -> None:
         result = _child(slow)
         lines.append(f"7-line banner, Num Epochs = 128,770 over 3 examples: {result['seconds']:.3f} s")
         lines.append(fragments(tmp))
+        lines.append(hostile())
         if args.random_mb:
             noise = os.path.join(tmp, "noise.bin")
             with open(noise, "wb") as f:

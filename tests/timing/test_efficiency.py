@@ -29,8 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh12
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh12"} == {"calibration"}
+    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh13
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh13"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -102,8 +102,8 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.36, 3.9
-"""docs/time.md: 75.7 % held, 35.5 % median error, 3.76x median width on 164 sources, every source once."""
+LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.35, 3.8
+"""docs/time.md: 75.9 % held, 34.6 % median error, 3.69x median width on 171 sources, every source once."""
 
 
 @functools.cache
@@ -111,12 +111,12 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_164_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
-    """docs/time.md, "The fit on 164 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_171_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
+    """docs/time.md, "The fit on 171 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 164
+    assert overall["sources"] >= 171
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
@@ -124,22 +124,22 @@ def test_leaving_each_of_the_164_sources_out_the_shipped_fit_holds_three_in_four
         assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
 
 
-def test_on_the_thirteenth_held_out_set_the_error_meets_the_aim_and_the_interval_holds_three_in_four_but_is_wide():
-    """docs/time.md, "The thirteenth held-out set, scored once": fresh12 was gathered apart while the 164-source fit
-    was chosen. By row 18 % off against the napkin's 45 %, 78 % held at 6.4x (the 147-source fit: 22 %, 83 %, 8.6x);
-    every source once 17 % against 48 %, 81 % held. The napkin is closer on its few pretraining rows (FP8 MLPerf and MoE
-    runs on GB200 and H100)."""
+def test_on_the_fourteenth_held_out_set_the_model_ties_the_napkin_by_row_and_loses_on_tuned_pretraining():
+    """docs/time.md, "The fourteenth held-out set, scored once": fresh13 was gathered apart while the 171-source fit was
+    made. By row 50 % off against the napkin's 49 %, 68 % held at 3.6x (the 164-source fit: 49 %, 68 %, 3.7x); every
+    source once 50 % against 299 %, 85 % held; in hours 44 % against 76 %. MLPerf's GPT-3 pretraining ran 2-3x faster
+    than planned; the napkin plans the T4 QLoRA notebooks 4x too fast."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh12")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh13")))}
     overall = rows["all"]
-    assert overall["n"] >= 23 and overall["sources"] >= 7
-    assert overall["model_error"] <= 0.25 < 0.4 <= overall["napkin_error"]
-    assert 0.75 <= overall["model_inside"] and 5.0 <= overall["model_width"] <= 8.0
-    assert overall["model_error_by_source"] < overall["napkin_error_by_source"] - 0.2
+    assert overall["n"] >= 25 and overall["sources"] >= 13
+    assert 0.45 <= overall["model_error"] <= 0.55 and 0.44 <= overall["napkin_error"] <= 0.54
+    assert 0.64 <= overall["model_inside"] <= 0.72 and 3.3 <= overall["model_width"] <= 4.0
+    assert overall["model_error_by_source"] < overall["napkin_error_by_source"] - 1.0
     assert overall["model_inside_by_source"] >= 0.75
-    assert overall["model_time_error"] < overall["napkin_time_error"]
-    assert rows["lora"]["model_error"] < rows["lora"]["napkin_error"]
-    assert rows["pretraining"]["model_error"] > rows["pretraining"]["napkin_error"]
+    assert overall["model_time_error"] < overall["napkin_time_error"] - 0.2
+    assert rows["qlora"]["model_error"] < rows["qlora"]["napkin_error"]
+    assert rows["pretraining"]["model_time_error"] > rows["pretraining"]["napkin_time_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):

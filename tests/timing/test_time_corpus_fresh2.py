@@ -1,6 +1,6 @@
-"""The former third to twelfth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh11`; calibration rows since 2026-11-28 and 2026-11-29), and the thirteenth,
-`fresh12`, untouched: what the rows are, as gathered.
+"""The former third to thirteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh12`; calibration rows since 2026-11-28 and 2026-11-29), and the fourteenth,
+`fresh13`, scored once and not yet joined: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -26,7 +26,8 @@ FRESH8 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH9 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh9"]
 FRESH10 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh10"]
 FRESH11 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh11"]
-FRESH12 = [row for row in CORPUS["rows"] if row["split"] == "fresh12"]
+FRESH12 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh12"]
+FRESH13 = [row for row in CORPUS["rows"] if row["split"] == "fresh13"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -47,7 +48,7 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_twelve_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_thirteen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -55,14 +56,14 @@ def test_the_calibration_as_first_gathered_and_the_twelve_former_held_out_sets_s
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10", "fresh11"}
+              "fresh9", "fresh10", "fresh11", "fresh12"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
-    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11"):
+    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -199,10 +200,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh11 joined the calibration once
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh12 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh12",)
+HELD_SETS = ("fresh13",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -332,8 +333,8 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 
 
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
-    (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4)],
-    ids=["fresh10", "fresh11", "fresh12"])
+    (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4),
+    (FRESH13, "fresh13", 9900, 25, 13, 4)], ids=["fresh10", "fresh11", "fresh12", "fresh13"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -403,9 +404,24 @@ def test_fresh12_brings_mlperf_rounds_no_other_split_draws_on_fp8_and_moe_pretra
         if "github.com/" in row["source"]:
             assert PINNED_COMMIT.search(row["source"]), row["id"]
         assert row["model"] in CORPUS["models"], row["id"]
-    calibration = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] == "calibration").lower()
+    calibration = " ".join(row["source"] for row in CORPUS["rows"] if _former_set(row) != "fresh12").lower()
     assert "training_results_v5.1" in calibration and "training_results_v4.0" in calibration
     assert not any(f"training_results_{round_}" in calibration for round_ in ("v4.1", "v5.0", "v6.0"))
     assert {"gb200", "b300", "mi300x", "gh200"} <= {row["gpu"] for row in FRESH12}
     assert sum(row["category"] == "lora" for row in FRESH12) >= 9 and sum(not row["packing"] for row in FRESH12) >= 4
 
+
+def test_fresh13_brings_mlperf_gpt3_rounds_tpu_and_pax_pretraining_and_t4_notebooks():
+    """As gathered: MLPerf Training's GPT-3 175B logs of rounds v3.0 and v3.1 (no other split holds them) on H100 and
+    Gaudi 2, MaxText recipe logs on TPU v5p and v6e, Pax on H100 in BF16 and FP8 and nine executed Unsloth notebooks (T4
+    QLoRA and DPO, one long-context step on an A100)."""
+    for row in FRESH13:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"] or row.get("shape_config"), row["id"]
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh13").lower()
+    assert not any(f"training_results_{round_}" in elsewhere for round_ in ("v3.0", "v3.1"))
+    assert not any(name in elsewhere for name in ("tpu-recipes", "jax-toolbox", "unslothai/notebooks"))
+    assert {"h100-sxm", "gaudi2", "tpu-v5p", "tpu-v6e", "t4", "a100-80g"} <= {row["gpu"] for row in FRESH13}
+    assert sum(row["category"] == "pretraining" for row in FRESH13) >= 16 and sum(row["dtype"] == "fp8" for row in FRESH13) >= 8

@@ -148,6 +148,7 @@ QUANTITIES = {
     'rl_step_overhead_seconds': 'step overhead (seconds per step)',
     'rl_multi_turn_seconds': 'multi-turn rounds (seconds per step)',
     'rl_stack_level_seconds': 'stack level (seconds per step)',
+    'rl_one_gpu_spread': 'seconds per RL step, one-GPU interval',
     'rl_step_seconds': 'seconds per RL step',
 }
 
@@ -2050,6 +2051,7 @@ MESSAGES = {
     'time.rl.training.config': 'trains {training}, as the config says (verl lora_rank > 0, TRL use_peft, OpenRLHF --lora_rank > 0; load_in_4bit: qlora): the update is costed at 4N per token and that method\'s MFU (--training full to plan full-parameter)',
     'time.rl.sync': 'synchronous: generation, forwards, updates and weight sync run one after another',
     'time.rl.async': "asynchronous: the next step's generation overlaps this step's training",
+    'time.rl.one_gpu_spread': "one GPU: published one-GPU steps (notebooks on T4s to H100s, transformers or vLLM generation, 4-bit bases) scatter further from the model than runs on a node or more, so the step's interval is x/÷ {spread} wider; a measured step (--step-time, --timing-from LOG) replaces it",
     'time.rl.calibration': "the RL step model's efficiencies are fitted on published step breakdowns (docs/time.md, RL section); on runs it was not fitted on, its median error is {error} and its interval holds {held}",
     'rl.error.response_length': "the RL step model needs the responses' length, and the settings give no max response length",
     'rl.hint.response_length': "give --response-length MEAN (tokens), or the framework's max response length with --set",

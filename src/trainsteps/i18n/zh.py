@@ -148,6 +148,7 @@ QUANTITIES = {
     'rl_step_overhead_seconds': '每步固定开销（秒）',
     'rl_multi_turn_seconds': '多轮交互（每步秒数）',
     'rl_stack_level_seconds': '框架自身水平（每步秒数）',
+    'rl_one_gpu_spread': '每个 RL 步的秒数（单卡区间）',
     'rl_step_seconds': '每个 RL 步的秒数',
 }
 
@@ -2045,6 +2046,7 @@ MESSAGES = {
     'time.rl.training.config': '训练方式 {training}，取自配置（verl lora_rank > 0、TRL use_peft、OpenRLHF --lora_rank > 0；load_in_4bit 即 qlora）：更新按每 token 4N 及该方式的 MFU 计（按全参数规划请用 --training full）',
     'time.rl.sync': '同步：生成、前向、更新和权重同步依次进行',
     'time.rl.async': '异步：下一步的生成与本步的训练重叠',
+    'time.rl.one_gpu_spread': '单卡：公开的单卡步耗时（T4 到 H100 上的 notebook，transformers 或 vLLM 生成，4 位基座）比单机或多机的运行离模型更远，因此单步区间再放宽 x/÷ {spread}；实测的单步耗时（--step-time、--timing-from LOG）会取代它',
     'time.rl.calibration': 'RL 单步模型的效率按公开的分阶段耗时拟合（docs/time.md 的 RL 一节）；在未参与拟合的运行上，中位误差为 {error}，区间覆盖 {held}',
     'rl.error.response_length': 'RL 单步模型需要回复长度，而设置中没有最大回复长度',
     'rl.hint.response_length': '请给出 --response-length 平均值（token 数），或用 --set 给出框架的最大回复长度',

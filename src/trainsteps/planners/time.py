@@ -185,6 +185,7 @@ def rl_step(asked: dict, rollout):
              *([("time.rl.training." + ("given" if asked.get("training") else "config"), {"training": training})]
                if training != "full" else []),
              *([_hf_generate_note()] if not rollout.rollout_engine else []),
+             *_one_gpu_spread_notes(setup.total_gpus),
              _calibration_note(unseen_score(HELD_OUT, LOSO)),
              *shape.notes]
     return step, notes, shape
@@ -197,6 +198,13 @@ def _hf_generate_note() -> tuple[str, dict]:
     if rl.HF_GENERATE_STEP:
         return "time.rl.hf_generate.fitted", {"step": f"{rl.HF_GENERATE_STEP * 1000:.0f}"}
     return "time.rl.hf_generate", {}
+
+
+def _one_gpu_spread_notes(gpus: int) -> list[tuple[str, dict]]:
+    """A one-GPU step's interval is wider by the fitted spread (timing.rl.ONE_GPU_SPREAD), when a fit chose one."""
+    from trainsteps.timing import rl
+
+    return [("time.rl.one_gpu_spread", {"spread": f"{rl.ONE_GPU_SPREAD:g}"})] if gpus == 1 and rl.ONE_GPU_SPREAD > 1 else []
 
 
 def _rl_training(asked: dict, rollout) -> str:

@@ -41,6 +41,9 @@ Asynchronous (one-step off-policy: generation of step k+1 overlaps training on s
     step = max(generation, forwards + updates) + weight sync + engine switch + reward + step overhead
            (the `overlap` part is the time taken off)
 
+The step's interval is its parts' (each efficiency at its best and worst); a run on one GPU widens it x/÷
+ONE_GPU_SPREAD around the same expected step (when fitted): such steps scatter furthest from the model.
+
 DECODE_BANDWIDTH_SHARE, DECODE_HALF_BATCH, UPDATE_EFFICIENCY, STEP_OVERHEAD, the copy bandwidth and the typical
 response length (used when only the cap is known) are fitted on published step times (timing/rl_fit.py, written by tools/fit_rl_time.py from
 tests/fixtures/timing/rl_step_corpus.json); the held-out score is in rl_fit.HELD_OUT (the leave-one-source-out score in rl_fit.LOSO until a held-out split is scored) and docs/time.md. A measured
@@ -80,6 +83,11 @@ ONE_GPU_DECODE = rl_fit.ONE_GPU_DECODE
 """The decode share of a run on one GPU, as a multiple of DECODE_BANDWIDTH_SHARE (at most the whole bandwidth; fitted
 as a variant on one-GPU steps; 1: the same share as every run): one engine, no tensor-parallel collectives, no
 scheduling across workers."""
+ONE_GPU_SPREAD = rl_fit.ONE_GPU_SPREAD
+"""How much wider a one-GPU step's interval is than the step its parts sum to (x/÷; 1: no wider): one-GPU runs
+(notebooks on T4s to H100s, transformers or vLLM generation, 4-bit bases) scatter further from the model than runs on
+a node or more, and the interval says so. Fitted to hold the same share of the calibration's one-GPU steps as the
+shared spread holds of all."""
 PREFILL_MFU = Interval(0.3, 0.45, 0.6)
 """Prefill MFU (assumed: long, batched prompts are compute bound)."""
 FORWARD_MFU = Interval(0.2, 0.3, 0.45)
@@ -318,6 +326,9 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
         parts["stack_level"] = _note(d, "rl_stack_level_seconds", step.scaled(level - 1), "step x (stack level - 1)",
                                      f"{step.expected:.4g} s x ({level:g} - 1), {setup.stack}")
         step = step.scaled(level)
+    if ONE_GPU_SPREAD > 1 and setup.total_gpus == 1:
+        step = Interval(step.low / ONE_GPU_SPREAD, step.expected, step.high * ONE_GPU_SPREAD)
+        _note(d, "rl_one_gpu_spread", step, "step interval x/÷ the one-GPU spread (one-GPU runs scatter wider)", f"x/÷ {ONE_GPU_SPREAD:g}")
     assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:.2g}-{DECODE_BANDWIDTH_SHARE.high:.2g}",
                    f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {forward_mfu.low:.2g}-{forward_mfu.high:.2g}",
                    f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", _sync_assumption()]
