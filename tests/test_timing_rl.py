@@ -1198,12 +1198,7 @@ def test_the_ninth_fresh_split_joined_the_calibration_with_only_its_own_rows_fro
     _assert_a_set_of_its_own(corpus, _former_set_no_other_names(corpus, "fresh9"), rows, least_rows=27, least_sources=20)
     # scored once (docs/time.md, "The tenth RL held-out set, scored once": 83.9 %, 48.1 % held), then joined
     assert "83.9% median error" in corpus["about"]
-    for row in rows:
-        assert row["url"].startswith("https://") and any(ch.isdigit() for ch in row["quote"]), row["id"]
-        if "/blob/" in row["url"]:
-            commit = row["url"].split("/blob/")[1].split("/")[0]
-            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
-        assert row.get("lora", "missing") in (True, False, None) and len(row["setup_from"]) > 100, row["id"]
+    _assert_every_row_quotes_pins_and_says_its_setup(rows)
     # what the set brings: one-GPU LoRA and QLoRA steps (Unsloth notebooks on a T4 or an L4), multi-turn tool use, a
     # separate rollout server, and NeMo RL reruns on 8 and 64 H100
     assert sum(bool(row["lora"]) for row in rows) >= 14 and sum(row["gpus"] == 1 for row in rows) >= 14
@@ -1217,9 +1212,7 @@ def test_the_tenth_fresh_split_joined_the_calibration_with_only_its_own_rows_fro
     _assert_a_set_of_its_own(corpus, _former_set_no_other_names(corpus, "fresh10"), rows, least_rows=10, least_sources=7)
     # scored once (docs/time.md, "The eleventh RL held-out set, scored once": 146.7 %, 30 % held), then joined
     assert "146.7% median error" in corpus["about"]
-    for row in rows:
-        assert row["url"].startswith("https://") and any(ch.isdigit() for ch in row["quote"]), row["id"]
-        assert row.get("lora", "missing") in (True, False, None) and len(row["setup_from"]) > 100, row["id"]
+    _assert_every_row_quotes_pins_and_says_its_setup(rows)
     # one-GPU LoRA and QLoRA steps (a 4-bit base says so in its fields), multi-GPU GRPO and a multi-turn agent
     assert sum(row["gpus"] == 1 for row in rows) >= 5 and sum(row.get("base_quant") == "4bit" for row in rows) >= 4
     assert any((row["turns"] or 1) > 1 for row in rows) and max(row["gpus"] for row in rows) >= 8
@@ -1233,12 +1226,8 @@ def test_the_eleventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_
     _assert_a_set_of_its_own(corpus, _sources_of_a_split_no_other_names(corpus, "fresh11"), rows, least_rows=27, least_sources=19)
     # scored once, by the `--write` of the fit made while it was gathered (docs/time.md, "The twelfth RL held-out set")
     assert HELD_OUT_SPLIT == "fresh11" and HELD_OUT["runs"] == len(rows)
+    _assert_every_row_quotes_pins_and_says_its_setup(rows)
     for row in rows:
-        assert row["url"].startswith("https://") and any(ch.isdigit() for ch in row["quote"]), row["id"]
-        if "/blob/" in row["url"]:
-            commit = row["url"].split("/blob/")[1].split("/")[0]
-            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
-        assert row.get("lora", "missing") in (True, False, None) and len(row["setup_from"]) > 100, row["id"]
         # `gpus` counts the training GPUs alone where a separate server generates (an AReaL run: 8 train, 24 generate)
         assert not row["rollout_gpus"] or row["gpus"] + row["rollout_gpus"] <= 32, row["id"]
     # users' own one-GPU Unsloth runs on seven accelerators, verl runs on 4 H100/H200 and an asynchronous AReaL run
@@ -1248,6 +1237,17 @@ def test_the_eleventh_fresh_split_holds_only_its_own_rows_from_sources_no_other_
     # documents of a project whose own documents are calibration sources were left out (AReaL, SkyRL, RL-Kernel)
     calibration = {row["url"].split("/blob/")[0].lower() for row in corpus["rows"] if row["source"] in corpus["split"]["calibration"]}
     assert not {row["url"].split("/blob/")[0].lower() for row in rows if "/blob/" in row["url"]} & calibration
+
+
+def _assert_every_row_quotes_pins_and_says_its_setup(rows: list[dict]) -> None:
+    """Each gathered step: an https address (a GitHub file pinned to its commit), a quote with its figure, `lora` stated
+    and a setup_from that says where every setting comes from."""
+    for row in rows:
+        assert row["url"].startswith("https://") and any(ch.isdigit() for ch in row["quote"]), row["id"]
+        if "/blob/" in row["url"]:
+            commit = row["url"].split("/blob/")[1].split("/")[0]
+            assert len(commit) == 40 and all(ch in "0123456789abcdef" for ch in commit), row["id"]
+        assert row.get("lora", "missing") in (True, False, None) and len(row["setup_from"]) > 100, row["id"]
 
 
 def _assert_a_set_of_its_own(corpus: dict, sources: set[str], rows: list[dict], least_rows: int, least_sources: int) -> None:
