@@ -173,7 +173,7 @@ CHOSEN = replace(BASE, name=f"{BASE.name} + copy per training GPU + parts fitted
                  lora_copy=True, quant_decode=True, one_gpu_spread=True)
 """What the rule chose at the last `--loso` on the current calibration split (docs/time.md has the table): `--write`
 fits this, so a rewrite needs no LOSO run; `--loso` prints whether the rule still chooses it."""
-CHOSEN_LOSO = {"median_error": 0.576, "interval_holds": 0.817, "runs": 306}
+CHOSEN_LOSO = {"median_error": 0.571, "interval_holds": 0.811, "runs": 333}
 """CHOSEN's pooled leave-one-source-out score at that run: what the plan states for runs the model was not fitted on
 while no held-out split has been scored (`--write` records it as rl_fit.LOSO)."""
 
@@ -499,10 +499,10 @@ def _short(source: str) -> str:
     return source.replace("verl docs: ", "verl ").split(" (")[0]
 
 
-HELD_OUT_SPLIT = "fresh11"
+HELD_OUT_SPLIT = "fresh12"
 """The held-out split gathered while the shipped fit was chosen, which `--write` scores and records when the corpus has
-it (else it records None): fresh11, scored once by the write of the fit on 174 sources; the earlier ones (fresh10 last)
-joined the calibration once scored, and fresh11 joins at the next refit, which names the next untouched split here. `--write
+it (else it records None): fresh12, scored once by the write of the fit on 193 sources; the earlier ones (fresh11 last)
+joined the calibration once scored, and fresh12 joins at the next refit, which names the next untouched split here. `--write
 --no-held-out` records None without scoring it (a refit while the split is still being gathered, or before the one
 scoring write)."""
 
@@ -537,7 +537,8 @@ CANDIDATES = {"before": _BEFORE,
               "MoE training share": replace(CHOSEN, name=CHOSEN.name + " + MoE training share", moe_train=True),
               "one-GPU local copy": replace(CHOSEN, name=CHOSEN.name + " + one-GPU local copy", local_copy=True),
               "one-GPU decode share": replace(CHOSEN, name=CHOSEN.name + " + one-GPU decode share", one_gpu_decode=True),
-              "use_vllm": replace(CHOSEN, name=CHOSEN.name + " + TRL use_vllm (transformers generate step)", hf_generate=True)}
+              "use_vllm": replace(CHOSEN, name=CHOSEN.name + " + TRL use_vllm (transformers generate step)", hf_generate=True),
+              "per-response cost": replace(CHOSEN, name=CHOSEN.name + " + per-response handling per GPU", reward=True, reward_per_gpu=True)}
 """Variants of CHOSEN scored one at a time by `--loso-one NAME` (docs/time.md, "The fit on 107 calibration sources")."""
 
 
