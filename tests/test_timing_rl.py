@@ -1194,12 +1194,8 @@ def test_the_rl_fit_scores_only_a_split_the_corpus_holds_other_than_the_calibrat
 
 
 def test_the_ninth_fresh_split_joined_the_calibration_with_only_its_own_rows_from_sources_no_other_split_names():
-    corpus = _corpus()
-    rows = _batch(corpus, "f9d-") + _batch(corpus, "f9e-") + _batch(corpus, "f9f-")
-    _assert_a_set_of_its_own(corpus, _former_set_no_other_names(corpus, "fresh9"), rows, least_rows=27, least_sources=20)
     # scored once (docs/time.md, "The tenth RL held-out set, scored once": 83.9 %, 48.1 % held), then joined
-    assert "83.9% median error" in corpus["about"]
-    _assert_every_row_quotes_pins_and_says_its_setup(rows)
+    rows = _joined_set(_corpus(), "fresh9", ("f9d-", "f9e-", "f9f-"), least_rows=27, least_sources=20, scored="83.9%")
     # what the set brings: one-GPU LoRA and QLoRA steps (Unsloth notebooks on a T4 or an L4), multi-turn tool use, a
     # separate rollout server, and NeMo RL reruns on 8 and 64 H100
     assert sum(bool(row["lora"]) for row in rows) >= 14 and sum(row["gpus"] == 1 for row in rows) >= 14
@@ -1208,24 +1204,17 @@ def test_the_ninth_fresh_split_joined_the_calibration_with_only_its_own_rows_fro
 
 
 def test_the_tenth_fresh_split_joined_the_calibration_with_only_its_own_rows_from_sources_no_other_split_names():
-    corpus = _corpus()
-    rows = _batch(corpus, "f10h-")
-    _assert_a_set_of_its_own(corpus, _former_set_no_other_names(corpus, "fresh10"), rows, least_rows=10, least_sources=7)
     # scored once (docs/time.md, "The eleventh RL held-out set, scored once": 146.7 %, 30 % held), then joined
-    assert "146.7% median error" in corpus["about"]
-    _assert_every_row_quotes_pins_and_says_its_setup(rows)
+    rows = _joined_set(_corpus(), "fresh10", ("f10h-",), least_rows=10, least_sources=7, scored="146.7%")
     # one-GPU LoRA and QLoRA steps (a 4-bit base says so in its fields), multi-GPU GRPO and a multi-turn agent
     assert sum(row["gpus"] == 1 for row in rows) >= 5 and sum(row.get("base_quant") == "4bit" for row in rows) >= 4
     assert any((row["turns"] or 1) > 1 for row in rows) and max(row["gpus"] for row in rows) >= 8
 
 
 def test_the_eleventh_fresh_split_joined_the_calibration_with_only_its_own_rows_from_sources_no_other_split_names():
-    corpus = _corpus()
-    rows = _batch(corpus, "f11i-") + _batch(corpus, "f11j-") + _batch(corpus, "f11k-")
-    _assert_a_set_of_its_own(corpus, _former_set_no_other_names(corpus, "fresh11"), rows, least_rows=27, least_sources=19)
     # scored once (docs/time.md, "The twelfth RL held-out set, scored once": 41.2 %, 100 % held), then joined
-    assert "41.2% median error" in corpus["about"]
-    _assert_every_row_quotes_pins_and_says_its_setup(rows)
+    corpus = _corpus()
+    rows = _joined_set(corpus, "fresh11", ("f11i-", "f11j-", "f11k-"), least_rows=27, least_sources=19, scored="41.2%")
     for row in rows:
         # `gpus` counts the training GPUs alone where a separate server generates (an AReaL run: 8 train, 24 generate)
         assert not row["rollout_gpus"] or row["gpus"] + row["rollout_gpus"] <= 32, row["id"]
@@ -1251,6 +1240,16 @@ def test_the_twelfth_fresh_split_holds_only_its_own_rows_from_sources_no_other_s
     # TextCraft) and LoRA on one and two GPUs
     assert sum(row["gpus"] > 1 for row in rows) >= 9 and sum((row["turns"] or 1) > 1 for row in rows) >= 6
     assert sum(bool(row["lora"]) for row in rows) >= 6 and {"mi355x", "h200", "b200"} <= {row["gpu"] for row in rows}
+
+
+def _joined_set(corpus: dict, former: str, prefixes: tuple[str, ...], least_rows: int, least_sources: int, scored: str) -> list[dict]:
+    """A former held-out set's rows: a set of its own, the score it was given once stated in the corpus, every row
+    quoted and pinned."""
+    rows = [row for prefix in prefixes for row in _batch(corpus, prefix)]
+    _assert_a_set_of_its_own(corpus, _former_set_no_other_names(corpus, former), rows, least_rows=least_rows, least_sources=least_sources)
+    assert f"{scored} median error" in corpus["about"]
+    _assert_every_row_quotes_pins_and_says_its_setup(rows)
+    return rows
 
 
 def _assert_every_row_quotes_pins_and_says_its_setup(rows: list[dict]) -> None:
