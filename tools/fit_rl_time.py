@@ -332,9 +332,9 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     if variant.turns and multi_turn:
         p = _descend(p, {"turn_seconds": TURN_GRID}, multi_turn, models)
     if variant.small_setup:
-        p = _descend(p, {"small_setup": SMALL_SETUP_GRID}, [r for r in train if r["gpus"] + (r["rollout_gpus"] or 0) < rl.ONE_NODE], models)
+        p = _descend(p, {"small_setup": SMALL_SETUP_GRID}, [r for r in train if total_gpus(r) < rl.ONE_NODE], models)
     if variant.one_gpu_decode:
-        p = _descend(p, {"one_gpu_decode": ONE_GPU_DECODE_GRID}, [r for r in train if r["gpus"] + (r["rollout_gpus"] or 0) == 1], models)
+        p = _descend(p, {"one_gpu_decode": ONE_GPU_DECODE_GRID}, [r for r in train if total_gpus(r) == 1], models)
     if variant.hf_generate:
         p = _descend(p, {"hf_step": HF_STEP_GRID}, [r for r in train if stack(r) == "TRL" and not r.get("use_vllm")], models)
     if variant.moe_train:
@@ -348,15 +348,19 @@ def fit(variant: Variant, train: list[dict], sync_rows: list[dict], models: dict
     p = _widen(p, "spread", stated if variant.response_spread and stated else train, models)
     if variant.response_spread and capped:
         p = _widen(replace(p, response_spread=1.0), "response_spread", capped, models)
-    one_gpu = [r for r in train if r["gpus"] + (r["rollout_gpus"] or 0) == 1]
-    if variant.one_gpu_spread and one_gpu:
+    if variant.one_gpu_spread and (one_gpu := [r for r in train if total_gpus(r) == 1]):
         p = _widen(p, "one_gpu_spread", one_gpu, models)
     return p
 
 
+def total_gpus(row: dict) -> int:
+    """The GPUs a corpus row's run holds: training and a separate rollout server's (rl.RLStepSetup.total_gpus)."""
+    return row["gpus"] + (row["rollout_gpus"] or 0)
+
+
 def level_key(row: dict) -> str:
     """The stack level a row is fitted under: `TRL 1 GPU` for a one-GPU run of a stack with such a level, else its stack."""
-    return f"{stack(row)} 1 GPU" if row["gpus"] + (row["rollout_gpus"] or 0) == 1 else stack(row)
+    return f"{stack(row)} 1 GPU" if total_gpus(row) == 1 else stack(row)
 
 
 def _fit_level(p: Params, name: str, part: list[dict], models: dict) -> Params:
@@ -426,7 +430,7 @@ def groups(scored: list, calibration: list[dict], models: dict) -> dict[str, dic
     keys = {"response": lambda r: "stated" if r["response_tokens"] is not None else "cap only",
             "turns": lambda r: "single-turn" if r.get("turns") == 1 else "not stated" if r.get("turns") is None else "multi-turn",
             "size": lambda r: size_class(models[r["model"]]["params"]), "stack": stack, "training": training,
-            "GPUs": lambda r: gpu_class(r["gpus"] + (r["rollout_gpus"] or 0))}
+            "GPUs": lambda r: gpu_class(total_gpus(r))}
     out: dict[str, dict] = {}
     for kind, key in keys.items():
         members: dict[str, list] = {}

@@ -185,7 +185,7 @@ def rl_step(asked: dict, rollout):
              *([("time.rl.training." + ("given" if asked.get("training") else "config"), {"training": training})]
                if training != "full" else []),
              *([_hf_generate_note()] if not rollout.rollout_engine else []),
-             *_one_gpu_spread_notes(setup.total_gpus),
+             *_one_gpu_spread_notes(setup),
              _calibration_note(unseen_score(HELD_OUT, LOSO)),
              *shape.notes]
     return step, notes, shape
@@ -200,11 +200,12 @@ def _hf_generate_note() -> tuple[str, dict]:
     return "time.rl.hf_generate", {}
 
 
-def _one_gpu_spread_notes(gpus: int) -> list[tuple[str, dict]]:
-    """A one-GPU step's interval is wider by the fitted spread (timing.rl.ONE_GPU_SPREAD), when a fit chose one."""
-    from trainsteps.timing import rl
+def _one_gpu_spread_notes(setup) -> list[tuple[str, dict]]:
+    """A one-GPU step's interval is wider than its parts' (timing.rl.step_spread), when a fit chose a spread."""
+    from trainsteps.timing.rl import step_spread
 
-    return [("time.rl.one_gpu_spread", {"spread": f"{rl.ONE_GPU_SPREAD:g}"})] if gpus == 1 and rl.ONE_GPU_SPREAD > 1 else []
+    spread = step_spread(setup)
+    return [("time.rl.one_gpu_spread", {"spread": f"{spread:g}"})] if spread > 1 else []
 
 
 def _rl_training(asked: dict, rollout) -> str:

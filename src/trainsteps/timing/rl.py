@@ -326,15 +326,21 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
         parts["stack_level"] = _note(d, "rl_stack_level_seconds", step.scaled(level - 1), "step x (stack level - 1)",
                                      f"{step.expected:.4g} s x ({level:g} - 1), {setup.stack}")
         step = step.scaled(level)
-    if ONE_GPU_SPREAD > 1 and setup.total_gpus == 1:
-        step = Interval(step.low / ONE_GPU_SPREAD, step.expected, step.high * ONE_GPU_SPREAD)
-        _note(d, "rl_one_gpu_spread", step, "step interval x/÷ the one-GPU spread (one-GPU runs scatter wider)", f"x/÷ {ONE_GPU_SPREAD:g}")
+    spread = step_spread(setup)
+    if spread > 1:
+        step = Interval(step.low / spread, step.expected, step.high * spread)
+        _note(d, "rl_one_gpu_spread", step, "step interval x/÷ the one-GPU spread (one-GPU runs scatter wider)", f"x/÷ {spread:g}")
     assumptions = [f"decode bandwidth share {DECODE_BANDWIDTH_SHARE.low:.2g}-{DECODE_BANDWIDTH_SHARE.high:.2g}",
                    f"prefill MFU {PREFILL_MFU.low:g}-{PREFILL_MFU.high:g}", f"forward MFU {forward_mfu.low:.2g}-{forward_mfu.high:.2g}",
                    f"training MFU {mfu.low:.2g}-{mfu.high:.2g}", _sync_assumption()]
     if not (setup.shape.layers and setup.shape.attention_width):
         assumptions.append("no KV-cache reads (the model's layers are unknown)")
     return RLStepTime(parts, step, d, assumptions)
+
+
+def step_spread(setup: RLStepSetup) -> float:
+    """How much wider than its parts' the step's interval is (x/÷): ONE_GPU_SPREAD for a run on one GPU, else 1."""
+    return ONE_GPU_SPREAD if setup.total_gpus == 1 else 1.0
 
 
 def _small_setup_scale(gpus: int) -> float:
