@@ -100,10 +100,11 @@ def test_a_one_gpu_weight_copy_stays_in_its_memory_only_where_a_fit_chooses_the_
 
 def test_a_one_gpu_steps_interval_is_wider_by_the_fitted_spread_and_its_expected_step_does_not_move(monkeypatch):
     """docs/time.md, "The fit on 174 RL calibration sources": one-GPU steps left out were held by 54 % of intervals;
-    widened by their own fitted spread (x/÷ 2.3; 2.05 on 193 sources), 80 % (82 %), the expected step unchanged."""
+    widened by their own fitted spread (x/÷ 2.3; 2.05 on 193 sources, 2.1 on 199, 1.7 on 218 where the shared spread
+    widened from x/÷ 3.0 to 3.6), 80 % (82 % on 193 sources, 82 % on 218), the expected step unchanged."""
     from trainsteps.timing import rl
 
-    assert rl.ONE_GPU_SPREAD > 2
+    assert rl.ONE_GPU_SPREAD > 1.5
     one_gpu, two_gpus = _setup(gpus=1, rollout_tp=1, prompts_per_step=8), _setup(gpus=2, rollout_tp=1, prompts_per_step=8)
     wide, wide_two = rl_step_time(one_gpu), rl_step_time(two_gpus)
     monkeypatch.setattr(rl, "ONE_GPU_SPREAD", 1.0)
@@ -150,7 +151,9 @@ def test_every_step_carries_the_fixed_overhead_fitted_on_small_model_steps():
                                 samples_per_prompt=1, response_tokens=Interval.exact(100), response_cap=192, rollout_tp=1, gpus=1))
     assert rl_fit.STEP_OVERHEAD > 0
     assert small.parts["step_overhead"].expected == pytest.approx(rl_fit.STEP_OVERHEAD)
-    assert small.parts["step_overhead"].expected > 0.5 * small.step.expected  # a 0.6B model's short step is mostly overhead
+    # a 0.6B model's short step: the overhead is its largest part
+    assert max(small.parts, key=lambda name: small.parts[name].expected) == "step_overhead"
+    assert small.parts["step_overhead"].expected > 0.4 * small.step.expected
 
 
 def test_a_critic_adds_a_values_forward_and_its_own_update():
@@ -433,7 +436,9 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     assert "fresh9" not in corpus["split"], "fresh9 was scored once and joined the calibration"
     assert "fresh10" not in corpus["split"], "fresh10 was scored once and joined the calibration"
     assert "fresh11" not in corpus["split"], "fresh11 was scored once and joined the calibration"
-    assert "fresh12" in corpus["split"], "fresh12: the split the shipped fit was scored on once"
+    assert "fresh12" not in corpus["split"], "fresh12 was scored once and joined the calibration"
+    assert "fresh13" not in corpus["split"], "fresh13 was scored once and joined the calibration"
+    assert "fresh14" in corpus["split"], "fresh14: the split the shipped fit was scored on once"
 
 
 def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_it_was_scored_in():
@@ -441,8 +446,8 @@ def test_the_former_held_out_sources_sit_in_the_calibration_each_naming_the_set_
     former = corpus["formerly_held_out"]
     assert set(former) <= set(corpus["split"]["calibration"])
     assert {text.split(" ")[0] for text in former.values()} == {"held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-                                                                      "fresh8", "fresh9", "fresh10", "fresh11"}
-    assert len(former) >= 166
+                                                                      "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13"}
+    assert len(former) >= 191
 
 
 def test_the_former_third_fresh_split_keeps_nineteen_steps_over_twelve_sources_with_none_over_three_and_a_large_and_an_async_run():
@@ -1227,19 +1232,38 @@ def test_the_eleventh_fresh_split_joined_the_calibration_with_only_its_own_rows_
     assert not {row["url"].split("/blob/")[0].lower() for row in rows if "/blob/" in row["url"]} & others
 
 
-def test_the_twelfth_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_and_was_scored_once():
-    from trainsteps.timing.rl_fit import HELD_OUT, HELD_OUT_SPLIT
-
-    corpus = _corpus()
-    rows = _batch(corpus, "f12l-")
-    _assert_a_set_of_its_own(corpus, _sources_of_a_split_no_other_names(corpus, "fresh12"), rows, least_rows=12, least_sources=6)
-    # scored once, by the `--write` of the fit made while it was gathered (docs/time.md, "The thirteenth RL held-out set")
-    assert HELD_OUT_SPLIT == "fresh12" and HELD_OUT["runs"] == len(rows)
-    _assert_every_row_quotes_pins_and_says_its_setup(rows)
+def test_the_twelfth_fresh_split_joined_the_calibration_with_only_its_own_rows_from_sources_no_other_split_names():
+    rows = _joined_set(_corpus(), "fresh12", ("f12l-",), least_rows=12, least_sources=6, scored="24.3%")
     # multi-GPU verl runs (MI355X, H200), multi-turn agents (a SWE agent's 32B LoRA, a deep-search browser agent,
     # TextCraft) and LoRA on one and two GPUs
     assert sum(row["gpus"] > 1 for row in rows) >= 9 and sum((row["turns"] or 1) > 1 for row in rows) >= 6
     assert sum(bool(row["lora"]) for row in rows) >= 6 and {"mi355x", "h200", "b200"} <= {row["gpu"] for row in rows}
+
+
+def test_the_thirteenth_fresh_split_joined_the_calibration_with_only_its_own_rows_from_sources_no_other_split_names():
+    rows = _joined_set(_corpus(), "fresh13", ("f13m-", "f13n-"), least_rows=29, least_sources=19, scored="57.8%")
+    # users' one-GPU Unsloth and TRL runs (T4 to A100), multi-GPU verl, Relax and TTRL runs, a 35B MoE run and an
+    # asynchronous SWE agent on 64 training and 64 rollout H100
+    assert sum(row["gpus"] == 1 for row in rows) >= 13 and sum(row["gpus"] > 1 for row in rows) >= 14
+    assert any(row["asynchronous"] and row["rollout_gpus"] for row in rows) and sum(bool(row["lora"]) for row in rows) >= 15
+    assert {"t4", "rtx4090", "a100-40g", "l40s", "a800", "b200", "h100-sxm"} <= {row["gpu"] for row in rows}
+
+
+def test_the_fourteenth_fresh_split_holds_only_its_own_rows_from_sources_no_other_split_names_and_was_scored_once():
+    from trainsteps.timing.rl_fit import HELD_OUT, HELD_OUT_SPLIT
+
+    corpus = _corpus()
+    rows = _batch(corpus, "f14o-") + _batch(corpus, "f14p-")
+    _assert_a_set_of_its_own(corpus, _sources_of_a_split_no_other_names(corpus, "fresh14"), rows, least_rows=18, least_sources=11)
+    # scored once, by the `--write` of the fit made while it was gathered (docs/time.md, "The fifteenth RL held-out set")
+    assert HELD_OUT_SPLIT == "fresh14" and HELD_OUT["runs"] == len(rows)
+    _assert_every_row_quotes_pins_and_says_its_setup(rows)
+    # multi-GPU steps on H200, H800, H20, A800 and RTX 5090, multi-turn agents (SWE-bench, ALFWorld, a coding agent,
+    # multi-turn GSM8K) and one-GPU verl and TRL steps; the TPU steps the set was gathered with were left out (no TPU
+    # memory bandwidth: an RL step on a TPU is not modelled)
+    assert sum(row["gpus"] > 1 for row in rows) >= 12 and sum((row["turns"] or 1) > 1 for row in rows) >= 4
+    assert {"h200", "h800", "h20", "a800", "rtx5090"} <= {row["gpu"] for row in rows}
+    assert not any(row["gpu"].startswith("tpu") for row in corpus["rows"])
 
 
 def _joined_set(corpus: dict, former: str, prefixes: tuple[str, ...], least_rows: int, least_sources: int, scored: str) -> list[dict]:
@@ -1366,8 +1390,10 @@ def test_a_qlora_step_decodes_from_the_4bit_base_faster_than_the_same_lora_step(
 
     assert rl_fit.QUANT_DECODE
     lora, qlora = _lora_step("trl-unsloth", "lora", gpus=1), _lora_step("trl-unsloth", "qlora", gpus=1)
-    # a quarter of the bytes per decode step; the fitted decode step floor (15 ms) bounds how much of that shows
-    assert qlora.parts["generation"].expected < 0.85 * lora.parts["generation"].expected
+    # a quarter of the bytes per decode step; the fitted decode step floor (20 ms on 218 sources) bounds how much of
+    # that shows: on an H100 a 7B model's expected decode step sits at the floor either way, its slow end does not
+    assert rl_fit.DECODE_STEP_FLOOR > 0
+    assert qlora.parts["generation"].expected <= lora.parts["generation"].expected
     assert qlora.parts["generation"].high < 0.5 * lora.parts["generation"].high
     assert "0.5 x 7e+09" in " ".join(str(line) for line in qlora.derivation.render("en"))
 
@@ -1388,6 +1414,6 @@ def test_a_plan_states_the_held_out_score_only_over_enough_runs_else_the_leave_o
     few = {"median_error": 0.42, "interval_holds": 1.0, "runs": MIN_HELD_OUT_RUNS - 1}
     many = {**few, "runs": MIN_HELD_OUT_RUNS}
     assert unseen_score(few, LOSO) == LOSO and unseen_score(many, LOSO) == many and unseen_score(None, LOSO) == LOSO
-    # the shipped fit was scored once on fresh12's 12 steps, under the 15 a plan requires: it states the
-    # leave-one-source-out score over 333 steps
-    assert HELD_OUT["runs"] < MIN_HELD_OUT_RUNS and unseen_score(HELD_OUT, LOSO) == LOSO and LOSO["runs"] >= 333
+    # the shipped fit was scored once on fresh14's 18 steps, over the 15 a plan requires: it states that score, not the
+    # leave-one-source-out one over 374 steps
+    assert HELD_OUT["runs"] >= MIN_HELD_OUT_RUNS and unseen_score(HELD_OUT, LOSO) == HELD_OUT and LOSO["runs"] >= 374

@@ -29,8 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh13
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh13"} == {"calibration"}
+    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh15
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh15"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -102,8 +102,8 @@ def _fit():
     return importlib.import_module("fit_efficiency")
 
 
-LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.755, 0.35, 3.8
-"""docs/time.md: 75.9 % held, 34.6 % median error, 3.69x median width on 171 sources, every source once."""
+LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.765, 0.36, 3.8
+"""docs/time.md: 77.1 % held, 35.7 % median error, 3.71x median width on 191 sources, every source once."""
 
 
 @functools.cache
@@ -111,12 +111,12 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_171_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
-    """docs/time.md, "The fit on 171 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_191_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
+    """docs/time.md, "The fit on 191 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 171
+    assert overall["sources"] >= 191
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
@@ -124,22 +124,19 @@ def test_leaving_each_of_the_171_sources_out_the_shipped_fit_holds_three_in_four
         assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
 
 
-def test_on_the_fourteenth_held_out_set_the_model_ties_the_napkin_by_row_and_loses_on_tuned_pretraining():
-    """docs/time.md, "The fourteenth held-out set, scored once": fresh13 was gathered apart while the 171-source fit was
-    made. By row 50 % off against the napkin's 49 %, 68 % held at 3.6x (the 164-source fit: 49 %, 68 %, 3.7x); every
-    source once 50 % against 299 %, 85 % held; in hours 44 % against 76 %. MLPerf's GPT-3 pretraining ran 2-3x faster
-    than planned; the napkin plans the T4 QLoRA notebooks 4x too fast."""
+def test_on_the_sixteenth_held_out_set_of_tuned_pretraining_the_error_meets_the_aim_but_the_napkin_is_closer():
+    """docs/time.md, "The sixteenth held-out set, scored once": fresh15 was gathered apart while the 184-source fit was
+    made. All pretraining: by row 19 % off against the napkin's 12 %, 93 % held at 3.6x (the 184-source fit: 19 %, 93 %,
+    3.6x); every source once 20 % against 14 %; in hours 24 % against 11 %. Megatron on GH200, nanotron on H100 and a
+    one-B200 run are planned 0.7-0.9x as fast as they ran."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh13")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh15")))}
     overall = rows["all"]
-    assert overall["n"] >= 25 and overall["sources"] >= 13
-    assert 0.45 <= overall["model_error"] <= 0.55 and 0.44 <= overall["napkin_error"] <= 0.54
-    assert 0.64 <= overall["model_inside"] <= 0.72 and 3.3 <= overall["model_width"] <= 4.0
-    assert overall["model_error_by_source"] < overall["napkin_error_by_source"] - 1.0
-    assert overall["model_inside_by_source"] >= 0.75
-    assert overall["model_time_error"] < overall["napkin_time_error"] - 0.2
-    assert rows["qlora"]["model_error"] < rows["qlora"]["napkin_error"]
-    assert rows["pretraining"]["model_time_error"] > rows["pretraining"]["napkin_time_error"]
+    assert set(rows) == {"pretraining", "all"} and overall["n"] >= 14 and overall["sources"] >= 4
+    assert overall["napkin_error"] < 0.15 < overall["model_error"] <= 0.25
+    assert overall["model_inside"] >= 0.9 and 3.3 <= overall["model_width"] <= 4.0
+    assert overall["napkin_error_by_source"] < overall["model_error_by_source"] <= 0.25
+    assert overall["napkin_time_error"] < overall["model_time_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -176,10 +173,10 @@ def test_leaving_each_calibration_source_out_shrinking_stack_levels_by_six_sourc
 
 
 def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_level_gain_under_the_point():
-    """docs/time.md, "The fit on 147 calibration sources" and "The fit on 164 calibration sources": a V100 or T4 and an
+    """docs/time.md, "The fit on 147 calibration sources" to "The fit on 191 calibration sources": a V100 or T4 and an
     accelerator NVIDIA does not make, each the median distance of its sources from their stack's level, lowered the
-    error by 1.8 points on 134 sources; on 147 they gained 0.8 and on 164 they cost, under the point a fact must gain,
-    so neither is fitted."""
+    error by 1.8 points on 134 sources; on 147 they gained 0.8, on 164 they cost, on 184 they gained 1.1 and on 191
+    0.8: under the point a fact must gain on the fit that ships, so neither is fitted."""
     shipped = _fit().LEVEL_FACTS
     without, with_levels = _shipped_loso()["all"], _loso(LEVEL_FACTS=shipped | set(efficiency.HARDWARE_LEVELS))["all"]
     assert not shipped & set(efficiency.HARDWARE_LEVELS) and set(efficiency.HARDWARE_LEVELS) <= _fit().UNMODELLED

@@ -1,6 +1,6 @@
-"""The former third to thirteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh12`; calibration rows since 2026-11-28 and 2026-11-29), and the fourteenth,
-`fresh13`, scored once and not yet joined: what the rows are, as gathered.
+"""The former third to fifteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh14`; calibration rows since 2026-11-28 and 2026-11-29), and the sixteenth,
+`fresh15`, scored once and not yet joined: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -27,7 +27,9 @@ FRESH9 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fres
 FRESH10 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh10"]
 FRESH11 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh11"]
 FRESH12 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh12"]
-FRESH13 = [row for row in CORPUS["rows"] if row["split"] == "fresh13"]
+FRESH13 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh13"]
+FRESH14 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh14"]
+FRESH15 = [row for row in CORPUS["rows"] if row["split"] == "fresh15"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -48,7 +50,7 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_thirteen_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_fifteen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -56,14 +58,14 @@ def test_the_calibration_as_first_gathered_and_the_thirteen_former_held_out_sets
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10", "fresh11", "fresh12"}
+              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
-    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12"):
+    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -200,10 +202,11 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
     assert set(CORPUS["formerly_held_out"]["fresh6"]["sources"]) == {row["group"] for row in FRESH6}
 
 
-SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh12 joined the calibration once
+SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
+                     "fresh15")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh14 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh13",)
+HELD_SETS = ("fresh15",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -334,7 +337,8 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
     (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4),
-    (FRESH13, "fresh13", 9900, 25, 13, 4)], ids=["fresh10", "fresh11", "fresh12", "fresh13"])
+    (FRESH13, "fresh13", 9900, 25, 13, 4), (FRESH14, "fresh14", 10000, 16, 7, 4), (FRESH15, "fresh15", 10100, 14, 4, 4)],
+    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -420,8 +424,36 @@ def test_fresh13_brings_mlperf_gpt3_rounds_tpu_and_pax_pretraining_and_t4_notebo
         if "github.com/" in row["source"]:
             assert PINNED_COMMIT.search(row["source"]), row["id"]
         assert row["model"] in CORPUS["models"] or row.get("shape_config"), row["id"]
-    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if row["split"] != "fresh13").lower()
+    elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if _former_set(row) != "fresh13").lower()
     assert not any(f"training_results_{round_}" in elsewhere for round_ in ("v3.0", "v3.1"))
     assert not any(name in elsewhere for name in ("tpu-recipes", "jax-toolbox", "unslothai/notebooks"))
     assert {"h100-sxm", "gaudi2", "tpu-v5p", "tpu-v6e", "t4", "a100-80g"} <= {row["gpu"] for row in FRESH13}
     assert sum(row["category"] == "pretraining" for row in FRESH13) >= 16 and sum(row["dtype"] == "fp8" for row in FRESH13) >= 8
+
+
+def test_fresh14_brings_moe_and_torchtitan_pretraining_unpacked_deepspeed_clusters_of_small_gpus_and_an_npu():
+    """As gathered: OLMoE's pretraining on 256 H100, torchtitan on 32 H100 and 8 MI300X, Ray Train's executed notebooks
+    (full fine-tuning on 16 T4 or 16 A10G, rows padded to 128-512 tokens), Transformer Engine's tutorial on one H100
+    (BF16 and FP8), KnowLM on V100 and TeleChat's ZeRO-3 tables on A100 40GB and Ascend 910B."""
+    for row in FRESH14:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"], row["id"]
+    assert {"h100-sxm", "mi300x", "t4", "a10g", "v100", "a100-40g", "ascend-910b"} <= {row["gpu"] for row in FRESH14}
+    assert sum(row["category"] == "full" for row in FRESH14) >= 11 and sum(not row["packing"] for row in FRESH14) >= 6
+    assert any(row["dtype"] == "fp8" for row in FRESH14) and sum(row["category"] == "pretraining" for row in FRESH14) >= 4
+
+
+def test_fresh15_brings_tuned_pretraining_on_gh200_h100_and_b200_with_fp8_beside_bf16():
+    """As gathered: Megatron-LM on the Alps GH200 (300M on 32, Llama 3 8B on 256), a genomic Llama 7B on 48 H100 (FSDP2
+    in BF16, Megatron in FP8), nanotron's benchmark table on 8 to 512 H100 and a one-B200 continued pretraining in BF16
+    and FP8."""
+    for row in FRESH15:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"] and "/pull/" not in row["source"].split(" ")[0]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"], row["id"]
+    assert {row["category"] for row in FRESH15} == {"pretraining"}
+    assert {"gh200", "h100-sxm", "b200"} == {row["gpu"] for row in FRESH15}
+    assert sum(row["dtype"] == "fp8" for row in FRESH15) >= 3 and max(row["gpus"] for row in FRESH15) >= 256

@@ -114,9 +114,10 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "quant_fp4": 1.0 if method == "qlora" and facts.base_quant == "fp4" else 0.0,
         "qlora_log_params": math.log(params / 7e9) if method == "qlora" else 0.0,
         f"pretraining_{stack}": 1.0 if facts.pretraining else 0.0,
-        # tried on 127 sources and left at 0 (tools/fit_efficiency.py UNMODELLED)
+        # tried on 127 sources (fp8's gain by size on 184) and left at 0 (tools/fit_efficiency.py UNMODELLED)
         "moe_fsdp": 1.0 if facts.moe and stack == "fsdp" else 0.0,
         "lora_packed": 1.0 if method in ("lora", "qlora") and facts.packed else 0.0,
+        "fp8_log_params": math.log(params / 7e9) if facts.dtype == "fp8" else 0.0,
         # read between sources on 134 sources (tools/fit_efficiency.py LEVEL_FACTS)
         "older_nvidia": 1.0 if generation in ("volta", "turing") else 0.0,
         "other_vendor": 1.0 if _other_vendor(facts.gpu) else 0.0,
