@@ -29,8 +29,8 @@ def test_every_row_but_the_untouched_held_out_set_is_a_calibration_row_and_a_for
     for row in CORPUS["rows"]:
         halves.setdefault(row["group"], set()).add(row["split"])
     assert all(len(sides) == 1 for sides in halves.values())
-    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh15
-    assert {row["split"] for row in CORPUS["rows"]} - {"fresh15"} == {"calibration"}
+    # a held-out set gathered while a fit is chosen is a split of its own until it joins the calibration: fresh16
+    assert {row["split"] for row in CORPUS["rows"]} - {"fresh16"} == {"calibration"}
     assert sum(not row.get("not_fitted") for row in CORPUS["rows"] if row["split"] == "calibration") >= 900
     assert all(row["source"] and row["quote"] and row["stated"] for row in CORPUS["rows"])
     formerly = CORPUS["formerly_held_out"]
@@ -103,7 +103,7 @@ def _fit():
 
 
 LOSO_HOLDS, LOSO_ERROR, LOSO_WIDTH = 0.765, 0.36, 3.8
-"""docs/time.md: 77.1 % held, 35.7 % median error, 3.71x median width on 191 sources, every source once."""
+"""docs/time.md: 77.6 % held, 35.6 % median error, 3.72x median width on 195 sources, every source once."""
 
 
 @functools.cache
@@ -111,12 +111,12 @@ def _shipped_loso():
     return _loso()
 
 
-def test_leaving_each_of_the_191_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
-    """docs/time.md, "The fit on 191 calibration sources": every source counted once, the error of the shipped fit on a
+def test_leaving_each_of_the_195_sources_out_the_shipped_fit_holds_three_in_four_and_beats_the_napkin_everywhere():
+    """docs/time.md, "The fit on 195 calibration sources": every source counted once, the error of the shipped fit on a
     source it has not seen, how often its interval holds that source's figures and how wide it is."""
     rows = _shipped_loso()
     overall = rows["all"]
-    assert overall["sources"] >= 191
+    assert overall["sources"] >= 195
     assert overall["model_width_by_source"] <= LOSO_WIDTH
     assert overall["model_inside_by_source"] >= LOSO_HOLDS
     assert overall["model_error_by_source"] <= LOSO_ERROR < overall["napkin_error_by_source"]
@@ -124,19 +124,19 @@ def test_leaving_each_of_the_191_sources_out_the_shipped_fit_holds_three_in_four
         assert rows[category]["model_error_by_source"] < rows[category]["napkin_error_by_source"], category
 
 
-def test_on_the_sixteenth_held_out_set_of_tuned_pretraining_the_error_meets_the_aim_but_the_napkin_is_closer():
-    """docs/time.md, "The sixteenth held-out set, scored once": fresh15 was gathered apart while the 184-source fit was
-    made. All pretraining: by row 19 % off against the napkin's 12 %, 93 % held at 3.6x (the 184-source fit: 19 %, 93 %,
-    3.6x); every source once 20 % against 14 %; in hours 24 % against 11 %. Megatron on GH200, nanotron on H100 and a
-    one-B200 run are planned 0.7-0.9x as fast as they ran."""
+def test_on_the_seventeenth_held_out_set_the_model_leads_on_lora_and_the_napkin_is_closer_overall():
+    """docs/time.md, "The seventeenth held-out set, scored once": fresh16 was gathered apart while the 191-source fit
+    was made. By row 22 % off against the napkin's 15 %, 92 % held at 5.3x (the 191-source fit: 22 %, 92 %, 5.3x);
+    LoRA 9 % against 19 %; QLoRA by source 37 % against 156 % (the napkin plans the T4 notebook 3.8x too fast)."""
     bench, fit = _bench(), _fit()
-    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh15")))}
+    rows = {row["category"]: row for row in bench.summary(bench.score(fit.load("fresh16")))}
     overall = rows["all"]
-    assert set(rows) == {"pretraining", "all"} and overall["n"] >= 14 and overall["sources"] >= 4
-    assert overall["napkin_error"] < 0.15 < overall["model_error"] <= 0.25
-    assert overall["model_inside"] >= 0.9 and 3.3 <= overall["model_width"] <= 4.0
-    assert overall["napkin_error_by_source"] < overall["model_error_by_source"] <= 0.25
-    assert overall["napkin_time_error"] < overall["model_time_error"]
+    assert overall["n"] >= 12 and overall["sources"] >= 4
+    assert overall["napkin_error"] < overall["model_error"] <= 0.25
+    assert overall["model_inside"] >= 0.9 and 5.0 <= overall["model_width"] <= 5.6
+    assert rows["lora"]["model_error"] < rows["lora"]["napkin_error"]
+    assert rows["qlora"]["model_error_by_source"] < rows["qlora"]["napkin_error_by_source"] - 1.0
+    assert rows["pretraining"]["napkin_error"] < rows["pretraining"]["model_error"]
 
 
 def _loso(pseudo_sources: float | None = None, fill_ridge: float | None = None, **knobs):
@@ -176,7 +176,7 @@ def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_le
     """docs/time.md, "The fit on 147 calibration sources" to "The fit on 191 calibration sources": a V100 or T4 and an
     accelerator NVIDIA does not make, each the median distance of its sources from their stack's level, lowered the
     error by 1.8 points on 134 sources; on 147 they gained 0.8, on 164 they cost, on 184 they gained 1.1 and on 191
-    0.8: under the point a fact must gain on the fit that ships, so neither is fitted."""
+    0.8: under the point a fact must gain on the fit that ships, so neither is fitted (not tried again on 195)."""
     shipped = _fit().LEVEL_FACTS
     without, with_levels = _shipped_loso()["all"], _loso(LEVEL_FACTS=shipped | set(efficiency.HARDWARE_LEVELS))["all"]
     assert not shipped & set(efficiency.HARDWARE_LEVELS) and set(efficiency.HARDWARE_LEVELS) <= _fit().UNMODELLED

@@ -1,6 +1,6 @@
-"""The former third to fifteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh14`; calibration rows since 2026-11-28 and 2026-11-29), and the sixteenth,
-`fresh15`, scored once and not yet joined: what the rows are, as gathered.
+"""The former third to sixteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh15`; calibration rows since 2026-11-28 and 2026-11-29), and the seventeenth,
+`fresh16`, scored once and not yet joined: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -29,7 +29,8 @@ FRESH11 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fre
 FRESH12 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh12"]
 FRESH13 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh13"]
 FRESH14 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh14"]
-FRESH15 = [row for row in CORPUS["rows"] if row["split"] == "fresh15"]
+FRESH15 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh15"]
+FRESH16 = [row for row in CORPUS["rows"] if row["split"] == "fresh16"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -50,7 +51,7 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_fifteen_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_sixteen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -58,14 +59,15 @@ def test_the_calibration_as_first_gathered_and_the_fifteen_former_held_out_sets_
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"}
+              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
-    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14"):
+    for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
+                 "fresh15"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -203,10 +205,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
 
 
 SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                     "fresh15")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh14 joined the calibration once
+                     "fresh15", "fresh16")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh15 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh15",)
+HELD_SETS = ("fresh16",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -337,8 +339,8 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
     (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4),
-    (FRESH13, "fresh13", 9900, 25, 13, 4), (FRESH14, "fresh14", 10000, 16, 7, 4), (FRESH15, "fresh15", 10100, 14, 4, 4)],
-    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15"])
+    (FRESH13, "fresh13", 9900, 25, 13, 4), (FRESH14, "fresh14", 10000, 16, 7, 4), (FRESH15, "fresh15", 10100, 14, 4, 4),
+    (FRESH16, "fresh16", 10200, 12, 4, 4)], ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -457,3 +459,17 @@ def test_fresh15_brings_tuned_pretraining_on_gh200_h100_and_b200_with_fp8_beside
     assert {row["category"] for row in FRESH15} == {"pretraining"}
     assert {"gh200", "h100-sxm", "b200"} == {row["gpu"] for row in FRESH15}
     assert sum(row["dtype"] == "fp8" for row in FRESH15) >= 3 and max(row["gpus"] for row in FRESH15) >= 256
+
+
+def test_fresh16_brings_lora_and_qlora_on_one_gpu_to_64_and_fsdp_tables_on_a100():
+    """As gathered: Mistral's fine-tuning repository (LoRA on an A100 40GB and 8 H100, QLoRA on a T4), ATorch's Llama 2
+    7B FSDP table (full and LoRA on 8 and 64 A100 80GB), the Unsloth baseline of a LoRA/QLoRA speed table (H200, B200,
+    RTX 5090, H100) and Thunder's single-GPU example."""
+    for row in FRESH16:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"], row["id"]
+    assert sum(row["category"] == "lora" for row in FRESH16) >= 6 and sum(row["category"] == "qlora" for row in FRESH16) >= 3
+    assert all(row["base_quant"] for row in FRESH16 if row["category"] == "qlora")
+    assert {"a100-80g", "a100-40g", "h100-sxm", "h200", "b200", "rtx5090", "t4"} <= {row["gpu"] for row in FRESH16}
