@@ -172,15 +172,17 @@ def test_leaving_each_calibration_source_out_shrinking_stack_levels_by_six_sourc
     assert unshrunk["model_error_by_source"] - 0.01 < shrunk["model_error_by_source"]
 
 
-def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_level_gain_under_the_point():
-    """docs/time.md, "The fit on 147 calibration sources" to "The fit on 191 calibration sources": a V100 or T4 and an
+def test_leaving_each_calibration_source_out_an_older_gpu_and_another_vendors_level_now_gain_the_point_the_next_fit_tries():
+    """docs/time.md, "The fit on 147 calibration sources" to "The fit on 195 calibration sources": a V100 or T4 and an
     accelerator NVIDIA does not make, each the median distance of its sources from their stack's level, lowered the
-    error by 1.8 points on 134 sources; on 147 they gained 0.8, on 164 they cost, on 184 they gained 1.1 and on 191
-    0.8: under the point a fact must gain on the fit that ships, so neither is fitted (not tried again on 195)."""
+    error by 1.8 points on 134 sources; on 147 they gained 0.8, on 164 they cost, on 184 they gained 1.1, on 191 0.8 and
+    on 195, run after fresh16 was scored, 1.6. The shipped fit is the one fresh16 scored, which does not read them; the
+    next refit reads them if they still gain the point."""
     shipped = _fit().LEVEL_FACTS
     without, with_levels = _shipped_loso()["all"], _loso(LEVEL_FACTS=shipped | set(efficiency.HARDWARE_LEVELS))["all"]
     assert not shipped & set(efficiency.HARDWARE_LEVELS) and set(efficiency.HARDWARE_LEVELS) <= _fit().UNMODELLED
-    assert with_levels["model_error_by_source"] > without["model_error_by_source"] - 0.01
+    assert with_levels["model_error_by_source"] < without["model_error_by_source"] - 0.01
+    assert with_levels["model_inside_by_source"] >= 0.75
 
 
 def test_leaving_each_calibration_source_out_a_whole_runs_wall_time_read_between_sources_gains_the_point():
