@@ -87,8 +87,9 @@ point. On 147 sources (docs/time.md, "The fit on 147 calibration sources") the a
 neither is fitted. On 164 sources they still do not gain it (the levels read between sources cost 1.8 points, inside
 sources they gain 0.4), nor does CPU offload (0.2); on 184 sources, read between sources, they gain 1.1, on 191
 (docs/time.md, "The fit on 191 calibration sources") 0.8 and on 195, run after the fit was scored on its held-out
-set, 1.6 (docs/time.md, "The fit on 195 calibration sources"): the next refit reads them if they still gain it. fp8's gain growing with the model (`fp8_log_params`, shrunk
-as fp8 is) gains 0.7 points on 184 sources and 0.4 on 191."""
+set, 1.6 (docs/time.md, "The fit on 195 calibration sources"): the next refit reads them if they still gain it.
+fp8's gain growing with the model (`fp8_log_params`, shrunk as fp8 is) gains 0.7 points on 184 sources and 0.4 on
+191."""
 LEVEL_FACTS = frozenset({"whole_run"})
 """Facts read between sources rather than inside them: a fact every row of a source carries (the accelerator a source
 ran on: timing.efficiency.HARDWARE_LEVELS) is the median distance of those sources from their stack's level, where
@@ -153,8 +154,8 @@ def fit(rows) -> dict[str, float]:
     # a row by its id and measured figures (hashing whole Measurements cost more than the fits); the set is kept as its
     # digest, not itself: a leave-one-source-out with its nested residual fits makes tens of thousands of fits of
     # 1,300 rows, whose row sets held as keys filled 24 GB
-    rows_key = hashlib.blake2b(repr(sorted((m.row_id, m.tokens_per_second_per_gpu, m.flops_per_token) for m in rows)).encode(),
-                               digest_size=16).digest()
+    rows_seen = sorted((m.row_id, m.tokens_per_second_per_gpu, m.flops_per_token) for m in rows)
+    rows_key = hashlib.blake2b(repr(rows_seen).encode(), digest_size=16).digest()
     key = (rows_key, RIDGE, FILL_RIDGE, PSEUDO_SOURCES, FP8_AS_FACT, FP8_RIDGE, UNMODELLED, LEVEL_FACTS, MIN_SOURCES,
            PRETRAINING_LEVELS)
     if key not in _FITS:
