@@ -1,6 +1,6 @@
-"""The former third to sixteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh15`; calibration rows since 2026-11-28 and 2026-11-29), and the seventeenth,
-`fresh16`, scored once and not yet joined: what the rows are, as gathered.
+"""The former third to seventeenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh16`; calibration rows since 2026-11-28 and 2026-11-29), and the eighteenth,
+`fresh17`, scored once and not yet joined: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -30,7 +30,8 @@ FRESH12 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fre
 FRESH13 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh13"]
 FRESH14 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh14"]
 FRESH15 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh15"]
-FRESH16 = [row for row in CORPUS["rows"] if row["split"] == "fresh16"]
+FRESH16 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh16"]
+FRESH17 = [row for row in CORPUS["rows"] if row["split"] == "fresh17"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -51,7 +52,7 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
-def test_the_calibration_as_first_gathered_and_the_sixteen_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_seventeen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -59,7 +60,7 @@ def test_the_calibration_as_first_gathered_and_the_sixteen_former_held_out_sets_
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15"}
+              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
@@ -67,7 +68,7 @@ def test_the_calibration_as_first_gathered_and_the_sixteen_former_held_out_sets_
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
     for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                 "fresh15"):
+                 "fresh15", "fresh16"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -205,10 +206,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
 
 
 SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                     "fresh15", "fresh16")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh15 joined the calibration once
+                     "fresh15", "fresh16", "fresh17")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh16 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh16",)
+HELD_SETS = ("fresh17",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -340,7 +341,8 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
     (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4),
     (FRESH13, "fresh13", 9900, 25, 13, 4), (FRESH14, "fresh14", 10000, 16, 7, 4), (FRESH15, "fresh15", 10100, 14, 4, 4),
-    (FRESH16, "fresh16", 10200, 12, 4, 4)], ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"])
+    (FRESH16, "fresh16", 10200, 12, 4, 4), (FRESH17, "fresh17", 10300, 26, 8, 4)],
+    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -473,3 +475,17 @@ def test_fresh16_brings_lora_and_qlora_on_one_gpu_to_64_and_fsdp_tables_on_a100(
     assert sum(row["category"] == "lora" for row in FRESH16) >= 6 and sum(row["category"] == "qlora" for row in FRESH16) >= 3
     assert all(row["base_quant"] for row in FRESH16 if row["category"] == "qlora")
     assert {"a100-80g", "a100-40g", "h100-sxm", "h200", "b200", "rtx5090", "t4"} <= {row["gpu"] for row in FRESH16}
+
+
+def test_fresh17_brings_long_context_and_small_model_pretraining_consumer_gpus_and_lora_across_four_cards():
+    """As gathered: ProLong at 64K on 8 H100, Megatron-DeepSpeed's 30B at 2K-128K on 32 A100 40GB, two users' nanochat
+    runs on RTX 3090 and H100, an HF Trainer FSDP run on 8 A100 40GB, TinyLlama's run_clm speeds, a LoRA benchmark on
+    L40S, RTX 6000 Ada, RTX 4090 and RTX 3090, and Qwen3-4B full fine-tuning at 64K-131K on 8 L40S and 8 H200."""
+    for row in FRESH17:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        if "github.com/" in row["source"]:
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        assert row["model"] in CORPUS["models"] or row["shape_config"]["hidden_size"], row["id"]
+    assert Counter(row["category"] for row in FRESH17) == {"pretraining": 18, "full": 4, "lora": 4}
+    assert {"rtx3090", "rtx4090", "rtx-a6000", "rtx-6000-ada", "l40s", "h200", "a100-40g"} <= {row["gpu"] for row in FRESH17}
+    assert max(row["seq"] for row in FRESH17) >= 131072 and max(row["gpus"] for row in FRESH17) == 32

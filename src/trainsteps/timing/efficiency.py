@@ -114,11 +114,12 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         "quant_fp4": 1.0 if method == "qlora" and facts.base_quant == "fp4" else 0.0,
         "qlora_log_params": math.log(params / 7e9) if method == "qlora" else 0.0,
         f"pretraining_{stack}": 1.0 if facts.pretraining else 0.0,
-        # tried on 127 sources (fp8's gain by size on 184) and left at 0 (tools/fit_efficiency.py UNMODELLED)
+        # tried on 127 sources and left at 0 (tools/fit_efficiency.py UNMODELLED)
         "moe_fsdp": 1.0 if facts.moe and stack == "fsdp" else 0.0,
         "lora_packed": 1.0 if method in ("lora", "qlora") and facts.packed else 0.0,
+        # fp8's gain growing with the model: fitted since 199 sources
         "fp8_log_params": math.log(params / 7e9) if facts.dtype == "fp8" else 0.0,
-        # read between sources on 134 sources (tools/fit_efficiency.py LEVEL_FACTS)
+        # read between sources since 199 sources (tools/fit_efficiency.py LEVEL_FACTS)
         "older_nvidia": 1.0 if generation in ("volta", "turing") else 0.0,
         "other_vendor": 1.0 if _other_vendor(facts.gpu) else 0.0,
     }
@@ -126,14 +127,14 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
 
 HARDWARE_LEVELS = ("older_nvidia", "other_vendor")
 """Facts of the accelerator alone, which every row of a source shares: a fit may read them between sources
-(tools/fit_efficiency.py LEVEL_FACTS; the shipped fit reads neither)."""
+(tools/fit_efficiency.py LEVEL_FACTS; the shipped fit reads both)."""
 
 
 def hardware_level(gpu: str | None) -> tuple[str, float] | None:
     """(the fact, the factor on its stack's level) where the fit plans a `--gpu` at a level of its own (a V100 or T4,
     another vendor's accelerator); None where it does not."""
     fitted = [name for name in HARDWARE_LEVELS if COEFFICIENTS.get(name)]
-    if not fitted:  # the shipped fit reads no level: no features to compute on every plan
+    if not fitted:  # a fit that reads no level: no features to compute on every plan
         return None
     on = features(SetupFacts(gpu=gpu), "hf", "none")
     return next(((name, math.exp(COEFFICIENTS[name])) for name in fitted if on[name]), None)
