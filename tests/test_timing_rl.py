@@ -430,16 +430,8 @@ def test_every_source_of_the_rl_corpus_sits_in_exactly_one_split_and_every_row_q
     urls_by_split = [{row["url"].split(" ")[0].lower().rstrip("/") for row in rows if row["source"] in sources} for sources in splits]
     assert all(not a & b for i, a in enumerate(urls_by_split) for b in urls_by_split[i + 1:])
     assert all(row["quote"].strip() and " " not in row["url"].split(" ")[0] for row in rows)
-    assert "calibration" in corpus["split"] and "fresh5" not in corpus["split"], "fresh5 was scored once and joined the calibration"
-    assert "fresh6" not in corpus["split"], "fresh6 was scored once and joined the calibration"
-    assert "fresh7" not in corpus["split"], "fresh7 was scored once and joined the calibration"
-    assert "fresh8" not in corpus["split"], "fresh8 was scored once and joined the calibration"
-    assert "fresh9" not in corpus["split"], "fresh9 was scored once and joined the calibration"
-    assert "fresh10" not in corpus["split"], "fresh10 was scored once and joined the calibration"
-    assert "fresh11" not in corpus["split"], "fresh11 was scored once and joined the calibration"
-    assert "fresh12" not in corpus["split"], "fresh12 was scored once and joined the calibration"
-    assert "fresh13" not in corpus["split"], "fresh13 was scored once and joined the calibration"
-    assert "fresh14" not in corpus["split"], "fresh14 was scored once and joined the calibration"
+    for joined in (f"fresh{n}" for n in range(5, 15)):
+        assert joined not in corpus["split"], f"{joined} was scored once and joined the calibration"
     assert "fresh15" in corpus["split"], "fresh15: the split the shipped fit was scored on once"
 
 

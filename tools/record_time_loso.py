@@ -79,8 +79,12 @@ def run(knobs: dict) -> tuple[dict[str, dict], list[str]]:
     return by_category, imported_files()
 
 
-def _as_json(value):
-    return sorted(value) if isinstance(value, (set, frozenset, tuple)) else value
+def knobs_as_recorded() -> dict[str, dict]:
+    """variants() as the fixture records them (sets and tuples as sorted lists): what a recording is compared with."""
+    def as_json(value):
+        return sorted(value) if isinstance(value, (set, frozenset, tuple)) else value
+
+    return {name: {knob: as_json(value) for knob, value in knobs.items()} for name, knobs in variants().items()}
 
 
 def main() -> None:
@@ -95,8 +99,7 @@ def main() -> None:
                  "of the corpus and of `files`: the tests refuse a recording whose digest is not today's.",
         "inputs": inputs_digest(files),
         "files": files,
-        "variants": {name: {"knobs": {k: _as_json(v) for k, v in knobs.items()}, "by_category": results[name][0]}
-                     for name, knobs in table.items()},
+        "variants": {name: {"knobs": knobs, "by_category": results[name][0]} for name, knobs in knobs_as_recorded().items()},
     }
     FIXTURE.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {FIXTURE.relative_to(ROOT)}: {len(table)} variants")

@@ -122,8 +122,7 @@ def test_the_leave_one_source_out_recording_is_of_todays_corpus_fit_and_knobs():
     assert recorder.inputs_digest(RECORDING["files"]) == RECORDING["inputs"], hint
     assert {"src/trainsteps/timing/efficiency.py", "src/trainsteps/timing/efficiency_fit.py",
             "tools/fit_efficiency.py", "bench/bench_time_model.py"} <= set(RECORDING["files"])
-    knobs = {name: {k: recorder._as_json(v) for k, v in changed.items()} for name, changed in recorder.variants().items()}
-    assert knobs == {name: variant["knobs"] for name, variant in RECORDING["variants"].items()}, hint
+    assert recorder.knobs_as_recorded() == {name: variant["knobs"] for name, variant in RECORDING["variants"].items()}, hint
 
 
 def test_leaving_each_source_out_live_gives_the_recorded_figures_of_the_shipped_fit():

@@ -52,6 +52,19 @@ def _former_set(row) -> str:
     return row.get("formerly_held_out", row["split"])
 
 
+def _assert_each_row_quotes_a_pinned_address_and_a_known_shape(rows, pull_requests: bool = False,
+                                                              shape_configs: bool = False) -> None:
+    """Each row: an https address (a GitHub file pinned to its commit; a pull request's page too where `pull_requests`),
+    its quote, what its source states, and a model of the corpus's `models` (or its own config where `shape_configs`)."""
+    for row in rows:
+        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
+        address = row["source"].split(" ")[0]
+        if "github.com/" in row["source"] and not (pull_requests and "/pull/" in address):
+            assert PINNED_COMMIT.search(row["source"]), row["id"]
+        shaped = shape_configs and (row.get("shape_config") or {}).get("hidden_size")
+        assert row["model"] in CORPUS["models"] or shaped, row["id"]
+
+
 def test_the_calibration_as_first_gathered_and_the_seventeen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
@@ -353,11 +366,7 @@ def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_
 
 
 def test_every_fresh10_row_names_a_pinned_or_hub_address_its_quote_and_what_its_source_states():
-    for row in FRESH10:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"], row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH10)
 
 
 def _trained_rows_per_example(row) -> int:
@@ -407,11 +416,7 @@ def test_fresh12_brings_mlperf_rounds_no_other_split_draws_on_fp8_and_moe_pretra
     """As gathered: MLPerf Training logs of rounds v4.1, v5.0 and v6.0 (the calibration holds v4.0 and v5.1: a round
     is its own repository and its own submitters), FP8 Llama 3.1 405B and MoE pretraining on GB200 and H100, LoRA of
     Llama 2 70B on six accelerators, unpacked FSDP fine-tuning with and without Liger kernels, and B300 runs."""
-    for row in FRESH12:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"], row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH12)
     calibration = " ".join(row["source"] for row in CORPUS["rows"] if _former_set(row) != "fresh12").lower()
     assert "training_results_v5.1" in calibration and "training_results_v4.0" in calibration
     assert not any(f"training_results_{round_}" in calibration for round_ in ("v4.1", "v5.0", "v6.0"))
@@ -423,11 +428,7 @@ def test_fresh13_brings_mlperf_gpt3_rounds_tpu_and_pax_pretraining_and_t4_notebo
     """As gathered: MLPerf Training's GPT-3 175B logs of rounds v3.0 and v3.1 (no other split holds them) on H100 and
     Gaudi 2, MaxText recipe logs on TPU v5p and v6e, Pax on H100 in BF16 and FP8 and nine executed Unsloth notebooks (T4
     QLoRA and DPO, one long-context step on an A100)."""
-    for row in FRESH13:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"] or row.get("shape_config"), row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH13, shape_configs=True)
     elsewhere = " ".join(row["source"] for row in CORPUS["rows"] if _former_set(row) != "fresh13").lower()
     assert not any(f"training_results_{round_}" in elsewhere for round_ in ("v3.0", "v3.1"))
     assert not any(name in elsewhere for name in ("tpu-recipes", "jax-toolbox", "unslothai/notebooks"))
@@ -439,11 +440,7 @@ def test_fresh14_brings_moe_and_torchtitan_pretraining_unpacked_deepspeed_cluste
     """As gathered: OLMoE's pretraining on 256 H100, torchtitan on 32 H100 and 8 MI300X, Ray Train's executed notebooks
     (full fine-tuning on 16 T4 or 16 A10G, rows padded to 128-512 tokens), Transformer Engine's tutorial on one H100
     (BF16 and FP8), KnowLM on V100 and TeleChat's ZeRO-3 tables on A100 40GB and Ascend 910B."""
-    for row in FRESH14:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"], row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH14)
     assert {"h100-sxm", "mi300x", "t4", "a10g", "v100", "a100-40g", "ascend-910b"} <= {row["gpu"] for row in FRESH14}
     assert sum(row["category"] == "full" for row in FRESH14) >= 11 and sum(not row["packing"] for row in FRESH14) >= 6
     assert any(row["dtype"] == "fp8" for row in FRESH14) and sum(row["category"] == "pretraining" for row in FRESH14) >= 4
@@ -453,11 +450,7 @@ def test_fresh15_brings_tuned_pretraining_on_gh200_h100_and_b200_with_fp8_beside
     """As gathered: Megatron-LM on the Alps GH200 (300M on 32, Llama 3 8B on 256), a genomic Llama 7B on 48 H100 (FSDP2
     in BF16, Megatron in FP8), nanotron's benchmark table on 8 to 512 H100 and a one-B200 continued pretraining in BF16
     and FP8."""
-    for row in FRESH15:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"] and "/pull/" not in row["source"].split(" ")[0]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"], row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH15, pull_requests=True)
     assert {row["category"] for row in FRESH15} == {"pretraining"}
     assert {"gh200", "h100-sxm", "b200"} == {row["gpu"] for row in FRESH15}
     assert sum(row["dtype"] == "fp8" for row in FRESH15) >= 3 and max(row["gpus"] for row in FRESH15) >= 256
@@ -467,11 +460,7 @@ def test_fresh16_brings_lora_and_qlora_on_one_gpu_to_64_and_fsdp_tables_on_a100(
     """As gathered: Mistral's fine-tuning repository (LoRA on an A100 40GB and 8 H100, QLoRA on a T4), ATorch's Llama 2
     7B FSDP table (full and LoRA on 8 and 64 A100 80GB), the Unsloth baseline of a LoRA/QLoRA speed table (H200, B200,
     RTX 5090, H100) and Thunder's single-GPU example."""
-    for row in FRESH16:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"], row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH16)
     assert sum(row["category"] == "lora" for row in FRESH16) >= 6 and sum(row["category"] == "qlora" for row in FRESH16) >= 3
     assert all(row["base_quant"] for row in FRESH16 if row["category"] == "qlora")
     assert {"a100-80g", "a100-40g", "h100-sxm", "h200", "b200", "rtx5090", "t4"} <= {row["gpu"] for row in FRESH16}
@@ -481,11 +470,7 @@ def test_fresh17_brings_long_context_and_small_model_pretraining_consumer_gpus_a
     """As gathered: ProLong at 64K on 8 H100, Megatron-DeepSpeed's 30B at 2K-128K on 32 A100 40GB, two users' nanochat
     runs on RTX 3090 and H100, an HF Trainer FSDP run on 8 A100 40GB, TinyLlama's run_clm speeds, a LoRA benchmark on
     L40S, RTX 6000 Ada, RTX 4090 and RTX 3090, and Qwen3-4B full fine-tuning at 64K-131K on 8 L40S and 8 H200."""
-    for row in FRESH17:
-        assert row["source"].startswith("https://") and row["quote"].strip() and row["stated"].strip(), row["id"]
-        if "github.com/" in row["source"]:
-            assert PINNED_COMMIT.search(row["source"]), row["id"]
-        assert row["model"] in CORPUS["models"] or row["shape_config"]["hidden_size"], row["id"]
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH17, shape_configs=True)
     assert Counter(row["category"] for row in FRESH17) == {"pretraining": 18, "full": 4, "lora": 4}
     assert {"rtx3090", "rtx4090", "rtx-a6000", "rtx-6000-ada", "l40s", "h200", "a100-40g"} <= {row["gpu"] for row in FRESH17}
     assert max(row["seq"] for row in FRESH17) >= 131072 and max(row["gpus"] for row in FRESH17) == 32
