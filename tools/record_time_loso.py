@@ -42,6 +42,7 @@ def variants() -> dict[str, dict]:
         "without fp8's gain by model size": {"UNMODELLED": unmodelled | {"fp8_log_params"}},
         "without the micro-batch fill": {"FILL_RIDGE": 1e6},
         "intervals unkeyed": {"RESIDUAL_BY": ()},
+        "with a GeForce card's level": {"LEVEL_FACTS": shipped_levels | {"geforce"}, "UNMODELLED": unmodelled - {"geforce"}},
     }
 
 

@@ -1,6 +1,6 @@
-"""The former third to seventeenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh16`; calibration rows since 2026-11-28 and 2026-11-29), and the eighteenth,
-`fresh17`, scored once and not yet joined: what the rows are, as gathered.
+"""The former third to eighteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh17`; calibration rows since 2026-11-28 and 2026-11-29), and the nineteenth,
+`fresh18`, scored once and not yet joined: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -31,7 +31,8 @@ FRESH13 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fre
 FRESH14 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh14"]
 FRESH15 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh15"]
 FRESH16 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh16"]
-FRESH17 = [row for row in CORPUS["rows"] if row["split"] == "fresh17"]
+FRESH17 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh17"]
+FRESH18 = [row for row in CORPUS["rows"] if row["split"] == "fresh18"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -65,7 +66,7 @@ def _assert_each_row_quotes_a_pinned_address_and_a_known_shape(rows, pull_reques
         assert row["model"] in CORPUS["models"] or shaped, row["id"]
 
 
-def test_the_calibration_as_first_gathered_and_the_seventeen_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_eighteen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -73,7 +74,7 @@ def test_the_calibration_as_first_gathered_and_the_seventeen_former_held_out_set
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"}
+              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
@@ -81,7 +82,7 @@ def test_the_calibration_as_first_gathered_and_the_seventeen_former_held_out_set
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
     for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                 "fresh15", "fresh16"):
+                 "fresh15", "fresh16", "fresh17"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -219,10 +220,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
 
 
 SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                     "fresh15", "fresh16", "fresh17")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh16 joined the calibration once
+                     "fresh15", "fresh16", "fresh17", "fresh18")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh17 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh17",)
+HELD_SETS = ("fresh18",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -354,8 +355,8 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
     (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4),
     (FRESH13, "fresh13", 9900, 25, 13, 4), (FRESH14, "fresh14", 10000, 16, 7, 4), (FRESH15, "fresh15", 10100, 14, 4, 4),
-    (FRESH16, "fresh16", 10200, 12, 4, 4), (FRESH17, "fresh17", 10300, 26, 8, 4)],
-    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17"])
+    (FRESH16, "fresh16", 10200, 12, 4, 4), (FRESH17, "fresh17", 10300, 26, 8, 4), (FRESH18, "fresh18", 10400, 41, 12, 4)],
+    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -474,3 +475,15 @@ def test_fresh17_brings_long_context_and_small_model_pretraining_consumer_gpus_a
     assert Counter(row["category"] for row in FRESH17) == {"pretraining": 18, "full": 4, "lora": 4}
     assert {"rtx3090", "rtx4090", "rtx-a6000", "rtx-6000-ada", "l40s", "h200", "a100-40g"} <= {row["gpu"] for row in FRESH17}
     assert max(row["seq"] for row in FRESH17) >= 131072 and max(row["gpus"] for row in FRESH17) == 32
+
+
+def test_fresh18_brings_pretraining_from_17m_to_405b_on_eleven_accelerators_and_fsdp2_fine_tuning_from_1_to_64_h100():
+    """As gathered: Open-Llama's and Sheared-LLaMA's speed tables on A100 80GB, BMTrain's GPT-2 13B on 32 V100, an
+    AuroraGPT-7B log on Polaris, parameter-golf's 17M records on 8 H100 and one RTX 5090,
+    SEA-LION's pretraining on up to 256 A100 40GB, float8 torchtitan on 512 H100, Primus and Megatron on MI325X,
+    AMD-Llama-135m on MI250, a torchtitan fork's pipeline-parallel fine-tuning on H200 and RTX 6000 Ada, torchtitan on
+    B200, H200 and GB200, and Qwen2.5-7B FSDP2 fine-tuning on 1 to 64 H100."""
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH18)
+    assert Counter(row["category"] for row in FRESH18) == {"pretraining": 33, "full": 8}
+    assert {"v100", "mi325x", "mi250x", "b200", "gb200", "rtx5090", "rtx-6000-ada", "h200"} <= {row["gpu"] for row in FRESH18}
+    assert sum(row["dtype"] == "fp8" for row in FRESH18) >= 4 and max(row["gpus"] for row in FRESH18) == 512

@@ -148,6 +148,7 @@ QUANTITIES = {
     'rl_step_overhead_seconds': 'step overhead (seconds per step)',
     'rl_multi_turn_seconds': 'multi-turn rounds (seconds per step)',
     'rl_stack_level_seconds': 'stack level (seconds per step)',
+    'rl_light_card_train': 'compute-light card: training efficiency x',
     'rl_one_gpu_spread': 'seconds per RL step, one-GPU interval',
     'rl_step_seconds': 'seconds per RL step',
 }

@@ -148,6 +148,7 @@ QUANTITIES = {
     'rl_step_overhead_seconds': '每步固定开销（秒）',
     'rl_multi_turn_seconds': '多轮交互（每步秒数）',
     'rl_stack_level_seconds': '框架自身水平（每步秒数）',
+    'rl_light_card_train': '算力较低的卡：训练效率倍数',
     'rl_one_gpu_spread': '每个 RL 步的秒数（单卡区间）',
     'rl_step_seconds': '每个 RL 步的秒数',
 }

@@ -39,6 +39,10 @@ GENERATIONS = {"a100-80g": "ampere", "a100-40g": "ampere", "a800": "ampere", "a1
 """GPU generation by `--gpu` key; other vendors' accelerators are read as hopper-class with their own level
 (`other_vendor`, fitted between sources)."""
 
+GEFORCE = frozenset({"rtx3090", "rtx4090", "rtx5090"})
+"""GeForce cards, whose BF16 peak (timing.gpus) is the half rate of FP32 accumulation: `geforce`, a level of their own
+tried between sources on 207 sources and not read."""
+
 REFERENCE_PEAK = 989e12
 """H100 SXM's BF16 dense peak: `log_peak` is a GPU's peak relative to it (0 for an accelerator trainsteps does not know)."""
 
@@ -122,6 +126,8 @@ def features(facts: SetupFacts, stack: str, checkpointing: str) -> dict[str, flo
         # read between sources since 199 sources (tools/fit_efficiency.py LEVEL_FACTS)
         "older_nvidia": 1.0 if generation in ("volta", "turing") else 0.0,
         "other_vendor": 1.0 if _other_vendor(facts.gpu) else 0.0,
+        # tried on 207 sources and left at 0 (tools/fit_efficiency.py UNMODELLED)
+        "geforce": 1.0 if facts.gpu in GEFORCE else 0.0,
     }
 
 

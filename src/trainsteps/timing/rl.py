@@ -22,7 +22,8 @@ One step, synchronous (the rollout engine and the trainer share the GPUs, as ver
                   where the trainer generates with its own model: TRL without use_vllm).
     forwards      2·N (+ attention) FLOPs per token over prompts x n x (prompt + response) tokens, at the forward MFU
     updates       6·N (LoRA 4·N) per token x ppo_epochs, at the training MFU of timing.flops x UPDATE_EFFICIENCY
-                  (x MOE_TRAIN_SHARE for a mixture of experts, forwards too)
+                  (x MOE_TRAIN_SHARE for a mixture of experts, forwards too; x LIGHT_CARD_TRAIN on a card whose dense
+                  BF16 peak is under LIGHT_CARD_PEAK: light_card)
     weight sync   the policy's weights (all of them) copied to the rollout engine each step: bytes/param x N over
                   the copy bandwidth (SYNC_GB_PER_S, fitted on published copy times when rl_fit has one; else
                   per GPU of a rollout engine at an assumed NVLink rate)
@@ -149,6 +150,11 @@ HF_GENERATE_STEP = rl_fit.HF_GENERATE_STEP
 """Shortest decode step (seconds) of a trainer that generates with its own model (TRL's GRPOTrainer without `use_vllm`:
 `unwrapped_model.generate` in grpo_trainer.py of 0.23.1: one eager forward per token, no paged KV cache or CUDA graphs),
 fitted on the calibration steps that state it (0: not modelled, decoded as an engine would)."""
+LIGHT_CARD_TRAIN = rl_fit.LIGHT_CARD_TRAIN
+"""The training engine's efficiency on a compute-light card (light_card) x this (fitted as a variant; 1: none)."""
+LIGHT_CARD_PEAK = 200e12
+"""Dense BF16 FLOP/s under which a card is compute-light: the H20's 148 TFLOPS and the 4090's 165 below it, the A100's
+312 above."""
 STACK_LEVELS = dict(rl_fit.STACK_LEVELS)
 """A stack's own level: its steps x this factor (fitted on its calibration sources; a stack not named: 1)."""
 LORA_COPY = rl_fit.LORA_COPY
@@ -277,8 +283,11 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if setup.turns > 1 and TURN_SECONDS:
         parts["multi_turn"] = _multi_turn(setup, d, n_params, peak, rollouts)
     attended = setup.prompt_tokens + mean_response.expected
+    if LIGHT_CARD_TRAIN != 1.0 and light_card(setup.gpu):
+        d.add("rl_light_card_train", LIGHT_CARD_TRAIN, "training efficiency x this on a card whose dense BF16 peak is under 200 TFLOP/s",
+              f"{setup.gpu.name}: {setup.gpu.peak('bf16') / 1e12:g} TFLOP/s")
     forward = eval_flops_per_token(setup.shape, attended)
-    forward_mfu = _times(FORWARD_MFU, _training_efficiency(setup.shape))
+    forward_mfu = _times(FORWARD_MFU, _training_efficiency(setup.shape, setup.gpu))
     forward_seconds = _at_least(_compute(tokens, forward, setup.gpus, peak, forward_mfu), tokens.scaled(TRAIN_TOKEN_FLOOR / setup.gpus))
     _note(d, "rl_old_log_prob_seconds", forward_seconds, "tokens x FLOPs/token / (GPUs x peak x forward MFU)",
           f"{tokens.expected:.4g} x {forward:.4g} / ({setup.gpus} x {peak:.4g} x {forward_mfu.expected:.3g})")
@@ -289,7 +298,7 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if setup.critic:
         parts["critic_values"] = forward_seconds
     train = train_flops_per_token(setup.shape, attended, setup.training)
-    mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, _training_efficiency(setup.shape))
+    mfu = setup.training_mfu or _times(MFU_DEFAULTS[setup.training].mfu, _training_efficiency(setup.shape, setup.gpu))
     update = _at_least(_compute(tokens.scaled(setup.ppo_epochs), train.expected, setup.gpus, peak, mfu),
                        tokens.scaled(3 * setup.ppo_epochs * TRAIN_TOKEN_FLOOR / setup.gpus))
     parts["actor_update"] = _note(d, "rl_actor_update_seconds", update, "tokens x ppo_epochs x training FLOPs/token / (GPUs x peak x MFU)",
@@ -348,11 +357,21 @@ def _small_setup_scale(gpus: int) -> float:
     return (min(gpus, ONE_NODE) / ONE_NODE) ** SMALL_SETUP_EXPONENT
 
 
-def _training_efficiency(shape: ModelShape) -> Interval:
-    """UPDATE_EFFICIENCY, x MOE_TRAIN_SHARE for a mixture of experts (fewer than 90% of its parameters active per token)."""
-    if shape.experts_active >= 0.9 or MOE_TRAIN_SHARE == 1.0:
-        return UPDATE_EFFICIENCY
-    return UPDATE_EFFICIENCY.scaled(MOE_TRAIN_SHARE)
+def _training_efficiency(shape: ModelShape, gpu: Gpu) -> Interval:
+    """UPDATE_EFFICIENCY, x MOE_TRAIN_SHARE for a mixture of experts (fewer than 90% of its parameters active per token)
+    and x LIGHT_CARD_TRAIN on a compute-light card (light_card)."""
+    efficiency = UPDATE_EFFICIENCY
+    if shape.experts_active < 0.9 and MOE_TRAIN_SHARE != 1.0:
+        efficiency = efficiency.scaled(MOE_TRAIN_SHARE)
+    if LIGHT_CARD_TRAIN != 1.0 and light_card(gpu):
+        efficiency = efficiency.scaled(LIGHT_CARD_TRAIN)
+    return efficiency
+
+
+def light_card(gpu: Gpu) -> bool:
+    """A card with BF16 tensor cores whose dense BF16 peak is under LIGHT_CARD_PEAK (H20, L20, L4, A10G, RTX 3090/4090,
+    RTX A6000): its forwards and updates reach a larger share of that peak than a data-centre flagship's."""
+    return "bf16" in gpu.tflops and gpu.peak("bf16") < LIGHT_CARD_PEAK
 
 
 def _weight_sync(setup: RLStepSetup, d: Derivation, bytes_per_param: int) -> Interval:
