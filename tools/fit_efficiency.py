@@ -93,7 +93,8 @@ fp8's gain growing with the model (`fp8_log_params`, shrunk as fp8 is) gained 0.
 191; on 199, over the fit with the accelerator's level, it gains 1.4 (docs/time.md, "The fit on 199 calibration
 sources") and is fitted. On 207 sources (docs/time.md, "The fit on 207 calibration sources") a GeForce card's own level
 (`geforce`: an RTX 3090, 4090 or 5090, whose BF16 peak is the half rate of FP32 accumulation), read between sources,
-gains 0.4 points (32.2 % against 32.6 %, holding 75.4 % at 4.16x against 74.9 % at 4.46x), under the point: not read."""
+gains 0.4 points (32.2 % against 32.6 %; holding 75.4 % at 4.16x against 74.9 % at 4.46x at the 8/92 quantiles, 76.5 %
+at 4.47x against 75.9 % at 4.69x at the shipped 7/93), under the point: not read."""
 LEVEL_FACTS = frozenset({"whole_run", "older_nvidia", "other_vendor"})
 """Facts read between sources rather than inside them: a fact every row of a source carries (the accelerator a source
 ran on: timing.efficiency.HARDWARE_LEVELS) is the median distance of those sources from their stack's level, where
