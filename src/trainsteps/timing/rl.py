@@ -283,8 +283,8 @@ def rl_step_time(setup: RLStepSetup) -> RLStepTime:
     if setup.turns > 1 and TURN_SECONDS:
         parts["multi_turn"] = _multi_turn(setup, d, n_params, peak, rollouts)
     attended = setup.prompt_tokens + mean_response.expected
-    if LIGHT_CARD_TRAIN != 1.0 and light_card(setup.gpu):
-        d.add("rl_light_card_train", LIGHT_CARD_TRAIN, "training efficiency x this on a card whose dense BF16 peak is under 200 TFLOP/s",
+    if (light := _light_card_multiple(setup.gpu)) != 1.0:
+        d.add("rl_light_card_train", light, f"training efficiency x this on a card whose dense BF16 peak is under {LIGHT_CARD_PEAK / 1e12:g} TFLOP/s",
               f"{setup.gpu.name}: {setup.gpu.peak('bf16') / 1e12:g} TFLOP/s")
     forward = eval_flops_per_token(setup.shape, attended)
     forward_mfu = _times(FORWARD_MFU, _training_efficiency(setup.shape, setup.gpu))
@@ -363,9 +363,12 @@ def _training_efficiency(shape: ModelShape, gpu: Gpu) -> Interval:
     efficiency = UPDATE_EFFICIENCY
     if shape.experts_active < 0.9 and MOE_TRAIN_SHARE != 1.0:
         efficiency = efficiency.scaled(MOE_TRAIN_SHARE)
-    if LIGHT_CARD_TRAIN != 1.0 and light_card(gpu):
-        efficiency = efficiency.scaled(LIGHT_CARD_TRAIN)
-    return efficiency
+    return efficiency.scaled(_light_card_multiple(gpu))
+
+
+def _light_card_multiple(gpu: Gpu) -> float:
+    """LIGHT_CARD_TRAIN on a compute-light card (light_card), 1 on any other."""
+    return LIGHT_CARD_TRAIN if LIGHT_CARD_TRAIN != 1.0 and light_card(gpu) else 1.0
 
 
 def light_card(gpu: Gpu) -> bool:
