@@ -1,6 +1,6 @@
-"""The former third to eighteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
-`formerly_held_out` is `fresh2` to `fresh17`; calibration rows since 2026-11-28 and 2026-11-29), and the nineteenth,
-`fresh18`, scored once and not yet joined: what the rows are, as gathered.
+"""The former third to nineteenth held-out sets of the time model (rows of tests/fixtures/timing/time_corpus.json whose
+`formerly_held_out` is `fresh2` to `fresh18`; calibration rows since 2026-11-28 and 2026-11-29), and the twentieth,
+`fresh19`, scored once and not yet joined: what the rows are, as gathered.
 These tests never score the model: a held-out set is scored once, after the fit it judges was chosen.
 """
 
@@ -32,7 +32,8 @@ FRESH14 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fre
 FRESH15 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh15"]
 FRESH16 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh16"]
 FRESH17 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh17"]
-FRESH18 = [row for row in CORPUS["rows"] if row["split"] == "fresh18"]
+FRESH18 = [row for row in CORPUS["rows"] if row.get("formerly_held_out") == "fresh18"]
+FRESH19 = [row for row in CORPUS["rows"] if row["split"] == "fresh19"]
 DATA_ONLY_SETS = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 """The sets gathered from outside the calibration pool, all of them former held-out sets (fresh7, also a former one,
 keeps the pool out by repository only: its notebooks may run the pool's kernels)."""
@@ -66,7 +67,7 @@ def _assert_each_row_quotes_a_pinned_address_and_a_known_shape(rows, pull_reques
         assert row["model"] in CORPUS["models"] or shaped, row["id"]
 
 
-def test_the_calibration_as_first_gathered_and_the_eighteen_former_held_out_sets_share_no_source():
+def test_the_calibration_as_first_gathered_and_the_nineteen_former_held_out_sets_share_no_source():
     by_split: dict[str, set[str]] = {}
     addresses: dict[str, set[str]] = {}
     for row in CORPUS["rows"]:
@@ -74,7 +75,7 @@ def test_the_calibration_as_first_gathered_and_the_eighteen_former_held_out_sets
         addresses.setdefault(_former_set(row), set()).add(_address(row["source"]))
     # the held-out sets gathered after these are splits of their own, kept apart by the same test
     former = {"calibration", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17"}
+              "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18"}
     assert set(by_split) - set(HELD_SETS) == former
     splits = sorted(by_split)
     for i, first in enumerate(splits):
@@ -82,7 +83,7 @@ def test_the_calibration_as_first_gathered_and_the_eighteen_former_held_out_sets
             assert by_split[first].isdisjoint(by_split[second]), (first, second)
             assert addresses[first].isdisjoint(addresses[second]), (first, second)
     for name in (*DATA_ONLY_SETS, "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                 "fresh15", "fresh16", "fresh17"):
+                 "fresh15", "fresh16", "fresh17", "fresh18"):
         assert set(CORPUS["formerly_held_out"][name]["sources"]) == by_split[name], name
 
 
@@ -220,10 +221,10 @@ def test_fresh6_rows_are_numbered_in_its_gatherers_ranges_and_its_split_lists_th
 
 
 SETS_AFTER_FRESH5 = ("fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                     "fresh15", "fresh16", "fresh17", "fresh18")
-"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh17 joined the calibration once
+                     "fresh15", "fresh16", "fresh17", "fresh18", "fresh19")
+"""The held-out sets gathered after fresh5, kept apart by every address (fresh6 to fresh18 joined the calibration once
 scored)."""
-HELD_SETS = ("fresh18",)
+HELD_SETS = ("fresh19",)
 """The held-out sets not yet joined: each is its own split of the corpus until it joins the calibration."""
 
 
@@ -355,8 +356,9 @@ def test_fresh9_holds_24_rows_from_7_sources_and_brings_16_bit_lora_modern_full_
 @pytest.mark.parametrize("rows, name, first_id, least_rows, least_sources, most_a_source", [
     (FRESH10, "fresh10", 9600, 38, 13, 5), (FRESH11, "fresh11", 9700, 50, 17, 4), (FRESH12, "fresh12", 9800, 23, 7, 4),
     (FRESH13, "fresh13", 9900, 25, 13, 4), (FRESH14, "fresh14", 10000, 16, 7, 4), (FRESH15, "fresh15", 10100, 14, 4, 4),
-    (FRESH16, "fresh16", 10200, 12, 4, 4), (FRESH17, "fresh17", 10300, 26, 8, 4), (FRESH18, "fresh18", 10400, 41, 12, 4)],
-    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18"])
+    (FRESH16, "fresh16", 10200, 12, 4, 4), (FRESH17, "fresh17", 10300, 26, 8, 4), (FRESH18, "fresh18", 10400, 41, 12, 4),
+    (FRESH19, "fresh19", 10500, 16, 8, 4)],
+    ids=["fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19"])
 def test_a_recent_sets_rows_are_numbered_without_gaps_and_its_split_lists_their_sources_in_order(
         rows, name, first_id, least_rows, least_sources, most_a_source):
     per_source = Counter(row["group"] for row in rows)
@@ -487,3 +489,15 @@ def test_fresh18_brings_pretraining_from_17m_to_405b_on_eleven_accelerators_and_
     assert Counter(row["category"] for row in FRESH18) == {"pretraining": 33, "full": 8}
     assert {"v100", "mi325x", "mi250x", "b200", "gb200", "rtx5090", "rtx-6000-ada", "h200"} <= {row["gpu"] for row in FRESH18}
     assert sum(row["dtype"] == "fp8" for row in FRESH18) >= 4 and max(row["gpus"] for row in FRESH18) == 512
+
+
+def test_fresh19_brings_hf_stack_fine_tuning_on_a10_v100_and_mi300x_and_small_model_pretraining_on_a800_and_mi250():
+    """As gathered: FastChat's Vicuna-7B FSDP fine-tuning on 8 A100 40GB, a Mistral-7B QLoRA and LoRA study on one and
+    four A10, Llama-X's ZeRO-3 offload table on 8 V100, a run_clm ZeRO-3 offload thread on 4 A100, shisa-v2's axolotl
+    runs of a dense 3B, Phi-4 and Qwen3-30B-A3B on 8 MI300X, YuLan-Mini's phases on 48 and 56 A800, AMD-OLMo-1B on 64
+    MI250 and MiniLLM-0.2B on 4 A800."""
+    _assert_each_row_quotes_a_pinned_address_and_a_known_shape(FRESH19, pull_requests=True)
+    assert Counter(row["category"] for row in FRESH19) == {"full": 7, "pretraining": 5, "qlora": 3, "lora": 1}
+    assert {"a10", "v100", "mi300x", "a800", "mi250x"} <= {row["gpu"] for row in FRESH19}
+    assert all(row["base_quant"] == "nf4" for row in FRESH19 if row["category"] == "qlora")
+    assert any(CORPUS["models"][row["model"]]["config"].get("num_experts") for row in FRESH19)

@@ -53,6 +53,7 @@ def modelled_time(row: dict, models: dict) -> RLStepTime:
                            samples_per_prompt=row["samples_per_prompt"], max_response_length=row["response_cap"],
                            asynchronous=row["asynchronous"], gpus=row["gpus"], rollout_gpus=row["rollout_gpus"],
                            rollout_tp=row["rollout_tp"], rollout_ep=row.get("rollout_ep") or 1, reference=row["reference"], critic=row["critic"], turns=turns(row),
+                           ppo_epochs=ppo_epochs(row),
                            weight_sync=engine, rollout_engine=engine, max_num_seqs=256 if engine else own_generate_batch(rollouts, row["gpus"]))
     stated = row["response_tokens"]
     response, _ = response_interval(None if stated is None else Interval.exact(stated), row["response_cap"])
@@ -105,6 +106,12 @@ def rollout_engine(row: dict) -> bool:
 def turns(row: dict) -> int:
     """Assistant turns of a row's rollouts: absent or null (the source does not say) reads as one, as a plan is made."""
     return row.get("turns") or 1
+
+
+def ppo_epochs(row: dict) -> int:
+    """Passes of a row's update over its step's responses: absent (the source states one, or does not say) reads as one,
+    as a plan that names no `ppo_epochs` is made."""
+    return row.get("ppo_epochs") or 1
 
 
 def training(row: dict) -> str:
