@@ -50,3 +50,17 @@ def test_a_mini_batch_the_data_parallel_ranks_do_not_divide_is_refused_from_the_
     assert code == 2 and "mini_batch_size=6" in err, err
     code, _, err = run_cli(*args, "--framework-version", "0.7.1")  # the FSDP workers floor it instead
     assert code == 0, err
+
+
+def test_a_multi_turn_rollout_is_warned_as_planned_as_one_turn_with_its_turn_cap(run_cli):
+    """The RL step model plans one turn (its per-turn cost is not fitted: docs/time.md, "The eighteenth RL held-out set,
+    scored once"): a verl config that turns multi_turn on is told so, with its cap, rather than silently planned."""
+    base = ("data.train_batch_size=16", "actor_rollout_ref.actor.ppo_mini_batch_size=8")
+    assert "VERL_MULTI_TURN_AS_ONE_TURN" not in _codes(run_cli, *base)
+    assert "VERL_MULTI_TURN_AS_ONE_TURN" not in _codes(run_cli, *base, "actor_rollout_ref.rollout.multi_turn.enable=False")
+    code, out, _ = run_cli("plan", "--framework", "verl", "--num-examples", "1000", *[f"--set={s}" for s in base],
+                           "--set=actor_rollout_ref.rollout.multi_turn.enable=True",
+                           "--set=actor_rollout_ref.rollout.multi_turn.max_assistant_turns=5", "--format", "json")
+    warning = next(w for w in json.loads(out)["warnings"] if w["code"] == "VERL_MULTI_TURN_AS_ONE_TURN")
+    assert code == 0 and "max_assistant_turns: 5" in warning["message"] and "--step-time" in warning["message"]
+    assert "VERL_MULTI_TURN_AS_ONE_TURN" in _codes(run_cli, *base, "actor_rollout_ref.rollout.multi_turn.enable=True")

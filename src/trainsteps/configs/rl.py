@@ -21,6 +21,8 @@ VERL_KEYS = {
     "actor_rollout_ref.actor.ppo_mini_batch_size": ("ppo_mini_batch_size", int),
     "actor_rollout_ref.actor.ppo_epochs": ("ppo_epochs", int),
     "actor_rollout_ref.actor.ulysses_sequence_parallel_size": ("ulysses_sequence_parallel_size", int),
+    "actor_rollout_ref.rollout.multi_turn.enable": ("multi_turn", bool),
+    "actor_rollout_ref.rollout.multi_turn.max_assistant_turns": ("max_assistant_turns", int),
     "actor_rollout_ref.actor.optim.lr_warmup_steps": ("lr_warmup_steps", int),
     "actor_rollout_ref.actor.optim.lr_warmup_steps_ratio": ("lr_warmup_steps_ratio", float),
     "actor_rollout_ref.actor.optim.lr_scheduler_type": ("lr_scheduler_type", str),

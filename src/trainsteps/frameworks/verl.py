@@ -144,6 +144,10 @@ class VerlSpec:
     """`algorithm.filter_groups.enable` (DAPO dynamic sampling)."""
     max_num_gen_batches: int = 0
     """`algorithm.filter_groups.max_num_gen_batches` (0: no limit)."""
+    multi_turn: bool = False
+    """`actor_rollout_ref.rollout.multi_turn.enable`: agent or tool-calling rollouts of several assistant turns."""
+    max_assistant_turns: int | None = None
+    """`actor_rollout_ref.rollout.multi_turn.max_assistant_turns` (None: verl's default, no cap)."""
     use_v1: bool | None = None
     """`trainer.use_v1` (0.9+): the v1 trainer; None: the release's default."""
     v1_trainer_mode: str = "sync"
@@ -206,6 +210,10 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
                                  {"prompts": f"{prompts:,}", "max_prompt_length": spec.max_prompt_length}))
     elif (spec.truncation or TRUNCATION_DEFAULT.at(version)) == "error":
         warnings.append(Trap("VERL_LONG_PROMPT_STOPS", "verl.warn.truncation_error", {"max_prompt_length": spec.max_prompt_length}))
+    if spec.multi_turn:
+        # the step time plans one turn: the per-turn cost has not earned its place in the RL fit (timing.rl.TURN_SECONDS)
+        warnings.append(Trap("VERL_MULTI_TURN_AS_ONE_TURN", "verl.warn.multi_turn",
+                             {"turns": spec.max_assistant_turns if spec.max_assistant_turns else "no cap"}))
     gen_batch = spec.gen_batch_size if GEN_BATCH_SIZE.at(version) and spec.gen_batch_size else None
     v1 = _v1(spec, d)
     sync_step = 1

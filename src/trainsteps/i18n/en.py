@@ -1738,6 +1738,7 @@ MESSAGES = {
     'verl.why.filter_counted': 'counted here as verl does: apply_chat_template(prompt, add_generation_prompt=True), kept when tokens <= max_prompt_length',
     'verl.warn.filter_not_counted': 'filter_overlong_prompts is on but the prompts were not tokenized: the {prompts} prompts are an upper bound (give --data and --tokenizer to count the prompts longer than {max_prompt_length} tokens)',
     'verl.why.loader': 'StatefulDataLoader(batch_size={batch_key}, drop_last=True): the last partial batch is dropped every epoch',
+    'verl.warn.multi_turn': 'multi_turn is on (max_assistant_turns: {turns}): the step time is planned as one turn, without the later turns\' prefills or the tool and environment waits between turns; published multi-turn agent steps ran 2.5-12x slower than such a plan: measure a step (--step-time, --timing-from LOG)',
     'verl.warn.truncation_error': 'filter_overlong_prompts is off and data.truncation is "error" (verl\'s defaults): one prompt longer than {max_prompt_length} tokens stops the run; set data.filter_overlong_prompts=True or data.truncation=left to go on',
     'verl.why.override': 'trainer.total_training_steps replaces len(train_dataloader) x total_epochs',
     'verl.why.total': 'RayPPOTrainer._create_dataloader; printed as "Total training steps"',

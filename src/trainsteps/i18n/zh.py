@@ -1733,6 +1733,7 @@ MESSAGES = {
     'verl.why.filter_counted': '按 verl 的方式在此统计：`apply_chat_template(prompt, add_generation_prompt=True)`，token 数 <= max_prompt_length 的保留',
     'verl.warn.filter_not_counted': 'filter_overlong_prompts 已开启，但提示词未经分词：{prompts} 个提示词只是上限（给出 --data 和 --tokenizer 可统计超过 {max_prompt_length} 个 token 的提示词）',
     'verl.why.loader': '`StatefulDataLoader(batch_size={batch_key}, drop_last=True)`：每个 epoch 丢弃最后不完整的批次',
+    'verl.warn.multi_turn': 'multi_turn 已开启（max_assistant_turns：{turns}）：步时按单轮估算，不含后续各轮的预填充，也不含轮与轮之间的工具和环境等待；已发表的多轮智能体步比这样的估算慢 2.5-12 倍：请实测一步（--step-time、--timing-from LOG）',
     'verl.warn.truncation_error': 'filter_overlong_prompts 未开启且 data.truncation 为 "error"（verl 的默认值）：只要有一个提示词超过 {max_prompt_length} 个 token，训练就会中止；请设置 data.filter_overlong_prompts=True 或 data.truncation=left',
     'verl.why.override': 'trainer.total_training_steps 取代 len(train_dataloader) x total_epochs',
     'verl.why.total': 'RayPPOTrainer._create_dataloader；打印为 "Total training steps"',
