@@ -63,4 +63,7 @@ def test_a_multi_turn_rollout_is_warned_as_planned_as_one_turn_with_its_turn_cap
                            "--set=actor_rollout_ref.rollout.multi_turn.max_assistant_turns=5", "--format", "json")
     warning = next(w for w in json.loads(out)["warnings"] if w["code"] == "VERL_MULTI_TURN_AS_ONE_TURN")
     assert code == 0 and "max_assistant_turns: 5" in warning["message"] and "--step-time" in warning["message"]
-    assert "VERL_MULTI_TURN_AS_ONE_TURN" in _codes(run_cli, *base, "actor_rollout_ref.rollout.multi_turn.enable=True")
+    code, out, _ = run_cli("plan", "--framework", "verl", "--num-examples", "1000", *[f"--set={s}" for s in base],
+                           "--set=actor_rollout_ref.rollout.multi_turn.enable=True", "--format", "json", "--lang", "zh")
+    uncapped = next(w for w in json.loads(out)["warnings"] if w["code"] == "VERL_MULTI_TURN_AS_ONE_TURN")
+    assert code == 0 and "max_assistant_turns：null" in uncapped["message"]

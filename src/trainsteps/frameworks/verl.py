@@ -213,7 +213,7 @@ def plan_verl(spec: VerlSpec) -> RLPlan:
     if spec.multi_turn:
         # the step time plans one turn: the per-turn cost has not earned its place in the RL fit (timing.rl.TURN_SECONDS)
         warnings.append(Trap("VERL_MULTI_TURN_AS_ONE_TURN", "verl.warn.multi_turn",
-                             {"turns": spec.max_assistant_turns if spec.max_assistant_turns else "no cap"}))
+                             {"turns": spec.max_assistant_turns or "null"}))  # verl's own default, in either language
     gen_batch = spec.gen_batch_size if GEN_BATCH_SIZE.at(version) and spec.gen_batch_size else None
     v1 = _v1(spec, d)
     sync_step = 1
